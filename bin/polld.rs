@@ -1,0 +1,17 @@
+//! `polld`: the anonpoll HTTP server. See `anonpoll::daemon`.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = anonpoll::config::PolldArgs::parse();
+    match anonpoll::daemon::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("polld: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

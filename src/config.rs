@@ -1,0 +1,37 @@
+//! Command-line and environment configuration of `polld`.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use ipnet::IpNet;
+
+use crate::client::parse_net;
+
+#[derive(Debug, Parser)]
+#[command(name = "polld", version, about = "The anonpoll server: JSON API and web pages over one SQLite file.")]
+pub struct PolldArgs {
+    /// SQLite database file (created with its folder on first start).
+    #[arg(long, env = "POLL_DB", default_value = "./data/anonpoll.sqlite3")]
+    pub db: PathBuf,
+
+    /// Address to listen on (use port 0 for any free port).
+    #[arg(long, env = "POLL_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+
+    /// Public base URL used in links (default: http://<listen address>).
+    #[arg(long, env = "POLL_BASE_URL")]
+    pub base_url: Option<String>,
+
+    /// Proxy whose X-Forwarded-For is believed (CIDR or address; repeatable,
+    /// or comma-separated in the environment). Default: loopback only.
+    #[arg(long = "trusted-proxy", env = "POLL_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
+    pub trusted_proxies: Vec<IpNet>,
+
+    /// Worker threads serving requests.
+    #[arg(long, env = "POLL_WORKERS", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
+
+    /// Poll creations allowed per client per rolling hour.
+    #[arg(long, env = "POLL_CREATE_LIMIT", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub create_limit: u32,
+}

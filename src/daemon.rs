@@ -1,0 +1,43 @@
+//! `polld`'s life: open the store, bind, serve until SIGTERM/SIGINT, drain.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::api::App;
+use crate::client::TrustedProxies;
+use crate::config::PolldArgs;
+use crate::domain::MAX_JSON_BODY;
+use crate::ratelimit::RateLimiter;
+use crate::server::{Server, ServerConfig};
+use crate::store::Store;
+
+pub fn run(args: PolldArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.db)?;
+    let trusted = if args.trusted_proxies.is_empty() {
+        TrustedProxies::loopback()
+    } else {
+        TrustedProxies::new(args.trusted_proxies.clone())
+    };
+    let config = ServerConfig { workers: usize::from(args.workers), trusted, max_body: MAX_JSON_BODY };
+    let server = Server::bind(&args.listen, config)?;
+    let addr = server.local_addr();
+    let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
+    let app = Arc::new(App::new(store, limiter, &base_url)?);
+
+    let shutdown = server.shutdown_handle();
+    ctrlc::set_handler(move || shutdown.trigger()).context("cannot install the signal handler")?;
+
+    eprintln!("polld: listening on http://{addr}");
+    eprintln!("polld: database {}, base URL {}", args.db.display(), app.base_url);
+    let handler_app = app.clone();
+    server.run(move || {
+        let mut worker = handler_app.worker()?;
+        Ok(move |req: &crate::http::Request| worker.handle(req))
+    })?;
+    drop(app); // closes the store: the writer commits what is queued and stops
+    eprintln!("polld: stopped");
+    Ok(())
+}

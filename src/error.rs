@@ -1,0 +1,228 @@
+//! The library's one error type. Each variant knows its HTTP status and how it
+//! reads as an RFC 9457 problem document; internal details are written to
+//! stderr by [`Error::to_problem`]'s caller and never reach the client.
+
+use serde::Serialize;
+
+/// One invalid field of a request body: a JSON-pointer-like path
+/// (`questions[2].options[0]`) and a message for people.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError { field: field.into(), message: message.into() }
+    }
+}
+
+/// Why a Bearer credential was refused (RFC 6750 section 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AuthFailure {
+    /// No `Authorization` header at all.
+    Missing,
+    /// A scheme other than Bearer, or a malformed header.
+    Malformed,
+    /// A token that is not this poll's.
+    InvalidToken,
+}
+
+/// How a rate-limited client is told when to come back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateLimited {
+    pub limit: u32,
+    pub window_secs: u64,
+    pub retry_after_secs: u64,
+}
+
+#[derive(Debug)]
+pub enum Error {
+    /// 400: the body is not the JSON (or form) it claims to be.
+    Malformed(String),
+    /// 401
+    Unauthorized(AuthFailure),
+    /// 404: unknown, expired or erased poll, or no such path.
+    NotFound,
+    /// 405: the path exists but not with this method.
+    MethodNotAllowed(&'static [&'static str]),
+    /// 409: the poll is closed (for actions that need an open poll).
+    Closed,
+    /// 413
+    TooLarge { limit: usize },
+    /// 415: the body's media type is not one this endpoint takes.
+    UnsupportedMediaType { accepted: &'static [&'static str] },
+    /// 422 with per-field errors.
+    Invalid(Vec<FieldError>),
+    /// 429
+    RateLimited(RateLimited),
+    /// 503: the write queue is full or storage refuses writes (disk full, locked).
+    Unavailable { reason: &'static str, retry_after_secs: u64 },
+    /// 500: anything else. The cause is logged, the client sees a generic text.
+    Internal(anyhow::Error),
+}
+
+/// An RFC 9457 problem document.
+#[derive(Debug, Serialize)]
+pub struct Problem {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub title: &'static str,
+    pub status: u16,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+}
+
+impl Error {
+    pub fn internal(e: impl Into<anyhow::Error>) -> Error {
+        Error::Internal(e.into())
+    }
+
+    pub fn status(&self) -> u16 {
+        match self {
+            Error::Malformed(_) => 400,
+            Error::Unauthorized(_) => 401,
+            Error::NotFound => 404,
+            Error::MethodNotAllowed(_) => 405,
+            Error::Closed => 409,
+            Error::TooLarge { .. } => 413,
+            Error::UnsupportedMediaType { .. } => 415,
+            Error::Invalid(_) => 422,
+            Error::RateLimited(_) => 429,
+            Error::Internal(_) => 500,
+            Error::Unavailable { .. } => 503,
+        }
+    }
+
+    /// A short, stable, machine-readable name of the problem, used as the
+    /// fragment of the problem `type` URI.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Malformed(_) => "malformed-body",
+            Error::Unauthorized(AuthFailure::Missing) => "token-required",
+            Error::Unauthorized(AuthFailure::Malformed) => "bad-authorization",
+            Error::Unauthorized(AuthFailure::InvalidToken) => "invalid-token",
+            Error::NotFound => "not-found",
+            Error::MethodNotAllowed(_) => "method-not-allowed",
+            Error::Closed => "poll-closed",
+            Error::TooLarge { .. } => "body-too-large",
+            Error::UnsupportedMediaType { .. } => "unsupported-media-type",
+            Error::Invalid(_) => "validation-failed",
+            Error::RateLimited(_) => "rate-limited",
+            Error::Internal(_) => "internal-error",
+            Error::Unavailable { .. } => "unavailable",
+        }
+    }
+
+    pub fn title(&self) -> &'static str {
+        match self {
+            Error::Malformed(_) => "Malformed request body",
+            Error::Unauthorized(_) => "Unauthorized",
+            Error::NotFound => "Not found",
+            Error::MethodNotAllowed(_) => "Method not allowed",
+            Error::Closed => "Poll closed",
+            Error::TooLarge { .. } => "Request body too large",
+            Error::UnsupportedMediaType { .. } => "Unsupported media type",
+            Error::Invalid(_) => "Validation failed",
+            Error::RateLimited(_) => "Too many requests",
+            Error::Internal(_) => "Internal server error",
+            Error::Unavailable { .. } => "Service unavailable",
+        }
+    }
+
+    /// The problem document for the client. Never includes internal causes.
+    pub fn to_problem(&self) -> Problem {
+        let detail = match self {
+            Error::Malformed(why) => why.clone(),
+            Error::Unauthorized(AuthFailure::Missing) => {
+                "This action needs the poll's admin token as 'Authorization: Bearer <token>'.".into()
+            }
+            Error::Unauthorized(AuthFailure::Malformed) => {
+                "The Authorization header must use the Bearer scheme: 'Authorization: Bearer <token>'.".into()
+            }
+            Error::Unauthorized(AuthFailure::InvalidToken) => "The token is not this poll's admin token.".into(),
+            Error::NotFound => "No such poll or resource. Polls are erased when they expire or are deleted.".into(),
+            Error::MethodNotAllowed(allowed) => format!("Allowed methods: {}.", allowed.join(", ")),
+            Error::Closed => "The poll is closed and accepts no responses.".into(),
+            Error::TooLarge { limit } => format!("The request body exceeds the limit of {limit} bytes."),
+            Error::UnsupportedMediaType { accepted } => {
+                format!("The request body must be sent as {}.", accepted.join(" or "))
+            }
+            Error::Invalid(errors) => {
+                format!("{} field(s) are invalid; see 'errors'.", errors.len())
+            }
+            Error::RateLimited(r) => format!(
+                "At most {} polls may be created per {} minutes from one client; retry in {} seconds.",
+                r.limit,
+                r.window_secs / 60,
+                r.retry_after_secs
+            ),
+            Error::Unavailable { reason, .. } => format!("{reason} Please retry shortly."),
+            Error::Internal(_) => "An internal error occurred; it has been logged without request data.".into(),
+        };
+        Problem {
+            kind: problem_type(self.code()),
+            title: self.title(),
+            status: self.status(),
+            detail,
+            errors: match self {
+                Error::Invalid(errors) => errors.clone(),
+                _ => Vec::new(),
+            },
+        }
+    }
+}
+
+/// Problem type URIs: relative references into the API reference, stable
+/// across deployments (RFC 9457 section 3.1.1 allows relative URIs).
+fn problem_type(code: &'static str) -> &'static str {
+    match code {
+        "malformed-body" => "/api#problem-malformed-body",
+        "token-required" => "/api#problem-token-required",
+        "bad-authorization" => "/api#problem-bad-authorization",
+        "invalid-token" => "/api#problem-invalid-token",
+        "not-found" => "/api#problem-not-found",
+        "method-not-allowed" => "/api#problem-method-not-allowed",
+        "poll-closed" => "/api#problem-poll-closed",
+        "body-too-large" => "/api#problem-body-too-large",
+        "unsupported-media-type" => "/api#problem-unsupported-media-type",
+        "validation-failed" => "/api#problem-validation-failed",
+        "rate-limited" => "/api#problem-rate-limited",
+        "unavailable" => "/api#problem-unavailable",
+        _ => "/api#problem-internal-error",
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Error {
+        use rusqlite::ErrorCode;
+        match e.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => {
+                Error::Unavailable { reason: "Storage is full; nothing was written.", retry_after_secs: 30 }
+            }
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                Error::Unavailable { reason: "Storage is busy; nothing was written.", retry_after_secs: 1 }
+            }
+            _ => Error::Internal(e.into()),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Error {
+        Error::Internal(e)
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Internal(e) => write!(f, "internal error: {e:#}"),
+            other => write!(f, "{}: {}", other.status(), other.to_problem().detail),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,178 @@
+//! The HTTP vocabulary the handlers speak: a fully read [`Request`] and a
+//! [`Response`] value. Handlers are plain functions from one to the other;
+//! only `server.rs` knows which HTTP implementation carries them.
+
+use std::net::IpAddr;
+
+use serde::Serialize;
+
+use crate::error::{AuthFailure, Error};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Put,
+    Patch,
+    Delete,
+    Options,
+    Other,
+}
+
+impl Method {
+    pub fn parse(s: &str) -> Method {
+        match s {
+            "GET" => Method::Get,
+            "HEAD" => Method::Head,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "PATCH" => Method::Patch,
+            "DELETE" => Method::Delete,
+            "OPTIONS" => Method::Options,
+            _ => Method::Other,
+        }
+    }
+}
+
+/// The body as the connection layer delivered it: read whole within the
+/// limit, or refused unread because it declared (or grew) past the limit.
+#[derive(Debug)]
+pub enum Body {
+    Bytes(Vec<u8>),
+    TooLarge { limit: usize },
+}
+
+#[derive(Debug)]
+pub struct Request {
+    pub method: Method,
+    /// The path without the query string, not percent-decoded.
+    pub path: String,
+    pub query: Option<String>,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: Body,
+    /// The client's address (see `client.rs`). Never stored or logged.
+    pub client: IpAddr,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The media type of the body, lower case, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        self.header("content-type").map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    }
+
+    /// The body bytes, or 413.
+    pub fn body_bytes(&self) -> Result<&[u8], Error> {
+        match &self.body {
+            Body::Bytes(b) => Ok(b),
+            Body::TooLarge { limit } => Err(Error::TooLarge { limit: *limit }),
+        }
+    }
+
+    /// The Bearer token of the `Authorization` header (RFC 6750 section 2.1).
+    pub fn bearer(&self) -> Result<&str, AuthFailure> {
+        let value = self.header("authorization").ok_or(AuthFailure::Missing)?;
+        let (scheme, token) = value.trim().split_once(' ').ok_or(AuthFailure::Malformed)?;
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(AuthFailure::Malformed);
+        }
+        let token = token.trim();
+        if token.is_empty() || token.contains(' ') {
+            return Err(AuthFailure::Malformed);
+        }
+        Ok(token)
+    }
+
+    /// The value of query parameter `name`, if present (no percent-decoding:
+    /// only used for simple codes such as `lang`).
+    pub fn query_param(&self, name: &str) -> Option<&str> {
+        self.query.as_deref()?.split('&').find_map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (k == name).then_some(v)
+        })
+    }
+}
+
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn new(status: u16) -> Response {
+        Response { status, headers: Vec::new(), body: Vec::new() }
+    }
+
+    pub fn json(status: u16, value: &impl Serialize) -> Response {
+        match serde_json::to_vec(value) {
+            Ok(body) => Response::new(status).with_header("Content-Type", "application/json").with_body(body),
+            Err(e) => Response::from_error(&Error::internal(e)),
+        }
+    }
+
+    pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Response {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    pub fn with_body(mut self, body: Vec<u8>) -> Response {
+        self.body = body;
+        self
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The problem document for `err`, with the headers its status calls for.
+    /// Internal causes go to stderr here, and only here.
+    pub fn from_error(err: &Error) -> Response {
+        if let Error::Internal(cause) = err {
+            eprintln!("anonpoll: internal error: {cause:#}");
+        }
+        let problem = err.to_problem();
+        let body = serde_json::to_vec(&problem).unwrap_or_else(|_| b"{}".to_vec());
+        let mut r = Response::new(err.status()).with_header("Content-Type", "application/problem+json").with_body(body);
+        match err {
+            Error::Unauthorized(AuthFailure::Missing) => {
+                r = r.with_header("WWW-Authenticate", "Bearer realm=\"anonpoll\"");
+            }
+            Error::Unauthorized(AuthFailure::Malformed) => {
+                r = r.with_header("WWW-Authenticate", "Bearer realm=\"anonpoll\", error=\"invalid_request\"");
+            }
+            Error::Unauthorized(AuthFailure::InvalidToken) => {
+                r = r.with_header(
+                    "WWW-Authenticate",
+                    "Bearer realm=\"anonpoll\", error=\"invalid_token\", error_description=\"The token is not this poll's admin token.\"",
+                );
+            }
+            Error::MethodNotAllowed(allowed) => r = r.with_header("Allow", allowed.join(", ")),
+            Error::UnsupportedMediaType { accepted } => r = r.with_header("Accept", accepted.join(", ")),
+            Error::TooLarge { .. } => r = r.with_header("Connection", "close"),
+            Error::RateLimited(rl) => {
+                r = r
+                    .with_header("Retry-After", rl.retry_after_secs.to_string())
+                    .with_header("RateLimit-Policy", format!("\"creations\";q={};w={}", rl.limit, rl.window_secs))
+                    .with_header("RateLimit", format!("\"creations\";r=0;t={}", rl.retry_after_secs));
+            }
+            Error::Unavailable { retry_after_secs, .. } => {
+                r = r.with_header("Retry-After", retry_after_secs.to_string());
+            }
+            _ => {}
+        }
+        r
+    }
+}
+
+impl From<Error> for Response {
+    fn from(e: Error) -> Response {
+        Response::from_error(&e)
+    }
+}

@@ -1,0 +1,248 @@
+//! The creation limit: at most N events per rolling window per client group,
+//! shared by the JSON API and the web form.
+//!
+//! Privacy: a client is known here only as HMAC-SHA256(key, group), truncated
+//! to 128 bits, where `key` is random, lives only in this process's memory and
+//! belongs to one window-long generation. Entries are kept for two generations
+//! (the current one and the one before, which together cover any rolling
+//! window); when a generation is dropped, its key goes with it, so an old
+//! entry cannot be linked to anything, even by this process.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+
+use crate::client::ClientGroup;
+use crate::error::RateLimited;
+use crate::secret::random_bytes;
+
+type Key = [u8; 16];
+
+struct Generation {
+    secret: [u8; 32],
+    started: Instant,
+    hits: HashMap<Key, Vec<Instant>>,
+}
+
+impl Generation {
+    fn new(started: Instant) -> anyhow::Result<Generation> {
+        let mut secret = [0u8; 32];
+        random_bytes(&mut secret)?;
+        Ok(Generation { secret, started, hits: HashMap::new() })
+    }
+
+    fn key(&self, group: &ClientGroup) -> Key {
+        let mut out = [0u8; 16];
+        // HMAC accepts keys of any length; 32 bytes never fails.
+        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.secret) {
+            mac.update(group.as_bytes());
+            out.copy_from_slice(&mac.finalize().into_bytes()[..16]);
+        }
+        out
+    }
+}
+
+struct State {
+    current: Generation,
+    previous: Option<Generation>,
+}
+
+/// What a caller may tell the client about its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quota {
+    pub limit: u32,
+    pub window_secs: u64,
+    pub remaining: u32,
+    /// Seconds until the oldest counted event leaves the window.
+    pub reset_secs: u64,
+}
+
+impl Quota {
+    /// `RateLimit-Policy` and `RateLimit` header values
+    /// (draft-ietf-httpapi-ratelimit-headers).
+    pub fn headers(&self) -> [(&'static str, String); 2] {
+        [
+            ("RateLimit-Policy", format!("\"creations\";q={};w={}", self.limit, self.window_secs)),
+            ("RateLimit", format!("\"creations\";r={};t={}", self.remaining, self.reset_secs)),
+        ]
+    }
+}
+
+pub struct RateLimiter {
+    limit: u32,
+    window: Duration,
+    max_clients: usize,
+    state: Mutex<State>,
+}
+
+impl RateLimiter {
+    pub fn new(limit: u32, window: Duration) -> anyhow::Result<RateLimiter> {
+        Ok(RateLimiter {
+            limit,
+            window,
+            max_clients: 200_000,
+            state: Mutex::new(State { current: Generation::new(Instant::now())?, previous: None }),
+        })
+    }
+
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Counts one event for `ip` if its group is under the limit.
+    pub fn try_acquire(&self, ip: IpAddr) -> Result<Quota, RateLimited> {
+        self.try_acquire_at(ip, Instant::now())
+    }
+
+    /// Gives back an event counted by [`RateLimiter::try_acquire`] whose action
+    /// then failed, so a refused write does not use up the budget.
+    pub fn refund(&self, ip: IpAddr) {
+        let group = ClientGroup::of(ip);
+        let mut state = self.lock();
+        let key = state.current.key(&group);
+        if let Some(v) = state.current.hits.get_mut(&key) {
+            v.pop();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic elsewhere while holding the lock leaves consistent data
+        // (every mutation is a single push/pop/insert), so keep going.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn try_acquire_at(&self, ip: IpAddr, now: Instant) -> Result<Quota, RateLimited> {
+        let group = ClientGroup::of(ip);
+        let mut state = self.lock();
+        self.rotate(&mut state, now);
+        let since = now.checked_sub(self.window);
+        let in_window = |t: &&Instant| since.is_none_or(|s| **t > s);
+        let key_now = state.current.key(&group);
+        let mut times: Vec<Instant> = Vec::new();
+        if let Some(prev) = &state.previous {
+            if let Some(v) = prev.hits.get(&prev.key(&group)) {
+                times.extend(v.iter().filter(in_window));
+            }
+        }
+        if let Some(v) = state.current.hits.get(&key_now) {
+            times.extend(v.iter().filter(in_window));
+        }
+        let oldest = times.iter().min().copied();
+        let reset_secs = |now: Instant| {
+            oldest.map_or(self.window.as_secs(), |o| ceil_secs((o + self.window).saturating_duration_since(now)))
+        };
+        let used = times.len() as u32;
+        if used >= self.limit {
+            return Err(RateLimited {
+                limit: self.limit,
+                window_secs: self.window.as_secs(),
+                retry_after_secs: reset_secs(now).max(1),
+            });
+        }
+        let known = state.current.hits.contains_key(&key_now);
+        if !known && state.current.hits.len() >= self.max_clients {
+            // Memory stays bounded under a flood of distinct clients: new
+            // clients wait for the next generation rather than grow the map.
+            return Err(RateLimited {
+                limit: self.limit,
+                window_secs: self.window.as_secs(),
+                retry_after_secs: ceil_secs((state.current.started + self.window).saturating_duration_since(now))
+                    .max(1),
+            });
+        }
+        let entry = state.current.hits.entry(key_now).or_default();
+        entry.retain(|t| since.is_none_or(|s| *t > s));
+        entry.push(now);
+        Ok(Quota {
+            limit: self.limit,
+            window_secs: self.window.as_secs(),
+            remaining: self.limit - used - 1,
+            reset_secs: oldest.map_or(self.window.as_secs(), |_| reset_secs(now)),
+        })
+    }
+
+    /// Starts a new generation once the current one is a window old; drops
+    /// (with its key) a generation whose every entry is outside any window.
+    fn rotate(&self, state: &mut State, now: Instant) {
+        if now.saturating_duration_since(state.current.started) < self.window {
+            return;
+        }
+        match Generation::new(now) {
+            Ok(fresh) => {
+                let old = std::mem::replace(&mut state.current, fresh);
+                // If the old generation is more than a window old, none of its
+                // entries can count any more.
+                state.previous = (now.saturating_duration_since(old.started) < self.window * 2).then_some(old);
+            }
+            Err(e) => eprintln!("anonpoll: rate limiter key rotation failed, keeping the old key: {e}"),
+        }
+    }
+}
+
+fn ceil_secs(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn ip(s: &str) -> IpAddr {
+        IpAddr::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn limit_holds_over_a_rolling_window_across_rotations() {
+        let hour = Duration::from_secs(3600);
+        let rl = RateLimiter::new(3, hour).unwrap();
+        let t0 = Instant::now();
+        let a = ip("192.0.2.1");
+        // Two events late in the first generation, one early in the second.
+        assert_eq!(rl.try_acquire_at(a, t0 + Duration::from_secs(3500)).unwrap().remaining, 2);
+        assert_eq!(rl.try_acquire_at(a, t0 + Duration::from_secs(3550)).unwrap().remaining, 1);
+        assert_eq!(rl.try_acquire_at(a, t0 + Duration::from_secs(3650)).unwrap().remaining, 0);
+        // The rotation at 3600 s must not have forgotten the first two.
+        let refused = rl.try_acquire_at(a, t0 + Duration::from_secs(3700)).unwrap_err();
+        assert_eq!(refused.retry_after_secs, 3500 + 3600 - 3700);
+        // Once the first event leaves the window, one more is allowed.
+        assert!(rl.try_acquire_at(a, t0 + Duration::from_secs(3500 + 3601)).is_ok());
+        // Other clients were never affected.
+        assert!(rl.try_acquire_at(ip("192.0.2.2"), t0 + Duration::from_secs(3700)).is_ok());
+    }
+
+    #[test]
+    fn old_generations_and_their_keys_are_dropped() {
+        let hour = Duration::from_secs(3600);
+        let rl = RateLimiter::new(1, hour).unwrap();
+        let t0 = Instant::now();
+        let a = ip("2001:db8::1");
+        rl.try_acquire_at(a, t0).unwrap();
+        assert!(rl.try_acquire_at(ip("2001:db8::2"), t0 + Duration::from_secs(10)).is_err(), "same /64");
+        let first_key = rl.lock().current.secret;
+        rl.try_acquire_at(ip("198.51.100.1"), t0 + Duration::from_secs(3 * 3600)).unwrap();
+        let state = rl.lock();
+        assert!(state.previous.is_none(), "a generation older than two windows must be gone");
+        assert_ne!(state.current.secret, first_key);
+        assert_eq!(state.current.hits.len(), 1);
+    }
+
+    #[test]
+    fn refund_gives_the_event_back() {
+        let rl = RateLimiter::new(1, Duration::from_secs(3600)).unwrap();
+        let a = ip("192.0.2.9");
+        rl.try_acquire(a).unwrap();
+        rl.refund(a);
+        let q = rl.try_acquire(a).unwrap();
+        assert_eq!(q.remaining, 0);
+        assert!(rl.try_acquire(a).is_err());
+        let [(policy, p), (name, v)] = q.headers();
+        assert_eq!((policy, p.as_str()), ("RateLimit-Policy", "\"creations\";q=1;w=3600"));
+        assert_eq!(name, "RateLimit");
+        assert!(v.starts_with("\"creations\";r=0;t="));
+    }
+}

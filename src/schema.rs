@@ -1,0 +1,391 @@
+//! The OpenAPI 3.1 document served at `GET /api`.
+//!
+//! Every bound in it comes from the rule values in [`crate::domain`], the same
+//! values the validators use, so the document cannot promise what the server
+//! does not do. `docs/API.md` is generated from this document too
+//! (`pollctl api-doc`), so the reference cannot drift either.
+
+use serde_json::{Value, json};
+
+use crate::domain::{
+    EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind, TITLE,
+};
+use crate::secret::{POLL_ID_LEN, TOKEN_LEN};
+
+fn lang_schema(description: &str) -> Value {
+    json!({"type": "string", "enum": Lang::codes(), "description": description})
+}
+
+fn expiry_schema(description: &str) -> Value {
+    json!({"type": "integer", "enum": EXPIRY_DAYS, "description": description})
+}
+
+fn day_schema(description: &str) -> Value {
+    json!({"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": description})
+}
+
+fn options_schema() -> Value {
+    json!({
+        "type": "array",
+        "minItems": OPTIONS.min,
+        "maxItems": OPTIONS.max,
+        "uniqueItems": true,
+        "items": OPTION.schema("An answer option. Options of one question must differ (after trimming)."),
+    })
+}
+
+fn problem_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    })
+}
+
+fn json_response(description: &str, schema_ref: &str) -> Value {
+    json!({
+        "description": description,
+        "headers": {"Cache-Control": {"$ref": "#/components/headers/CacheControl"}},
+        "content": {"application/json": {"schema": {"$ref": schema_ref}}}
+    })
+}
+
+fn id_param() -> Value {
+    json!({
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The poll id returned at creation.",
+        "schema": {"type": "string", "pattern": format!("^[A-Za-z0-9_-]{{{POLL_ID_LEN}}}$")}
+    })
+}
+
+/// Builds the whole document. `base_url` is this deployment's public address.
+pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
+    let example_body = json!({
+        "title": "Where shall we have lunch?",
+        "lang": "en",
+        "expiryDays": 7,
+        "resultsPublic": true,
+        "questions": [{"type": "single", "label": "Pick one", "options": ["Pizza", "Sushi", "Salad"]}]
+    });
+    let curl =
+        format!("curl -sS -X POST '{base_url}/api/polls' -H 'Content-Type: application/json' -d '{}'", example_body);
+    json!({
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",
+        "info": {
+            "title": "anonpoll API",
+            "version": env!("CARGO_PKG_VERSION"),
+            "summary": "Anonymous polls: no accounts, no cookies, no stored IP addresses.",
+            "description": format!(
+                "Create a poll, read it and its results, and manage it with the admin token returned once at \
+                 creation. Votes are cast only on the poll's share page; no endpoint accepts them. Polls and all \
+                 their responses are erased for good when they expire or are deleted. Dates are calendar days \
+                 (UTC, `YYYY-MM-DD`); a poll is available until the day before `expiresOn` and erased on that day.\n\n\
+                 Example:\n\n    {curl}\n\nErrors are RFC 9457 problem documents; validation errors (422) list \
+                 each invalid field in `errors`. At most {creations_per_hour} polls may be created per hour from \
+                 one client."
+            ),
+            "x-example": {"request": curl, "body": example_body},
+        },
+        "servers": [{"url": base_url}],
+        "security": [],
+        "paths": {
+            "/api": {
+                "get": {
+                    "operationId": "getApiSchema",
+                    "summary": "This document.",
+                    "responses": {"200": {"description": "The OpenAPI document.", "content": {"application/json": {"schema": {"type": "object"}}}}}
+                }
+            },
+            "/api/polls": {
+                "post": {
+                    "operationId": "createPoll",
+                    "summary": "Create a poll. Returns its admin token, once.",
+                    "requestBody": {
+                        "required": true,
+                        "description": format!("At most {MAX_JSON_BODY} bytes."),
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewPoll"}, "example": example_body}}
+                    },
+                    "responses": {
+                        "201": {
+                            "description": "Created. Keep `adminToken`: it is shown only now and cannot be recovered.",
+                            "headers": {
+                                "Location": {"description": "The new poll's API address.", "schema": {"type": "string"}},
+                                "Cache-Control": {"$ref": "#/components/headers/CacheControl"},
+                                "RateLimit-Policy": {"$ref": "#/components/headers/RateLimitPolicy"},
+                                "RateLimit": {"$ref": "#/components/headers/RateLimit"}
+                            },
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreatedPoll"}}}
+                        },
+                        "400": problem_response("The body is not valid JSON."),
+                        "413": problem_response("The body is larger than the limit."),
+                        "415": problem_response("The body is not sent as application/json."),
+                        "422": {
+                            "description": "A field is invalid; `errors` lists each one.",
+                            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ValidationProblem"}}}
+                        },
+                        "429": {
+                            "description": "Too many polls created from this client in the last hour.",
+                            "headers": {
+                                "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer", "minimum": 1}},
+                                "RateLimit-Policy": {"$ref": "#/components/headers/RateLimitPolicy"},
+                                "RateLimit": {"$ref": "#/components/headers/RateLimit"}
+                            },
+                            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+                        },
+                        "503": problem_response("Storage cannot take writes right now; retry later.")
+                    }
+                }
+            },
+            "/api/polls/{id}": {
+                "parameters": [id_param()],
+                "get": {
+                    "operationId": "getPoll",
+                    "summary": "The public poll with its language versions.",
+                    "responses": {
+                        "200": json_response("The poll.", "#/components/schemas/Poll"),
+                        "404": problem_response("No such poll, or it expired or was deleted.")
+                    }
+                },
+                "patch": {
+                    "operationId": "updatePoll",
+                    "summary": "Close or reopen, change the expiry, set or remove language versions.",
+                    "description": "Keys may be combined; the change applies entirely or not at all.",
+                    "security": [{"adminToken": []}],
+                    "requestBody": {
+                        "required": true,
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/PollPatch"}},
+                            "application/merge-patch+json": {"schema": {"$ref": "#/components/schemas/PollPatch"}}
+                        }
+                    },
+                    "responses": {
+                        "200": json_response("The updated poll.", "#/components/schemas/Poll"),
+                        "400": problem_response("The body is not valid JSON."),
+                        "401": problem_response("Missing or wrong admin token."),
+                        "404": problem_response("No such poll, or it expired or was deleted."),
+                        "413": problem_response("The body is larger than the limit."),
+                        "415": problem_response("The body is not sent as JSON."),
+                        "422": {
+                            "description": "A field is invalid; `errors` lists each one. Nothing was changed.",
+                            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ValidationProblem"}}}
+                        },
+                        "503": problem_response("Storage cannot take writes right now; retry later.")
+                    }
+                },
+                "delete": {
+                    "operationId": "deletePoll",
+                    "summary": "Erase the poll and all its responses, for good.",
+                    "security": [{"adminToken": []}],
+                    "responses": {
+                        "204": {"description": "Erased."},
+                        "401": problem_response("Missing or wrong admin token."),
+                        "404": problem_response("No such poll, or it expired or was deleted."),
+                        "503": problem_response("Storage cannot take writes right now; retry later.")
+                    }
+                }
+            },
+            "/api/polls/{id}/results": {
+                "parameters": [id_param()],
+                "get": {
+                    "operationId": "getResults",
+                    "summary": "Counts per option and statistics. Needs the admin token when results are private.",
+                    "security": [{}, {"adminToken": []}],
+                    "responses": {
+                        "200": json_response("The results.", "#/components/schemas/Results"),
+                        "401": problem_response("The results are private: missing or wrong admin token."),
+                        "404": problem_response("No such poll, or it expired or was deleted.")
+                    }
+                }
+            }
+        },
+        "components": {
+            "securitySchemes": {
+                "adminToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": format!("The poll's `adminToken` ({TOKEN_LEN} characters, base64url), returned once at creation.")
+                }
+            },
+            "headers": {
+                "CacheControl": {"description": "Responses are never stored by caches.", "schema": {"type": "string", "const": "no-store"}},
+                "RateLimitPolicy": {"description": "The creation quota, e.g. `\"creations\";q=10;w=3600`.", "schema": {"type": "string"}},
+                "RateLimit": {"description": "What is left of it, e.g. `\"creations\";r=9;t=3600`.", "schema": {"type": "string"}}
+            },
+            "schemas": schemas(),
+        }
+    })
+}
+
+fn schemas() -> Value {
+    json!({
+        "NewPoll": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": NewPoll::REQUIRED,
+            "properties": {
+                "title": TITLE.schema("The poll's title."),
+                "lang": lang_schema("The language the poll is written in."),
+                "expiryDays": expiry_schema("Days until the poll and its responses are erased."),
+                "resultsPublic": {"type": "boolean", "default": false, "description": "true: anyone may read the results; false: only with the admin token."},
+                "questions": {
+                    "type": "array",
+                    "minItems": QUESTIONS.min,
+                    "maxItems": QUESTIONS.max,
+                    "items": {"$ref": "#/components/schemas/Question"}
+                }
+            }
+        },
+        "Question": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["label", "options"],
+            "properties": {
+                "type": {"type": "string", "enum": QuestionKind::ALL, "default": "single", "description": "single: one choice among the options."},
+                "label": LABEL.schema("The question."),
+                "options": options_schema()
+            }
+        },
+        "LanguageVersion": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["title", "questions"],
+            "description": "The poll in another language: exactly as many questions as the poll, each with exactly as many options, in the same order.",
+            "properties": {
+                "title": TITLE.schema("The title in this language."),
+                "questions": {
+                    "type": "array",
+                    "minItems": QUESTIONS.min,
+                    "maxItems": QUESTIONS.max,
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["label", "options"],
+                        "properties": {"label": LABEL.schema("The question in this language."), "options": options_schema()}
+                    }
+                }
+            }
+        },
+        "PollPatch": {
+            "type": "object",
+            "additionalProperties": false,
+            "minProperties": 1,
+            "properties": {
+                "closed": {"type": "boolean", "description": "true closes the poll (it accepts no more responses); false reopens it."},
+                "expiryDays": expiry_schema("New lifetime, counted from today."),
+                "translations": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "description": "Language versions to set, or null to remove one. The poll's own language cannot be a key.",
+                    "propertyNames": {"enum": Lang::codes()},
+                    "additionalProperties": {"oneOf": [{"$ref": "#/components/schemas/LanguageVersion"}, {"type": "null"}]}
+                }
+            },
+            "x-fields": PollPatch::FIELDS,
+        },
+        "Poll": {
+            "type": "object",
+            "required": ["id", "title", "lang", "status", "resultsPublic", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
+            "properties": {
+                "id": {"type": "string"},
+                "title": {"type": "string"},
+                "lang": lang_schema("The poll's own language."),
+                "status": {"type": "string", "enum": ["open", "closed"]},
+                "resultsPublic": {"type": "boolean"},
+                "createdOn": day_schema("Day of creation (UTC)."),
+                "expiresOn": day_schema("Day the poll is erased (UTC); it is available until the day before."),
+                "questions": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["type", "label", "options"],
+                        "properties": {"type": {"type": "string"}, "label": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}}}
+                    }
+                },
+                "translations": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/LanguageVersion"}},
+                "media": {"type": "array", "items": {"type": "object"}, "description": "Media attached through the web form."},
+                "shareUrl": {"type": "string", "format": "uri"}
+            }
+        },
+        "CreatedPoll": {
+            "type": "object",
+            "required": ["id", "adminToken", "shareUrl", "adminUrl", "resultsUrl", "expiresOn", "poll"],
+            "properties": {
+                "id": {"type": "string"},
+                "adminToken": {"type": "string", "minLength": TOKEN_LEN, "maxLength": TOKEN_LEN, "description": "Shown only once."},
+                "shareUrl": {"type": "string", "format": "uri"},
+                "adminUrl": {"type": "string", "format": "uri", "description": "The admin page; the token is in the fragment, which browsers never send to a server."},
+                "resultsUrl": {"type": "string", "format": "uri"},
+                "expiresOn": day_schema("Day the poll is erased."),
+                "poll": {"$ref": "#/components/schemas/Poll"}
+            }
+        },
+        "Results": {
+            "type": "object",
+            "required": ["id", "status", "totalResponses", "questions", "responsesByDay"],
+            "properties": {
+                "id": {"type": "string"},
+                "status": {"type": "string", "enum": ["open", "closed"]},
+                "totalResponses": {"type": "integer", "minimum": 0},
+                "questions": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["label", "type", "answered", "options"],
+                        "properties": {
+                            "label": {"type": "string"},
+                            "type": {"type": "string"},
+                            "answered": {"type": "integer", "minimum": 0, "description": "Responses that answered this question."},
+                            "options": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "required": ["label", "count", "percent"],
+                                    "properties": {
+                                        "label": {"type": "string"},
+                                        "count": {"type": "integer", "minimum": 0},
+                                        "percent": {"type": "number", "minimum": 0, "maximum": 100, "description": "Share of this question's answers, one decimal."}
+                                    }
+                                }
+                            }
+                        }
+                    }
+                },
+                "responsesByDay": {
+                    "type": "array",
+                    "items": {"type": "object", "required": ["date", "count"], "properties": {"date": day_schema("A day."), "count": {"type": "integer", "minimum": 0}}}
+                }
+            }
+        },
+        "Problem": {
+            "type": "object",
+            "description": "RFC 9457 problem details.",
+            "required": ["type", "title", "status", "detail"],
+            "properties": {
+                "type": {"type": "string", "format": "uri-reference"},
+                "title": {"type": "string"},
+                "status": {"type": "integer"},
+                "detail": {"type": "string"}
+            }
+        },
+        "ValidationProblem": {
+            "allOf": [{"$ref": "#/components/schemas/Problem"}],
+            "type": "object",
+            "required": ["errors"],
+            "properties": {
+                "errors": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["field", "message"],
+                        "properties": {
+                            "field": {"type": "string", "description": "Path of the field, e.g. `questions[0].options[1]`; empty for the whole body."},
+                            "message": {"type": "string"}
+                        }
+                    }
+                }
+            }
+        }
+    })
+}

@@ -1,0 +1,167 @@
+//! The SQLite store. All SQL of anonpoll lives in this module.
+//!
+//! Promises:
+//! - every connection runs with `secure_delete=ON`, WAL, `synchronous=FULL`,
+//!   foreign keys and a busy timeout, so an acknowledged write survives a
+//!   crash and deleted rows are overwritten, not merely unlinked;
+//! - all writes go through one writer thread ([`writer`]) that commits what is
+//!   queued in one transaction (group commit) and checkpoints the WAL with
+//!   TRUNCATE after any erasure, so no byte of an erased poll stays on disk;
+//! - reads use per-thread [`Reader`] connections with cached statements and
+//!   never wait on the writer (WAL);
+//! - an expired poll is invisible to every read, whether or not a sweep has
+//!   erased it yet: a poll lives while `today < expires_on`.
+
+mod reader;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rusqlite::{Connection, OpenFlags};
+
+use crate::day::Day;
+use crate::domain::{Ballot, NewPoll, PollPatch};
+use crate::error::Error;
+use crate::secret::{PollId, TokenHash};
+
+pub use reader::Reader;
+pub use writer::WriterConfig;
+
+/// The migrations, in order. Append-only: a released file is never edited.
+const MIGRATIONS: &[(&str, &str)] = &[("001_init.sql", include_str!("../../sql/001_init.sql"))];
+
+/// The schema version this binary writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Opens a connection with the pragmas every connection must have.
+fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch(
+        "PRAGMA secure_delete = ON;
+         PRAGMA foreign_keys = ON;
+         PRAGMA synchronous = FULL;
+         PRAGMA trusted_schema = OFF;",
+    )?;
+    Ok(conn)
+}
+
+/// Brings the database at `path` to [`SCHEMA_VERSION`], creating it if needed.
+/// Refuses a database written by a newer anonpoll.
+fn migrate(path: &Path) -> anyhow::Result<()> {
+    let mut conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+        .with_context(|| format!("cannot open database {}", path.display()))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        bail!("database {} cannot use WAL mode (got {mode})", path.display());
+    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        bail!(
+            "database {} has schema version {version}, newer than this anonpoll ({SCHEMA_VERSION}); \
+             refusing to touch it: upgrade anonpoll",
+            path.display()
+        );
+    }
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version)?) {
+        tx.execute_batch(sql).with_context(|| format!("migration {name} failed"))?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+/// A handle on the database: cheap to clone, shared by all threads.
+#[derive(Clone)]
+pub struct Store {
+    path: Arc<PathBuf>,
+    writer: writer::Handle,
+}
+
+/// What a sweep did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepReport {
+    pub polls_erased: u64,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, runs migrations and
+    /// starts the writer thread.
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        Store::open_with(path, WriterConfig::default())
+    }
+
+    pub fn open_with(path: &Path, config: WriterConfig) -> anyhow::Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        migrate(path)?;
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let writer = writer::Handle::start(conn, config)?;
+        Ok(Store { path: Arc::new(path.to_owned()), writer })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A new read connection, meant to be owned by one worker thread.
+    pub fn reader(&self) -> anyhow::Result<Reader> {
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        conn.pragma_update(None, "query_only", true)?;
+        Ok(Reader::new(conn))
+    }
+
+    pub fn create_poll(&self, id: &PollId, token: &TokenHash, poll: &NewPoll, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::Create { id: id.clone(), token: token.clone(), poll: poll.clone(), today })?;
+        Ok(())
+    }
+
+    /// Applies a validated patch; `Error::NotFound` if the poll is gone.
+    pub fn patch_poll(&self, id: &PollId, patch: &PollPatch, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::Patch { id: id.clone(), patch: patch.clone(), today })?;
+        Ok(())
+    }
+
+    /// Erases a poll and everything that belongs to it.
+    pub fn delete_poll(&self, id: &PollId) -> Result<(), Error> {
+        self.writer.submit(writer::Op::Delete { id: id.clone() })?;
+        Ok(())
+    }
+
+    /// Records one response cast `today`. `Error::NotFound` for an unknown or
+    /// expired poll, `Error::Closed` for a closed one, `Error::Invalid` for a
+    /// ballot that does not fit the poll.
+    pub fn cast(&self, id: &PollId, choices: Vec<Option<usize>>, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::Cast { id: id.clone(), choices, today })?;
+        Ok(())
+    }
+
+    /// Convenience for tools and tests: [`Store::cast`] today, by id text.
+    pub fn record_response(&self, id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
+        let id = PollId::parse(id).context("malformed poll id")?;
+        self.cast(&id, choices.to_vec(), Day::today()).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// Erases every poll with `expires_on <= as_of`, then truncates the WAL.
+    pub fn sweep(&self, as_of: Day) -> Result<SweepReport, Error> {
+        match self.writer.submit(writer::Op::Sweep { as_of })? {
+            writer::Outcome::Swept(n) => Ok(SweepReport { polls_erased: n }),
+            writer::Outcome::Done => Ok(SweepReport { polls_erased: 0 }),
+        }
+    }
+}
+
+/// Checks a ballot against a poll's questions inside the writer's transaction.
+fn ballot(questions: &[crate::domain::Question], choices: Vec<Option<usize>>) -> Result<Ballot, Error> {
+    Ballot::new(questions, choices).map_err(|m| Error::Invalid(vec![crate::error::FieldError::new("choices", m)]))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,149 @@
+//! Store-level tests: migrations, group commit, counters and erasure.
+
+use super::*;
+use crate::domain::{Lang, NewPoll};
+use crate::secret::AdminToken;
+use serde_json::json;
+
+fn new_poll() -> NewPoll {
+    NewPoll::from_json(&json!({
+        "title": "Store marker title",
+        "lang": "en",
+        "expiryDays": 7,
+        "questions": [
+            {"label": "Q1", "options": ["a", "b", "c"]},
+            {"label": "Q2", "options": ["x", "y"]}
+        ]
+    }))
+    .unwrap()
+}
+
+fn setup() -> (tempfile::TempDir, Store, PollId) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+    let id = PollId::generate().unwrap();
+    let token = AdminToken::generate().unwrap();
+    store.create_poll(&id, &token.hash(), &new_poll(), Day::today()).unwrap();
+    (dir, store, id)
+}
+
+#[test]
+fn votes_update_counters_in_the_same_transaction() {
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    store.cast(&id, vec![Some(0), Some(1)], today).unwrap();
+    store.cast(&id, vec![Some(0), None], today).unwrap();
+    store.cast(&id, vec![Some(2), Some(1)], today).unwrap();
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    let t = r.tallies(&poll).unwrap();
+    assert_eq!(t.total, 3);
+    assert_eq!(t.votes, vec![vec![2, 0, 1], vec![0, 2]]);
+    assert_eq!(t.by_day, vec![(today, 3)]);
+    // Counters agree with the stored responses.
+    let stored: i64 = r.conn.query_row("SELECT count(*) FROM responses", [], |x| x.get(0)).unwrap();
+    assert_eq!(stored, 3);
+}
+
+#[test]
+fn bad_ballots_closed_and_unknown_polls_are_refused() {
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    assert!(matches!(store.cast(&id, vec![Some(3), None], today), Err(Error::Invalid(_))));
+    assert!(matches!(store.cast(&id, vec![None, None], today), Err(Error::Invalid(_))));
+    assert!(matches!(store.cast(&id, vec![Some(0)], today), Err(Error::Invalid(_))));
+    let other = PollId::generate().unwrap();
+    assert!(matches!(store.cast(&other, vec![Some(0), None], today), Err(Error::NotFound)));
+    let close = PollPatch::from_json(&json!({"closed": true})).unwrap();
+    store.patch_poll(&id, &close, today).unwrap();
+    assert!(matches!(store.cast(&id, vec![Some(0), None], today), Err(Error::Closed)));
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    assert!(poll.closed);
+    assert_eq!(r.tallies(&poll).unwrap().total, 0);
+}
+
+#[test]
+fn expired_polls_are_invisible_and_swept_on_their_expiry_day() {
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    let expires = today.plus_days(7);
+    let mut r = store.reader().unwrap();
+    assert!(r.poll(&id, expires.previous()).unwrap().is_some());
+    assert!(r.poll(&id, expires).unwrap().is_none());
+    assert_eq!(store.sweep(expires.previous()).unwrap().polls_erased, 0);
+    assert_eq!(store.sweep(expires).unwrap().polls_erased, 1);
+    assert!(r.poll(&id, today).unwrap().is_none());
+}
+
+#[test]
+fn concurrent_votes_are_all_counted() {
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let store = store.clone();
+            let id = id.clone();
+            std::thread::spawn(move || {
+                for _ in 0..50 {
+                    store.cast(&id, vec![Some(1), Some(0)], today).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    assert_eq!(r.tallies(&poll).unwrap().votes, vec![vec![0, 400, 0], vec![400, 0]]);
+}
+
+#[test]
+fn delete_leaves_no_byte_of_the_poll_in_any_file() {
+    let (dir, store, id) = setup();
+    let today = Day::today();
+    let fr = PollPatch::from_json(&json!({"translations": {"fr": {"title": "Titre marqueur", "questions": [
+        {"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]}}}))
+    .unwrap();
+    store.patch_poll(&id, &fr, today).unwrap();
+    store.cast(&id, vec![Some(0), Some(1)], today).unwrap();
+    let reader = store.reader().unwrap(); // an idle reader must not keep the bytes alive
+    store.delete_poll(&id).unwrap();
+    drop(reader);
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        for marker in ["Store marker title", "Titre marqueur", id.as_str()] {
+            assert!(!bytes.windows(marker.len()).any(|w| w == marker.as_bytes()), "{marker} survived");
+        }
+    }
+    assert!(matches!(store.delete_poll(&id), Err(Error::NotFound)));
+}
+
+#[test]
+fn newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.sqlite3");
+    drop(Store::open(&path).unwrap());
+    let conn = Connection::open(&path).unwrap();
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+    drop(conn);
+    let err = Store::open(&path).err().unwrap().to_string();
+    assert!(err.contains("newer"), "{err}");
+}
+
+#[test]
+fn migrations_match_the_sql_folder() {
+    let mut files: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/sql"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sql"))
+        .collect();
+    files.sort();
+    let listed: Vec<&str> = MIGRATIONS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(files, listed);
+    for (i, name) in listed.iter().enumerate() {
+        assert!(name.starts_with(&format!("{:03}_", i + 1)), "{name} is out of order");
+    }
+    let _ = Lang::En;
+}

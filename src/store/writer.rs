@@ -1,0 +1,331 @@
+//! The single writer thread and its group commit.
+//!
+//! Request threads hand their writes to this thread through a bounded queue.
+//! The thread takes everything queued (up to a batch limit), applies each
+//! write in its own savepoint inside one transaction, commits once (one fsync
+//! with `synchronous=FULL`) and only then answers each waiting request. So a
+//! success answer always means "on disk", while a burst of votes costs one
+//! fsync instead of one each. A full queue is answered at once with 503
+//! rather than letting memory grow.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::anyhow;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use crate::day::Day;
+use crate::domain::{NewPoll, PollPatch, Question, Shape};
+use crate::error::Error;
+use crate::secret::{PollId, TokenHash};
+
+/// Tuning of the writer thread.
+#[derive(Clone, Copy, Debug)]
+pub struct WriterConfig {
+    /// Writes waiting beyond this many are refused with 503.
+    pub queue_capacity: usize,
+    /// Most writes committed in one transaction.
+    pub max_batch: usize,
+}
+
+impl Default for WriterConfig {
+    fn default() -> WriterConfig {
+        WriterConfig { queue_capacity: 4096, max_batch: 512 }
+    }
+}
+
+pub(super) enum Op {
+    Create { id: PollId, token: TokenHash, poll: NewPoll, today: Day },
+    Patch { id: PollId, patch: PollPatch, today: Day },
+    Delete { id: PollId },
+    Cast { id: PollId, choices: Vec<Option<usize>>, today: Day },
+    Sweep { as_of: Day },
+}
+
+pub(super) enum Outcome {
+    Done,
+    Swept(u64),
+}
+
+struct Job {
+    op: Op,
+    reply: SyncSender<Result<Outcome, Error>>,
+}
+
+#[derive(Clone)]
+pub(super) struct Handle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tx: Option<SyncSender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Closing the queue lets the thread finish what is queued and stop.
+        drop(self.tx.take());
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                eprintln!("anonpoll: the writer thread panicked");
+            }
+        }
+    }
+}
+
+impl Handle {
+    pub(super) fn start(conn: Connection, config: WriterConfig) -> anyhow::Result<Handle> {
+        let (tx, rx) = sync_channel(config.queue_capacity.max(1));
+        let thread = std::thread::Builder::new()
+            .name("anonpoll-writer".into())
+            .spawn(move || run(conn, rx, config.max_batch.max(1)))?;
+        Ok(Handle { inner: Arc::new(Inner { tx: Some(tx), thread: Some(thread) }) })
+    }
+
+    /// Queues `op` and waits until it is committed (or refused).
+    pub(super) fn submit(&self, op: Op) -> Result<Outcome, Error> {
+        let Some(tx) = &self.inner.tx else {
+            return Err(Error::internal(anyhow!("writer is shut down")));
+        };
+        let (reply, answer) = sync_channel(1);
+        match tx.try_send(Job { op, reply }) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                return Err(Error::Unavailable { reason: "Too many writes are waiting.", retry_after_secs: 1 });
+            }
+            Err(TrySendError::Disconnected(_)) => return Err(Error::internal(anyhow!("writer thread has stopped"))),
+        }
+        answer.recv().map_err(|_| Error::internal(anyhow!("writer thread dropped a write")))?
+    }
+}
+
+fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize) {
+    // After an erasure the WAL must be truncated; if readers kept it busy, retry
+    // when the queue is idle.
+    let mut checkpoint_owed = false;
+    loop {
+        let first = if checkpoint_owed {
+            match rx.recv_timeout(Duration::from_millis(250)) {
+                Ok(job) => job,
+                Err(RecvTimeoutError::Timeout) => {
+                    checkpoint_owed = !checkpoint(&conn);
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            match rx.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            }
+        };
+        let mut batch = vec![first];
+        while batch.len() < max_batch {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let (results, erased) = commit(&mut conn, &batch);
+        if erased || checkpoint_owed {
+            checkpoint_owed = !checkpoint(&conn);
+        }
+        for (job, result) in batch.into_iter().zip(results) {
+            // A requester that gave up is no reason to stop.
+            let _ = job.reply.send(result);
+        }
+    }
+    if checkpoint_owed {
+        checkpoint(&conn);
+    }
+}
+
+/// `PRAGMA wal_checkpoint(TRUNCATE)`: copies the WAL into the database and
+/// empties the WAL file, so erased rows survive in neither. True on success.
+pub(super) fn checkpoint(conn: &Connection) -> bool {
+    match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => {
+            eprintln!("anonpoll: WAL checkpoint failed: {e}");
+            false
+        }
+    }
+}
+
+/// The error every job of a failed batch gets. Storage-level causes (full,
+/// busy) keep their 503 meaning; anything else is internal.
+fn batch_error(e: &rusqlite::Error) -> Error {
+    match Error::from(clone_sqlite_error(e)) {
+        Error::Internal(_) => Error::internal(anyhow!("write batch failed: {e}")),
+        other => other,
+    }
+}
+
+fn clone_sqlite_error(e: &rusqlite::Error) -> rusqlite::Error {
+    match e {
+        rusqlite::Error::SqliteFailure(code, msg) => rusqlite::Error::SqliteFailure(*code, msg.clone()),
+        other => rusqlite::Error::ToSqlConversionFailure(other.to_string().into()),
+    }
+}
+
+/// Applies a batch in one transaction. Returns each job's result and whether
+/// anything was erased.
+fn commit(conn: &mut Connection, batch: &[Job]) -> (Vec<Result<Outcome, Error>>, bool) {
+    let fail_all = |e: &rusqlite::Error| {
+        eprintln!("anonpoll: write batch of {} failed: {e}", batch.len());
+        (batch.iter().map(|_| Err(batch_error(e))).collect(), false)
+    };
+    let mut tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => return fail_all(&e),
+    };
+    let mut results = Vec::with_capacity(batch.len());
+    let mut erased = false;
+    for job in batch {
+        let result = match tx.savepoint() {
+            Ok(sp) => {
+                let r = apply(&sp, &job.op);
+                match r {
+                    Ok((outcome, e)) => match sp.commit() {
+                        Ok(()) => {
+                            erased |= e;
+                            Ok(outcome)
+                        }
+                        Err(err) => Err(Error::from(err)),
+                    },
+                    // Dropping the savepoint rolls this job back alone.
+                    Err(err) => Err(err),
+                }
+            }
+            Err(e) => return fail_all(&e),
+        };
+        results.push(result);
+    }
+    match tx.commit() {
+        Ok(()) => (results, erased),
+        Err(e) => fail_all(&e),
+    }
+}
+
+/// The poll's language and questions, if it is live on `today`.
+fn live_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<(String, bool, Vec<Question>)>, Error> {
+    let row = tx
+        .prepare_cached("SELECT lang, closed, questions FROM polls WHERE id = ?1 AND expires_on > ?2")?
+        .query_row(params![id.as_str(), today.to_string()], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?, r.get::<_, String>(2)?))
+        })
+        .optional()?;
+    match row {
+        None => Ok(None),
+        Some((lang, closed, questions)) => {
+            let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
+            Ok(Some((lang, closed, questions)))
+        }
+    }
+}
+
+/// Applies one write. Returns its outcome and whether it erased data.
+fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
+    match op {
+        Op::Create { id, token, poll, today } => {
+            let questions = serde_json::to_string(&poll.questions).map_err(Error::internal)?;
+            tx.prepare_cached(
+                "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                id.as_str(),
+                &token.0[..],
+                poll.title.as_str(),
+                poll.lang.code(),
+                poll.results_public,
+                today.to_string(),
+                today.plus_days(poll.expiry.get()).to_string(),
+                questions,
+            ])?;
+            Ok((Outcome::Done, false))
+        }
+        Op::Patch { id, patch, today } => {
+            let Some((lang, _, questions)) = live_poll(tx, id, *today)? else {
+                return Err(Error::NotFound);
+            };
+            let lang = crate::domain::Lang::from_code(&lang)
+                .ok_or_else(|| Error::internal(anyhow!("stored poll has an unknown language")))?;
+            patch.check_against(&Shape { lang, questions: &questions }).map_err(Error::Invalid)?;
+            if let Some(closed) = patch.closed {
+                tx.prepare_cached("UPDATE polls SET closed = ?2 WHERE id = ?1")?
+                    .execute(params![id.as_str(), closed])?;
+            }
+            if let Some(days) = patch.expiry {
+                tx.prepare_cached("UPDATE polls SET expires_on = ?2 WHERE id = ?1")?
+                    .execute(params![id.as_str(), today.plus_days(days.get()).to_string()])?;
+            }
+            let mut erased = false;
+            for (lang, version) in &patch.translations {
+                match version {
+                    Some(v) => {
+                        let body = serde_json::to_string(v).map_err(Error::internal)?;
+                        tx.prepare_cached(
+                            "INSERT INTO translations (poll_id, lang, body) VALUES (?1, ?2, ?3)
+                             ON CONFLICT (poll_id, lang) DO UPDATE SET body = excluded.body",
+                        )?
+                        .execute(params![id.as_str(), lang.code(), body])?;
+                        erased = true; // a replaced version's old text is erased too
+                    }
+                    None => {
+                        tx.prepare_cached("DELETE FROM translations WHERE poll_id = ?1 AND lang = ?2")?
+                            .execute(params![id.as_str(), lang.code()])?;
+                        erased = true;
+                    }
+                }
+            }
+            Ok((Outcome::Done, erased))
+        }
+        Op::Delete { id } => {
+            let n = tx.prepare_cached("DELETE FROM polls WHERE id = ?1")?.execute(params![id.as_str()])?;
+            if n == 0 {
+                return Err(Error::NotFound);
+            }
+            Ok((Outcome::Done, true))
+        }
+        Op::Cast { id, choices, today } => {
+            let Some((_, closed, questions)) = live_poll(tx, id, *today)? else {
+                return Err(Error::NotFound);
+            };
+            if closed {
+                return Err(Error::Closed);
+            }
+            let ballot = super::ballot(&questions, choices.clone())?;
+            let day = today.to_string();
+            let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
+            tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?
+                .execute(params![id.as_str(), day, choices_json])?;
+            let mut tally = tx.prepare_cached(
+                "INSERT INTO option_tallies (poll_id, question, option, votes) VALUES (?1, ?2, ?3, 1)
+                 ON CONFLICT (poll_id, question, option) DO UPDATE SET votes = votes + 1",
+            )?;
+            for (q, choice) in ballot.choices().iter().enumerate() {
+                if let Some(o) = choice {
+                    tally.execute(params![id.as_str(), q as i64, *o as i64])?;
+                }
+            }
+            tx.prepare_cached(
+                "INSERT INTO daily_tallies (poll_id, day, responses) VALUES (?1, ?2, 1)
+                 ON CONFLICT (poll_id, day) DO UPDATE SET responses = responses + 1",
+            )?
+            .execute(params![id.as_str(), day])?;
+            tx.prepare_cached("UPDATE polls SET total_responses = total_responses + 1 WHERE id = ?1")?
+                .execute(params![id.as_str()])?;
+            Ok((Outcome::Done, false))
+        }
+        Op::Sweep { as_of } => {
+            let n =
+                tx.prepare_cached("DELETE FROM polls WHERE expires_on <= ?1")?.execute(params![as_of.to_string()])?;
+            Ok((Outcome::Swept(n as u64), n > 0))
+        }
+    }
+}

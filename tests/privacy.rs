@@ -1,0 +1,746 @@
+//! Data-handling rules of anonpoll, each as a test that fails on a breach:
+//! no cookies, no client IPs (DB files, logs), day-precision dates, tokens
+//! stored only as SHA-256, expired polls gone at once, hard delete down to
+//! the bytes of the database files, and correct counting of responses.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+const IPV4: &str = "203.0.113.77";
+const IPV4_RAW: [u8; 4] = [203, 0, 113, 77];
+const IPV6: &str = "2001:db8:abcd:12::77";
+const IPV6_RAW: [u8; 16] = [0x20, 0x01, 0x0d, 0xb8, 0xab, 0xcd, 0x00, 0x12, 0, 0, 0, 0, 0, 0, 0, 0x77];
+
+// ===========================================================================
+// Cookies
+// ===========================================================================
+
+#[test]
+fn no_response_sets_a_cookie() {
+    let server = Server::start();
+    let mut seen = Vec::new();
+    let mut check = |resp: Response, expected: u16| {
+        assert_eq!(resp.status, expected, "{}", resp.describe());
+        resp.assert_no_cookie();
+        seen.push(expected);
+    };
+
+    check(server.get("/api"), 200);
+    let created = server.post_json("/api/polls", &valid_poll_json());
+    let poll = Created::from_response(&created);
+    check(created, 201);
+    check(server.get(&poll.path()), 200);
+    check(server.get_auth(&poll.results_path(), &poll.token), 200);
+    check(server.get(&poll.results_path()), 401);
+    check(server.get_auth(&poll.results_path(), "wrong"), 401);
+    check(server.patch_json(&poll.id, &poll.token, &json!({"closed": true})), 200);
+    check(server.patch_json(&poll.id, &poll.token, &json!({})), 422);
+    check(server.post_json("/api/polls", &with(valid_poll_json(), "/lang", json!("xx"))), 422);
+    check(server.post_bytes("/api/polls", Some("application/json"), b"{oops"), 400);
+    check(server.post_bytes("/api/polls", Some("text/plain"), b"{}"), 415);
+    check(server.post_bytes("/api/polls", Some("application/json"), &vec![b' '; BODY_LIMIT + 1]), 413);
+    check(server.request("PUT", "/api/polls").send(), 405);
+    check(server.get("/api/polls/AAAAAAAAAAAAAAAA"), 404);
+    for _ in 0..10 {
+        server.create_from("192.0.2.99", &valid_poll_json()).assert_status(201);
+    }
+    check(server.create_from("192.0.2.99", &valid_poll_json()), 429);
+    check(server.delete(&poll.id, &poll.token), 204);
+
+    // Web pages and anything else the server answers: whatever the status,
+    // never a cookie.
+    let other = server.create_default();
+    for path in [
+        "/".to_string(),
+        format!("/p/{}", other.id),
+        format!("/p/{}/results", other.id),
+        format!("/p/{}/admin", other.id),
+        "/no/such/page".to_string(),
+    ] {
+        server.get(&path).assert_no_cookie();
+    }
+    assert_eq!(seen.len(), 16);
+}
+
+// ===========================================================================
+// Client IP addresses
+// ===========================================================================
+
+/// Exercise every kind of request from one client address.
+fn traffic_from(server: &Server, xff: &str) {
+    let mut polls = Vec::new();
+    for _ in 0..10 {
+        let resp = server.create_from(xff, &valid_poll_json());
+        assert_eq!(resp.status, 201, "{}", resp.describe());
+        polls.push(Created::from_response(&resp));
+    }
+    let resp = server.create_from(xff, &valid_poll_json());
+    assert_eq!(resp.status, 429, "{}", resp.describe());
+    let poll = &polls[0];
+    server.record(&poll.id, &[Some(1), Some(0)]).unwrap();
+    let send = |method: &str, path: &str| server.request(method, path).xff(xff);
+    send("GET", "/api").send().assert_status(200);
+    send("GET", &poll.path()).send().assert_status(200);
+    send("GET", &poll.results_path()).send().assert_status(401);
+    send("GET", &poll.results_path()).bearer(&poll.token).send().assert_status(200);
+    send("PATCH", &poll.path())
+        .bearer(&poll.token)
+        .json(&json!({"translations": {"fr": valid_translation()}, "closed": true}))
+        .send()
+        .assert_status(200);
+    send("PATCH", &poll.path()).bearer(&poll.token).json(&json!({"expiryDays": 3})).send().assert_status(422);
+    send("GET", "/api/polls/AAAAAAAAAAAAAAAA").send().assert_status(404);
+    send("POST", "/api/polls").header("Content-Type", "application/json").body(b"{broken".to_vec()).send();
+    send("DELETE", &polls[1].path()).bearer(&polls[1].token).send().assert_status(204);
+    send("GET", &format!("/p/{}", poll.id)).send();
+}
+
+fn assert_ip_absent(server: &Server, needles: &[(&str, Vec<u8>)]) {
+    for (what, needle) in needles {
+        assert_not_in_db(server.dir(), needle, what);
+    }
+}
+
+fn assert_ip_not_logged(logs: &[u8], needles: &[(&str, Vec<u8>)]) {
+    for (what, needle) in needles {
+        assert!(!contains_bytes(logs, needle), "{what} found in polld output:\n{}", String::from_utf8_lossy(logs));
+    }
+}
+
+#[test]
+fn client_ipv4_is_never_stored_or_logged() {
+    let mut server = Server::start();
+    traffic_from(&server, IPV4);
+    let db_needles: Vec<(&str, Vec<u8>)> = vec![
+        ("IPv4 as text", IPV4.as_bytes().to_vec()),
+        ("IPv4 as 4 raw bytes", IPV4_RAW.to_vec()),
+        ("IPv4 as hex", hex(&IPV4_RAW).into_bytes()),
+    ];
+    assert_ip_absent(&server, &db_needles);
+    server.terminate();
+    assert_ip_absent(&server, &db_needles);
+    assert_ip_not_logged(
+        &server.log_bytes(),
+        &[("IPv4 as text", IPV4.as_bytes().to_vec()), ("IPv4 /24 prefix", b"203.0.113.".to_vec())],
+    );
+}
+
+#[test]
+fn client_ipv6_is_never_stored_or_logged() {
+    let mut server = Server::start();
+    traffic_from(&server, IPV6);
+    let db_needles: Vec<(&str, Vec<u8>)> = vec![
+        ("IPv6 as text", IPV6.as_bytes().to_vec()),
+        ("IPv6 /64 prefix as text", b"2001:db8:abcd:12".to_vec()),
+        ("IPv6 /64 prefix upper-case", b"2001:DB8:ABCD:12".to_vec()),
+        ("IPv6 expanded", b"2001:0db8:abcd:0012".to_vec()),
+        ("IPv6 as 16 raw bytes", IPV6_RAW.to_vec()),
+        ("IPv6 /64 as 8 raw bytes", IPV6_RAW[..8].to_vec()),
+        ("IPv6 as hex", hex(&IPV6_RAW[..8]).into_bytes()),
+    ];
+    assert_ip_absent(&server, &db_needles);
+    server.terminate();
+    assert_ip_absent(&server, &db_needles);
+    assert_ip_not_logged(
+        &server.log_bytes(),
+        &[
+            ("IPv6 /64 prefix as text", b"2001:db8:abcd:12".to_vec()),
+            ("IPv6 expanded", b"2001:0db8:abcd:0012".to_vec()),
+            ("IPv6 upper-case", b"2001:DB8:ABCD:12".to_vec()),
+        ],
+    );
+}
+
+#[test]
+fn forwarded_chain_entries_are_not_logged_either() {
+    let mut server = Server::start();
+    let chain = format!("198.51.100.231, {IPV4}");
+    traffic_from(&server, &chain);
+    assert_not_in_db(server.dir(), b"198.51.100.231", "first X-Forwarded-For entry");
+    assert_not_in_db(server.dir(), IPV4.as_bytes(), "client IPv4");
+    server.terminate();
+    let logs = server.log_bytes();
+    for needle in [&b"198.51.100.231"[..], IPV4.as_bytes()] {
+        assert!(
+            !contains_bytes(&logs, needle),
+            "{} found in polld output:\n{}",
+            String::from_utf8_lossy(needle),
+            String::from_utf8_lossy(&logs)
+        );
+    }
+}
+
+#[test]
+fn tcp_peer_address_is_not_stored() {
+    // Loopback is not trusted here, so the client IP is the TCP peer.
+    let server = Server::builder().trusted_proxy("10.255.255.255/32").start();
+    let poll = server.create_default();
+    server.get(&poll.path()).assert_status(200);
+    server.get_auth(&poll.results_path(), &poll.token).assert_status(200);
+    for _ in 0..10 {
+        server.request("POST", "/api/polls").json(&valid_poll_json()).send();
+    }
+    assert_not_in_db(server.dir(), b"127.0.0.1", "loopback peer address");
+    assert_not_in_db(server.dir(), b"::ffff:127", "mapped peer address");
+}
+
+#[test]
+fn schema_has_no_ip_or_timestamp_columns() {
+    let server = Server::start();
+    let poll = server.create_default();
+    server.record(&poll.id, &[Some(0), None]).unwrap();
+    let conn = server.sql();
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for t in ["polls", "translations", "responses", "option_tallies", "daily_tallies"] {
+        assert!(tables.iter().any(|x| x == t), "table {t} missing: {tables:?}");
+    }
+    let forbidden = [
+        "ip",
+        "addr",
+        "agent",
+        "client",
+        "remote",
+        "host",
+        "time",
+        "_at",
+        "cookie",
+        "session",
+        "fingerprint",
+        "referer",
+        "referrer",
+        "hour",
+        "minute",
+        "second",
+    ];
+    for table in &tables {
+        let cols: Vec<String> = conn
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for col in cols {
+            let lower = col.to_ascii_lowercase();
+            let bad = forbidden.iter().find(|f| {
+                if **f == "ip" {
+                    lower == "ip" || lower.starts_with("ip_") || lower.ends_with("_ip")
+                } else {
+                    lower.contains(*f)
+                }
+            });
+            assert!(bad.is_none(), "suspicious column {table}.{col}");
+        }
+    }
+    let resp_cols: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('responses')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut sorted = resp_cols.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["cast_on", "choices", "poll_id"], "responses must hold nothing but poll, day and choices");
+}
+
+// ===========================================================================
+// Dates with day precision
+// ===========================================================================
+
+/// Every value of every user table, as (table.column, value).
+fn all_values(conn: &rusqlite::Connection) -> Vec<(String, rusqlite::types::Value)> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut out = Vec::new();
+    for table in tables {
+        let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
+        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+        let mut rows = stmt.query([]).unwrap();
+        while let Some(row) = rows.next().unwrap() {
+            for (i, name) in names.iter().enumerate() {
+                let v: rusqlite::types::Value = row.get(i).unwrap();
+                out.push((format!("{table}.{name}"), v));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn stored_dates_are_days_only() {
+    let server = Server::start();
+    let poll = server.create_default();
+    server
+        .patch_json(&poll.id, &poll.token, &json!({"translations": {"de": valid_translation()}, "expiryDays": 90}))
+        .assert_status(200);
+    server.record(&poll.id, &[Some(0), Some(1)]).unwrap();
+    server.record(&poll.id, &[None, Some(0)]).unwrap();
+    server.patch_json(&poll.id, &poll.token, &json!({"closed": true})).assert_status(200);
+
+    let conn = server.sql();
+    let (created, expires): (String, String) = conn
+        .query_row("SELECT created_on, expires_on FROM polls WHERE id = ?1", [&poll.id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap();
+    assert_eq!(created, today());
+    assert_eq!(expires, date_from_today(90));
+    let cast: Vec<String> = conn
+        .prepare("SELECT cast_on FROM responses WHERE poll_id = ?1")
+        .unwrap()
+        .query_map([&poll.id], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(cast, [today(), today()]);
+    let days: Vec<(String, i64)> = conn
+        .prepare("SELECT day, responses FROM daily_tallies WHERE poll_id = ?1")
+        .unwrap()
+        .query_map([&poll.id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(days, [(today(), 2)]);
+
+    // Nothing anywhere carries a time of day or a timestamp.
+    for (col, v) in all_values(&conn) {
+        use rusqlite::types::Value as V;
+        match v {
+            V::Text(s) => {
+                if contains_ymd(&s) {
+                    assert!(is_ymd(&s), "{col} holds more than a date: {s:?}");
+                }
+                assert!(!contains_time_of_day(&s), "{col} holds a time: {s:?}");
+            }
+            V::Integer(n) => {
+                let n = n.unsigned_abs();
+                assert!(
+                    !(946_684_800..4_102_444_800).contains(&n)
+                        && !(946_684_800_000..4_102_444_800_000).contains(&n)
+                        && !(946_684_800_000_000..4_102_444_800_000_000).contains(&n),
+                    "{col} holds what looks like a timestamp: {n}"
+                );
+            }
+            V::Real(f) => {
+                assert!(
+                    !(2_400_000.0..2_500_000.0).contains(&f) && !(946_684_800.0..4_102_444_800.0).contains(&f),
+                    "{col} holds what looks like a julian day/timestamp: {f}"
+                );
+            }
+            V::Null | V::Blob(_) => {}
+        }
+    }
+}
+
+fn assert_json_days_only(v: &Value, what: &str) {
+    walk_strings(v, "", &mut |path, s| {
+        if contains_ymd(s) {
+            assert!(is_ymd(s), "{what}{path} holds more than a date: {s:?}");
+        }
+        assert!(!contains_time_of_day(s), "{what}{path} holds a time of day: {s:?}");
+    });
+    fn keys(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    out.push(k.clone());
+                    keys(x, out);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    keys(v, &mut all);
+    for k in all {
+        let l = k.to_ascii_lowercase();
+        assert!(!l.ends_with("at") || l == "format", "{what}: key {k} looks like a timestamp");
+        assert!(!l.contains("time"), "{what}: key {k} looks like a timestamp");
+    }
+}
+
+#[test]
+fn json_dates_are_days_only() {
+    let server = Server::start();
+    let poll = server.create_public();
+    server.record(&poll.id, &[Some(2), Some(1)]).unwrap();
+    let p = server.get(&poll.path()).json();
+    let r = server.get(&poll.results_path()).json();
+    let patched = server.patch_json(&poll.id, &poll.token, &json!({"expiryDays": 7})).json();
+    assert_json_days_only(&poll.body, "creation");
+    assert_json_days_only(&p, "poll");
+    assert_json_days_only(&r, "results");
+    assert_json_days_only(&patched, "patched poll");
+    assert!(is_ymd(poll.body["expiresOn"].as_str().unwrap()));
+    assert!(is_ymd(p["createdOn"].as_str().unwrap()));
+    assert!(is_ymd(p["expiresOn"].as_str().unwrap()));
+    assert!(is_ymd(patched["expiresOn"].as_str().unwrap()));
+    let day = r["responsesByDay"][0]["date"].as_str().unwrap();
+    assert!(is_ymd(day), "responsesByDay date {day:?}");
+}
+
+// ===========================================================================
+// Admin tokens
+// ===========================================================================
+
+#[test]
+fn token_is_stored_only_as_sha256() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let conn = server.sql();
+    let stored: Vec<u8> =
+        conn.query_row("SELECT token_sha256 FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    drop(conn);
+    let raw = base64url_decode(&poll.token).expect("token is base64url");
+    // Reading: "SHA-256 of the adminToken" is the hash of the token string;
+    // hashing the 32 decoded bytes is accepted as the same protection.
+    assert!(
+        stored == sha256(poll.token.as_bytes()) || stored == sha256(&raw),
+        "token_sha256 {} is not SHA-256 of the token",
+        hex(&stored)
+    );
+    assert_not_in_db(server.dir(), poll.token.as_bytes(), "admin token text");
+    assert_not_in_db(server.dir(), &raw, "admin token raw bytes");
+    assert_not_in_db(server.dir(), hex(&raw).as_bytes(), "admin token as hex");
+    assert_not_in_db(server.dir(), hex(&stored).as_bytes(), "token hash as hex text (should be a BLOB)");
+}
+
+#[test]
+fn tokens_are_never_logged() {
+    let mut server = Server::start();
+    let poll = server.create_default();
+    let other = server.create_default();
+    server.get_auth(&poll.results_path(), &poll.token).assert_status(200);
+    server.get_auth(&poll.results_path(), &other.token).assert_status(401);
+    server.patch_json(&poll.id, &other.token, &json!({"closed": true})).assert_status(401);
+    server.patch_json(&poll.id, &poll.token, &json!({"expiryDays": 1})).assert_status(422);
+    server.delete(&other.id, &other.token).assert_status(204);
+    server.terminate();
+    let logs = server.logs();
+    for token in [&poll.token, &other.token] {
+        assert!(!logs.contains(token.as_str()), "token in polld output:\n{logs}");
+    }
+    assert!(!logs.contains("Bearer "), "Authorization header logged:\n{logs}");
+}
+
+#[test]
+fn token_travels_only_in_the_url_fragment() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let b = &poll.body;
+    for key in ["shareUrl", "resultsUrl"] {
+        let url = b[key].as_str().unwrap();
+        assert!(!url.contains(&poll.token), "{key} carries the token: {url}");
+    }
+    let admin = b["adminUrl"].as_str().unwrap();
+    let (before, fragment) = admin.split_once('#').expect("adminUrl has a fragment");
+    assert_eq!(fragment, poll.token);
+    assert!(!before.contains(&poll.token) && !before.contains('?'), "{admin}");
+    let location =
+        server.post_json("/api/polls", &valid_poll_json()).header("location").unwrap_or_default().to_string();
+    assert!(!location.contains('?'), "Location {location}");
+    let public = server.get(&poll.path()).text();
+    assert!(!public.contains(&poll.token));
+}
+
+// ===========================================================================
+// Expiry
+// ===========================================================================
+
+fn set_expiry(server: &Server, id: &str, sql_date: &str) {
+    let n = server.exec_sql(&format!("UPDATE polls SET expires_on = {sql_date} WHERE id = ?1"), [id]);
+    assert_eq!(n, 1, "poll row not found");
+}
+
+#[test]
+fn poll_expiring_today_is_gone_at_once() {
+    let server = Server::start();
+    let poll = server.create_default();
+    server.record(&poll.id, &[Some(0), Some(0)]).unwrap();
+    server.get(&poll.path()).assert_status(200);
+    server.get_auth(&poll.results_path(), &poll.token).assert_status(200);
+
+    set_expiry(&server, &poll.id, "date('now')");
+
+    assert_problem(&server.get(&poll.path()), 404);
+    assert_problem(&server.get(&poll.results_path()), 404);
+    assert_problem(&server.get_auth(&poll.results_path(), &poll.token), 404);
+    assert_problem(&server.patch_json(&poll.id, &poll.token, &json!({"expiryDays": 730})), 404);
+    assert_problem(&server.delete(&poll.id, &poll.token), 404);
+    assert!(server.record(&poll.id, &[Some(1), Some(1)]).is_err(), "an expired poll accepted a response");
+    // The PATCH above must not have revived it.
+    let expires: String = server
+        .sql()
+        .query_row("SELECT expires_on FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0))
+        .unwrap_or_else(|_| today());
+    assert_eq!(expires, today());
+}
+
+#[test]
+fn poll_expired_yesterday_is_gone() {
+    let server = Server::start();
+    let poll = server.create_public();
+    set_expiry(&server, &poll.id, "date('now', '-1 day')");
+    assert_problem(&server.get(&poll.path()), 404);
+    assert_problem(&server.get(&poll.results_path()), 404);
+    assert_problem(&server.patch_json(&poll.id, &poll.token, &json!({"closed": true})), 404);
+    assert_problem(&server.delete(&poll.id, &poll.token), 404);
+}
+
+#[test]
+fn poll_expiring_tomorrow_is_still_visible() {
+    let server = Server::start();
+    let poll = server.create_public();
+    set_expiry(&server, &poll.id, "date('now', '+1 day')");
+    let p = server.get(&poll.path());
+    p.assert_status(200);
+    assert_eq!(p.json()["expiresOn"], date_from_today(1));
+    server.get(&poll.results_path()).assert_status(200);
+    server.record(&poll.id, &[Some(0), None]).unwrap();
+}
+
+// ===========================================================================
+// Hard delete
+// ===========================================================================
+
+#[test]
+fn delete_erases_every_byte_of_the_poll() {
+    let server = Server::start();
+    let title = unique_marker("Title");
+    let label = unique_marker("Label");
+    let opt_a = unique_marker("OptA");
+    let opt_b = unique_marker("OptB");
+    let tr_title = unique_marker("TrTitle");
+    let tr_opt = unique_marker("TrOpt");
+    let mut body = valid_poll_json();
+    body["title"] = json!(title);
+    body["questions"][0]["label"] = json!(label);
+    body["questions"][0]["options"] = json!([opt_a, opt_b, "Plain"]);
+    let poll = server.create_poll(&body);
+    let mut tr = valid_translation();
+    tr["title"] = json!(tr_title);
+    tr["questions"][1]["options"][0] = json!(tr_opt);
+    server.patch_json(&poll.id, &poll.token, &json!({"translations": {"fr": tr}})).assert_status(200);
+    server.record(&poll.id, &[Some(0), Some(1)]).unwrap();
+    server.record(&poll.id, &[Some(1), None]).unwrap();
+
+    let keep_title = unique_marker("Keep");
+    let keep = server.create_poll(&with(valid_poll_json(), "/title", json!(keep_title)));
+
+    let markers = [&title, &label, &opt_a, &opt_b, &tr_title, &tr_opt];
+    for m in markers {
+        assert_in_db(server.dir(), m.as_bytes(), "marker before delete");
+    }
+
+    server.delete(&poll.id, &poll.token).assert_status(204);
+
+    for m in markers {
+        assert_not_in_db(server.dir(), m.as_bytes(), "deleted poll text");
+    }
+    assert_not_in_db(server.dir(), &sha256(poll.token.as_bytes()), "deleted token hash");
+    let raw_token = base64url_decode(&poll.token).unwrap();
+    assert_not_in_db(server.dir(), &sha256(&raw_token), "deleted token hash");
+    assert_in_db(server.dir(), keep_title.as_bytes(), "other poll's title");
+
+    let conn = server.sql();
+    for table in ["translations", "responses", "option_tallies", "daily_tallies"] {
+        let n: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {table} WHERE poll_id = ?1"), [&poll.id], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 0, "{table} still has rows of the deleted poll");
+    }
+    let n: i64 = conn.query_row("SELECT count(*) FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    assert_eq!(n, 0, "polls row survived DELETE");
+    drop(conn);
+    server.get(&keep.path()).assert_status(200);
+}
+
+#[test]
+fn delete_erases_bytes_even_after_restart() {
+    let server = Server::start();
+    let title = unique_marker("Restart");
+    let poll = server.create_poll(&with(valid_poll_json(), "/title", json!(title)));
+    server.record(&poll.id, &[Some(2), Some(0)]).unwrap();
+    server.delete(&poll.id, &poll.token).assert_status(204);
+    let dir = server.into_dir();
+    assert_not_in_db(dir.path(), title.as_bytes(), "deleted title after shutdown");
+    let server = Server::builder().in_dir(dir).start();
+    assert_problem(&server.get(&poll.path()), 404);
+    assert_not_in_db(server.dir(), title.as_bytes(), "deleted title after restart");
+}
+
+// ===========================================================================
+// Responses and results
+// ===========================================================================
+
+fn three_question_poll(public: bool) -> Value {
+    json!({
+        "title": "Counting",
+        "lang": "fr",
+        "expiryDays": 7,
+        "resultsPublic": public,
+        "questions": [
+            {"type": "single", "label": "Q0", "options": ["A", "B", "C"]},
+            {"type": "single", "label": "Q1", "options": ["X", "Y"]},
+            {"type": "single", "label": "Q2", "options": ["P", "Q"]}
+        ]
+    })
+}
+
+fn option_stats(results: &Value, q: usize) -> Vec<(String, u64, f64)> {
+    results["questions"][q]["options"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no options for question {q} in {results}"))
+        .iter()
+        .map(|o| {
+            (o["label"].as_str().unwrap().to_string(), o["count"].as_u64().unwrap(), o["percent"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+fn approx(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn recorded_responses_are_counted() {
+    let server = Server::start();
+    let poll = server.create_poll(&three_question_poll(false));
+    server.record(&poll.id, &[Some(0), Some(1), None]).unwrap();
+    server.record(&poll.id, &[Some(0), None, None]).unwrap();
+    server.record(&poll.id, &[Some(2), Some(1), None]).unwrap();
+
+    let resp = server.get_auth(&poll.results_path(), &poll.token);
+    resp.assert_status(200);
+    let r = resp.json();
+    assert_eq!(r["id"], poll.id.as_str());
+    assert_eq!(r["status"], "open");
+    assert_eq!(r["totalResponses"], 3);
+    assert_eq!(r["responsesByDay"], json!([{"date": today(), "count": 3}]));
+    let qs = r["questions"].as_array().unwrap();
+    assert_eq!(qs.len(), 3);
+    assert_eq!(qs[0]["label"], "Q0");
+    assert_eq!(qs[0]["type"], "single");
+    assert_eq!(qs[0]["answered"], 3);
+    assert_eq!(qs[1]["answered"], 2);
+    assert_eq!(qs[2]["answered"], 0);
+
+    let expect = [
+        vec![("A", 2, 66.7), ("B", 0, 0.0), ("C", 1, 33.3)],
+        vec![("X", 0, 0.0), ("Y", 2, 100.0)],
+        vec![("P", 0, 0.0), ("Q", 0, 0.0)],
+    ];
+    for (q, exp) in expect.iter().enumerate() {
+        let got = option_stats(&r, q);
+        assert_eq!(got.len(), exp.len(), "question {q}: {got:?}");
+        for ((label, count, pct), (el, ec, ep)) in got.iter().zip(exp) {
+            assert_eq!(label, el, "question {q}");
+            assert_eq!(count, ec, "question {q} option {label}");
+            assert!(approx(*pct, *ep), "question {q} option {label}: {pct} != {ep}");
+        }
+    }
+
+    let conn = server.sql();
+    let total: i64 =
+        conn.query_row("SELECT total_responses FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    assert_eq!(total, 3);
+    let day: (String, i64) = conn
+        .query_row("SELECT day, responses FROM daily_tallies WHERE poll_id = ?1", [&poll.id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(day, (today(), 3));
+}
+
+#[test]
+fn percent_has_one_decimal() {
+    let server = Server::start();
+    let poll = server.create_poll(&three_question_poll(true));
+    let votes: [[Option<usize>; 3]; 7] = [
+        [Some(0), Some(0), Some(1)],
+        [Some(0), Some(1), None],
+        [Some(0), Some(1), None],
+        [Some(0), Some(1), None],
+        [Some(0), Some(1), None],
+        [Some(1), Some(1), None],
+        [Some(2), None, None],
+    ];
+    for v in &votes {
+        server.record(&poll.id, v).unwrap();
+    }
+    let r = server.get(&poll.results_path()).json();
+    assert_eq!(r["totalResponses"], 7);
+    let q0 = option_stats(&r, 0);
+    let q1 = option_stats(&r, 1);
+    let q2 = option_stats(&r, 2);
+    assert_eq!((q0[0].1, q0[1].1, q0[2].1), (5, 1, 1));
+    assert!(approx(q0[0].2, 71.4), "5/7 → {}", q0[0].2);
+    assert!(approx(q0[1].2, 14.3), "1/7 → {}", q0[1].2);
+    assert!(approx(q0[2].2, 14.3), "1/7 → {}", q0[2].2);
+    assert_eq!(r["questions"][1]["answered"], 6);
+    assert!(approx(q1[0].2, 16.7), "1/6 → {}", q1[0].2);
+    assert!(approx(q1[1].2, 83.3), "5/6 → {}", q1[1].2);
+    assert_eq!(r["questions"][2]["answered"], 1);
+    assert!(approx(q2[0].2, 0.0) && approx(q2[1].2, 100.0), "{q2:?}");
+}
+
+#[test]
+fn store_rejects_invalid_responses() {
+    let server = Server::start();
+    let poll = server.create_poll(&three_question_poll(true));
+    let bad: [&[Option<usize>]; 5] = [
+        &[Some(3), None, None],
+        &[None, Some(2), None],
+        &[Some(0), Some(0)],
+        &[Some(0), Some(0), Some(0), Some(0)],
+        &[],
+    ];
+    for choices in bad {
+        assert!(server.record(&poll.id, choices).is_err(), "accepted invalid choices {choices:?}");
+    }
+    assert!(server.record("AAAAAAAAAAAAAAAA", &[Some(0)]).is_err());
+    server.patch_json(&poll.id, &poll.token, &json!({"closed": true})).assert_status(200);
+    assert!(server.record(&poll.id, &[Some(0), Some(0), Some(0)]).is_err(), "a closed poll accepted a response");
+    let r = server.get(&poll.results_path()).json();
+    assert_eq!(r["totalResponses"], 0);
+    assert_eq!(r["responsesByDay"], json!([]));
+    server.patch_json(&poll.id, &poll.token, &json!({"closed": false})).assert_status(200);
+    server.record(&poll.id, &[Some(0), Some(0), Some(0)]).unwrap();
+    assert_eq!(server.get(&poll.results_path()).json()["totalResponses"], 1);
+}
+
+#[test]
+fn private_counts_do_not_leak_without_token() {
+    let server = Server::start();
+    let poll = server.create_poll(&three_question_poll(false));
+    for _ in 0..3 {
+        server.record(&poll.id, &[Some(1), Some(0), None]).unwrap();
+    }
+    let public = server.get(&poll.path());
+    public.assert_status(200);
+    let text = public.text();
+    for key in ["totalResponses", "\"count\"", "answered", "percent", "responsesByDay"] {
+        assert!(!text.contains(key), "public poll exposes {key}: {text}");
+    }
+    let denied = server.get(&poll.results_path());
+    assert_eq!(denied.status, 401, "{}", denied.describe());
+    let text = denied.text();
+    for key in ["totalResponses", "answered", "percent"] {
+        assert!(!text.contains(key), "401 body exposes {key}: {text}");
+    }
+}
