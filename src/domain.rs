@@ -664,10 +664,10 @@ impl Ballot {
             return Err(format!("a ballot must have {} answers", questions.len()));
         }
         for (i, (c, q)) in choices.iter().zip(questions).enumerate() {
-            if let Some(o) = c {
-                if *o >= q.options.len() {
-                    return Err(format!("question {} has no option {}", i + 1, o + 1));
-                }
+            if let Some(o) = c
+                && *o >= q.options.len()
+            {
+                return Err(format!("question {} has no option {}", i + 1, o + 1));
             }
         }
         if choices.iter().all(Option::is_none) {

@@ -67,7 +67,7 @@ pub enum Error {
 #[derive(Debug, Serialize)]
 pub struct Problem {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: String,
     pub title: &'static str,
     pub status: u16,
     pub detail: String,
@@ -175,24 +175,28 @@ impl Error {
     }
 }
 
-/// Problem type URIs: relative references into the API reference, stable
+/// Every problem code with its status, for the API reference. A unit test
+/// checks that each variant's code is listed.
+pub const PROBLEM_CODES: [(&str, u16); 13] = [
+    ("malformed-body", 400),
+    ("token-required", 401),
+    ("bad-authorization", 401),
+    ("invalid-token", 401),
+    ("not-found", 404),
+    ("method-not-allowed", 405),
+    ("poll-closed", 409),
+    ("body-too-large", 413),
+    ("unsupported-media-type", 415),
+    ("validation-failed", 422),
+    ("rate-limited", 429),
+    ("internal-error", 500),
+    ("unavailable", 503),
+];
+
+/// Problem type URIs are relative references into the API reference, stable
 /// across deployments (RFC 9457 section 3.1.1 allows relative URIs).
-fn problem_type(code: &'static str) -> &'static str {
-    match code {
-        "malformed-body" => "/api#problem-malformed-body",
-        "token-required" => "/api#problem-token-required",
-        "bad-authorization" => "/api#problem-bad-authorization",
-        "invalid-token" => "/api#problem-invalid-token",
-        "not-found" => "/api#problem-not-found",
-        "method-not-allowed" => "/api#problem-method-not-allowed",
-        "poll-closed" => "/api#problem-poll-closed",
-        "body-too-large" => "/api#problem-body-too-large",
-        "unsupported-media-type" => "/api#problem-unsupported-media-type",
-        "validation-failed" => "/api#problem-validation-failed",
-        "rate-limited" => "/api#problem-rate-limited",
-        "unavailable" => "/api#problem-unavailable",
-        _ => "/api#problem-internal-error",
-    }
+fn problem_type(code: &str) -> String {
+    format!("/api#problem-{code}")
 }
 
 impl From<rusqlite::Error> for Error {
@@ -226,3 +230,34 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_has_a_listed_code_and_status() {
+        let all = [
+            Error::Malformed("x".into()),
+            Error::Unauthorized(AuthFailure::Missing),
+            Error::Unauthorized(AuthFailure::Malformed),
+            Error::Unauthorized(AuthFailure::InvalidToken),
+            Error::NotFound,
+            Error::MethodNotAllowed(&["GET"]),
+            Error::Closed,
+            Error::TooLarge { limit: 1 },
+            Error::UnsupportedMediaType { accepted: &["application/json"] },
+            Error::Invalid(vec![FieldError::new("title", "must not be empty")]),
+            Error::RateLimited(RateLimited { limit: 1, window_secs: 3600, retry_after_secs: 5 }),
+            Error::internal(anyhow::anyhow!("secret internal detail")),
+            Error::Unavailable { reason: "Storage is full.", retry_after_secs: 1 },
+        ];
+        assert_eq!(all.len(), PROBLEM_CODES.len());
+        for e in &all {
+            assert!(PROBLEM_CODES.contains(&(e.code(), e.status())), "{} is not listed", e.code());
+            let p = e.to_problem();
+            assert_eq!(p.status, e.status());
+            assert!(!p.detail.contains("secret internal detail"));
+        }
+    }
+}

@@ -123,10 +123,10 @@ impl RateLimiter {
         let in_window = |t: &&Instant| since.is_none_or(|s| **t > s);
         let key_now = state.current.key(&group);
         let mut times: Vec<Instant> = Vec::new();
-        if let Some(prev) = &state.previous {
-            if let Some(v) = prev.hits.get(&prev.key(&group)) {
-                times.extend(v.iter().filter(in_window));
-            }
+        if let Some(prev) = &state.previous
+            && let Some(v) = prev.hits.get(&prev.key(&group))
+        {
+            times.extend(v.iter().filter(in_window));
         }
         if let Some(v) = state.current.hits.get(&key_now) {
             times.extend(v.iter().filter(in_window));

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::domain::{
     EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind, TITLE,
 };
+use crate::error::PROBLEM_CODES;
 use crate::secret::{POLL_ID_LEN, TOKEN_LEN};
 
 fn lang_schema(description: &str) -> Value {
@@ -388,4 +389,117 @@ fn schemas() -> Value {
             }
         }
     })
+}
+
+/// Renders the OpenAPI document as the Markdown reference in `docs/API.md`.
+/// A test keeps the committed file equal to this output.
+pub fn markdown(doc: &Value) -> String {
+    let mut out = String::new();
+    let info = &doc["info"];
+    out.push_str("# anonpoll API reference\n\n");
+    out.push_str("<!-- Generated from the OpenAPI document served at GET /api (src/schema.rs). Do not edit by hand:\n");
+    out.push_str(
+        "     run `UPDATE_DOCS=1 cargo test --lib api_reference_is_current` after changing the schema. -->\n\n",
+    );
+    out.push_str(info["description"].as_str().unwrap_or(""));
+    out.push_str("\n\n## Authentication\n\n");
+    if let Some(s) = doc["components"]["securitySchemes"]["adminToken"]["description"].as_str() {
+        out.push_str(&format!("`Authorization: Bearer <adminToken>`: {s}\n\n"));
+    }
+    out.push_str("## Endpoints\n");
+    if let Some(paths) = doc["paths"].as_object() {
+        for (path, item) in paths {
+            let Some(item) = item.as_object() else { continue };
+            for (method, op) in item {
+                if method == "parameters" {
+                    continue;
+                }
+                out.push_str(&format!("\n### `{} {}`\n\n", method.to_uppercase(), path));
+                if let Some(s) = op["summary"].as_str() {
+                    out.push_str(&format!("{s}\n\n"));
+                }
+                if let Some(s) = op["description"].as_str() {
+                    out.push_str(&format!("{s}\n\n"));
+                }
+                let auth = op["security"].as_array().map(|a| a.iter().any(|s| s.get("adminToken").is_some()));
+                let optional = op["security"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|s| s.as_object().is_some_and(|o| o.is_empty())));
+                match (auth, optional) {
+                    (Some(true), true) => out.push_str("Auth: Bearer token when the poll's results are private.\n\n"),
+                    (Some(true), false) => out.push_str("Auth: Bearer token of the poll.\n\n"),
+                    _ => out.push_str("Auth: none.\n\n"),
+                }
+                if let Some(content) = op["requestBody"]["content"].as_object() {
+                    for (media, body) in content {
+                        let schema = body["schema"]["$ref"].as_str().unwrap_or("").rsplit('/').next().unwrap_or("");
+                        out.push_str(&format!(
+                            "Request body: `{media}`, schema [`{schema}`](#{}).\n\n",
+                            schema.to_lowercase()
+                        ));
+                    }
+                }
+                out.push_str("| Status | Meaning |\n|---|---|\n");
+                if let Some(responses) = op["responses"].as_object() {
+                    for (status, r) in responses {
+                        out.push_str(&format!("| {status} | {} |\n", r["description"].as_str().unwrap_or("")));
+                    }
+                }
+            }
+        }
+    }
+    out.push_str("\n## Schemas\n");
+    if let Some(schemas) = doc["components"]["schemas"].as_object() {
+        for (name, schema) in schemas {
+            out.push_str(&format!("\n### {name}\n\n"));
+            if let Some(d) = schema["description"].as_str() {
+                out.push_str(&format!("{d}\n\n"));
+            }
+            out.push_str("```json\n");
+            out.push_str(&serde_json::to_string_pretty(schema).unwrap_or_default());
+            out.push_str("\n```\n");
+        }
+    }
+    out.push_str(
+        "\n## Problem types\n\nEvery error is `application/problem+json` (RFC 9457). The `type` member is one of:\n\n",
+    );
+    for (code, status) in PROBLEM_CODES {
+        out.push_str(&format!("- {status}: `/api#problem-{code}`\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "https://polls.example.org";
+
+    #[test]
+    fn document_bounds_come_from_the_domain_rules() {
+        let doc = openapi(BASE, 10);
+        let s = &doc["components"]["schemas"];
+        assert_eq!(s["NewPoll"]["properties"]["title"]["maxLength"], TITLE.max_chars);
+        assert_eq!(s["NewPoll"]["properties"]["questions"]["maxItems"], QUESTIONS.max);
+        assert_eq!(s["Question"]["properties"]["options"]["maxItems"], OPTIONS.max);
+        assert_eq!(s["Question"]["properties"]["options"]["minItems"], OPTIONS.min);
+        assert_eq!(s["Question"]["properties"]["label"]["maxLength"], LABEL.max_chars);
+        assert_eq!(s["NewPoll"]["properties"]["expiryDays"]["enum"], json!(EXPIRY_DAYS));
+        assert_eq!(s["NewPoll"]["properties"]["lang"]["enum"], json!(["en", "fr", "de", "it"]));
+        assert!(doc["info"]["x-example"]["request"].as_str().unwrap().starts_with("curl "));
+    }
+
+    #[test]
+    fn api_reference_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/API.md");
+        let fresh = markdown(&openapi("{base_url}", 10));
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(path, &fresh).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "docs/API.md is stale: run `UPDATE_DOCS=1 cargo test --lib api_reference_is_current`"
+        );
+    }
 }

@@ -270,7 +270,7 @@ fn all_values(conn: &rusqlite::Connection) -> Vec<(String, rusqlite::types::Valu
     let mut out = Vec::new();
     for table in tables {
         let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\"")).unwrap();
-        let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+        let names: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let mut rows = stmt.query([]).unwrap();
         while let Some(row) = rows.next().unwrap() {
             for (i, name) in names.iter().enumerate() {

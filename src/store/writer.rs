@@ -68,10 +68,10 @@ impl Drop for Inner {
     fn drop(&mut self) {
         // Closing the queue lets the thread finish what is queued and stop.
         drop(self.tx.take());
-        if let Some(t) = self.thread.take() {
-            if t.join().is_err() {
-                eprintln!("anonpoll: the writer thread panicked");
-            }
+        if let Some(t) = self.thread.take()
+            && t.join().is_err()
+        {
+            eprintln!("anonpoll: the writer thread panicked");
         }
     }
 }
