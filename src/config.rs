@@ -31,6 +31,11 @@ pub struct PolldArgs {
     #[arg(long, env = "POLL_WORKERS", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
 
+    /// Open connections beyond this are closed at once (keep it below the
+    /// process's open-file limit).
+    #[arg(long, env = "POLL_MAX_CONNECTIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+
     /// Poll creations allowed per client per rolling hour.
     #[arg(long, env = "POLL_CREATE_LIMIT", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub create_limit: u32,

@@ -20,7 +20,8 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     } else {
         TrustedProxies::new(args.trusted_proxies.clone())
     };
-    let config = ServerConfig { workers: usize::from(args.workers), trusted, max_body: MAX_JSON_BODY };
+    let mut config = ServerConfig::new(usize::from(args.workers), trusted, MAX_JSON_BODY);
+    config.max_connections = args.max_connections as usize;
     let server = Server::bind(&args.listen, config)?;
     let addr = server.local_addr();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));

@@ -49,6 +49,8 @@ pub enum Error {
     MethodNotAllowed(&'static [&'static str]),
     /// 409: the poll is closed (for actions that need an open poll).
     Closed,
+    /// 408: the client took too long to send its request.
+    RequestTimeout,
     /// 413
     TooLarge { limit: usize },
     /// 415: the body's media type is not one this endpoint takes.
@@ -86,6 +88,7 @@ impl Error {
             Error::Unauthorized(_) => 401,
             Error::NotFound => 404,
             Error::MethodNotAllowed(_) => 405,
+            Error::RequestTimeout => 408,
             Error::Closed => 409,
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
@@ -106,6 +109,7 @@ impl Error {
             Error::Unauthorized(AuthFailure::InvalidToken) => "invalid-token",
             Error::NotFound => "not-found",
             Error::MethodNotAllowed(_) => "method-not-allowed",
+            Error::RequestTimeout => "request-timeout",
             Error::Closed => "poll-closed",
             Error::TooLarge { .. } => "body-too-large",
             Error::UnsupportedMediaType { .. } => "unsupported-media-type",
@@ -122,6 +126,7 @@ impl Error {
             Error::Unauthorized(_) => "Unauthorized",
             Error::NotFound => "Not found",
             Error::MethodNotAllowed(_) => "Method not allowed",
+            Error::RequestTimeout => "Request timeout",
             Error::Closed => "Poll closed",
             Error::TooLarge { .. } => "Request body too large",
             Error::UnsupportedMediaType { .. } => "Unsupported media type",
@@ -145,6 +150,7 @@ impl Error {
             Error::Unauthorized(AuthFailure::InvalidToken) => "The token is not this poll's admin token.".into(),
             Error::NotFound => "No such poll or resource. Polls are erased when they expire or are deleted.".into(),
             Error::MethodNotAllowed(allowed) => format!("Allowed methods: {}.", allowed.join(", ")),
+            Error::RequestTimeout => "The request body did not arrive in time.".into(),
             Error::Closed => "The poll is closed and accepts no responses.".into(),
             Error::TooLarge { limit } => format!("The request body exceeds the limit of {limit} bytes."),
             Error::UnsupportedMediaType { accepted } => {
@@ -177,13 +183,14 @@ impl Error {
 
 /// Every problem code with its status, for the API reference. A unit test
 /// checks that each variant's code is listed.
-pub const PROBLEM_CODES: [(&str, u16); 13] = [
+pub const PROBLEM_CODES: [(&str, u16); 14] = [
     ("malformed-body", 400),
     ("token-required", 401),
     ("bad-authorization", 401),
     ("invalid-token", 401),
     ("not-found", 404),
     ("method-not-allowed", 405),
+    ("request-timeout", 408),
     ("poll-closed", 409),
     ("body-too-large", 413),
     ("unsupported-media-type", 415),
@@ -244,6 +251,7 @@ mod tests {
             Error::Unauthorized(AuthFailure::InvalidToken),
             Error::NotFound,
             Error::MethodNotAllowed(&["GET"]),
+            Error::RequestTimeout,
             Error::Closed,
             Error::TooLarge { limit: 1 },
             Error::UnsupportedMediaType { accepted: &["application/json"] },

@@ -2,25 +2,40 @@
 //! worker threads that turn each request into an [`http::Request`], call the
 //! handler, and write its [`http::Response`].
 //!
+//! Connections are served by hyper on a small tokio runtime: an idle or slow
+//! connection costs a few kilobytes and no thread, so no connection waits
+//! behind another (see docs/HTTP-LAYER.md for why tiny_http was replaced).
+//! Handlers stay plain synchronous functions: each runs on one of a fixed set
+//! of worker threads, each worker owning its state (e.g. a read connection).
+//!
 //! Promises:
-//! - a body is read only up to the limit; a declared or actual larger body is
-//!   handed to the handler as `Body::TooLarge` without being read whole;
+//! - request heads are bounded (size, count, and a read timeout); bodies are
+//!   read only up to the limit, within a timeout; a declared or actual larger
+//!   body is handed to the handler as `Body::TooLarge` without being read;
+//! - open connections are capped; work waiting for a worker is capped, and
+//!   past the cap the answer is 503 at once;
 //! - a panicking handler answers 500 and its worker carries on with a fresh
 //!   handler (and so fresh per-worker state);
 //! - every response carries the baseline security headers and never a cookie;
 //! - the client address is resolved once (see `client.rs`) and never logged;
-//! - on shutdown, workers finish the request in hand and stop.
-//!
-//! This is the only module that knows the HTTP implementation (tiny_http).
+//! - on shutdown, the listener closes, requests in flight are answered, idle
+//!   connections are closed, and the workers stop.
 
-use std::io::Read;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::{Notify, Semaphore, oneshot};
 
 use crate::client::{TrustedProxies, client_ip};
 use crate::error::Error;
@@ -37,40 +52,74 @@ const BASELINE_HEADERS: [(&str, &str); 5] = [
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
+    /// Threads running handlers.
     pub workers: usize,
     pub trusted: TrustedProxies,
+    /// Largest request body read.
     pub max_body: usize,
+    /// Open connections beyond this are closed at once.
+    pub max_connections: usize,
+    /// Time a client has to send a request head (also bounds idle keep-alive).
+    pub header_timeout: Duration,
+    /// Time a client has to send a request body.
+    pub body_timeout: Duration,
 }
 
-/// Stops a running server from any thread (e.g. a signal handler).
-#[derive(Clone)]
-pub struct Shutdown {
-    stop: Arc<AtomicBool>,
-    http: Arc<tiny_http::Server>,
-    workers: usize,
-}
-
-impl Shutdown {
-    pub fn trigger(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-        for _ in 0..self.workers {
-            self.http.unblock();
+impl ServerConfig {
+    pub fn new(workers: usize, trusted: TrustedProxies, max_body: usize) -> ServerConfig {
+        ServerConfig {
+            workers,
+            trusted,
+            max_body,
+            max_connections: 1000,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(20),
         }
     }
 }
 
+/// Largest request head (request line and headers) accepted; hyper answers
+/// 431 past it. hyper's minimum is 8 KiB.
+const MAX_HEAD: usize = 16 * 1024;
+
+/// Stops a running server from any thread (e.g. a signal handler).
+#[derive(Clone)]
+pub struct Shutdown {
+    notify: Arc<Notify>,
+}
+
+impl Shutdown {
+    pub fn trigger(&self) {
+        // notify_one keeps a permit if the server is not waiting yet.
+        self.notify.notify_one();
+    }
+}
+
 pub struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: std::net::TcpListener,
     addr: SocketAddr,
-    stop: Arc<AtomicBool>,
+    config: ServerConfig,
+    shutdown: Shutdown,
+}
+
+/// One request waiting for a worker.
+struct Job {
+    request: Request,
+    reply: oneshot::Sender<Response>,
+}
+
+/// What every connection task shares.
+struct Shared {
+    jobs: SyncSender<Job>,
     config: ServerConfig,
 }
 
 impl Server {
     pub fn bind(listen: &str, config: ServerConfig) -> anyhow::Result<Server> {
-        let http = tiny_http::Server::http(listen).map_err(|e| anyhow!("cannot listen on {listen}: {e}"))?;
-        let addr = http.server_addr().to_ip().with_context(|| format!("{listen} is not an IP address"))?;
-        Ok(Server { http: Arc::new(http), addr, stop: Arc::new(AtomicBool::new(false)), config })
+        let listener = std::net::TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        Ok(Server { listener, addr, config, shutdown: Shutdown { notify: Arc::new(Notify::new()) } })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -78,7 +127,7 @@ impl Server {
     }
 
     pub fn shutdown_handle(&self) -> Shutdown {
-        Shutdown { stop: self.stop.clone(), http: self.http.clone(), workers: self.config.workers.max(1) }
+        self.shutdown.clone()
     }
 
     /// Serves until [`Shutdown::trigger`]. `make_handler` is called once per
@@ -88,94 +137,183 @@ impl Server {
         F: Fn() -> anyhow::Result<H> + Send + Sync + 'static,
         H: FnMut(&Request) -> Response,
     {
+        let workers = self.config.workers.max(1);
+        let (jobs, queue) = sync_channel::<Job>(workers * 64);
+        let queue = Arc::new(Mutex::new(queue));
         let make_handler = Arc::new(make_handler);
-        let config = Arc::new(self.config.clone());
-        let mut threads = Vec::new();
-        for i in 0..self.config.workers.max(1) {
-            let http = self.http.clone();
-            let stop = self.stop.clone();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let mut threads = Vec::with_capacity(workers);
+        for i in 0..workers {
+            let queue = queue.clone();
             let make = make_handler.clone();
-            let config = config.clone();
+            let ready = ready_tx.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("anonpoll-worker-{i}"))
-                    .spawn(move || worker(&http, &stop, &config, &*make))?,
+                    .spawn(move || worker(&queue, &*make, &ready))?,
             );
         }
-        let mut failed = None;
+        drop(ready_tx);
+        // Refuse to serve at all if a worker cannot set up its state.
+        for _ in 0..workers {
+            ready_rx.recv().map_err(|_| anyhow!("a worker thread died while starting"))??;
+        }
+
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("anonpoll-io")
+            .enable_all()
+            .build()?;
+        let shared = Arc::new(Shared { jobs, config: self.config.clone() });
+        let served = runtime.block_on(accept_loop(self.listener, shared, self.shutdown.notify.clone()));
+        // Connections still open after the grace period are dropped here,
+        // which drops the last job senders and lets the workers finish.
+        runtime.shutdown_timeout(Duration::from_secs(1));
         for t in threads {
-            match t.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => failed = Some(e),
-                Err(_) => failed = Some(anyhow!("a worker thread panicked")),
+            if t.join().is_err() {
+                eprintln!("anonpoll: a worker thread panicked outside a request");
             }
         }
-        failed.map_or(Ok(()), Err)
+        served
     }
 }
 
-fn worker<F, H>(http: &tiny_http::Server, stop: &AtomicBool, config: &ServerConfig, make: &F) -> anyhow::Result<()>
+fn worker<F, H>(queue: &Mutex<Receiver<Job>>, make: &F, ready: &std::sync::mpsc::Sender<anyhow::Result<()>>)
 where
     F: Fn() -> anyhow::Result<H>,
     H: FnMut(&Request) -> Response,
 {
-    let mut handler = make()?;
-    while !stop.load(Ordering::SeqCst) {
-        let mut rq = match http.recv_timeout(Duration::from_millis(500)) {
-            Ok(Some(rq)) => rq,
-            Ok(None) => continue,
-            Err(_) => break,
-        };
-        let Some(request) = read_request(&mut rq, config) else {
-            continue;
-        };
-        let response = match catch_unwind(AssertUnwindSafe(|| handler(&request))) {
+    let mut handler = match make() {
+        Ok(h) => {
+            let _ = ready.send(Ok(()));
+            h
+        }
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    loop {
+        // The lock is held only while waiting for the next job.
+        let job = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok(job) = job else { return };
+        let response = match catch_unwind(AssertUnwindSafe(|| handler(&job.request))) {
             Ok(r) => r,
             Err(_) => {
                 // The panic message went to stderr through the default hook.
                 // Start over with fresh state, since the old may be half-changed.
-                handler = make()?;
+                match make() {
+                    Ok(h) => handler = h,
+                    Err(e) => eprintln!("anonpoll: cannot renew a worker after a panic: {e:#}"),
+                }
                 Response::from_error(&Error::internal(anyhow!("a request handler panicked")))
             }
         };
-        send(rq, response);
+        // A client that hung up needs no answer.
+        let _ = job.reply.send(response);
+    }
+}
+
+async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop: Arc<Notify>) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    let slots = Arc::new(Semaphore::new(shared.config.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(pair) => pair,
+                    Err(e) => {
+                        // Out of file descriptors or similar: back off, keep serving.
+                        eprintln!("anonpoll: accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(slot) = slots.clone().try_acquire_owned() else {
+                    drop(stream); // over the connection cap: close at once
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let header_timeout = shared.config.header_timeout;
+                let shared = shared.clone();
+                let service = service_fn(move |req| serve(req, peer, shared.clone()));
+                let conn = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    .max_buf_size(MAX_HEAD.max(8192))
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(stream), service);
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    // Connection errors are the client's business (resets,
+                    // timeouts, malformed heads, which hyper answers itself).
+                    let _ = conn.await;
+                    drop(slot);
+                });
+            }
+            () = stop.notified() => break,
+        }
+    }
+    drop(listener);
+    if tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await.is_err() {
+        eprintln!("anonpoll: some connections did not finish within 10 s of shutdown");
     }
     Ok(())
 }
 
-/// Builds the handler's request, reading at most `max_body` bytes of body.
-/// `None` if the client went away while sending the body.
-fn read_request(rq: &mut tiny_http::Request, config: &ServerConfig) -> Option<Request> {
-    let peer = rq.remote_addr().map_or(IpAddr::V4(Ipv4Addr::LOCALHOST), SocketAddr::ip);
-    let headers: Vec<(String, String)> = rq
+/// Reads one request (within bounds), hands it to a worker, returns its answer.
+async fn serve(
+    req: hyper::Request<Incoming>,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+) -> Result<hyper::Response<Full<Bytes>>, Infallible> {
+    let config = &shared.config;
+    let headers: Vec<(String, String)> = req
         .headers()
         .iter()
-        .map(|h| (h.field.as_str().as_str().to_ascii_lowercase(), h.value.as_str().to_owned()))
+        .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
         .collect();
     let forwarded: Vec<&str> =
         headers.iter().filter(|(n, _)| n == "x-forwarded-for").map(|(_, v)| v.as_str()).collect();
     let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
-    let client = client_ip(peer, forwarded.as_deref(), &config.trusted);
-    let (path, query) = match rq.url().split_once('?') {
-        Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
-        None => (rq.url().to_owned(), None),
-    };
-    let method = Method::parse(rq.method().as_str());
-    let body = if rq.body_length().is_some_and(|n| n > config.max_body) {
+    let client = client_ip(peer.ip(), forwarded.as_deref(), &config.trusted);
+    let method = Method::parse(req.method().as_str());
+    let path = req.uri().path().to_owned();
+    let query = req.uri().query().map(str::to_owned);
+    let declared: Option<u64> =
+        req.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
+    let body = if declared.is_some_and(|n| n > config.max_body as u64) {
+        // Not read at all; hyper closes the connection after the answer.
         Body::TooLarge { limit: config.max_body }
     } else {
-        let mut buf = Vec::new();
-        let limit = u64::try_from(config.max_body).unwrap_or(u64::MAX).saturating_add(1);
-        match rq.as_reader().take(limit).read_to_end(&mut buf) {
-            Ok(_) if buf.len() > config.max_body => Body::TooLarge { limit: config.max_body },
-            Ok(_) => Body::Bytes(buf),
-            Err(_) => return None,
+        let limited = Limited::new(req.into_body(), config.max_body);
+        match tokio::time::timeout(config.body_timeout, limited.collect()).await {
+            Ok(Ok(collected)) => Body::Bytes(collected.to_bytes().to_vec()),
+            Ok(Err(e)) if e.is::<LengthLimitError>() => Body::TooLarge { limit: config.max_body },
+            Ok(Err(_)) => {
+                return Ok(to_hyper(Response::from_error(&Error::Malformed("The body could not be read.".into()))));
+            }
+            Err(_) => return Ok(to_hyper(Response::from_error(&Error::RequestTimeout))),
         }
     };
-    Some(Request { method, path, query, headers, body, client })
+    let request = Request { method, path, query, headers, body, client };
+    let (reply, answer) = oneshot::channel();
+    let response = match shared.jobs.try_send(Job { request, reply }) {
+        Ok(()) => answer
+            .await
+            .unwrap_or_else(|_| Response::from_error(&Error::internal(anyhow!("a worker dropped a request")))),
+        Err(TrySendError::Full(_)) => {
+            Response::from_error(&Error::Unavailable { reason: "The server is busy.", retry_after_secs: 1 })
+        }
+        Err(TrySendError::Disconnected(_)) => {
+            Response::from_error(&Error::Unavailable { reason: "The server is stopping.", retry_after_secs: 5 })
+        }
+    };
+    Ok(to_hyper(response))
 }
 
-fn send(rq: tiny_http::Request, mut response: Response) {
+fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {
     for (name, value) in BASELINE_HEADERS {
         if response.header(name).is_none() {
             response.headers.push((name.to_owned(), value.to_owned()));
@@ -183,27 +321,22 @@ fn send(rq: tiny_http::Request, mut response: Response) {
     }
     // Defence in depth: no code path sets a cookie, and none may slip through.
     response.headers.retain(|(n, _)| !n.eq_ignore_ascii_case("set-cookie"));
-    let headers: Vec<tiny_http::Header> = response
-        .headers
-        .iter()
-        .filter_map(|(n, v)| tiny_http::Header::from_bytes(n.as_bytes(), v.as_bytes()).ok())
-        .collect();
-    let len = response.body.len();
-    let reply = tiny_http::Response::new(
-        tiny_http::StatusCode(response.status),
-        headers,
-        std::io::Cursor::new(response.body),
-        Some(len),
-        None,
-    );
-    // A client that hung up needs no answer.
-    let _ = rq.respond(reply);
+    let mut builder = hyper::Response::builder().status(response.status);
+    for (name, value) in &response.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    builder.body(Full::new(Bytes::from(response.body))).unwrap_or_else(|e| {
+        eprintln!("anonpoll: could not build a response: {e}");
+        let mut r = hyper::Response::new(Full::new(Bytes::new()));
+        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        r
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
+    use std::io::{Read, Write};
     use std::net::TcpStream;
 
     fn get(addr: SocketAddr, path: &str) -> String {
@@ -217,7 +350,7 @@ mod tests {
 
     #[test]
     fn a_panicking_handler_answers_500_and_the_server_keeps_serving() {
-        let config = ServerConfig { workers: 1, trusted: TrustedProxies::loopback(), max_body: 1024 };
+        let config = ServerConfig::new(1, TrustedProxies::loopback(), 1024);
         let server = Server::bind("127.0.0.1:0", config).unwrap();
         let addr = server.local_addr();
         let stop = server.shutdown_handle();
@@ -239,9 +372,17 @@ mod tests {
         for _ in 0..3 {
             let ok = get(addr, "/ok");
             assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-            assert!(ok.contains("X-Content-Type-Options: nosniff"), "{ok}");
+            assert!(ok.to_ascii_lowercase().contains("x-content-type-options: nosniff"), "{ok}");
         }
         stop.trigger();
         t.join().unwrap().unwrap();
+    }
+
+    #[test]
+    fn a_worker_that_cannot_start_stops_the_server_at_once() {
+        let server = Server::bind("127.0.0.1:0", ServerConfig::new(2, TrustedProxies::loopback(), 1024)).unwrap();
+        let err =
+            server.run(|| -> anyhow::Result<fn(&Request) -> Response> { Err(anyhow!("no database")) }).unwrap_err();
+        assert!(err.to_string().contains("no database"), "{err}");
     }
 }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, params};
 
 use crate::day::Day;
 use crate::domain::{Ballot, NewPoll, PollPatch};
@@ -165,3 +165,62 @@ fn ballot(questions: &[crate::domain::Question], choices: Vec<Option<usize>>) ->
 
 #[cfg(test)]
 mod tests;
+
+/// Operator-level figures: nothing about any single poll.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub live_polls: u64,
+    pub expired_polls: u64,
+    pub responses: u64,
+    pub database_bytes: u64,
+}
+
+/// What `pollctl check` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Health {
+    pub integrity: String,
+    pub schema_version: i64,
+    pub binary_schema_version: i64,
+}
+
+impl Store {
+    pub fn stats(&self, today: Day) -> anyhow::Result<Stats> {
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let count = |sql: &str| -> anyhow::Result<u64> {
+            let n: i64 = conn.query_row(sql, params![today.to_string()], |r| r.get(0))?;
+            Ok(u64::try_from(n)?)
+        };
+        let live = count("SELECT count(*) FROM polls WHERE expires_on > ?1")?;
+        let expired = count("SELECT count(*) FROM polls WHERE expires_on <= ?1")?;
+        let responses: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0))?;
+        let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        Ok(Stats {
+            live_polls: live,
+            expired_polls: expired,
+            responses: u64::try_from(responses)?,
+            database_bytes: u64::try_from(pages * page_size)?,
+        })
+    }
+
+    /// Writes a consistent, compacted copy of the live database to `target`
+    /// (which must not exist), while the service keeps running.
+    pub fn backup(&self, target: &Path) -> anyhow::Result<()> {
+        if target.exists() {
+            bail!("{} already exists; refusing to overwrite it", target.display());
+        }
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let target = target.to_str().context("the backup path must be valid UTF-8")?;
+        conn.execute("VACUUM INTO ?1", params![target])?;
+        Ok(())
+    }
+
+    /// `PRAGMA integrity_check` and the schema version.
+    pub fn health(&self) -> anyhow::Result<Health> {
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let mut stmt = conn.prepare("PRAGMA integrity_check")?;
+        let lines: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        Ok(Health { integrity: lines.join("\n"), schema_version: version, binary_schema_version: SCHEMA_VERSION })
+    }
+}
