@@ -38,10 +38,37 @@ impl App {
         Ok(App { store, limiter, base_url, api_doc })
     }
 
+    /// Creates a poll for `client`, within the shared creation limit. Used by
+    /// the JSON API and the web form alike, so both obey the same limit.
+    pub fn create_poll(
+        &self,
+        reader: &mut Reader,
+        client: std::net::IpAddr,
+        poll: &NewPoll,
+        today: Day,
+    ) -> Result<Created, Error> {
+        let quota = self.limiter.try_acquire(client).map_err(Error::RateLimited)?;
+        let id = PollId::generate()?;
+        let token = AdminToken::generate()?;
+        if let Err(e) = self.store.create_poll(&id, &token.hash(), poll, today) {
+            self.limiter.refund(client);
+            return Err(e);
+        }
+        let poll = reader.poll(&id, today)?.ok_or_else(|| Error::internal(anyhow::anyhow!("new poll vanished")))?;
+        Ok(Created { poll, token, quota })
+    }
+
     /// A per-worker handler with its own read connection.
     pub fn worker(self: &Arc<App>) -> anyhow::Result<Worker> {
         Ok(Worker { app: self.clone(), reader: self.store.reader()? })
     }
+}
+
+/// A poll just created, with the token to show once.
+pub struct Created {
+    pub poll: Poll,
+    pub token: AdminToken,
+    pub quota: crate::ratelimit::Quota,
 }
 
 pub struct Worker {
@@ -139,27 +166,20 @@ impl Worker {
     fn create(&mut self, req: &Request, today: Day) -> Result<Response, Error> {
         let body = json_body(req, JSON)?;
         let poll = NewPoll::from_json(&body).map_err(Error::Invalid)?;
-        let quota = self.app.limiter.try_acquire(req.client).map_err(Error::RateLimited)?;
-        let id = PollId::generate()?;
-        let token = AdminToken::generate()?;
-        if let Err(e) = self.app.store.create_poll(&id, &token.hash(), &poll, today) {
-            self.app.limiter.refund(req.client);
-            return Err(e);
-        }
-        let stored =
-            self.reader.poll(&id, today)?.ok_or_else(|| Error::internal(anyhow::anyhow!("new poll vanished")))?;
+        let created = self.app.create_poll(&mut self.reader, req.client, &poll, today)?;
         let base = &self.app.base_url;
+        let id = &created.poll.id;
         let body = json!({
             "id": id.as_str(),
-            "adminToken": token.expose(),
+            "adminToken": created.token.expose(),
             "shareUrl": format!("{base}/p/{id}"),
-            "adminUrl": format!("{base}/p/{id}/admin#{}", token.expose()),
+            "adminUrl": format!("{base}/p/{id}/admin#{}", created.token.expose()),
             "resultsUrl": format!("{base}/p/{id}/results"),
-            "expiresOn": stored.expires_on.to_string(),
-            "poll": poll_json(&stored, base),
+            "expiresOn": created.poll.expires_on.to_string(),
+            "poll": poll_json(&created.poll, base),
         });
         let mut r = Response::json(201, &body).with_header("Location", format!("/api/polls/{id}"));
-        for (name, value) in quota.headers() {
+        for (name, value) in created.quota.headers() {
             r = r.with_header(name, value);
         }
         Ok(r)

@@ -35,8 +35,15 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     eprintln!("polld: database {}, base URL {}", args.db.display(), app.base_url);
     let handler_app = app.clone();
     server.run(move || {
-        let mut worker = handler_app.worker()?;
-        Ok(move |req: &crate::http::Request| worker.handle(req))
+        let mut api = handler_app.worker()?;
+        Ok(move |req: &crate::http::Request| {
+            if crate::api::Worker::owns(&req.path) {
+                api.handle(req)
+            } else {
+                // The web interface (pages, static files) is not built yet.
+                crate::http::Response::from_error(&crate::error::Error::NotFound)
+            }
+        })
     })?;
     drop(app); // closes the store: the writer commits what is queued and stops
     eprintln!("polld: stopped");
