@@ -200,6 +200,12 @@ impl Worker {
 /// Checks the Bearer token against the poll's stored hash (constant time).
 fn authorize(req: &Request, poll: &Poll) -> Result<(), Error> {
     let token = req.bearer().map_err(Error::Unauthorized)?;
+    check_token(poll, token)
+}
+
+/// Checks a presented admin token (from a header, a form or the CLI) against
+/// the poll's stored hash, in constant time.
+pub fn check_token(poll: &Poll, token: &str) -> Result<(), Error> {
     if poll.token_hash.matches(token) { Ok(()) } else { Err(Error::Unauthorized(AuthFailure::InvalidToken)) }
 }
 
