@@ -1,18 +1,36 @@
 //! `pollctl`: operator commands over the SQLite file, for cron and for people.
 //!
-//! Exit codes: 0 success, 1 runtime failure (I/O, database), 2 usage error
-//! (clap), 3 refused (unknown poll, wrong token).
+//! Operator commands (`sweep`, `stats`, `backup`, `check`) need no token and
+//! say nothing about any single poll. Everything about one poll needs that
+//! poll's admin token, exactly as the API does: running the service gives no
+//! right to read or change someone's poll.
+//!
+//! Exit codes: 0 success; 1 runtime failure (I/O, database); 2 usage error;
+//! 3 no such poll (unknown, expired or erased); 4 missing or wrong admin
+//! token; 5 invalid input (the change was refused, nothing was written).
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use anyhow::{Context, anyhow};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
 
+use crate::api::{check_token, poll_json, results_json};
 use crate::day::Day;
+use crate::domain::{Poll, PollPatch};
+use crate::error::{AuthFailure, Error};
+use crate::secret::PollId;
 use crate::store::Store;
 
 #[derive(Debug, Parser)]
-#[command(name = "pollctl", version, about = "Operate an anonpoll database: sweeps, checks and admin actions.")]
+#[command(
+    name = "pollctl",
+    version,
+    about = "Operate an anonpoll database: expiry sweeps, checks, backups and token-authorised admin actions.",
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 no such poll, 4 missing or wrong token, 5 invalid input."
+)]
 pub struct Cli {
     /// SQLite database file (the same one polld uses).
     #[arg(long, env = "POLL_DB", default_value = "./data/anonpoll.sqlite3", global = true)]
@@ -22,18 +40,143 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Public base URL used in links printed by `show` (like polld's).
+    #[arg(long, env = "POLL_BASE_URL", default_value = "", global = true)]
+    pub base_url: String,
+
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Where the admin token comes from: never required on the command line, so
+/// it need not sit in shell history.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// The poll's admin token.
+    /// (Tokens and ids may start with '-'; they are still taken as values.)
+    #[arg(long, env = "POLL_ADMIN_TOKEN", hide_env_values = true, allow_hyphen_values = true)]
+    pub token: Option<String>,
+
+    /// A file whose first line is the poll's admin token.
+    #[arg(long, conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ExportFormat {
+    Json,
+    Csv,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Erase every poll whose expiry day has come (with its responses and
-    /// language versions), then truncate the WAL. Meant for hourly cron.
+    /// language versions), then truncate the WAL. Meant for hourly cron; safe
+    /// while polld runs.
     Sweep {
         /// Sweep as if today were this day (YYYY-MM-DD).
         #[arg(long, value_parser = parse_day)]
         as_of: Option<Day>,
+    },
+    /// Counts of polls and responses and the database size (nothing about any single poll).
+    Stats,
+    /// Write a consistent, compacted copy of the live database (VACUUM INTO).
+    Backup {
+        /// The copy to create; must not exist.
+        file: PathBuf,
+    },
+    /// Run SQLite's integrity check and report the schema version.
+    Check,
+    /// Print a poll as the API shows it.
+    Show {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Print a poll's results as the API shows them.
+    Results {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Export a poll's results: JSON identical to the API's, or CSV per option.
+    Export {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[arg(long, value_enum, default_value = "json")]
+        format: ExportFormat,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Close a poll: it accepts no more responses.
+    Close {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Reopen a closed poll.
+    Reopen {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Set a poll's lifetime to DAYS from today (7, 30, 90, 365 or 730).
+    Expiry {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        days: i64,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Set or remove a language version of a poll.
+    Translation {
+        #[command(subcommand)]
+        action: TranslationAction,
+    },
+    /// Erase a poll and all its responses, for good.
+    Delete {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TranslationAction {
+    /// Set the language version LANG from a JSON file shaped like the API's
+    /// LanguageVersion: {"title": ..., "questions": [{"label": ..., "options": [...]}]}.
+    Set {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        lang: String,
+        file: PathBuf,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// Remove the language version LANG.
+    Remove {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        lang: String,
+        #[command(flatten)]
+        auth: TokenArgs,
     },
 }
 
@@ -41,31 +184,266 @@ fn parse_day(s: &str) -> Result<Day, String> {
     Day::parse(s).ok_or_else(|| format!("'{s}' is not a day in the form YYYY-MM-DD"))
 }
 
+/// A failure with its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Failure {
+        Failure { code: 1, message: format!("{e:#}") }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        let code = match &e {
+            Error::NotFound => 3,
+            Error::Unauthorized(_) => 4,
+            Error::Invalid(_) | Error::Malformed(_) => 5,
+            _ => 1,
+        };
+        let message = match &e {
+            Error::NotFound => "no such poll (unknown, expired or erased)".to_owned(),
+            Error::Unauthorized(AuthFailure::Missing) => {
+                "this command needs the poll's admin token: --token, --token-file or POLL_ADMIN_TOKEN".to_owned()
+            }
+            Error::Unauthorized(_) => "the token is not this poll's admin token; nothing was changed".to_owned(),
+            Error::Invalid(errors) => {
+                let lines: Vec<String> = errors.iter().map(|f| format!("  {}: {}", f.field, f.message)).collect();
+                format!("invalid input; nothing was changed:\n{}", lines.join("\n"))
+            }
+            other => other.to_string(),
+        };
+        Failure { code, message }
+    }
+}
+
 pub fn run(cli: Cli) -> ExitCode {
     match execute(&cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("pollctl: {e:#}");
-            ExitCode::from(1)
+        Err(f) => {
+            eprintln!("pollctl: {}", f.message);
+            ExitCode::from(f.code)
         }
     }
 }
 
-fn execute(cli: &Cli) -> anyhow::Result<()> {
+fn print(cli: &Cli, value: &Value, text: impl FnOnce() -> String) {
+    if cli.json {
+        println!("{value}");
+    } else {
+        println!("{}", text());
+    }
+}
+
+fn execute(cli: &Cli) -> Result<(), Failure> {
     if !cli.db.exists() {
-        anyhow::bail!("no database at {}", cli.db.display());
+        return Err(anyhow!("no database at {}", cli.db.display()).into());
     }
     let store = Store::open(&cli.db)?;
+    let today = Day::today();
     match &cli.command {
         Command::Sweep { as_of } => {
-            let as_of = as_of.unwrap_or_else(Day::today);
-            let report = store.sweep(as_of).map_err(|e| anyhow::anyhow!("{e}"))?;
-            if cli.json {
-                println!("{}", serde_json::json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased}));
-            } else {
-                println!("erased {} expired poll(s) as of {as_of}", report.polls_erased);
+            let as_of = as_of.unwrap_or(today);
+            let report = store.sweep(as_of)?;
+            let v = json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased});
+            print(cli, &v, || format!("erased {} expired poll(s) as of {as_of}", report.polls_erased));
+        }
+        Command::Stats => {
+            let s = store.stats(today)?;
+            let v = json!({
+                "livePolls": s.live_polls, "expiredPolls": s.expired_polls,
+                "responses": s.responses, "databaseBytes": s.database_bytes,
+            });
+            print(cli, &v, || {
+                format!(
+                    "polls: {} live, {} expired awaiting sweep\nresponses: {}\ndatabase: {} bytes",
+                    s.live_polls, s.expired_polls, s.responses, s.database_bytes
+                )
+            });
+        }
+        Command::Backup { file } => {
+            store.backup(file)?;
+            let v = json!({"backup": file.display().to_string()});
+            print(cli, &v, || format!("backup written to {}", file.display()));
+        }
+        Command::Check => {
+            let h = store.health()?;
+            let ok = h.integrity == "ok" && h.schema_version == h.binary_schema_version;
+            let v = json!({"integrity": h.integrity, "schemaVersion": h.schema_version,
+                "expectedSchemaVersion": h.binary_schema_version, "ok": ok});
+            print(cli, &v, || {
+                format!(
+                    "integrity: {}\nschema version: {} (this pollctl: {})",
+                    h.integrity, h.schema_version, h.binary_schema_version
+                )
+            });
+            if !ok {
+                return Err(anyhow!("the database is not healthy").into());
             }
+        }
+        Command::Show { id, auth } => {
+            let poll = authorized(&store, id, auth, today)?;
+            let v = poll_json(&poll, cli.base_url.trim_end_matches('/'));
+            print(cli, &v, || describe(&poll));
+        }
+        Command::Results { id, auth } => {
+            let poll = authorized(&store, id, auth, today)?;
+            let v = results_json(&poll, &store.reader()?.tallies(&poll)?);
+            print(cli, &v, || serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+        Command::Export { id, format, output, auth } => {
+            let poll = authorized(&store, id, auth, today)?;
+            let results = results_json(&poll, &store.reader()?.tallies(&poll)?);
+            let bytes = match format {
+                ExportFormat::Json => {
+                    let mut b = serde_json::to_vec_pretty(&results).map_err(anyhow::Error::from)?;
+                    b.push(b'\n');
+                    b
+                }
+                ExportFormat::Csv => csv_export(&results)?,
+            };
+            write_output(output.as_deref(), &bytes)?;
+        }
+        Command::Close { id, auth } => change(cli, &store, id, auth, json!({"closed": true}), today)?,
+        Command::Reopen { id, auth } => change(cli, &store, id, auth, json!({"closed": false}), today)?,
+        Command::Expiry { id, days, auth } => change(cli, &store, id, auth, json!({"expiryDays": days}), today)?,
+        Command::Translation { action: TranslationAction::Set { id, lang, file, auth } } => {
+            let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+            let version: Value = serde_json::from_str(&text)
+                .map_err(|e| Error::Malformed(format!("{} is not valid JSON: {e}", file.display())))?;
+            change(cli, &store, id, auth, json!({"translations": {lang: version}}), today)?;
+        }
+        Command::Translation { action: TranslationAction::Remove { id, lang, auth } } => {
+            change(cli, &store, id, auth, json!({"translations": {lang: null}}), today)?;
+        }
+        Command::Delete { id, auth } => {
+            let poll = authorized(&store, id, auth, today)?;
+            store.delete_poll(&poll.id)?;
+            let v = json!({"deleted": poll.id.as_str()});
+            print(cli, &v, || format!("poll {} and all its responses erased", poll.id));
         }
     }
     Ok(())
+}
+
+/// The token from --token / POLL_ADMIN_TOKEN or the first line of --token-file.
+fn token(auth: &TokenArgs) -> Result<String, Failure> {
+    if let Some(t) = &auth.token {
+        return Ok(t.trim().to_owned());
+    }
+    if let Some(path) = &auth.token_file {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        return Ok(text.lines().next().unwrap_or("").trim().to_owned());
+    }
+    Err(Error::Unauthorized(AuthFailure::Missing).into())
+}
+
+/// The live poll `id`, once its admin token has been checked.
+fn authorized(store: &Store, id: &str, auth: &TokenArgs, today: Day) -> Result<Poll, Failure> {
+    let token = token(auth)?;
+    let id = PollId::parse(id).ok_or(Error::NotFound)?;
+    let poll = store.reader()?.poll(&id, today)?.ok_or(Error::NotFound)?;
+    check_token(&poll, &token)?;
+    Ok(poll)
+}
+
+/// Applies a PATCH-shaped change with the API's own validation.
+fn change(cli: &Cli, store: &Store, id: &str, auth: &TokenArgs, body: Value, today: Day) -> Result<(), Failure> {
+    let poll = authorized(store, id, auth, today)?;
+    let patch = PollPatch::from_json(&body).map_err(Error::Invalid)?;
+    patch.check_against(&poll.shape()).map_err(Error::Invalid)?;
+    store.patch_poll(&poll.id, &patch, today)?;
+    let updated = store.reader()?.poll(&poll.id, today)?.ok_or(Error::NotFound)?;
+    let v = poll_json(&updated, cli.base_url.trim_end_matches('/'));
+    print(cli, &v, || describe(&updated));
+    Ok(())
+}
+
+fn describe(poll: &Poll) -> String {
+    let langs: Vec<&str> = poll.translations.keys().map(|l| l.code()).collect();
+    let mut out = format!(
+        "poll {}: {}\nlanguage: {}{}\nstatus: {}\nresults: {}\ncreated on {}, erased on {}\n",
+        poll.id,
+        poll.title,
+        poll.lang.code(),
+        if langs.is_empty() { String::new() } else { format!(" (also {})", langs.join(", ")) },
+        crate::api::status(poll),
+        if poll.results_public { "public" } else { "private" },
+        poll.created_on,
+        poll.expires_on,
+    );
+    for (i, q) in poll.questions.iter().enumerate() {
+        out.push_str(&format!("{}. {}\n", i + 1, q.label));
+        for o in &q.options {
+            out.push_str(&format!("   - {o}\n"));
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// A spreadsheet cell that starts like a formula is prefixed with `'` so a
+/// poll's text can never run as a formula when the export is opened.
+fn cell(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_owned() }
+}
+
+/// CSV: one row per option, with the question, the option, its count and
+/// percent of the question's answers.
+fn csv_export(results: &Value) -> Result<Vec<u8>, Failure> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_err = |e: csv::Error| Failure::from(anyhow::Error::from(e));
+    w.write_record(["question_number", "question", "answered", "option", "count", "percent"]).map_err(csv_err)?;
+    for (i, q) in results["questions"].as_array().into_iter().flatten().enumerate() {
+        let label = cell(q["label"].as_str().unwrap_or(""));
+        let answered = q["answered"].to_string();
+        for o in q["options"].as_array().into_iter().flatten() {
+            w.write_record([
+                (i + 1).to_string(),
+                label.clone(),
+                answered.clone(),
+                cell(o["label"].as_str().unwrap_or("")),
+                o["count"].to_string(),
+                o["percent"].to_string(),
+            ])
+            .map_err(csv_err)?;
+        }
+    }
+    w.into_inner().map_err(|e| Failure::from(anyhow!("CSV export failed: {e}")))
+}
+
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), Failure> {
+    match path {
+        Some(p) => std::fs::write(p, bytes).with_context(|| format!("cannot write {}", p.display()))?,
+        None => std::io::stdout().write_all(bytes).context("cannot write to standard output")?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_tokens_may_start_with_a_hyphen() {
+        // Both are base64url, so a leading '-' happens to one in 64.
+        let cli = Cli::try_parse_from(["pollctl", "close", "-bcdefghijklmnop", "--token", "-secret"]).unwrap();
+        match cli.command {
+            Command::Close { id, auth } => {
+                assert_eq!(id, "-bcdefghijklmnop");
+                assert_eq!(auth.token.as_deref(), Some("-secret"));
+            }
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn formula_like_cells_are_defused() {
+        assert_eq!(cell("=SUM(A1)"), "'=SUM(A1)");
+        assert_eq!(cell("@cmd"), "'@cmd");
+        assert_eq!(cell("Pizza"), "Pizza");
+    }
 }

@@ -1,0 +1,351 @@
+//! `pollctl` as a process, against a database that a real polld is serving:
+//! the sweep, the operator commands and every token-authorised admin verb.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::*;
+use serde_json::{Value, json};
+
+fn pollctl(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pollctl"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("POLL_ADMIN_TOKEN")
+        .output()
+        .expect("run pollctl")
+}
+
+fn pollctl_env(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_pollctl"));
+    cmd.arg("--db").arg(db).args(args).env_remove("POLL_ADMIN_TOKEN");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run pollctl")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().expect("pollctl exited by a signal")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ok_json(out: &Output) -> Value {
+    assert_eq!(code(out), 0, "pollctl failed: {}{}", stdout(out), stderr(out));
+    serde_json::from_str(stdout(out).trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(out)))
+}
+
+fn titled(title: &str, days: u32) -> Value {
+    let mut body = valid_poll_json();
+    body["title"] = json!(title);
+    body["expiryDays"] = json!(days);
+    body
+}
+
+#[test]
+fn sweep_erases_polls_from_their_expiry_day_and_leaves_no_byte() {
+    let server = Server::start();
+    let db = server.db_path();
+    let short = server.create_poll(&titled("Sweep marker short-lived poll", 7));
+    let long = server.create_poll(&titled("Sweep marker long-lived poll", 30));
+    server.record(&short.id, &[Some(0), Some(1)]).unwrap();
+
+    // The day before expiry: nothing to erase.
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--as-of", &date_from_today(6)]));
+    assert_eq!(v["pollsErased"], 0);
+    server.get(&short.path()).assert_status(200);
+
+    // On the expiry day itself the 7-day poll goes, with every byte of it.
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--as-of", &date_from_today(7)]));
+    assert_eq!(v["pollsErased"], 1);
+    assert_eq!(v["asOf"], date_from_today(7));
+    server.get(&short.path()).assert_status(404);
+    server.get(&long.path()).assert_status(200);
+    assert_not_in_db(server.dir(), b"Sweep marker short-lived poll", "swept poll's title");
+    assert_in_db(server.dir(), b"Sweep marker long-lived poll", "the live poll's title");
+
+    // Text output for people; a second run finds nothing.
+    let out = pollctl(&db, &["sweep", "--as-of", &date_from_today(7)]);
+    assert_eq!(code(&out), 0);
+    assert!(stdout(&out).contains("erased 0 expired poll(s)"), "{}", stdout(&out));
+}
+
+#[test]
+fn two_sweeps_at_once_while_polld_serves_both_succeed() {
+    let server = Server::start();
+    let db = server.db_path();
+    let n = 12;
+    for i in 0..n {
+        let resp = server.create_from(&format!("198.51.100.{i}"), &titled(&format!("Concurrent sweep {i}"), 7));
+        assert_eq!(resp.status, 201, "{}", resp.describe());
+    }
+    let day = date_from_today(7);
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_pollctl"))
+            .arg("--db")
+            .arg(&db)
+            .args(["--json", "sweep", "--as-of", &day])
+            .output()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(spawn);
+        let b = s.spawn(spawn);
+        (a.join().unwrap().unwrap(), b.join().unwrap().unwrap())
+    });
+    let erased = ok_json(&a)["pollsErased"].as_u64().unwrap() + ok_json(&b)["pollsErased"].as_u64().unwrap();
+    assert_eq!(erased, n, "the two sweeps together erase each poll exactly once");
+    // polld kept serving throughout.
+    server.get("/api").assert_status(200);
+    assert_eq!(server.sql().query_row("SELECT count(*) FROM polls", [], |r| r.get::<_, i64>(0)).unwrap(), 0);
+}
+
+#[test]
+fn show_results_and_export_match_the_api() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    server.record(&poll.id, &[Some(0), Some(1)]).unwrap();
+    server.record(&poll.id, &[Some(2), None]).unwrap();
+    server.record(&poll.id, &[Some(0), Some(1)]).unwrap();
+    let token = ["--token", poll.token.as_str()];
+
+    let api_poll = server.get(&poll.path()).json();
+    let shown = ok_json(&pollctl(&db, &[&["--json", "show", &poll.id][..], &token].concat()));
+    for key in ["id", "title", "lang", "status", "resultsPublic", "createdOn", "expiresOn", "questions", "translations"]
+    {
+        assert_eq!(shown[key], api_poll[key], "show differs from the API on {key}");
+    }
+    let text = stdout(&pollctl(&db, &[&["show", &poll.id][..], &token].concat()));
+    assert!(text.contains("Team lunch") && text.contains("Where shall we eat?"), "{text}");
+
+    let api_results = server.get_auth(&poll.results_path(), &poll.token).json();
+    assert_eq!(api_results["totalResponses"], 3);
+    let results = ok_json(&pollctl(&db, &[&["--json", "results", &poll.id][..], &token].concat()));
+    assert_eq!(results, api_results);
+
+    // JSON export is identical to the API's results, to stdout or a file.
+    let exported = ok_json(&pollctl(&db, &[&["export", &poll.id, "--format", "json"][..], &token].concat()));
+    assert_eq!(exported, api_results);
+    let file = server.dir().join("export.json");
+    let out = pollctl(&db, &[&["export", &poll.id, "--output", file.to_str().unwrap()][..], &token].concat());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let from_file: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(from_file, api_results);
+
+    // CSV: a header and one row per option, with counts and percents.
+    let out = pollctl(&db, &[&["export", &poll.id, "--format", "csv"][..], &token].concat());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let csv = stdout(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "question_number,question,answered,option,count,percent");
+    assert_eq!(lines.len(), 1 + 3 + 2, "{csv}");
+    assert_eq!(lines[1], "1,Where shall we eat?,3,Pizza,2,66.7");
+    assert_eq!(lines[3], "1,Where shall we eat?,3,Salad,1,33.3");
+    assert_eq!(lines[5], "2,Which day?,2,Friday,2,100.0");
+}
+
+#[test]
+fn csv_export_defuses_formulas() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["questions"][0]["options"] = json!(["=HYPERLINK(\"x\")", "+1", "Plain"]);
+    let poll = server.create_poll(&body);
+    let out = pollctl(&server.db_path(), &["export", &poll.id, "--format", "csv", "--token", &poll.token]);
+    let csv = stdout(&out);
+    assert!(csv.contains("'=HYPERLINK"), "{csv}");
+    assert!(csv.contains(",'+1,"), "{csv}");
+    assert!(!csv.lines().any(|l| l.split(',').any(|c| c.starts_with('=') || c.starts_with("\"="))), "{csv}");
+}
+
+#[test]
+fn admin_verbs_change_the_poll_as_the_api_would() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let t = poll.token.as_str();
+
+    let v = ok_json(&pollctl(&db, &["--json", "close", &poll.id, "--token", t]));
+    assert_eq!(v["status"], "closed");
+    assert_eq!(server.get(&poll.path()).json()["status"], "closed");
+    ok_json(&pollctl(&db, &["--json", "reopen", &poll.id, "--token", t]));
+    assert_eq!(server.get(&poll.path()).json()["status"], "open");
+
+    ok_json(&pollctl(&db, &["--json", "expiry", &poll.id, "90", "--token", t]));
+    assert_eq!(server.get(&poll.path()).json()["expiresOn"], date_from_today(90));
+
+    let file = server.dir().join("fr.json");
+    std::fs::write(&file, valid_translation().to_string()).unwrap();
+    ok_json(&pollctl(&db, &["--json", "translation", "set", &poll.id, "fr", file.to_str().unwrap(), "--token", t]));
+    assert_eq!(server.get(&poll.path()).json()["translations"]["fr"], valid_translation());
+    ok_json(&pollctl(&db, &["--json", "translation", "remove", &poll.id, "fr", "--token", t]));
+    assert_eq!(server.get(&poll.path()).json()["translations"], json!({}));
+
+    let v = ok_json(&pollctl(&db, &["--json", "delete", &poll.id, "--token", t]));
+    assert_eq!(v["deleted"], poll.id);
+    server.get(&poll.path()).assert_status(404);
+    assert_not_in_db(server.dir(), b"Team lunch", "deleted poll's title");
+}
+
+#[test]
+fn token_can_come_from_the_environment_or_a_file() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let out = pollctl_env(&db, &["--json", "close", &poll.id], &[("POLL_ADMIN_TOKEN", &poll.token)]);
+    assert_eq!(ok_json(&out)["status"], "closed");
+    let file = server.dir().join("token.txt");
+    std::fs::write(&file, format!("{}\n", poll.token)).unwrap();
+    let out = pollctl(&db, &["--json", "reopen", &poll.id, "--token-file", file.to_str().unwrap()]);
+    assert_eq!(ok_json(&out)["status"], "open");
+    // The token never shows in pollctl's output.
+    assert!(!stdout(&out).contains(&poll.token) && !stderr(&out).contains(&poll.token));
+}
+
+#[test]
+fn wrong_or_missing_tokens_change_nothing_and_exit_4() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let other = server.create_default();
+    for args in [
+        vec!["close", &poll.id, "--token", "not-the-token"],
+        vec!["close", &poll.id, "--token", &other.token],
+        vec!["close", &poll.id],
+        vec!["delete", &poll.id, "--token", &other.token],
+        vec!["results", &poll.id, "--token", "x"],
+        vec!["export", &poll.id],
+    ] {
+        let out = pollctl(&db, &args);
+        assert_eq!(code(&out), 4, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("token"), "{}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?} printed {}", stdout(&out));
+    }
+    let now = server.get(&poll.path()).json();
+    assert_eq!(now["status"], "open");
+}
+
+#[test]
+fn unknown_polls_and_invalid_input_have_their_own_exit_codes() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let t = poll.token.as_str();
+    assert_eq!(code(&pollctl(&db, &["show", "AAAAAAAAAAAAAAAA", "--token", t])), 3);
+    assert_eq!(code(&pollctl(&db, &["show", "../../etc/passwd", "--token", t])), 3);
+
+    let out = pollctl(&db, &["expiry", &poll.id, "8", "--token", t]);
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    assert!(stderr(&out).contains("expiryDays"), "{}", stderr(&out));
+
+    let file = server.dir().join("bad.json");
+    std::fs::write(&file, json!({"title": "Court", "questions": [{"label": "Où", "options": ["a", "b"]}]}).to_string())
+        .unwrap();
+    let out = pollctl(&db, &["translation", "set", &poll.id, "fr", file.to_str().unwrap(), "--token", t]);
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    let out = pollctl(&db, &["translation", "set", &poll.id, "en", file.to_str().unwrap(), "--token", t]);
+    assert_eq!(code(&out), 5, "own language: {}", stderr(&out));
+    std::fs::write(&file, "{not json").unwrap();
+    let out = pollctl(&db, &["translation", "set", &poll.id, "fr", file.to_str().unwrap(), "--token", t]);
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    let out = pollctl(&db, &["sweep", "--as-of", "tomorrow"]);
+    assert_eq!(code(&out), 2, "usage error: {}", stderr(&out));
+
+    // Nothing changed.
+    let now = server.get(&poll.path()).json();
+    assert_eq!(now["expiresOn"], date_from_today(30));
+    assert_eq!(now["translations"], json!({}));
+}
+
+#[test]
+fn stats_backup_and_check_need_no_token_and_reveal_no_poll() {
+    let server = Server::start();
+    let db = server.db_path();
+    let a = server.create_poll(&titled("Stats secret title", 30));
+    server.create_default();
+    server.record(&a.id, &[Some(0), None]).unwrap();
+    server.exec_sql("UPDATE polls SET expires_on = ?1 WHERE id != ?2", [today(), a.id.clone()]);
+
+    let out = pollctl(&db, &["--json", "stats"]);
+    let v = ok_json(&out);
+    assert_eq!(v["livePolls"], 1);
+    assert_eq!(v["expiredPolls"], 1);
+    assert_eq!(v["responses"], 1);
+    assert!(v["databaseBytes"].as_u64().unwrap() > 0);
+    let text = stdout(&pollctl(&db, &["stats"]));
+    for secret in ["Stats secret title", a.id.as_str()] {
+        assert!(!stdout(&out).contains(secret) && !text.contains(secret), "stats revealed {secret}");
+    }
+
+    let copy = server.dir().join("backup.sqlite3");
+    let out = pollctl(&db, &["backup", copy.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let conn = rusqlite::Connection::open(&copy).unwrap();
+    let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0)).unwrap();
+    assert_eq!(polls, 2);
+    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(ok, "ok");
+    drop(conn);
+    let out = pollctl(&db, &["backup", copy.to_str().unwrap()]);
+    assert_eq!(code(&out), 1, "an existing file must not be overwritten");
+
+    let v = ok_json(&pollctl(&db, &["--json", "check"]));
+    assert_eq!(v["integrity"], "ok");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["schemaVersion"], v["expectedSchemaVersion"]);
+}
+
+#[test]
+fn check_fails_on_a_newer_schema_and_a_missing_database_is_an_error() {
+    let server = Server::start();
+    let db = server.db_path();
+    let out = pollctl(&server.dir().join("nope.sqlite3"), &["stats"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("no database"), "{}", stderr(&out));
+    assert!(!server.dir().join("nope.sqlite3").exists(), "pollctl must not create a database");
+    server.exec_sql("PRAGMA user_version = 99", []);
+    let out = pollctl(&db, &["check"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("newer"), "{}", stderr(&out));
+}
+
+#[test]
+fn every_verb_has_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.sqlite3");
+    for verb in [
+        vec!["sweep"],
+        vec!["stats"],
+        vec!["backup"],
+        vec!["check"],
+        vec!["show"],
+        vec!["results"],
+        vec!["export"],
+        vec!["close"],
+        vec!["reopen"],
+        vec!["expiry"],
+        vec!["translation"],
+        vec!["translation", "set"],
+        vec!["translation", "remove"],
+        vec!["delete"],
+    ] {
+        let mut args = verb.clone();
+        args.push("--help");
+        let out = pollctl(&db, &args);
+        assert_eq!(code(&out), 0, "{verb:?} --help");
+        assert!(stdout(&out).contains("Usage:"), "{verb:?}: {}", stdout(&out));
+    }
+    let out = pollctl(&db, &["--help"]);
+    assert!(stdout(&out).contains("Exit codes"), "{}", stdout(&out));
+}
