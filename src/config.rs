@@ -27,8 +27,11 @@ pub struct PolldArgs {
     #[arg(long = "trusted-proxy", env = "POLL_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
     pub trusted_proxies: Vec<IpNet>,
 
-    /// Worker threads serving requests.
-    #[arg(long, env = "POLL_WORKERS", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// Worker threads serving requests. A write (vote, creation) holds its
+    /// worker until the group commit's fsync, so more workers mean bigger
+    /// commit groups under load (docs/PERFORMANCE.md); each idle worker costs
+    /// a thread and a SQLite read connection.
+    #[arg(long, env = "POLL_WORKERS", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
 
     /// Open connections beyond this are closed at once (keep it below the
@@ -39,4 +42,13 @@ pub struct PolldArgs {
     /// Poll creations allowed per client per rolling hour.
     #[arg(long, env = "POLL_CREATE_LIMIT", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub create_limit: u32,
+
+    /// Responses accepted per poll from one client (IPv4 address or IPv6 /64)
+    /// per vote window. Generous, so that a class behind one address can vote.
+    #[arg(long, env = "POLL_VOTE_LIMIT", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub vote_limit: u32,
+
+    /// Length of the vote window, in minutes.
+    #[arg(long, env = "POLL_VOTE_WINDOW_MINUTES", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
+    pub vote_window_minutes: u64,
 }

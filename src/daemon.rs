@@ -12,6 +12,7 @@ use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
 use crate::server::{Server, ServerConfig};
 use crate::store::Store;
+use crate::web::{VoteLimits, Web};
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
@@ -33,17 +34,20 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
 
     eprintln!("polld: listening on http://{addr}");
     eprintln!("polld: database {}, base URL {}", args.db.display(), app.base_url);
+    let limits = VoteLimits {
+        per_window: args.vote_limit,
+        window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
+    };
+    let web = Web::new(app.clone(), limits)?;
     let handler_app = app.clone();
     server.run(move || {
         let mut api = handler_app.worker()?;
-        Ok(move |req: &crate::http::Request| {
-            if crate::api::Worker::owns(&req.path) {
-                api.handle(req)
-            } else {
-                // The web interface (pages, static files) is not built yet.
-                crate::http::Response::from_error(&crate::error::Error::NotFound)
-            }
-        })
+        let mut pages = web.worker()?;
+        Ok(
+            move |req: &crate::http::Request| {
+                if crate::api::Worker::owns(&req.path) { api.handle(req) } else { pages.handle(req) }
+            },
+        )
     })?;
     drop(app); // closes the store: the writer commits what is queued and stops
     eprintln!("polld: stopped");

@@ -17,10 +17,12 @@ pub mod day;
 pub mod domain;
 pub mod error;
 pub mod http;
+pub mod i18n;
 pub mod ratelimit;
 pub mod schema;
 pub mod secret;
 pub mod server;
 pub mod store;
+pub mod web;
 
 pub use error::Error;

@@ -1,0 +1,349 @@
+//! The interface text in every language anonpoll speaks.
+//!
+//! Why a struct and not a key/value file: each language is one `const`
+//! [`Catalogue`] value, and a struct literal that lacks a field does not
+//! compile. A message added for one language is therefore a build failure
+//! until every language has it; no reader ever sees a blank or a key name.
+//! Messages that take numbers or names are plain functions, so each language
+//! handles its own plurals, word order and typography (the French narrow
+//! no-break space before `:`/`?`/`%`, for instance).
+//!
+//! Texts are plain text: the page templates escape them like any other value.
+
+mod de;
+mod en;
+mod fr;
+mod it;
+
+use crate::domain::Lang;
+
+/// One row of the privacy page's table: what, where, for how long.
+pub type KeptRow = (&'static str, &'static str, &'static str);
+
+/// Every message of the interface, in one language.
+pub struct Catalogue {
+    // --- Names and formats ---------------------------------------------------
+    /// Names of en, fr, de, it in this language (lower-case where the
+    /// language writes them so in running text).
+    pub lang_names: [&'static str; 4],
+    /// A calendar day, e.g. "3 March 2025".
+    pub date: fn(i32, u8, u8) -> String,
+    /// A percentage with one decimal, e.g. "33.3%".
+    pub percent: fn(f64) -> String,
+
+    // --- Layout --------------------------------------------------------------
+    pub skip_link: &'static str,
+    pub nav_label: &'static str,
+    pub nav_create: &'static str,
+    pub nav_privacy: &'static str,
+    pub lang_switch_label: &'static str,
+    pub footer: &'static str,
+
+    // --- Creation form -------------------------------------------------------
+    pub create_title: &'static str,
+    pub create_intro: &'static str,
+    pub field_title: &'static str,
+    pub field_title_hint: &'static str,
+    pub field_lang: &'static str,
+    pub field_lang_hint: &'static str,
+    pub field_expiry: &'static str,
+    pub field_expiry_hint: &'static str,
+    pub expiry_option: fn(u16) -> String,
+    pub field_results: &'static str,
+    pub results_public: &'static str,
+    pub results_private: &'static str,
+    pub questions_heading: &'static str,
+    pub questions_hint: &'static str,
+    pub question_legend: fn(usize) -> String,
+    pub field_question: &'static str,
+    pub field_option: fn(usize) -> String,
+    pub add_option: &'static str,
+    pub add_question: &'static str,
+    pub remove_question: &'static str,
+    pub move_up: &'static str,
+    pub submit_create: &'static str,
+    pub errors_heading: &'static str,
+
+    // --- Field errors --------------------------------------------------------
+    pub err_required: &'static str,
+    pub err_too_long: fn(usize) -> String,
+    pub err_control: &'static str,
+    pub err_questions_count: fn(usize, usize) -> String,
+    pub err_options_count: fn(usize, usize) -> String,
+    pub err_duplicate: &'static str,
+    pub err_choice: &'static str,
+    pub err_generic: &'static str,
+    pub err_rate_limited: fn(u64) -> String,
+    pub err_unavailable: &'static str,
+
+    // --- Creation done -------------------------------------------------------
+    pub created_title: &'static str,
+    pub created_intro: &'static str,
+    pub created_share: &'static str,
+    pub created_share_hint: &'static str,
+    pub created_results: &'static str,
+    pub created_results_private: &'static str,
+    pub created_admin: &'static str,
+    pub created_admin_hint: &'static str,
+    pub created_warning_title: &'static str,
+    pub created_warning: &'static str,
+    pub copy: &'static str,
+    pub copied: &'static str,
+    pub open_poll: &'static str,
+
+    // --- Poll facts ----------------------------------------------------------
+    pub status_open: &'static str,
+    pub status_closed: &'static str,
+    pub erased_on: fn(&str) -> String,
+    pub created_on: fn(&str) -> String,
+
+    // --- Share page and vote -------------------------------------------------
+    pub vote_intro: &'static str,
+    pub vote_submit: &'static str,
+    pub already_voted: &'static str,
+    pub closed_title: &'static str,
+    pub closed_text: &'static str,
+    pub see_results: &'static str,
+    pub err_no_answer: &'static str,
+    pub err_ballot_used: &'static str,
+    pub err_ballot_expired: &'static str,
+    pub err_throttled: &'static str,
+    pub err_vote_not_saved: &'static str,
+    pub thanks_title: &'static str,
+    pub thanks_text: &'static str,
+    pub thanks_private: &'static str,
+
+    // --- Results -------------------------------------------------------------
+    pub results_heading: &'static str,
+    pub responses_total: fn(u64) -> String,
+    pub answered: fn(u64) -> String,
+    pub col_answer: &'static str,
+    pub col_votes: &'static str,
+    pub col_share: &'static str,
+    pub by_day_heading: &'static str,
+    pub col_day: &'static str,
+    pub col_responses: &'static str,
+    pub no_responses: &'static str,
+
+    // --- Token prompt (private results, admin) -------------------------------
+    pub private_results_title: &'static str,
+    pub private_results_text: &'static str,
+    pub token_label: &'static str,
+    pub token_hint: &'static str,
+    pub token_show_results: &'static str,
+    pub token_open_admin: &'static str,
+    pub err_bad_token: &'static str,
+
+    // --- Admin ---------------------------------------------------------------
+    pub admin_title: &'static str,
+    pub admin_intro: &'static str,
+    pub links_heading: &'static str,
+    pub status_heading: &'static str,
+    pub close_poll: &'static str,
+    pub reopen_poll: &'static str,
+    pub closed_done: &'static str,
+    pub reopened_done: &'static str,
+    pub expiry_heading: &'static str,
+    pub expiry_label: &'static str,
+    pub expiry_submit: &'static str,
+    pub expiry_done: fn(&str) -> String,
+    pub versions_heading: &'static str,
+    pub versions_intro: &'static str,
+    pub version_heading: fn(&str) -> String,
+    pub version_exists: &'static str,
+    pub version_missing: &'static str,
+    pub version_title: &'static str,
+    pub original: fn(&str) -> String,
+    pub version_save: &'static str,
+    pub version_remove: &'static str,
+    pub version_saved: fn(&str) -> String,
+    pub version_removed: fn(&str) -> String,
+    pub delete_heading: &'static str,
+    pub delete_text: &'static str,
+    pub delete_button: &'static str,
+    pub delete_confirm_title: &'static str,
+    pub delete_confirm_text: &'static str,
+    pub delete_confirm_button: &'static str,
+    pub delete_cancel: &'static str,
+    pub deleted_title: &'static str,
+    pub deleted_text: &'static str,
+
+    // --- Errors as pages -----------------------------------------------------
+    pub not_found_title: &'static str,
+    pub not_found_text: &'static str,
+    pub page_not_found_title: &'static str,
+    pub page_not_found_text: &'static str,
+    pub bad_form: &'static str,
+    pub too_large: &'static str,
+    pub cross_site: &'static str,
+    pub method_not_allowed: &'static str,
+    pub error_title: &'static str,
+    pub error_text: &'static str,
+    pub back_home: &'static str,
+
+    // --- Privacy page --------------------------------------------------------
+    pub privacy_title: &'static str,
+    pub privacy_intro: &'static str,
+    pub privacy_table_caption: &'static str,
+    pub privacy_col_what: &'static str,
+    pub privacy_col_where: &'static str,
+    pub privacy_col_until: &'static str,
+    pub privacy_rows: [KeptRow; 8],
+    /// The vote throttle's row; takes the window in minutes.
+    pub privacy_throttle_row: fn(u64) -> (String, String, String),
+    pub privacy_never_heading: &'static str,
+    pub privacy_never: [&'static str; 5],
+    pub privacy_browser_heading: &'static str,
+    pub privacy_browser: &'static str,
+}
+
+/// The catalogue of `lang`.
+pub fn catalogue(lang: Lang) -> &'static Catalogue {
+    match lang {
+        Lang::En => &en::EN,
+        Lang::Fr => &fr::FR,
+        Lang::De => &de::DE,
+        Lang::It => &it::IT,
+    }
+}
+
+impl Catalogue {
+    /// The name of `lang` in this catalogue's language.
+    pub fn lang_name(&self, lang: Lang) -> &'static str {
+        match lang {
+            Lang::En => self.lang_names[0],
+            Lang::Fr => self.lang_names[1],
+            Lang::De => self.lang_names[2],
+            Lang::It => self.lang_names[3],
+        }
+    }
+
+    /// A `YYYY-MM-DD` day in this language; the text unchanged if it is not one.
+    pub fn day(&self, ymd: &str) -> String {
+        let mut parts = ymd.splitn(3, '-');
+        let parsed = (|| {
+            let y = parts.next()?.parse().ok()?;
+            let m = parts.next()?.parse().ok()?;
+            let d = parts.next()?.parse().ok()?;
+            ((1..=12).contains(&m)).then_some((y, m, d))
+        })();
+        match parsed {
+            Some((y, m, d)) => (self.date)(y, m, d),
+            None => ymd.to_owned(),
+        }
+    }
+}
+
+/// The name of a language in that language, for the language switcher.
+pub fn endonym(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "English",
+        Lang::Fr => "Français",
+        Lang::De => "Deutsch",
+        Lang::It => "Italiano",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// French typography: a narrow no-break space before `;?!%`; a full
+    /// no-break space (U+00A0) before `:`.
+    const NNBSP: char = '\u{202F}';
+
+    /// Every message of every language, as text, with sample arguments.
+    fn all_texts(c: &Catalogue) -> Vec<String> {
+        let mut v: Vec<String> = vec![
+            (c.date)(2025, 3, 1),
+            (c.percent)(33.3),
+            (c.expiry_option)(7),
+            (c.expiry_option)(365),
+            (c.expiry_option)(730),
+            (c.question_legend)(2),
+            (c.field_option)(3),
+            (c.err_too_long)(200),
+            (c.err_questions_count)(1, 20),
+            (c.err_options_count)(2, 12),
+            (c.err_rate_limited)(1),
+            (c.err_rate_limited)(30),
+            (c.erased_on)("x"),
+            (c.created_on)("x"),
+            (c.responses_total)(0),
+            (c.responses_total)(1),
+            (c.responses_total)(5),
+            (c.answered)(1),
+            (c.answered)(5),
+            (c.expiry_done)("x"),
+            (c.version_heading)("x"),
+            (c.original)("x"),
+            (c.version_saved)("x"),
+            (c.version_removed)("x"),
+        ];
+        let (a, b, d) = (c.privacy_throttle_row)(10);
+        v.extend([a, b, d]);
+        v.extend(c.lang_names.iter().map(|s| s.to_string()));
+        v.extend(c.privacy_never.iter().map(|s| s.to_string()));
+        for (a, b, d) in c.privacy_rows {
+            v.extend([a.to_string(), b.to_string(), d.to_string()]);
+        }
+        v
+    }
+
+    #[test]
+    fn no_message_is_blank() {
+        for lang in Lang::ALL {
+            for text in all_texts(catalogue(lang)) {
+                assert!(!text.trim().is_empty(), "{lang:?} has a blank message");
+            }
+        }
+    }
+
+    #[test]
+    fn translations_differ_from_english() {
+        // A copied English text in another catalogue is a forgotten translation.
+        let en = catalogue(Lang::En);
+        for lang in [Lang::Fr, Lang::De, Lang::It] {
+            let c = catalogue(lang);
+            for (a, b) in [
+                (en.create_title, c.create_title),
+                (en.vote_submit, c.vote_submit),
+                (en.created_warning, c.created_warning),
+                (en.privacy_intro, c.privacy_intro),
+                (en.delete_confirm_text, c.delete_confirm_text),
+                (en.err_bad_token, c.err_bad_token),
+            ] {
+                assert_ne!(a, b, "{lang:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn french_uses_narrow_no_break_spaces() {
+        let fr = catalogue(Lang::Fr);
+        for text in all_texts(fr).iter().map(String::as_str).chain([fr.delete_confirm_title, fr.errors_heading]) {
+            for (i, ch) in text.char_indices() {
+                if matches!(ch, '?' | '!' | ';' | ':' | '%') && i > 0 {
+                    // A no-break space before the colon, a narrow one before the others.
+                    let wanted = if ch == ':' { '\u{A0}' } else { NNBSP };
+                    let before = text[..i].chars().last();
+                    assert_eq!(before, Some(wanted), "French spacing before {ch:?} in {text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dates_and_percentages_follow_each_language() {
+        assert_eq!(catalogue(Lang::En).day("2025-03-01"), "1 March 2025");
+        assert_eq!(catalogue(Lang::Fr).day("2025-03-01"), "1er mars 2025");
+        assert_eq!(catalogue(Lang::De).day("2025-03-01"), "1. März 2025");
+        assert_eq!(catalogue(Lang::It).day("2025-03-01"), "1º marzo 2025");
+        assert_eq!(catalogue(Lang::It).day("2025-03-02"), "2 marzo 2025");
+        assert_eq!(catalogue(Lang::En).day("garbage"), "garbage");
+        assert_eq!((catalogue(Lang::En).percent)(33.3), "33.3%");
+        assert_eq!((catalogue(Lang::Fr).percent)(33.3), "33,3\u{202F}%");
+        assert_eq!((catalogue(Lang::De).percent)(100.0), "100,0\u{A0}%");
+        assert_eq!((catalogue(Lang::It).percent)(5.0), "5,0%");
+    }
+}

@@ -1,0 +1,373 @@
+//! `/p/{id}/admin`: managing a poll with its admin key.
+//!
+//! The key never travels in a URL the server sees: the admin link carries it
+//! after `#`, the page's form takes it in a password field (filled by the
+//! script from the fragment, or pasted), and every action form carries it
+//! back as a hidden field of a POST body. Every action checks it again
+//! (constant time) and goes through `PollPatch::from_json`, the API's own
+//! validation, so the page can do nothing the API would refuse.
+
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::WebWorker;
+use super::create::link_field;
+use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
+use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
+use super::poll::facts;
+use super::results::{presented_token, results_section, token_form};
+use crate::day::Day;
+use crate::domain::{EXPIRY_DAYS, Lang, Poll, PollPatch};
+use crate::error::Error;
+use crate::http::{Request, Response};
+
+/// The key prompt, shown before anything else.
+pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.admin_title) }
+        p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        p { (t.admin_intro) }
+        (token_form(ctx, t.token_open_admin, error))
+    };
+    respond(status, ctx.lang, page(ctx, t.admin_title, body))
+}
+
+/// A language version as typed in its form.
+struct VersionDraft {
+    lang: Lang,
+    title: String,
+    questions: Vec<(String, Vec<String>)>,
+}
+
+impl VersionDraft {
+    fn from_form(form: &Form, poll: &Poll, lang: Lang) -> VersionDraft {
+        VersionDraft {
+            lang,
+            title: form.text("vt"),
+            questions: poll
+                .questions
+                .iter()
+                .enumerate()
+                .map(|(i, q)| {
+                    (
+                        form.text(&format!("vq{i}")),
+                        (0..q.options.len()).map(|j| form.text(&format!("vq{i}o{j}"))).collect(),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let questions: Vec<Value> =
+            self.questions.iter().map(|(label, options)| json!({"label": label, "options": options})).collect();
+        json!({"translations": {self.lang.code(): {"title": self.title, "questions": questions}}})
+    }
+}
+
+/// What the dashboard shows above its sections.
+struct View<'a> {
+    notice: Option<(&'static str, String)>,
+    draft: Option<&'a VersionDraft>,
+    problems: Problems,
+}
+
+pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    let t = ctx.t;
+    let Some(token) = presented_token(form) else { return Ok(prompt(&ctx, &poll, 200, None)) };
+    if !poll.token_hash.matches(token) {
+        return Ok(prompt(&ctx, &poll, 403, Some(t.err_bad_token)));
+    }
+    let token = token.to_owned();
+    let action = form.get("action").unwrap_or("");
+    let mut view = View { notice: None, draft: None, problems: Problems::default() };
+    let mut status = 200;
+    let patch = match action {
+        "" | "open" => None,
+        "close" => Some(json!({"closed": true})),
+        "reopen" => Some(json!({"closed": false})),
+        "expiry" => {
+            let days = form.get("expiry").and_then(|d| d.trim().parse::<i64>().ok());
+            Some(days.map_or_else(|| json!({"expiryDays": form.text("expiry")}), |d| json!({"expiryDays": d})))
+        }
+        "version-remove" => match form.get("vlang").and_then(Lang::from_code) {
+            Some(l) => Some(json!({"translations": {l.code(): null}})),
+            None => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
+        },
+        "version-save" => None,
+        "delete" => return Ok(confirm_delete(&ctx, &poll, &token)),
+        "delete-confirmed" => {
+            return match w.web.app.store.delete_poll(&poll.id) {
+                Ok(()) | Err(Error::NotFound) => Ok(message_page(&ctx, 200, t.deleted_title, t.deleted_text)),
+                Err(e) => Err(e),
+            };
+        }
+        _ => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
+    };
+    let version_draft;
+    if action == "version-save" {
+        let Some(lang) = form.get("vlang").and_then(Lang::from_code).filter(|l| *l != poll.lang) else {
+            return Ok(message_page(&ctx, 400, t.error_title, t.bad_form));
+        };
+        version_draft = VersionDraft::from_form(form, &poll, lang);
+        match apply(w, &poll, &version_draft.to_json(), today) {
+            Ok(()) => view.notice = Some(("ok", (t.version_saved)(t.lang_name(lang)))),
+            Err(Error::Invalid(errors)) => {
+                status = 422;
+                view.problems = version_problems(&ctx, lang, &errors);
+                view.draft = Some(&version_draft);
+            }
+            Err(e) => return outcome_error(w, req, &ctx, &poll, &token, e),
+        }
+    } else if let Some(body) = patch {
+        match apply(w, &poll, &body, today) {
+            Ok(()) => {
+                view.notice = Some((
+                    "ok",
+                    match action {
+                        "close" => t.closed_done.to_owned(),
+                        "reopen" => t.reopened_done.to_owned(),
+                        "version-remove" => {
+                            let l = form.get("vlang").and_then(Lang::from_code).unwrap_or(poll.lang);
+                            (t.version_removed)(t.lang_name(l))
+                        }
+                        _ => String::new(),
+                    },
+                ));
+            }
+            Err(Error::Invalid(errors)) => {
+                status = 422;
+                for e in errors {
+                    let msg = localize(t, &e.field, &e.message);
+                    if e.field == "expiryDays" {
+                        view.problems.field("a-expiry", t.expiry_label, msg);
+                    } else {
+                        view.problems.general.push(msg);
+                    }
+                }
+            }
+            Err(e) => return outcome_error(w, req, &ctx, &poll, &token, e),
+        }
+    }
+    // Show the poll as it is now.
+    let Some(poll) = w.reader.poll(&poll.id, today)? else { return Ok(w.poll_not_found(req)) };
+    if action == "expiry" && view.problems.is_empty() {
+        view.notice = Some(("ok", (t.expiry_done)(&t.day(&poll.expires_on.to_string()))));
+    }
+    let tallies = w.reader.tallies(&poll)?;
+    let body = dashboard(&ctx, &poll, &tallies, &token, &w.web.app.base_url, &view);
+    Ok(respond(status, ctx.lang, page(&ctx, t.admin_title, body)))
+}
+
+/// Validates `body` as the API would, then writes it.
+fn apply(w: &WebWorker, poll: &Poll, body: &Value, today: Day) -> Result<(), Error> {
+    let patch = PollPatch::from_json(body).map_err(Error::Invalid)?;
+    patch.check_against(&poll.shape()).map_err(Error::Invalid)?;
+    w.web.app.store.patch_poll(&poll.id, &patch, today)
+}
+
+fn outcome_error(
+    w: &mut WebWorker,
+    req: &Request,
+    ctx: &Ctx,
+    _poll: &Poll,
+    _token: &str,
+    e: Error,
+) -> Result<Response, Error> {
+    match e {
+        Error::NotFound => Ok(w.poll_not_found(req)),
+        Error::Unavailable { retry_after_secs, .. } => {
+            Ok(message_page(ctx, 503, ctx.t.error_title, ctx.t.err_unavailable)
+                .with_header("Retry-After", retry_after_secs.to_string()))
+        }
+        e => Err(e),
+    }
+}
+
+/// Maps `translations.xx.…` paths to the fields of that version's form.
+fn version_problems(ctx: &Ctx, lang: Lang, errors: &[crate::error::FieldError]) -> Problems {
+    let t = ctx.t;
+    let prefix = format!("translations.{}.", lang.code());
+    let mut p = Problems::default();
+    for e in errors {
+        let msg = localize(t, &e.field, &e.message);
+        let Some(path) = e.field.strip_prefix(&prefix) else {
+            p.general.push(msg);
+            continue;
+        };
+        let code = lang.code();
+        match question_path(path) {
+            PathPart::Other("title") => p.field(format!("v-{code}-t"), t.version_title, msg),
+            PathPart::Question(i, ".label") => p.field(format!("v-{code}-q{i}"), (t.question_legend)(i + 1), msg),
+            PathPart::Question(i, rest) => match option_index(rest) {
+                Some(j) => p.field(
+                    format!("v-{code}-q{i}o{j}"),
+                    format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
+                    msg,
+                ),
+                None => p.general.push(msg),
+            },
+            PathPart::Other(_) => p.general.push(msg),
+        }
+    }
+    p
+}
+
+fn hidden_token(token: &str) -> Markup {
+    html! { input type="hidden" name="token" value=(token); }
+}
+
+fn dashboard(ctx: &Ctx, poll: &Poll, tallies: &crate::domain::Tallies, token: &str, base: &str, view: &View) -> Markup {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let id = &poll.id;
+    html! {
+        h1 { (t.admin_title) }
+        p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (facts(ctx, poll))
+        @if let Some((kind, text)) = &view.notice { (notice(kind, text)) }
+        @if !view.problems.is_empty() {
+            div.error-summary role="alert" tabindex="-1" data-focus {
+                ul {
+                    @for g in &view.problems.general { li { (g) } }
+                    @for f in &view.problems.fields { li { a href=(format!("#{}", f.id)) { (f.name) ": " (f.message) } } }
+                }
+            }
+        }
+        section aria-labelledby="links-heading" {
+            h2 id="links-heading" { (t.links_heading) }
+            (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &format!("{base}/p/{id}")))
+            (link_field(ctx, "link-results", t.created_results,
+                if poll.results_public { t.results_public } else { t.created_results_private }, &format!("{base}/p/{id}/results")))
+        }
+        section aria-labelledby="status-heading" {
+            h2 id="status-heading" { (t.status_heading) }
+            form method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                @if poll.closed {
+                    button.primary type="submit" name="action" value="reopen" { (t.reopen_poll) }
+                } @else {
+                    button.primary type="submit" name="action" value="close" { (t.close_poll) }
+                }
+            }
+        }
+        section aria-labelledby="expiry-heading" {
+            h2 id="expiry-heading" { (t.expiry_heading) }
+            form.inline method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                @let errors = view.problems.of("a-expiry");
+                div.field {
+                    label for="a-expiry" { (t.expiry_label) }
+                    @if !errors.is_empty() { p.field-error id="a-expiry-error" { @for e in &errors { (e) " " } } }
+                    select id="a-expiry" name="expiry" aria-describedby=[(!errors.is_empty()).then_some("a-expiry-error")] {
+                        @for d in EXPIRY_DAYS { option value=(d) selected[d == 30] { ((t.expiry_option)(d)) } }
+                    }
+                }
+                button.secondary type="submit" name="action" value="expiry" { (t.expiry_submit) }
+            }
+        }
+        (results_section(ctx, poll, tallies, 2))
+        section aria-labelledby="versions-heading" {
+            h2 id="versions-heading" { (t.versions_heading) }
+            p { (t.versions_intro) }
+            @for lang in Lang::ALL.into_iter().filter(|l| *l != poll.lang) {
+                (version_form(ctx, poll, lang, token, view))
+            }
+        }
+        section aria-labelledby="delete-heading" {
+            h2 id="delete-heading" { (t.delete_heading) }
+            p { (t.delete_text) }
+            form method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                button.danger type="submit" name="action" value="delete" { (t.delete_button) }
+            }
+        }
+    }
+}
+
+fn version_form(ctx: &Ctx, poll: &Poll, lang: Lang, token: &str, view: &View) -> Markup {
+    let t = ctx.t;
+    let code = lang.code();
+    let existing = poll.translations.get(&lang);
+    let draft = view.draft.filter(|d| d.lang == lang);
+    let title = draft.map(|d| d.title.clone()).or_else(|| existing.map(|v| v.title.to_string())).unwrap_or_default();
+    let value = |i: usize, j: Option<usize>| -> String {
+        if let Some(d) = draft {
+            return d.questions.get(i).map_or(String::new(), |(l, o)| match j {
+                None => l.clone(),
+                Some(j) => o.get(j).cloned().unwrap_or_default(),
+            });
+        }
+        existing.and_then(|v| v.questions.get(i)).map_or(String::new(), |q| match j {
+            None => q.label.to_string(),
+            Some(j) => q.options.get(j).map(|o| o.to_string()).unwrap_or_default(),
+        })
+    };
+    let plang = poll.lang.code();
+    let field = |id: String, name: String, label: String, value: String, original: &str| {
+        let errors = view.problems.of(&id);
+        let mut described = format!("{id}-orig");
+        if !errors.is_empty() {
+            described.push_str(&format!(" {id}-error"));
+        }
+        html! {
+            div.field {
+                label for=(id) { (label) }
+                p.hint id=(format!("{id}-orig")) { ((t.original)("")) span lang=(plang) { (original) } }
+                @if !errors.is_empty() { p.field-error id=(format!("{id}-error")) { @for e in &errors { (e) " " } } }
+                input type="text" id=(id) name=(name) value=(value) lang=(code)
+                    aria-invalid=[(!errors.is_empty()).then_some("true")] aria-describedby=(described);
+            }
+        }
+    };
+    let heading = (t.version_heading)(t.lang_name(lang));
+    html! {
+        details.version open[existing.is_some() || draft.is_some()] {
+            summary { (heading) " · " (if existing.is_some() { t.version_exists } else { t.version_missing }) }
+            form method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                input type="hidden" name="vlang" value=(code);
+                (field(format!("v-{code}-t"), "vt".into(), t.version_title.into(), title, poll.title.as_str()))
+                @for (i, q) in poll.questions.iter().enumerate() {
+                    fieldset.question {
+                        legend { ((t.question_legend)(i + 1)) }
+                        (field(format!("v-{code}-q{i}"), format!("vq{i}"), t.field_question.into(), value(i, None), q.label.as_str()))
+                        @for (j, o) in q.options.iter().enumerate() {
+                            (field(format!("v-{code}-q{i}o{j}"), format!("vq{i}o{j}"), (t.field_option)(j + 1), value(i, Some(j)), o.as_str()))
+                        }
+                    }
+                }
+                div.row-actions {
+                    button.primary type="submit" name="action" value="version-save" { (t.version_save) }
+                    @if existing.is_some() {
+                        button.danger type="submit" name="action" value="version-remove" formnovalidate { (t.version_remove) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn confirm_delete(ctx: &Ctx, poll: &Poll, token: &str) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.delete_confirm_title) }
+        p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        p { (t.delete_confirm_text) }
+        div.row-actions {
+            form method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                button.danger type="submit" name="action" value="delete-confirmed" { (t.delete_confirm_button) }
+            }
+            form method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                button.secondary type="submit" name="action" value="open" { (t.delete_cancel) }
+            }
+        }
+    };
+    respond(200, ctx.lang, page(ctx, t.delete_confirm_title, body))
+}

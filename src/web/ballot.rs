@@ -1,0 +1,248 @@
+//! One-time ballot tokens: a vote form can be counted once, and only if this
+//! server issued it for this poll.
+//!
+//! Why: without accounts or cookies, nothing else stops a captured vote POST
+//! from being replayed to add votes. Each share page carries a token
+//! `tag ‖ nonce ‖ HMAC(key, poll id ‖ nonce)`; redeeming it records the nonce
+//! as used, and a second redemption is refused.
+//!
+//! Promises:
+//! - keys are random, live only in memory and belong to one UTC day; the
+//!   previous day's key is kept so that a form loaded just before midnight
+//!   still works, then it is dropped with every nonce recorded under it;
+//! - only the nonces of redeemed tokens are kept (16 random bytes each,
+//!   linked to nothing): issuing a token stores nothing, so loading pages
+//!   cannot grow memory;
+//! - memory stays bounded: past [`MAX_USED`] redemptions in one generation a
+//!   new generation starts early (forms issued before then ask to be sent
+//!   again, with the voter's choices kept);
+//! - a token for one poll is refused for every other poll.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+
+use crate::day::Day;
+use crate::secret::{PollId, random_bytes};
+
+/// Redemptions recorded per generation before the key rotates early.
+pub const MAX_USED: usize = 1_000_000;
+
+const TAG: usize = 4;
+const NONCE: usize = 16;
+const MAC: usize = 16;
+const TOKEN_BYTES: usize = TAG + NONCE + MAC;
+
+/// What a presented token is worth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Issued here for this poll and not yet used.
+    Valid,
+    /// Issued here for this poll, and already counted once.
+    Used,
+    /// Forged, for another poll, malformed, or from a key that is gone.
+    Invalid,
+}
+
+struct Generation {
+    tag: [u8; TAG],
+    day: Day,
+    key: [u8; 32],
+    used: HashSet<[u8; NONCE]>,
+}
+
+impl Generation {
+    fn new(day: Day) -> anyhow::Result<Generation> {
+        let mut tag = [0u8; TAG];
+        let mut key = [0u8; 32];
+        random_bytes(&mut tag)?;
+        random_bytes(&mut key)?;
+        Ok(Generation { tag, day, key, used: HashSet::new() })
+    }
+
+    fn mac(&self, poll: &PollId, nonce: &[u8]) -> [u8; MAC] {
+        let mut out = [0u8; MAC];
+        // HMAC takes keys of any length; a 32-byte key never fails.
+        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.key) {
+            mac.update(poll.as_str().as_bytes());
+            mac.update(&[0]);
+            mac.update(nonce);
+            out.copy_from_slice(&mac.finalize().into_bytes()[..MAC]);
+        }
+        out
+    }
+}
+
+struct State {
+    current: Generation,
+    previous: Option<Generation>,
+}
+
+pub struct BallotBox {
+    state: Mutex<State>,
+}
+
+impl BallotBox {
+    pub fn new(today: Day) -> anyhow::Result<BallotBox> {
+        Ok(BallotBox { state: Mutex::new(State { current: Generation::new(today)?, previous: None }) })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every mutation is a single insert or swap: the data stays consistent.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Moves to a new key when the day changed or the used set is full.
+    fn rotate(state: &mut State, today: Day) -> anyhow::Result<()> {
+        if state.current.day == today && state.current.used.len() < MAX_USED {
+            return Ok(());
+        }
+        let fresh = Generation::new(today)?;
+        let old = std::mem::replace(&mut state.current, fresh);
+        // The old key stays for one more day (a form loaded before midnight),
+        // never longer.
+        state.previous = (old.day == today || old.day == today.previous()).then_some(old);
+        Ok(())
+    }
+
+    /// A fresh token for a vote form of `poll`.
+    pub fn issue(&self, poll: &PollId, today: Day) -> anyhow::Result<String> {
+        let mut state = self.lock();
+        BallotBox::rotate(&mut state, today)?;
+        let mut nonce = [0u8; NONCE];
+        random_bytes(&mut nonce)?;
+        let mut raw = Vec::with_capacity(TOKEN_BYTES);
+        raw.extend_from_slice(&state.current.tag);
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&state.current.mac(poll, &nonce));
+        Ok(URL_SAFE_NO_PAD.encode(raw))
+    }
+
+    /// What `token` is worth for `poll`, without using it up.
+    pub fn check(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
+        let mut state = self.lock();
+        if BallotBox::rotate(&mut state, today).is_err() {
+            return Verdict::Invalid;
+        }
+        match find(&mut state, poll, token) {
+            Some((generation, nonce)) if generation.used.contains(&nonce) => Verdict::Used,
+            Some(_) => Verdict::Valid,
+            None => Verdict::Invalid,
+        }
+    }
+
+    /// Uses `token` up; `Valid` exactly once per token.
+    pub fn redeem(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
+        let mut state = self.lock();
+        if BallotBox::rotate(&mut state, today).is_err() {
+            return Verdict::Invalid;
+        }
+        match find(&mut state, poll, token) {
+            Some((generation, nonce)) => {
+                if generation.used.insert(nonce) {
+                    Verdict::Valid
+                } else {
+                    Verdict::Used
+                }
+            }
+            None => Verdict::Invalid,
+        }
+    }
+}
+
+/// The generation that issued `token` for `poll`, and the token's nonce.
+fn find<'a>(state: &'a mut State, poll: &PollId, token: &str) -> Option<(&'a mut Generation, [u8; NONCE])> {
+    if token.len() > 64 {
+        return None;
+    }
+    let raw = URL_SAFE_NO_PAD.decode(token.trim()).ok()?;
+    if raw.len() != TOKEN_BYTES {
+        return None;
+    }
+    let (tag, rest) = raw.split_at(TAG);
+    let (nonce, mac) = rest.split_at(NONCE);
+    let generation = if state.current.tag.as_slice() == tag {
+        &mut state.current
+    } else {
+        state.previous.as_mut().filter(|g| g.tag.as_slice() == tag)?
+    };
+    let expected = generation.mac(poll, nonce);
+    if !bool::from(expected.as_slice().ct_eq(mac)) {
+        return None;
+    }
+    let nonce: [u8; NONCE] = nonce.try_into().ok()?;
+    Some((generation, nonce))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> Day {
+        Day::parse(s).unwrap()
+    }
+
+    fn poll(s: &str) -> PollId {
+        PollId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_token_counts_once_and_only_for_its_poll() {
+        let d = day("2025-03-01");
+        let bb = BallotBox::new(d).unwrap();
+        let (a, b) = (poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"));
+        let t = bb.issue(&a, d).unwrap();
+        assert_eq!(bb.check(&b, &t, d), Verdict::Invalid);
+        assert_eq!(bb.redeem(&b, &t, d), Verdict::Invalid);
+        assert_eq!(bb.check(&a, &t, d), Verdict::Valid);
+        assert_eq!(bb.redeem(&a, &t, d), Verdict::Valid);
+        assert_eq!(bb.check(&a, &t, d), Verdict::Used);
+        assert_eq!(bb.redeem(&a, &t, d), Verdict::Used);
+        let t2 = bb.issue(&a, d).unwrap();
+        assert_ne!(t, t2);
+        assert_eq!(bb.redeem(&a, &t2, d), Verdict::Valid);
+    }
+
+    #[test]
+    fn forged_and_malformed_tokens_are_invalid() {
+        let d = day("2025-03-01");
+        let bb = BallotBox::new(d).unwrap();
+        let a = poll("AAAAAAAAAAAAAAAA");
+        let t = bb.issue(&a, d).unwrap();
+        let mut raw = URL_SAFE_NO_PAD.decode(&t).unwrap();
+        let last = raw.len() - 1;
+        raw[last] ^= 1;
+        let forged = URL_SAFE_NO_PAD.encode(&raw);
+        for bad in [forged.as_str(), "", "x", "!!!!", &"A".repeat(48), &"A".repeat(1000)] {
+            assert_eq!(bb.redeem(&a, bad, d), Verdict::Invalid, "{bad}");
+        }
+        let other = BallotBox::new(d).unwrap();
+        assert_eq!(other.redeem(&a, &t, d), Verdict::Invalid, "another key");
+    }
+
+    #[test]
+    fn keys_last_into_the_next_day_then_go_with_their_nonces() {
+        let bb = BallotBox::new(day("2025-03-01")).unwrap();
+        let a = poll("AAAAAAAAAAAAAAAA");
+        let late = bb.issue(&a, day("2025-03-01")).unwrap();
+        let used = bb.issue(&a, day("2025-03-01")).unwrap();
+        assert_eq!(bb.redeem(&a, &used, day("2025-03-01")), Verdict::Valid);
+        // Just after midnight, yesterday's form still works once.
+        assert_eq!(bb.redeem(&a, &late, day("2025-03-02")), Verdict::Valid);
+        assert_eq!(bb.redeem(&a, &used, day("2025-03-02")), Verdict::Used);
+        // A day later, yesterday's key and its record of used nonces are gone.
+        let fresh = bb.issue(&a, day("2025-03-03")).unwrap();
+        assert_eq!(bb.check(&a, &late, day("2025-03-03")), Verdict::Invalid);
+        assert!(bb.lock().previous.as_ref().is_some_and(|g| g.day == day("2025-03-02")));
+        assert_eq!(bb.lock().current.used.len(), 0);
+        assert_eq!(bb.redeem(&a, &fresh, day("2025-03-03")), Verdict::Valid);
+        // After a gap of days nothing old survives.
+        bb.issue(&a, day("2025-03-10")).unwrap();
+        assert!(bb.lock().previous.is_none());
+    }
+}

@@ -1,0 +1,503 @@
+//! `/`: the creation form and the page shown once after creation.
+//!
+//! The form works without script: it shows a fixed set of rows (blank ones
+//! are ignored), and its "add", "remove" and "move up" buttons are submit
+//! buttons that return the form with the change made and everything typed
+//! kept. The draft is turned into the API's JSON body and validated by
+//! `NewPoll::from_json`, so the form and the API obey the same rules; the
+//! resulting field paths are mapped back to the rows the person typed in.
+
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::WebWorker;
+use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
+use super::layout::{Ctx, notice, page, respond};
+use crate::day::Day;
+use crate::domain::{EXPIRY_DAYS, Lang, NewPoll, OPTIONS, QUESTIONS};
+use crate::error::Error;
+use crate::http::{Request, Response};
+use crate::i18n::endonym;
+
+/// Rows shown on a blank form.
+const START_QUESTIONS: usize = 2;
+const START_OPTIONS: usize = 4;
+const DEFAULT_EXPIRY: &str = "30";
+
+/// The form as typed, kept verbatim so it can be shown again.
+#[derive(Clone, Debug, Default)]
+pub struct Draft {
+    pub title: String,
+    pub lang: String,
+    pub expiry: String,
+    pub results: String,
+    pub questions: Vec<DraftQuestion>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DraftQuestion {
+    pub label: String,
+    pub options: Vec<String>,
+}
+
+impl DraftQuestion {
+    fn blank() -> DraftQuestion {
+        DraftQuestion { label: String::new(), options: vec![String::new(); START_OPTIONS] }
+    }
+
+    fn is_blank(&self) -> bool {
+        self.label.trim().is_empty() && self.options.iter().all(|o| o.trim().is_empty())
+    }
+}
+
+/// Where a JSON question and its options came from in the form.
+struct Origin {
+    row: usize,
+    options: Vec<usize>,
+}
+
+impl Draft {
+    pub fn blank(lang: Lang) -> Draft {
+        Draft {
+            title: String::new(),
+            lang: lang.code().to_owned(),
+            expiry: DEFAULT_EXPIRY.to_owned(),
+            results: "private".to_owned(),
+            questions: vec![DraftQuestion::blank(); START_QUESTIONS],
+        }
+    }
+
+    /// Reads `title`, `lang`, `expiry`, `results`, `q{i}` and `q{i}o{j}`.
+    /// Rows beyond the limits are ignored: the form never offers them.
+    pub fn from_form(form: &Form) -> Draft {
+        let (mut rows, mut cols) = (0usize, vec![0usize; QUESTIONS.max]);
+        for name in form.names() {
+            let Some(rest) = name.strip_prefix('q') else { continue };
+            let (qi, oi) = match rest.split_once('o') {
+                Some((q, o)) => (q.parse::<usize>().ok(), o.parse::<usize>().ok().map(Some)),
+                None => (rest.parse::<usize>().ok(), Some(None)),
+            };
+            let (Some(qi), Some(oi)) = (qi, oi) else { continue };
+            if qi >= QUESTIONS.max {
+                continue;
+            }
+            rows = rows.max(qi + 1);
+            if let Some(oi) = oi.filter(|&o| o < OPTIONS.max) {
+                cols[qi] = cols[qi].max(oi + 1);
+            }
+        }
+        let questions = (0..rows)
+            .map(|i| DraftQuestion {
+                label: form.text(&format!("q{i}")),
+                options: (0..cols[i]).map(|j| form.text(&format!("q{i}o{j}"))).collect(),
+            })
+            .collect();
+        Draft {
+            title: form.text("title"),
+            lang: form.text("lang"),
+            expiry: form.text("expiry"),
+            results: form.text("results"),
+            questions,
+        }
+    }
+
+    /// The API body for this draft, and where each question came from.
+    /// Blank questions and blank answers are left out.
+    fn to_json(&self) -> (Value, Vec<Origin>) {
+        let mut origins = Vec::new();
+        let mut questions = Vec::new();
+        for (row, q) in self.questions.iter().enumerate().filter(|(_, q)| !q.is_blank()) {
+            let kept: Vec<usize> = (0..q.options.len()).filter(|&j| !q.options[j].trim().is_empty()).collect();
+            questions.push(json!({
+                "label": q.label,
+                "options": kept.iter().map(|&j| q.options[j].as_str()).collect::<Vec<_>>(),
+            }));
+            origins.push(Origin { row, options: kept });
+        }
+        let expiry = self.expiry.trim().parse::<i64>().map_or_else(|_| json!(self.expiry), |n| json!(n));
+        let mut body = json!({
+            "title": self.title,
+            "lang": self.lang,
+            "expiryDays": expiry,
+            "questions": questions,
+        });
+        body["resultsPublic"] = match self.results.as_str() {
+            "public" => json!(true),
+            "private" | "" => json!(false),
+            other => json!(other),
+        };
+        (body, origins)
+    }
+
+    /// Applies a structural button (`add-question`, `add-option-{i}`,
+    /// `remove-question-{i}`, `up-{i}`); returns the id of the field to focus.
+    fn edit(&mut self, action: &str) -> Option<String> {
+        let index = |prefix: &str| action.strip_prefix(prefix).and_then(|n| n.parse::<usize>().ok());
+        if action == "add-question" && self.questions.len() < QUESTIONS.max {
+            self.questions.push(DraftQuestion::blank());
+            return Some(format!("f-q{}", self.questions.len() - 1));
+        }
+        if let Some(i) = index("add-option-")
+            && let Some(q) = self.questions.get_mut(i)
+            && q.options.len() < OPTIONS.max
+        {
+            q.options.push(String::new());
+            return Some(format!("f-q{i}o{}", q.options.len() - 1));
+        }
+        if let Some(i) = index("remove-question-")
+            && i < self.questions.len()
+        {
+            self.questions.remove(i);
+            if self.questions.is_empty() {
+                self.questions.push(DraftQuestion::blank());
+            }
+            return Some(format!("f-q{}", i.min(self.questions.len() - 1)));
+        }
+        if let Some(i) = index("up-")
+            && i > 0
+            && i < self.questions.len()
+        {
+            self.questions.swap(i - 1, i);
+            return Some(format!("f-q{}", i - 1));
+        }
+        None
+    }
+}
+
+/// Field ids and names for the problem summary.
+fn field_name(ctx: &Ctx, id: &str) -> String {
+    let t = ctx.t;
+    match id {
+        "f-title" => t.field_title.to_owned(),
+        "f-lang" => t.field_lang.to_owned(),
+        "f-expiry" => t.field_expiry.to_owned(),
+        "f-results-private" => t.field_results.to_owned(),
+        "f-questions" => t.questions_heading.to_owned(),
+        _ => {
+            let rest = id.strip_prefix("f-q").unwrap_or("");
+            let (q, o) = match rest.split_once('o') {
+                Some((q, o)) => (q, Some(o)),
+                None => (rest.trim_end_matches("-set"), None),
+            };
+            let q = q.parse::<usize>().map_or(0, |n| n + 1);
+            match o.and_then(|o| o.parse::<usize>().ok()) {
+                Some(o) => format!("{}, {}", (t.question_legend)(q), (t.field_option)(o + 1)),
+                None => (t.question_legend)(q),
+            }
+        }
+    }
+}
+
+/// Maps the domain's field paths to this form's fields.
+fn problems(ctx: &Ctx, errors: &[crate::error::FieldError], origins: &[Origin]) -> Problems {
+    let mut p = Problems::default();
+    for e in errors {
+        let message = localize(ctx.t, &e.field, &e.message);
+        let id = match question_path(&e.field) {
+            PathPart::Other("title") => Some("f-title".to_owned()),
+            PathPart::Other("lang") => Some("f-lang".to_owned()),
+            PathPart::Other("expiryDays") => Some("f-expiry".to_owned()),
+            PathPart::Other("resultsPublic") => Some("f-results-private".to_owned()),
+            PathPart::Other("questions") => Some("f-questions".to_owned()),
+            PathPart::Other(_) => None,
+            PathPart::Question(i, rest) => origins.get(i).map(|o| match rest {
+                ".label" => format!("f-q{}", o.row),
+                _ => match option_index(rest).and_then(|j| o.options.get(j)) {
+                    Some(j) => format!("f-q{}o{j}", o.row),
+                    None => format!("f-q{}-set", o.row),
+                },
+            }),
+        };
+        match id {
+            Some(id) => {
+                let name = field_name(ctx, &id);
+                p.field(id, name, message);
+            }
+            None => p.general.push(message),
+        }
+    }
+    p
+}
+
+pub fn form_page(ctx: &Ctx, draft: &Draft) -> Response {
+    respond(200, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, &Problems::default(), None)))
+}
+
+fn form_response(ctx: &Ctx, status: u16, draft: &Draft, problems: &Problems, focus: Option<&str>) -> Response {
+    respond(status, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, problems, focus)))
+}
+
+/// `aria-describedby` for a field with a hint and maybe errors.
+fn described(id: &str, hint: bool, errors: &[&str]) -> Option<String> {
+    let mut ids = Vec::new();
+    if hint {
+        ids.push(format!("{id}-hint"));
+    }
+    if !errors.is_empty() {
+        ids.push(format!("{id}-error"));
+    }
+    (!ids.is_empty()).then(|| ids.join(" "))
+}
+
+fn errors_of(id: &str, errors: &[&str]) -> Markup {
+    html! {
+        @if !errors.is_empty() {
+            p.field-error id=(format!("{id}-error")) {
+                @for (i, e) in errors.iter().enumerate() {
+                    @if i > 0 { " " }
+                    (e)
+                }
+            }
+        }
+    }
+}
+
+/// A text input with its label, hint and errors.
+// Each argument is one attribute of the field; a struct would only rename them.
+#[allow(clippy::too_many_arguments)]
+fn text_field(
+    id: &str,
+    name: &str,
+    label: &str,
+    value: &str,
+    hint: Option<&str>,
+    max: usize,
+    p: &Problems,
+    focus: Option<&str>,
+) -> Markup {
+    let errors = p.of(id);
+    html! {
+        div.field {
+            label for=(id) { (label) }
+            @if let Some(h) = hint { p.hint id=(format!("{id}-hint")) { (h) } }
+            (errors_of(id, &errors))
+            input type="text" id=(id) name=(name) value=(value) maxlength=(max)
+                aria-invalid=[(!errors.is_empty()).then_some("true")]
+                aria-describedby=[described(id, hint.is_some(), &errors)]
+                autofocus[focus == Some(id)];
+        }
+    }
+}
+
+fn summary(ctx: &Ctx, p: &Problems) -> Markup {
+    html! {
+        @if !p.is_empty() {
+            div.error-summary role="alert" tabindex="-1" data-focus {
+                h2 { (ctx.t.errors_heading) }
+                ul {
+                    @for g in &p.general { li { (g) } }
+                    @for f in &p.fields { li { a href=(format!("#{}", f.id)) { (f.name) ": " (f.message) } } }
+                }
+            }
+        }
+    }
+}
+
+fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Markup {
+    let t = ctx.t;
+    let qerrors = p.of("f-questions");
+    html! {
+        h1 { (t.create_title) }
+        p.lead { (t.create_intro) }
+        (summary(ctx, p))
+        form.create method="post" action=(ctx.action()) novalidate {
+            // The first submit button is the one Enter triggers: creating, not
+            // adding a row. It is hidden; the visible one is at the end.
+            button type="submit" name="action" value="create" hidden { (t.submit_create) }
+            (text_field("f-title", "title", t.field_title, &draft.title, Some(t.field_title_hint), crate::domain::TITLE.max_chars, p, focus))
+            div.field {
+                label for="f-lang" { (t.field_lang) }
+                p.hint id="f-lang-hint" { (t.field_lang_hint) }
+                (errors_of("f-lang", &p.of("f-lang")))
+                select id="f-lang" name="lang" aria-describedby="f-lang-hint" {
+                    @for l in Lang::ALL {
+                        option value=(l.code()) lang=(l.code()) selected[draft.lang == l.code()] { (endonym(l)) }
+                    }
+                }
+            }
+            div.field {
+                label for="f-expiry" { (t.field_expiry) }
+                p.hint id="f-expiry-hint" { (t.field_expiry_hint) }
+                (errors_of("f-expiry", &p.of("f-expiry")))
+                select id="f-expiry" name="expiry" aria-describedby="f-expiry-hint" {
+                    @for d in EXPIRY_DAYS {
+                        option value=(d) selected[draft.expiry == d.to_string()] { ((t.expiry_option)(d)) }
+                    }
+                }
+            }
+            fieldset.field.choices {
+                legend { (t.field_results) }
+                (errors_of("f-results-private", &p.of("f-results-private")))
+                div.choice {
+                    input type="radio" id="f-results-private" name="results" value="private" checked[draft.results != "public"];
+                    label for="f-results-private" { (t.results_private) }
+                }
+                div.choice {
+                    input type="radio" id="f-results-public" name="results" value="public" checked[draft.results == "public"];
+                    label for="f-results-public" { (t.results_public) }
+                }
+            }
+            section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
+                h2 id="f-questions-heading" { (t.questions_heading) }
+                p.hint { (t.questions_hint) }
+                (errors_of("f-questions", &qerrors))
+                @for (i, q) in draft.questions.iter().enumerate() {
+                    @let set_id = format!("f-q{i}-set");
+                    fieldset.question id=(set_id) tabindex="-1" {
+                        legend { ((t.question_legend)(i + 1)) }
+                        (errors_of(&set_id, &p.of(&set_id)))
+                        (text_field(&format!("f-q{i}"), &format!("q{i}"), t.field_question, &q.label, None, crate::domain::LABEL.max_chars, p, focus))
+                        ol.options {
+                            @for (j, o) in q.options.iter().enumerate() {
+                                li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
+                            }
+                        }
+                        div.row-actions {
+                            @if q.options.len() < OPTIONS.max {
+                                button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate { (t.add_option) }
+                            }
+                            @if i > 0 {
+                                button.secondary type="submit" name="action" value=(format!("up-{i}")) formnovalidate { (t.move_up) }
+                            }
+                            @if draft.questions.len() > 1 {
+                                button.secondary.danger type="submit" name="action" value=(format!("remove-question-{i}")) formnovalidate { (t.remove_question) }
+                            }
+                        }
+                    }
+                }
+                @if draft.questions.len() < QUESTIONS.max {
+                    button.secondary type="submit" name="action" value="add-question" formnovalidate { (t.add_question) }
+                }
+            }
+            div.submit {
+                button.primary type="submit" name="action" value="create" { (t.submit_create) }
+            }
+        }
+    }
+}
+
+pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, None);
+    let mut draft = Draft::from_form(form);
+    let action = form.get("action").unwrap_or("create");
+    if action != "create" {
+        let focus = draft.edit(action);
+        return Ok(form_response(&ctx, 200, &draft, &Problems::default(), focus.as_deref()));
+    }
+    let (body, origins) = draft.to_json();
+    let poll = match NewPoll::from_json(&body) {
+        Ok(p) => p,
+        Err(errors) => {
+            if draft.questions.is_empty() {
+                draft.questions.push(DraftQuestion::blank());
+            }
+            let p = problems(&ctx, &errors, &origins);
+            return Ok(form_response(&ctx, 422, &draft, &p, None));
+        }
+    };
+    match w.web.app.create_poll(&mut w.reader, req.client, &poll, today) {
+        Ok(created) => Ok(created_page(&ctx, &w.web.app.base_url, &created)),
+        Err(Error::RateLimited(rl)) => {
+            let mut p = Problems::default();
+            p.general.push((ctx.t.err_rate_limited)(rl.retry_after_secs.div_ceil(60)));
+            Ok(form_response(&ctx, 429, &draft, &p, None).with_header("Retry-After", rl.retry_after_secs.to_string()))
+        }
+        Err(Error::Unavailable { retry_after_secs, .. }) => {
+            let mut p = Problems::default();
+            p.general.push(ctx.t.err_unavailable.to_owned());
+            Ok(form_response(&ctx, 503, &draft, &p, None).with_header("Retry-After", retry_after_secs.to_string()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A read-only link with a label, a hint and a copy button (shown by script).
+pub fn link_field(ctx: &Ctx, id: &str, label: &str, hint: &str, url: &str) -> Markup {
+    html! {
+        div.field.link {
+            label for=(id) { (label) }
+            p.hint id=(format!("{id}-hint")) { (hint) }
+            div.copy-row {
+                input type="text" id=(id) value=(url) readonly aria-describedby=(format!("{id}-hint")) spellcheck="false";
+                button.secondary type="button" data-copy=(id) data-copied=(ctx.t.copied) hidden { (ctx.t.copy) }
+            }
+        }
+    }
+}
+
+fn created_page(ctx: &Ctx, base: &str, created: &crate::api::Created) -> Response {
+    let t = ctx.t;
+    let poll = &created.poll;
+    let id = &poll.id;
+    let share = format!("{base}/p/{id}");
+    let results = format!("{base}/p/{id}/results");
+    let admin = format!("{base}/p/{id}/admin#{}", created.token.expose());
+    let results_hint = if poll.results_public { t.results_public } else { t.created_results_private };
+    let body = html! {
+        h1 { (t.created_title) }
+        (notice("ok", t.created_intro))
+        p.meta { ((t.erased_on)(&t.day(&poll.expires_on.to_string()))) }
+        (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share))
+        (link_field(ctx, "link-results", t.created_results, results_hint, &results))
+        div.warning role="note" aria-labelledby="warn-title" {
+            h2 id="warn-title" { (t.created_warning_title) }
+            p { (t.created_warning) }
+            (link_field(ctx, "link-admin", t.created_admin, t.created_admin_hint, &admin))
+        }
+        p { a.button href=(format!("/p/{id}")) { (t.open_poll) } }
+    };
+    respond(201, ctx.lang, page(ctx, t.created_title, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_rows_are_left_out_and_errors_map_back_to_their_rows() {
+        let form = Form::from_pairs(&[
+            ("title", "T"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("results", "public"),
+            ("q0", ""),
+            ("q0o0", ""),
+            ("q1", "Where?"),
+            ("q1o0", ""),
+            ("q1o1", "Here"),
+            ("q1o2", "Here"),
+        ]);
+        let draft = Draft::from_form(&form);
+        assert_eq!(draft.questions.len(), 2);
+        let (body, origins) = draft.to_json();
+        assert_eq!(body["questions"], json!([{"label": "Where?", "options": ["Here", "Here"]}]));
+        assert_eq!(body["resultsPublic"], json!(true));
+        let errors = NewPoll::from_json(&body).unwrap_err();
+        let ctx = Ctx::new(super::super::lang::Choice { lang: Lang::En, explicit: false }, "/");
+        let p = problems(&ctx, &errors, &origins);
+        assert_eq!(p.fields.len(), 1, "{p:?}");
+        assert_eq!(p.fields[0].id, "f-q1o2");
+        assert_eq!(p.fields[0].name, "Question 2, Answer 3");
+    }
+
+    #[test]
+    fn structural_buttons_edit_the_draft_within_limits() {
+        let mut d = Draft::blank(Lang::En);
+        assert_eq!(d.edit("add-question").as_deref(), Some("f-q2"));
+        assert_eq!(d.edit("add-option-0").as_deref(), Some("f-q0o4"));
+        d.questions[2].label = "third".into();
+        assert_eq!(d.edit("up-2").as_deref(), Some("f-q1"));
+        assert_eq!(d.questions[1].label, "third");
+        assert_eq!(d.edit("remove-question-1").as_deref(), Some("f-q1"));
+        assert_eq!(d.questions.len(), 2);
+        assert_eq!(d.edit("up-0"), None);
+        assert_eq!(d.edit("add-option-99"), None);
+        assert_eq!(d.edit("bogus"), None);
+        for _ in 0..30 {
+            d.edit("add-question");
+            d.edit("add-option-0");
+        }
+        assert_eq!(d.questions.len(), QUESTIONS.max);
+        assert_eq!(d.questions[0].options.len(), OPTIONS.max);
+    }
+}

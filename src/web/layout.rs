@@ -1,0 +1,133 @@
+//! The page shell shared by every page, and the headers every page carries.
+//!
+//! Promises: `<html lang>` is the interface language; poll text in another
+//! language is marked with its own `lang` by the pages; every HTML response
+//! has a strict CSP (no inline script or style at all), `no-referrer`,
+//! `nosniff`, a restrictive `Permissions-Policy`, and `no-store` so that a
+//! deleted poll or an admin page never lives on in a cache.
+
+use maud::{DOCTYPE, Markup, html};
+
+use super::assets::ASSETS;
+use super::lang::Choice;
+use crate::domain::Lang;
+use crate::http::Response;
+use crate::i18n::{Catalogue, catalogue, endonym};
+
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+pub const PERMISSIONS: &str = "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), \
+     microphone=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()";
+
+/// What every page needs to know about the request it answers.
+pub struct Ctx<'a> {
+    pub lang: Lang,
+    pub t: &'static Catalogue,
+    /// Whether the reader chose the language with `?lang` (links then keep it).
+    pub explicit: bool,
+    /// The path of this page, for the language switcher and form actions.
+    pub path: &'a str,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(choice: Choice, path: &'a str) -> Ctx<'a> {
+        Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path }
+    }
+
+    /// A link to `path` that keeps an explicitly chosen language.
+    pub fn href(&self, path: &str) -> String {
+        if self.explicit { format!("{path}?lang={}", self.lang.code()) } else { path.to_owned() }
+    }
+
+    /// Where this page's forms post: the same path, in the same language.
+    pub fn action(&self) -> String {
+        format!("{}?lang={}", self.path, self.lang.code())
+    }
+}
+
+/// A whole page: `title` goes in `<title>` (with the site name), `main` in `<main>`.
+pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
+    let t = ctx.t;
+    html! {
+        (DOCTYPE)
+        html lang=(ctx.lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="no-referrer";
+                meta name="robots" content="noindex";
+                title { (title) " · anonpoll" }
+                link rel="icon" type="image/svg+xml" href=(ASSETS.icon.url);
+                link rel="stylesheet" href=(ASSETS.css.url);
+                script src=(ASSETS.js.url) defer {}
+            }
+            body {
+                a.skip href="#main" { (t.skip_link) }
+                header.site {
+                    div.bar {
+                        a.brand href=(ctx.href("/")) { "anonpoll" }
+                        nav.main aria-label=(t.nav_label) {
+                            a href=(ctx.href("/")) { (t.nav_create) }
+                            a href=(ctx.href("/privacy")) { (t.nav_privacy) }
+                        }
+                        nav.langs aria-label=(t.lang_switch_label) {
+                            ul {
+                                @for l in Lang::ALL {
+                                    li {
+                                        @if l == ctx.lang {
+                                            a href=(format!("{}?lang={}", ctx.path, l.code())) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
+                                        } @else {
+                                            a href=(format!("{}?lang={}", ctx.path, l.code())) lang=(l.code()) hreflang=(l.code()) { (endonym(l)) }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                main #main tabindex="-1" { (main) }
+                footer.site {
+                    p { (t.footer) " " a href=(ctx.href("/privacy")) { (t.nav_privacy) } }
+                }
+            }
+        }
+    }
+}
+
+/// An HTML response with the page headers.
+pub fn respond(status: u16, lang: Lang, markup: Markup) -> Response {
+    Response::new(status)
+        .with_header("Content-Type", "text/html; charset=utf-8")
+        .with_header("Content-Language", lang.code())
+        .with_header("Vary", "Accept-Language")
+        .with_header("Cache-Control", "no-store")
+        .with_header("Content-Security-Policy", CSP)
+        .with_header("Referrer-Policy", "no-referrer")
+        .with_header("Permissions-Policy", PERMISSIONS)
+        .with_header("X-Content-Type-Options", "nosniff")
+        .with_header("X-Frame-Options", "DENY")
+        .with_header("Cross-Origin-Opener-Policy", "same-origin")
+        .with_header("Cross-Origin-Resource-Policy", "same-origin")
+        .with_body(markup.into_string().into_bytes())
+}
+
+/// A simple page with a heading, a text and a way back.
+pub fn message_page(ctx: &Ctx, status: u16, title: &str, text: &str) -> Response {
+    let body = html! {
+        h1 { (title) }
+        p { (text) }
+        p { a href=(ctx.href("/")) { (ctx.t.back_home) } }
+    };
+    respond(status, ctx.lang, page(ctx, title, body))
+}
+
+/// A notice box: `role=status` for good news, `role=alert` for problems.
+pub fn notice(kind: &str, text: &str) -> Markup {
+    let role = if kind == "error" { "alert" } else { "status" };
+    html! { p class=(format!("notice {kind}")) role=(role) { (text) } }
+}
+
+/// A poll text in its own language: `lang` is set when it differs from the page.
+pub fn lang_attr(content: Lang, page: Lang) -> Option<&'static str> {
+    (content != page).then_some(content.code())
+}

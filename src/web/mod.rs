@@ -1,0 +1,248 @@
+//! The web interface: server-rendered pages for people, in four languages.
+//!
+//! Pages: `/` (create a poll), `/p/{id}` (answer it), `/p/{id}/results`,
+//! `/p/{id}/admin` (manage it with the admin key), `/privacy`, and the
+//! content-hashed static files under `/static/`.
+//!
+//! Promises:
+//! - every page works with scripting off; the one small script only fills
+//!   the admin key from the URL fragment, copies links and remembers votes
+//!   in `localStorage`;
+//! - every text a person typed is escaped by construction (maud templates);
+//! - no cookie, no stored or logged address: the client address is used only
+//!   by the in-memory limiters (creation limit, vote throttle);
+//! - polls are created only through [`App::create_poll`] and validated only by
+//!   `domain.rs`, exactly like the JSON API;
+//! - a request can never crash a worker: every failure is a page.
+
+mod admin;
+pub mod assets;
+pub mod ballot;
+mod create;
+pub mod form;
+pub mod lang;
+mod layout;
+mod poll;
+mod privacy;
+mod results;
+pub mod throttle;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::api::App;
+use crate::day::Day;
+use crate::domain::{Lang, Poll};
+use crate::error::Error;
+use crate::http::{Method, Request, Response};
+use crate::secret::PollId;
+use crate::store::Reader;
+
+use ballot::BallotBox;
+use form::{Form, FormError};
+use layout::{Ctx, message_page};
+use throttle::VoteThrottle;
+
+/// Limits of the vote throttle.
+#[derive(Clone, Copy, Debug)]
+pub struct VoteLimits {
+    pub per_window: u32,
+    pub window: Duration,
+}
+
+/// What all web workers share.
+pub struct Web {
+    app: Arc<App>,
+    ballots: BallotBox,
+    throttle: VoteThrottle,
+}
+
+impl Web {
+    pub fn new(app: Arc<App>, limits: VoteLimits) -> anyhow::Result<Arc<Web>> {
+        Ok(Arc::new(Web {
+            app,
+            ballots: BallotBox::new(Day::today())?,
+            throttle: VoteThrottle::new(limits.per_window, limits.window)?,
+        }))
+    }
+
+    /// A per-worker handler with its own read connection.
+    pub fn worker(self: &Arc<Web>) -> anyhow::Result<WebWorker> {
+        Ok(WebWorker { web: self.clone(), reader: self.app.store.reader()? })
+    }
+}
+
+pub struct WebWorker {
+    web: Arc<Web>,
+    reader: Reader,
+}
+
+/// The pages, by path shape.
+#[derive(Debug, PartialEq, Eq)]
+enum Route<'a> {
+    Create,
+    Privacy,
+    Share(&'a str),
+    Results(&'a str),
+    Admin(&'a str),
+}
+
+fn route(path: &str) -> Option<Route<'_>> {
+    match path {
+        "/" => return Some(Route::Create),
+        "/privacy" => return Some(Route::Privacy),
+        _ => {}
+    }
+    let rest = path.strip_prefix("/p/")?;
+    match rest.split_once('/') {
+        None if !rest.is_empty() => Some(Route::Share(rest)),
+        Some((id, "results")) if !id.is_empty() => Some(Route::Results(id)),
+        Some((id, "admin")) if !id.is_empty() => Some(Route::Admin(id)),
+        _ => None,
+    }
+}
+
+impl WebWorker {
+    /// Answers one request with a page. Never panics by design.
+    pub fn handle(&mut self, req: &Request) -> Response {
+        if matches!(req.method, Method::Get | Method::Head)
+            && let Some(r) = assets::serve(&req.path)
+        {
+            return r;
+        }
+        let Some(route) = route(&req.path) else {
+            let ctx = Ctx::new(lang::negotiate(req, None), &req.path);
+            return message_page(&ctx, 404, ctx.t.page_not_found_title, ctx.t.page_not_found_text);
+        };
+        let today = Day::today();
+        let result = match req.method {
+            Method::Get | Method::Head => self.get(req, &route, today),
+            Method::Post => self.post(req, &route, today),
+            _ => {
+                let ctx = Ctx::new(lang::negotiate(req, None), &req.path);
+                Ok(message_page(&ctx, 405, ctx.t.error_title, ctx.t.method_not_allowed)
+                    .with_header("Allow", "GET, HEAD, POST"))
+            }
+        };
+        result.unwrap_or_else(|e| self.error_page(req, &e))
+    }
+
+    fn get(&mut self, req: &Request, route: &Route, today: Day) -> Result<Response, Error> {
+        match route {
+            Route::Create => Ok(create::form_page(&self.ctx(req, None), &create::Draft::blank(self.lang(req, None)))),
+            Route::Privacy => Ok(privacy::page_response(&self.ctx(req, None), self.web.throttle.window())),
+            Route::Share(id) => {
+                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                poll::share_page(self, req, &poll, today)
+            }
+            Route::Results(id) => {
+                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                results::get(self, req, &poll)
+            }
+            Route::Admin(id) => {
+                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let ctx = self.ctx(req, Some(poll.lang));
+                Ok(admin::prompt(&ctx, &poll, 200, None))
+            }
+        }
+    }
+
+    fn post(&mut self, req: &Request, route: &Route, today: Day) -> Result<Response, Error> {
+        // No cookies means no ambient authority to forge, but a page on another
+        // site could still make a visitor's browser send a vote. Browsers say
+        // where a request comes from; tools that do not say are let through.
+        if let Some(site) = req.header("sec-fetch-site")
+            && !matches!(site.trim(), "same-origin" | "none")
+        {
+            let ctx = self.ctx(req, None);
+            return Ok(message_page(&ctx, 403, ctx.t.error_title, ctx.t.cross_site));
+        }
+        let form = match Form::parse(req) {
+            Ok(f) => f,
+            Err(e) => {
+                let ctx = self.ctx(req, None);
+                return Ok(match e {
+                    FormError::TooLarge => {
+                        message_page(&ctx, 413, ctx.t.error_title, ctx.t.too_large).with_header("Connection", "close")
+                    }
+                    FormError::WrongType => message_page(&ctx, 415, ctx.t.error_title, ctx.t.bad_form),
+                });
+            }
+        };
+        match route {
+            Route::Create => create::post(self, req, &form, today),
+            Route::Privacy => {
+                let ctx = self.ctx(req, None);
+                Ok(message_page(&ctx, 405, ctx.t.error_title, ctx.t.method_not_allowed)
+                    .with_header("Allow", "GET, HEAD"))
+            }
+            Route::Share(id) => {
+                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                poll::vote(self, req, &form, &poll, today)
+            }
+            Route::Results(id) => {
+                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                results::post(self, req, &form, &poll)
+            }
+            Route::Admin(id) => {
+                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                admin::post(self, req, &form, poll, today)
+            }
+        }
+    }
+
+    fn lang(&self, req: &Request, fallback: Option<Lang>) -> Lang {
+        lang::negotiate(req, fallback).lang
+    }
+
+    fn ctx<'r>(&self, req: &'r Request, fallback: Option<Lang>) -> Ctx<'r> {
+        Ctx::new(lang::negotiate(req, fallback), &req.path)
+    }
+
+    /// The live poll `id`; `None` if malformed, unknown or expired.
+    fn poll(&mut self, id: &str, today: Day) -> Result<Option<Poll>, Error> {
+        match PollId::parse(id) {
+            Some(id) => self.reader.poll(&id, today),
+            None => Ok(None),
+        }
+    }
+
+    fn poll_not_found(&self, req: &Request) -> Response {
+        let ctx = self.ctx(req, None);
+        message_page(&ctx, 404, ctx.t.not_found_title, ctx.t.not_found_text)
+    }
+
+    fn error_page(&self, req: &Request, e: &Error) -> Response {
+        if let Error::Internal(cause) = e {
+            eprintln!("anonpoll: internal error: {cause:#}");
+        }
+        let ctx = self.ctx(req, None);
+        let status = match e.status() {
+            s @ (503 | 500) => s,
+            _ => 500,
+        };
+        let r = message_page(&ctx, status, ctx.t.error_title, ctx.t.error_text);
+        if let Error::Unavailable { retry_after_secs, .. } = e {
+            r.with_header("Retry-After", retry_after_secs.to_string())
+        } else {
+            r
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_by_shape() {
+        assert_eq!(route("/"), Some(Route::Create));
+        assert_eq!(route("/privacy"), Some(Route::Privacy));
+        assert_eq!(route("/p/abc"), Some(Route::Share("abc")));
+        assert_eq!(route("/p/abc/results"), Some(Route::Results("abc")));
+        assert_eq!(route("/p/abc/admin"), Some(Route::Admin("abc")));
+        for p in ["/p/", "/p//results", "/p/abc/", "/p/abc/other", "/x", "/privacy/", ""] {
+            assert_eq!(route(p), None, "{p}");
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! `/p/{id}`: the share page, where people answer a poll, and the vote.
+//!
+//! A vote is counted only with a valid one-time ballot token (`ballot.rs`)
+//! and within the per-client throttle (`throttle.rs`). Whatever goes wrong,
+//! the person sees why, and, when it makes sense to try again, the form comes
+//! back with their choices kept and a fresh token: no vote is lost silently.
+
+use maud::{Markup, html};
+
+use super::WebWorker;
+use super::ballot::Verdict;
+use super::form::Form;
+use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
+use crate::day::Day;
+use crate::domain::Poll;
+use crate::error::Error;
+use crate::http::{Request, Response};
+
+pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    let blank = vec![None; poll.questions.len()];
+    share_response(w, &ctx, poll, today, 200, &blank, None)
+}
+
+/// The share page with `choices` selected and an optional message.
+fn share_response(
+    w: &WebWorker,
+    ctx: &Ctx,
+    poll: &Poll,
+    today: Day,
+    status: u16,
+    choices: &[Option<usize>],
+    message: Option<&str>,
+) -> Result<Response, Error> {
+    let t = ctx.t;
+    let (content_lang, title, questions) = poll.version(ctx.lang);
+    let clang = lang_attr(content_lang, ctx.lang);
+    let token = if poll.closed { None } else { Some(w.web.ballots.issue(&poll.id, today).map_err(Error::internal)?) };
+    let body = html! {
+        h1 lang=[clang] { (title) }
+        (facts(ctx, poll))
+        @if let Some(m) = message { (notice("error", m)) }
+        @if let Some(token) = token {
+            p.notice.info id="already-voted" data-poll=(poll.id) role="status" hidden { (t.already_voted) }
+            p.lead { (t.vote_intro) }
+            form.vote method="post" action=(ctx.action()) {
+                input type="hidden" name="ballot" value=(token);
+                @for (i, (label, options)) in questions.iter().enumerate() {
+                    fieldset.question {
+                        legend lang=[clang] { (label.as_str()) }
+                        @for (j, o) in options.iter().enumerate() {
+                            div.choice {
+                                input type="radio" id=(format!("q{i}-{j}")) name=(format!("q{i}")) value=(j)
+                                    checked[choices.get(i).copied().flatten() == Some(j)];
+                                label for=(format!("q{i}-{j}")) lang=[clang] { (o.as_str()) }
+                            }
+                        }
+                    }
+                }
+                div.submit { button.primary type="submit" { (t.vote_submit) } }
+            }
+        } @else {
+            div.notice.closed role="status" {
+                h2 { (t.closed_title) }
+                p { (t.closed_text) }
+            }
+        }
+        @if poll.results_public {
+            p { a href=(ctx.href(&format!("/p/{}/results", poll.id))) { (t.see_results) } }
+        }
+    };
+    Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
+}
+
+/// Status and erase day of a poll.
+pub fn facts(ctx: &Ctx, poll: &Poll) -> Markup {
+    let t = ctx.t;
+    let expires = poll.expires_on.to_string();
+    html! {
+        p.meta {
+            span class=(if poll.closed { "status closed" } else { "status open" }) {
+                (if poll.closed { t.status_closed } else { t.status_open })
+            }
+            " · "
+            time datetime=(expires) { ((t.erased_on)(&t.day(&expires))) }
+        }
+    }
+}
+
+/// Reads `q{i}` for every question: `None` for unanswered, `Err` for a value
+/// no form of ours sends.
+fn choices(form: &Form, poll: &Poll) -> Result<Vec<Option<usize>>, ()> {
+    poll.questions
+        .iter()
+        .enumerate()
+        .map(|(i, q)| match form.get(&format!("q{i}")).map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(v) => v.parse::<usize>().ok().filter(|&j| j < q.options.len()).map(Some).ok_or(()),
+        })
+        .collect()
+}
+
+pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    let t = ctx.t;
+    if poll.closed {
+        return share_response(w, &ctx, poll, today, 409, &[], None);
+    }
+    let Ok(choices) = choices(form, poll) else {
+        return Ok(message_page(&ctx, 400, t.error_title, t.bad_form));
+    };
+    if choices.iter().all(Option::is_none) {
+        return share_response(w, &ctx, poll, today, 422, &choices, Some(t.err_no_answer));
+    }
+    let token = form.get("ballot").unwrap_or("");
+    match w.web.ballots.check(&poll.id, token, today) {
+        Verdict::Valid => {}
+        Verdict::Used => return Ok(used_page(&ctx, poll)),
+        Verdict::Invalid => return share_response(w, &ctx, poll, today, 409, &choices, Some(t.err_ballot_expired)),
+    }
+    if !w.web.throttle.admit(req.client, &poll.id) {
+        let r = share_response(w, &ctx, poll, today, 429, &choices, Some(t.err_throttled))?;
+        return Ok(r.with_header("Retry-After", w.web.throttle.window().as_secs().to_string()));
+    }
+    // Redeem only now, so a refused attempt leaves the form usable; two
+    // concurrent sends of one form still count once (redeem is atomic).
+    if w.web.ballots.redeem(&poll.id, token, today) != Verdict::Valid {
+        return Ok(used_page(&ctx, poll));
+    }
+    match w.web.app.store.cast(&poll.id, choices.clone(), today) {
+        Ok(()) => Ok(thanks_page(&ctx, poll)),
+        Err(Error::Closed) => share_response(w, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None),
+        Err(Error::NotFound) => Ok(w.poll_not_found(req)),
+        Err(e) => {
+            if let Error::Internal(cause) = &e {
+                eprintln!("anonpoll: internal error: {cause:#}");
+            }
+            share_response(w, &ctx, poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved))
+        }
+    }
+}
+
+fn thanks_page(ctx: &Ctx, poll: &Poll) -> Response {
+    let t = ctx.t;
+    let body = html! {
+        h1 { (t.thanks_title) }
+        // The script notes the vote in localStorage, with the day the poll is
+        // erased so the note can be dropped then.
+        p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (t.thanks_text) }
+        @if poll.results_public {
+            p { a.button href=(ctx.href(&format!("/p/{}/results", poll.id))) { (t.see_results) } }
+        } @else {
+            p { (t.thanks_private) }
+        }
+    };
+    respond(200, ctx.lang, page(ctx, t.thanks_title, body))
+}
+
+fn used_page(ctx: &Ctx, poll: &Poll) -> Response {
+    let t = ctx.t;
+    let body = html! {
+        h1 { (t.thanks_title) }
+        (notice("info", t.err_ballot_used))
+        @if poll.results_public {
+            p { a href=(ctx.href(&format!("/p/{}/results", poll.id))) { (t.see_results) } }
+        }
+    };
+    respond(409, ctx.lang, page(ctx, t.thanks_title, body))
+}

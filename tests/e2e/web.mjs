@@ -1,0 +1,119 @@
+// End-to-end scenario in headless Chromium (driven by tests/browser.rs):
+// create a poll in the form, vote on the share page, see the counts, manage
+// the poll from the admin link (key in the fragment), in English and French;
+// axe-core on every page; screenshots at 360 px and 1280 px.
+// Usage: node web.mjs <base-url> <screenshot-dir>
+import { chromium } from "playwright-core";
+import { readFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+
+const base = process.argv[2];
+const shots = process.argv[3] || "screenshots";
+mkdirSync(shots, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  // playwright-core gives every launch a fresh, throw-away user-data dir.
+});
+const failures = [];
+function check(cond, what) {
+  if (!cond) failures.push(what);
+  console.log(`${cond ? "ok" : "FAIL"} - ${what}`);
+}
+
+async function audit(page, name) {
+  // Evaluated through the DevTools protocol: the page's CSP (rightly) forbids
+  // inline scripts, and the test must not weaken it.
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => await window.axe.run(document, {
+    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
+  }));
+  const v = result.violations;
+  check(v.length === 0, `axe ${name}: ${v.length} violations` +
+    (v.length ? " " + JSON.stringify(v.map((x) => ({ id: x.id, nodes: x.nodes.map((n) => n.target).slice(0, 3) }))) : ""));
+  for (const width of [360, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+async function scenario(lang, texts) {
+  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  // A 4xx page the scenario asks for (the form with errors) is logged by the
+  // browser as a failed load; only script errors and CSP refusals count.
+  page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text()); });
+
+  await page.goto(`${base}/?lang=${lang}`);
+  await audit(page, `${lang}-create`);
+  await page.fill("#f-title", texts.title);
+  await page.selectOption("#f-lang", lang);
+  await page.check("#f-results-public");
+  await page.fill("#f-q0", texts.question);
+  await page.fill("#f-q0o0", texts.a);
+  await page.fill("#f-q0o1", texts.b);
+  // Submit with an empty title first: errors shown, input kept.
+  await page.fill("#f-title", "");
+  await page.click("button.primary[value=create]");
+  check(await page.isVisible(".error-summary"), `${lang}: error summary shown`);
+  check((await page.inputValue("#f-q0o1")) === texts.b, `${lang}: input kept after an error`);
+  await audit(page, `${lang}-create-errors`);
+  await page.fill("#f-title", texts.title);
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#link-admin");
+  await audit(page, `${lang}-created`);
+  const share = await page.inputValue("#link-share");
+  const admin = await page.inputValue("#link-admin");
+  check(admin.includes("#"), `${lang}: admin link carries the key in the fragment`);
+
+  await page.goto(share);
+  check((await page.getAttribute("html", "lang")) === lang, `${lang}: share page in ${lang}`);
+  check(!(await page.isVisible("#already-voted")), `${lang}: no "already voted" before voting`);
+  await audit(page, `${lang}-share`);
+  await page.check("label:has-text('" + texts.b + "')");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#voted");
+  await audit(page, `${lang}-thanks`);
+  await page.goto(share);
+  check(await page.isVisible("#already-voted"), `${lang}: "already voted" after voting`);
+
+  await page.goto(share + "/results");
+  const cells = await page.locator("table.tally tbody tr").nth(1).locator("td").allInnerTexts();
+  check(cells[0] === "1", `${lang}: results count the vote (${cells})`);
+  await audit(page, `${lang}-results`);
+
+  await page.goto(admin);
+  await page.waitForSelector("#status-heading");
+  check(!page.url().includes("#"), `${lang}: the key left the address bar`);
+  await audit(page, `${lang}-admin`);
+  await page.click("button[value=close]");
+  await page.waitForSelector("button[value=reopen]");
+  check(true, `${lang}: closed from the admin page`);
+  await page.goto(share);
+  check(await page.isVisible(".notice.closed"), `${lang}: share page says closed`);
+  await audit(page, `${lang}-closed`);
+
+  await page.goto(`${base}/privacy?lang=${lang}`);
+  await audit(page, `${lang}-privacy`);
+  check(errors.length === 0, `${lang}: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+try {
+  await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi" });
+  await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie" });
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.log("FAIL - " + e);
+} finally {
+  await browser.close();
+}
+console.log(failures.length ? `${failures.length} failed` : "all passed");
+process.exit(failures.length ? 1 : 0);

@@ -1,0 +1,576 @@
+//! The web interface over real HTTP: a real polld, pages in every language,
+//! the creation form, votes with their one-time ballots and throttle, private
+//! results, the admin page, security headers and the data rules.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+use common::*;
+use serde_json::json;
+
+const LANGS: [&str; 4] = ["en", "fr", "de", "it"];
+
+fn form(pairs: &[(&str, &str)]) -> Vec<u8> {
+    let mut s = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        s.append_pair(k, v);
+    }
+    s.finish().into_bytes()
+}
+
+fn post_form(server: &Server, path: &str, xff: &str, pairs: &[(&str, &str)]) -> Response {
+    server
+        .request("POST", path)
+        .xff(xff)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form(pairs))
+        .send()
+}
+
+/// The value of the first `name="…" value="…"` or `id="…" value="…"` input.
+fn input_value(html: &str, attr: &str) -> String {
+    let start = html.find(attr).unwrap_or_else(|| panic!("no {attr} in page:\n{html}"));
+    let rest = &html[start..];
+    let v = rest.find("value=\"").expect("value attribute") + 7;
+    let end = rest[v..].find('"').expect("end of value");
+    rest[v..v + end].replace("&amp;", "&")
+}
+
+fn ballot(html: &str) -> String {
+    input_value(html, "name=\"ballot\"")
+}
+
+fn assert_page_headers(resp: &Response) {
+    let csp = resp.header("content-security-policy").unwrap_or_else(|| panic!("no CSP: {}", resp.describe()));
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "frame-ancestors 'none'",
+        "form-action 'self'",
+        "base-uri 'none'",
+    ] {
+        assert!(csp.contains(directive), "CSP lacks {directive}: {csp}");
+    }
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    assert_eq!(resp.header("referrer-policy"), Some("no-referrer"));
+    assert_eq!(resp.header("x-content-type-options"), Some("nosniff"));
+    assert!(resp.header("permissions-policy").is_some_and(|p| p.contains("camera=()")));
+    assert_eq!(resp.header("cache-control"), Some("no-store"));
+    assert!(resp.media_type().as_deref() == Some("text/html"), "{}", resp.describe());
+    resp.assert_no_cookie();
+    let text = resp.text();
+    assert!(!text.contains("<script>"), "inline script in page");
+    assert!(!text.contains(" style="), "inline style in page");
+}
+
+fn html_lang(resp: &Response) -> String {
+    let text = resp.text();
+    let start = text.find("<html lang=\"").expect("html lang") + 12;
+    text[start..start + 2].to_owned()
+}
+
+fn public_poll(server: &Server) -> Created {
+    server.create_public()
+}
+
+#[test]
+fn every_page_renders_in_every_language_with_security_headers() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let titles = [
+        ("en", "Create a poll", "Privacy", "Results", "Manage the poll"),
+        ("fr", "Créer un sondage", "Confidentialité", "Résultats", "Gérer le sondage"),
+        ("de", "Umfrage erstellen", "Datenschutz", "Ergebnisse", "Umfrage verwalten"),
+        ("it", "Crea un sondaggio", "Privacy", "Risultati", "Gestisci il sondaggio"),
+    ];
+    for (lang, create, privacy, results, admin) in titles {
+        for (path, needle) in [
+            ("/".to_owned(), create),
+            ("/privacy".to_owned(), privacy),
+            (format!("/p/{}", poll.id), "Team lunch"),
+            (format!("/p/{}/results", poll.id), results),
+            (format!("/p/{}/admin", poll.id), admin),
+        ] {
+            let resp = server.get(&format!("{path}?lang={lang}"));
+            assert_eq!(resp.status, 200, "{path} {lang}: {}", resp.describe());
+            assert_page_headers(&resp);
+            assert_eq!(html_lang(&resp), lang, "{path}");
+            assert!(resp.text().contains(needle), "{path}?lang={lang} lacks {needle:?}");
+        }
+    }
+    // Unknown pages and polls are pages too.
+    for path in ["/nope", "/p/AAAAAAAAAAAAAAAA", "/p/short", "/p/AAAAAAAAAAAAAAAA/admin"] {
+        let resp = server.get(path);
+        assert_eq!(resp.status, 404, "{path}");
+        assert_page_headers(&resp);
+    }
+    // The static files exist under their hashed names and are cacheable.
+    let page = server.get("/").text();
+    for ext in ["css", "js", "svg"] {
+        let at = page.find(&format!(".{ext}\"")).expect("asset link");
+        let start = page[..at].rfind("/static/").expect("static path");
+        let url = &page[start..at + ext.len() + 1];
+        let resp = server.get(url);
+        assert_eq!(resp.status, 200, "{url}");
+        assert!(resp.header("cache-control").unwrap().contains("immutable"));
+        resp.assert_no_cookie();
+    }
+    assert_eq!(server.get("/static/app.0000.css").status, 404);
+}
+
+#[test]
+fn language_is_negotiated_by_query_then_accept_language_then_poll() {
+    let server = Server::start();
+    let get = |path: &str, al: Option<&str>| {
+        let mut r = server.request("GET", path);
+        if let Some(al) = al {
+            r = r.header("Accept-Language", al);
+        }
+        r.send()
+    };
+    assert_eq!(html_lang(&get("/", None)), "en");
+    assert_eq!(html_lang(&get("/", Some("de-CH, fr;q=0.9"))), "de");
+    assert_eq!(html_lang(&get("/", Some("en;q=0.2, it;q=0.8, es"))), "it");
+    assert_eq!(html_lang(&get("/", Some("es, pt;q=0.5"))), "en");
+    assert_eq!(html_lang(&get("/?lang=fr", Some("de"))), "fr");
+    assert_eq!(html_lang(&get("/?lang=xx", Some("it"))), "it");
+
+    // A French poll: its pages default to French, and the poll text is marked.
+    let mut body = valid_poll_json();
+    body["lang"] = json!("fr");
+    body["title"] = json!("Déjeuner");
+    body["resultsPublic"] = json!(true);
+    let poll = server.create_poll(&body);
+    let share = format!("/p/{}", poll.id);
+    assert_eq!(html_lang(&get(&share, None)), "fr");
+    assert_eq!(html_lang(&get(&share, Some("es"))), "fr");
+    let de = get(&share, Some("de"));
+    assert_eq!(html_lang(&de), "de");
+    assert!(de.text().contains("<h1 lang=\"fr\">Déjeuner</h1>"), "{}", de.text());
+
+    // With a German version, German readers get it, unmarked.
+    let mut tr = valid_translation();
+    tr["title"] = json!("Mittagessen");
+    let resp = server.patch_json(&poll.id, &poll.token, &json!({"translations": {"de": tr}}));
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    let de = get(&share, Some("de"));
+    assert!(de.text().contains("<h1>Mittagessen</h1>"), "{}", de.text());
+    assert!(!de.text().contains("Déjeuner"));
+    let it = get(&format!("{share}?lang=it"), Some("de"));
+    assert!(it.text().contains("<h1 lang=\"fr\">Déjeuner</h1>"));
+    // The switcher offers every language as a plain link.
+    for l in LANGS {
+        assert!(it.text().contains(&format!("href=\"{share}?lang={l}\"")), "{l}");
+    }
+}
+
+#[test]
+fn hostile_text_is_escaped_on_every_page() {
+    let server = Server::start();
+    let evil = "<script>alert(1)</script>\"'&";
+    let mut body = valid_poll_json();
+    body["title"] = json!(evil);
+    body["questions"][0]["label"] = json!("<img src=x onerror=alert(2)>");
+    body["questions"][0]["options"][0] = json!("</label><b>bold</b>");
+    body["resultsPublic"] = json!(true);
+    let poll = server.create_poll(&body);
+    let pages = [
+        server.get(&format!("/p/{}", poll.id)),
+        server.get(&format!("/p/{}/results", poll.id)),
+        server.get(&format!("/p/{}/admin", poll.id)),
+        post_form(&server, &format!("/p/{}/admin", poll.id), "198.51.100.1", &[("token", &poll.token)]),
+    ];
+    for page in pages {
+        let text = page.text();
+        assert!(!text.contains("<script>alert"), "{text}");
+        assert!(!text.contains("<img src=x"), "{text}");
+        assert!(!text.contains("<b>bold"), "{text}");
+        assert!(text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{text}");
+    }
+    // What people type in the form comes back escaped too.
+    let resp = post_form(&server, "/", "198.51.100.2", &[("title", evil), ("lang", "en"), ("expiry", "7")]);
+    assert_eq!(resp.status, 422);
+    assert!(!resp.text().contains("<script>alert"));
+    assert!(resp.text().contains("value=\"&lt;script&gt;alert(1)&lt;/script&gt;&quot;'&amp;\""), "{}", resp.text());
+}
+
+#[test]
+fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
+    let server = Server::start();
+    let ip = Server::fresh_client_ip();
+    let resp = post_form(
+        &server,
+        "/?lang=fr",
+        &ip,
+        &[("title", "  "), ("lang", "fr"), ("expiry", "90"), ("q0", "Où ?"), ("q0o0", "Ici"), ("q0o1", ""), ("q1", "")],
+    );
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    let text = resp.text();
+    assert!(text.contains("Veuillez remplir ce champ."), "{text}");
+    assert!(text.contains("Une question doit proposer entre 2 et 12 réponses."), "{text}");
+    assert!(text.contains("value=\"Où ?\""), "typed text kept");
+    assert!(text.contains("value=\"Ici\""));
+    assert!(text.contains("<option value=\"90\" selected>"), "{text}");
+    assert!(text.contains("aria-invalid=\"true\""));
+    assert!(text.contains("href=\"#f-title\""), "summary links to the field");
+
+    // A structural button adds a row and keeps everything.
+    let resp =
+        post_form(&server, "/", &ip, &[("title", "Kept"), ("q0", "Q"), ("q0o0", "A"), ("action", "add-question")]);
+    assert_eq!(resp.status, 200);
+    assert!(resp.text().contains("value=\"Kept\""));
+    assert!(resp.text().contains("name=\"q1\""));
+
+    let resp = post_form(
+        &server,
+        "/",
+        &ip,
+        &[
+            ("title", "Lunch"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("results", "public"),
+            ("q0", ""),
+            ("q1", "Where?"),
+            ("q1o0", "Pizza"),
+            ("q1o1", ""),
+            ("q1o2", "Sushi"),
+        ],
+    );
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    assert_page_headers(&resp);
+    let text = resp.text();
+    let share = input_value(&text, "id=\"link-share\"");
+    let results = input_value(&text, "id=\"link-results\"");
+    let admin = input_value(&text, "id=\"link-admin\"");
+    assert!(text.contains("It is shown only this once."));
+    let base = &server.base_url;
+    let id = share.strip_prefix(&format!("{base}/p/")).expect("share link");
+    assert_eq!(results, format!("{base}/p/{id}/results"));
+    let token = admin.strip_prefix(&format!("{base}/p/{id}/admin#")).expect("admin link");
+    // The poll is what was typed, blank rows left out.
+    let api = server.get(&format!("/api/polls/{id}")).json();
+    assert_eq!(api["title"], "Lunch");
+    assert_eq!(api["resultsPublic"], true);
+    assert_eq!(api["questions"], json!([{"type": "single", "label": "Where?", "options": ["Pizza", "Sushi"]}]));
+    assert_eq!(server.delete(id, token).status, 204, "the admin key works");
+}
+
+#[test]
+fn the_form_and_the_api_share_one_creation_limit() {
+    let server = Server::start();
+    let ip = "203.0.113.50";
+    for _ in 0..10 {
+        assert_eq!(server.create_from(ip, &valid_poll_json()).status, 201);
+    }
+    let resp = post_form(
+        &server,
+        "/?lang=de",
+        ip,
+        &[("title", "Elf"), ("lang", "de"), ("expiry", "7"), ("q0", "F"), ("q0o0", "a"), ("q0o1", "b")],
+    );
+    assert_eq!(resp.status, 429, "{}", resp.describe());
+    assert!(resp.header("retry-after").is_some());
+    assert!(resp.text().contains("Sie haben in kurzer Zeit viele Umfragen erstellt."), "{}", resp.text());
+    assert!(resp.text().contains("value=\"Elf\""), "input kept");
+    // Another client is not affected.
+    let ok = post_form(
+        &server,
+        "/",
+        "203.0.113.51",
+        &[("title", "x"), ("lang", "en"), ("expiry", "7"), ("q0", "F"), ("q0o0", "a"), ("q0o1", "b")],
+    );
+    assert_eq!(ok.status, 201);
+}
+
+fn total(server: &Server, poll: &Created) -> u64 {
+    server.get_auth(&poll.results_path(), &poll.token).json()["totalResponses"].as_u64().unwrap()
+}
+
+#[test]
+fn a_vote_needs_a_fresh_ballot_and_counts_once() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    let ip = "192.0.2.10";
+    let page = server.request("GET", &path).xff(ip).send();
+    let token = ballot(&page.text());
+
+    // Without a ballot, or with one for another poll: not counted, choices kept.
+    let resp = post_form(&server, &path, ip, &[("q0", "1")]);
+    assert_eq!(resp.status, 409);
+    assert!(resp.text().contains("checked"), "choice kept");
+    let other = public_poll(&server);
+    let other_token = ballot(&server.get(&format!("/p/{}", other.id)).text());
+    assert_eq!(post_form(&server, &path, ip, &[("q0", "1"), ("ballot", &other_token)]).status, 409);
+    // Nothing chosen, or a choice that does not exist: refused, ballot intact.
+    assert_eq!(post_form(&server, &path, ip, &[("ballot", &token)]).status, 422);
+    assert_eq!(post_form(&server, &path, ip, &[("q0", "7"), ("ballot", &token)]).status, 400);
+    assert_eq!(total(&server, &poll), 0);
+
+    let resp = post_form(&server, &path, ip, &[("q0", "1"), ("q1", "0"), ("ballot", &token)]);
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert!(resp.text().contains("Your response has been counted."));
+    assert!(resp.text().contains(&format!("data-poll=\"{}\"", poll.id)));
+    assert_eq!(total(&server, &poll), 1);
+
+    // The same form again (a replay): refused.
+    let replay = post_form(&server, &path, "192.0.2.99", &[("q0", "1"), ("ballot", &token)]);
+    assert_eq!(replay.status, 409);
+    assert_eq!(total(&server, &poll), 1);
+
+    // A second person, a partial answer.
+    let token2 = ballot(&server.get(&path).text());
+    assert_eq!(post_form(&server, &path, ip, &[("q0", "1"), ("ballot", &token2)]).status, 200);
+    let results = server.get(&format!("/p/{}/results", poll.id));
+    assert_eq!(results.status, 200);
+    let text = results.text();
+    assert!(text.contains("2 responses"), "{text}");
+    assert!(text.contains("<td class=\"num\">2</td><td class=\"num\">100.0%</td>"), "{text}");
+    let api = server.get_auth(&poll.results_path(), &poll.token).json();
+    assert_eq!(api["questions"][0]["options"][1]["count"], 2);
+    assert_eq!(api["questions"][1]["answered"], 1);
+
+    // A vote sent from another site's page is refused.
+    let token3 = ballot(&server.get(&path).text());
+    let resp = server
+        .request("POST", &path)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Sec-Fetch-Site", "cross-site")
+        .body(form(&[("q0", "0"), ("ballot", &token3)]))
+        .send();
+    assert_eq!(resp.status, 403);
+    assert_eq!(total(&server, &poll), 2);
+}
+
+#[test]
+fn closed_and_expired_polls_accept_nothing() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    let token = ballot(&server.get(&path).text());
+    assert_eq!(server.patch_json(&poll.id, &poll.token, &json!({"closed": true})).status, 200);
+    let page = server.get(&path);
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("This poll is closed"));
+    assert!(!page.text().contains("name=\"ballot\""));
+    let resp = post_form(&server, &path, "192.0.2.20", &[("q0", "0"), ("ballot", &token)]);
+    assert_eq!(resp.status, 409);
+    assert!(resp.text().contains("This poll is closed"));
+    assert_eq!(total(&server, &poll), 0);
+
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    let token = ballot(&server.get(&path).text());
+    server.exec_sql("UPDATE polls SET expires_on = ?1 WHERE id = ?2", [today(), poll.id.clone()]);
+    assert_eq!(server.get(&path).status, 404);
+    assert_eq!(post_form(&server, &path, "192.0.2.21", &[("q0", "0"), ("ballot", &token)]).status, 404);
+    assert_eq!(server.get(&format!("{path}/results")).status, 404);
+}
+
+/// polld with extra arguments (the shared harness takes none of these).
+struct Polld {
+    child: std::process::Child,
+    addr: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Polld {
+    fn start(args: &[&str]) -> Polld {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_polld"))
+            .arg("--db")
+            .arg(dir.path().join("anonpoll.sqlite3"))
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let addr = loop {
+            let line = lines.next().expect("polld output").unwrap();
+            if let Some(url) = line.split("listening on http://").nth(1) {
+                break url.trim().to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Polld { child, addr, _dir: dir }
+    }
+}
+
+impl Drop for Polld {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_vote_throttle_limits_each_client_per_poll() {
+    let polld = Polld::start(&["--vote-limit", "3"]);
+    let resp = Request::new(&polld.addr, "POST", "/api/polls")
+        .json(&with(valid_poll_json(), "/resultsPublic", json!(true)))
+        .send();
+    let poll = Created::from_response(&resp);
+    let path = format!("/p/{}", poll.id);
+    let vote = |ip: &str| {
+        let page = Request::new(&polld.addr, "GET", &path).xff(ip).send();
+        Request::new(&polld.addr, "POST", &path)
+            .xff(ip)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
+            .send()
+    };
+    for _ in 0..3 {
+        assert_eq!(vote("198.51.100.7").status, 200);
+    }
+    let refused = vote("198.51.100.7");
+    assert_eq!(refused.status, 429, "{}", refused.describe());
+    assert!(refused.header("retry-after").is_some());
+    assert!(refused.text().contains("checked"), "choices kept");
+    assert_eq!(vote("198.51.100.8").status, 200, "another client");
+    let api = Request::new(&polld.addr, "GET", &format!("/api/polls/{}/results", poll.id)).send().json();
+    assert_eq!(api["totalResponses"], 4);
+}
+
+#[test]
+fn private_results_need_the_admin_key() {
+    let server = Server::start();
+    let poll = server.create_default();
+    server.record(&poll.id, &[Some(2), None]).unwrap();
+    let path = format!("/p/{}/results", poll.id);
+    let page = server.get(&path);
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("These results are private"));
+    assert!(!page.text().contains("Salad"), "no results without the key");
+    assert!(page.text().contains("type=\"password\""));
+    let wrong = post_form(&server, &path, "192.0.2.30", &[("token", "not-the-key")]);
+    assert_eq!(wrong.status, 403);
+    assert!(!wrong.text().contains("Salad"));
+    let other = server.create_default();
+    assert_eq!(post_form(&server, &path, "192.0.2.30", &[("token", &other.token)]).status, 403);
+    let ok = post_form(&server, &path, "192.0.2.30", &[("token", &poll.token)]);
+    assert_eq!(ok.status, 200);
+    assert!(ok.text().contains("Salad") && ok.text().contains("1 response"), "{}", ok.text());
+    // Pasting the whole admin link works too.
+    let link = format!("{}/p/{}/admin#{}", server.base_url, poll.id, poll.token);
+    assert_eq!(post_form(&server, &path, "192.0.2.30", &[("token", &link)]).status, 200);
+    // The share page of a private poll does not link to results.
+    assert!(!server.get(&format!("/p/{}", poll.id)).text().contains("/results"));
+}
+
+#[test]
+fn admin_actions_need_the_key_and_do_what_they_say() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let path = format!("/p/{}/admin", poll.id);
+    let api = |s: &Server| s.get(&format!("/api/polls/{}", poll.id)).json();
+    let before = api(&server);
+    let ip = "192.0.2.40";
+    let tr = [
+        ("vlang", "fr"),
+        ("vt", "Déjeuner"),
+        ("vq0", "Où ?"),
+        ("vq0o0", "Pizza"),
+        ("vq0o1", "Sushis"),
+        ("vq0o2", "Salade"),
+        ("vq1", "Quel jour ?"),
+        ("vq1o0", "Lundi"),
+        ("vq1o1", "Vendredi"),
+    ];
+    // A wrong key changes nothing, whatever the action.
+    for action in ["close", "expiry", "version-save", "delete", "delete-confirmed"] {
+        let mut pairs = vec![("token", "wrong"), ("action", action), ("expiry", "7")];
+        pairs.extend_from_slice(&tr);
+        let resp = post_form(&server, &path, ip, &pairs);
+        assert_eq!(resp.status, 403, "{action}");
+        assert!(resp.text().contains("This key does not belong to this poll."));
+    }
+    assert_eq!(api(&server), before);
+
+    let t = poll.token.as_str();
+    let dash = post_form(&server, &path, ip, &[("token", t)]);
+    assert_eq!(dash.status, 200);
+    assert_page_headers(&dash);
+    assert!(dash.text().contains("Close the poll"));
+
+    let r = post_form(&server, &path, ip, &[("token", t), ("action", "close")]);
+    assert_eq!(r.status, 200);
+    assert!(r.text().contains("The poll is closed."));
+    assert_eq!(api(&server)["status"], "closed");
+    post_form(&server, &path, ip, &[("token", t), ("action", "reopen")]);
+    assert_eq!(api(&server)["status"], "open");
+
+    let r = post_form(&server, &path, ip, &[("token", t), ("action", "expiry"), ("expiry", "7")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(api(&server)["expiresOn"], date_from_today(7));
+    let r = post_form(&server, &path, ip, &[("token", t), ("action", "expiry"), ("expiry", "8")]);
+    assert_eq!(r.status, 422);
+    assert_eq!(api(&server)["expiresOn"], date_from_today(7));
+
+    let mut pairs = vec![("token", t), ("action", "version-save")];
+    pairs.extend_from_slice(&tr);
+    let r = post_form(&server, &path, ip, &pairs);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(api(&server)["translations"]["fr"]["title"], "Déjeuner");
+    // An invalid version is refused with the field marked and the input kept.
+    let mut bad = pairs.clone();
+    bad[3] = ("vt", "");
+    bad[5] = ("vq0o0", "Nouveau");
+    let r = post_form(&server, &path, ip, &bad);
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("value=\"Nouveau\""));
+    assert!(r.text().contains("href=\"#v-fr-t\""));
+    assert_eq!(api(&server)["translations"]["fr"]["title"], "Déjeuner");
+    // The poll's own language cannot be replaced.
+    let mut own = pairs.clone();
+    own[2] = ("vlang", "en");
+    assert_eq!(post_form(&server, &path, ip, &own).status, 400);
+
+    post_form(&server, &path, ip, &[("token", t), ("action", "version-remove"), ("vlang", "fr")]);
+    assert!(api(&server)["translations"].get("fr").is_none());
+
+    let confirm = post_form(&server, &path, ip, &[("token", t), ("action", "delete")]);
+    assert_eq!(confirm.status, 200);
+    assert!(confirm.text().contains("Delete this poll for good?"));
+    assert_eq!(server.get(&format!("/api/polls/{}", poll.id)).status, 200, "not yet deleted");
+    let done = post_form(&server, &path, ip, &[("token", t), ("action", "delete-confirmed")]);
+    assert_eq!(done.status, 200);
+    assert_eq!(server.get(&format!("/api/polls/{}", poll.id)).status, 404);
+    assert_eq!(server.get(&path).status, 404);
+}
+
+#[test]
+fn voters_addresses_are_neither_stored_nor_logged() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let ip = "203.0.113.177";
+    let path = format!("/p/{}", poll.id);
+    for _ in 0..3 {
+        let page = server.request("GET", &path).xff(ip).send();
+        assert_eq!(post_form(&server, &path, ip, &[("q0", "2"), ("ballot", &ballot(&page.text()))]).status, 200);
+    }
+    post_form(
+        &server,
+        "/",
+        ip,
+        &[("title", "x"), ("lang", "en"), ("expiry", "7"), ("q0", "F"), ("q0o0", "a"), ("q0o1", "b")],
+    );
+    post_form(&server, &format!("{path}/admin"), ip, &[("token", "wrong")]);
+    assert_eq!(total(&server, &poll), 3);
+    let dir = server.dir().to_path_buf();
+    let mut server = server;
+    server.terminate();
+    let octets: Vec<u8> = ip.split('.').map(|o| o.parse().unwrap()).collect();
+    for needle in [ip.as_bytes().to_vec(), octets, hex(&[203, 0, 113, 177]).into_bytes()] {
+        assert_not_in_db(&dir, &needle, "voter address");
+        assert!(!contains_bytes(&server.log_bytes(), &needle), "address in the logs");
+    }
+    assert_not_in_db(&dir, poll.token.as_bytes(), "admin token");
+}
