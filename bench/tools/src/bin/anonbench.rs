@@ -1,0 +1,262 @@
+//! Bench-only helper over the anonpoll library.
+//!
+//!   anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT
+//!       Creates a fresh database: HOT_POLLS polls through the library
+//!       (`Store::create_poll`, public results, 3 questions of 4 options, the
+//!       polls every scenario hits; their ids go to IDS_OUT) and one vote
+//!       through `Store::record_response`, then FILLER_POLLS more polls and
+//!       RESPONSES ballots in bulk SQL that follows sql/001_init.sql, counters
+//!       included (option_tallies, daily_tallies, polls.total_responses), in
+//!       one transaction. A tenth of the ballots go to the hot polls.
+//!   anonbench cast DB SECONDS THREADS IDS_FILE
+//!       The write path without HTTP: THREADS threads call `Store::cast` in a
+//!       loop (group commit does the batching), for SECONDS.
+//!   anonbench dbsize DB
+//!       Bytes of the database as a reader sees it (page_count * page_size,
+//!       WAL included), and the number of stored responses.
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use anonpoll::day::Day;
+use anonpoll::domain::NewPoll;
+use anonpoll::secret::{AdminToken, PollId};
+use anonpoll::store::Store;
+use rusqlite::params;
+
+/// xorshift64*: enough randomness for ballots, no dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const QUESTIONS: usize = 3;
+const OPTIONS: usize = 4;
+
+fn ballot(rng: &mut Rng) -> Vec<Option<usize>> {
+    loop {
+        let b: Vec<Option<usize>> =
+            (0..QUESTIONS).map(|_| if rng.below(10) == 0 { None } else { Some(rng.below(OPTIONS)) }).collect();
+        if b.iter().any(Option::is_some) {
+            return b;
+        }
+    }
+}
+
+fn bench_poll(title: &str) -> NewPoll {
+    let v = serde_json::json!({
+        "title": title, "lang": "en", "expiryDays": 365, "resultsPublic": true,
+        "questions": (0..QUESTIONS).map(|q| serde_json::json!({
+            "type": "single", "label": format!("Question {} of the benchmark poll?", q + 1),
+            "options": (0..OPTIONS).map(|o| format!("Option {}", o + 1)).collect::<Vec<_>>()
+        })).collect::<Vec<_>>()
+    });
+    NewPoll::from_json(&v).unwrap_or_else(|e| panic!("invalid bench poll: {e:?}"))
+}
+
+fn remove_db(path: &str) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+    }
+}
+
+fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &str) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    remove_db(db);
+    let today = Day::today();
+    let store = Store::open(std::path::Path::new(db))?;
+    let mut ids = Vec::new();
+    for i in 0..hot {
+        let id = PollId::generate()?;
+        store.create_poll(&id, &AdminToken::generate()?.hash(), &bench_poll(&format!("Benchmark poll {i}")), today)?;
+        ids.push(id.as_str().to_owned());
+    }
+    store.record_response(&ids[0], &[Some(0), Some(1), None])?;
+    drop(store); // the writer commits and stops
+    std::fs::write(ids_out, ids.join("\n") + "\n")?;
+
+    let mut conn = rusqlite::Connection::open(db)?;
+    // Bench data only: no fsync, and a page cache big enough that the random
+    // poll ids of the responses index do not turn every insert into a read.
+    conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA foreign_keys = ON; PRAGMA cache_size = -1048576;")?;
+    let (questions, created_on, expires_on): (String, String, String) = conn.query_row(
+        "SELECT questions, created_on, expires_on FROM polls WHERE id = ?1",
+        params![ids[0]],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let sample: String = conn.query_row("SELECT choices FROM responses LIMIT 1", [], |r| r.get(0))?;
+    anyhow::ensure!(sample == "[0,1,null]", "unexpected choices format {sample}; update anonbench");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let tx = conn.transaction()?;
+    {
+        let mut ins = tx.prepare(
+            "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
+             VALUES (?1, ?2, ?3, 'en', 1, ?4, ?5, ?6)",
+        )?;
+        for i in 0..fillers {
+            let id = PollId::generate()?;
+            ins.execute(params![
+                id.as_str(),
+                &AdminToken::generate()?.hash().0[..],
+                format!("Filler poll {i}"),
+                created_on,
+                expires_on,
+                questions
+            ])?;
+            ids.push(id.as_str().to_owned());
+        }
+    }
+    let mut opt: HashMap<(usize, usize, usize), i64> = HashMap::new();
+    let mut total: HashMap<usize, i64> = HashMap::new();
+    let hot_share = if fillers == 0 { responses } else { responses / 10 };
+    let day = today.to_string();
+    {
+        let mut ins = tx.prepare("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?;
+        for n in 0..responses {
+            let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
+            let b = ballot(&mut rng);
+            ins.execute(params![ids[p], day, serde_json::to_string(&b)?])?;
+            for (q, c) in b.iter().enumerate() {
+                if let Some(o) = c {
+                    *opt.entry((p, q, *o)).or_default() += 1;
+                }
+            }
+            *total.entry(p).or_default() += 1;
+        }
+    }
+    {
+        let mut st = tx.prepare(
+            "INSERT INTO option_tallies (poll_id, question, option, votes) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (poll_id, question, option) DO UPDATE SET votes = votes + excluded.votes",
+        )?;
+        for ((p, q, o), n) in &opt {
+            st.execute(params![ids[*p], *q as i64, *o as i64, n])?;
+        }
+        let mut daily = tx.prepare(
+            "INSERT INTO daily_tallies (poll_id, day, responses) VALUES (?1, ?2, ?3)
+             ON CONFLICT (poll_id, day) DO UPDATE SET responses = responses + excluded.responses",
+        )?;
+        let mut tot = tx.prepare("UPDATE polls SET total_responses = total_responses + ?2 WHERE id = ?1")?;
+        for (p, n) in &total {
+            daily.execute(params![ids[*p], day, n])?;
+            tot.execute(params![ids[*p], n])?;
+        }
+    }
+    tx.commit()?;
+    let _: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    let stored: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0))?;
+    let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0))?;
+    println!(
+        "populated {db}: polls={polls} responses={stored} bytes={} seconds={:.1}",
+        std::fs::metadata(db)?.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<()> {
+    let ids: Vec<String> = std::fs::read_to_string(ids_file)?.lines().map(str::to_owned).collect();
+    let store = Store::open(std::path::Path::new(db))?;
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    let cpu0 = self_cpu_ticks();
+    let writer0 = writer_ticks();
+    let start = Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let store = store.clone();
+            let id = PollId::parse(&ids[t % ids.len()]).expect("poll id");
+            std::thread::spawn(move || {
+                let mut rng = Rng(0x1234_5678 + t as u64 * 7919);
+                let mut lat = Vec::new();
+                let mut errors = 0u64;
+                let today = Day::today();
+                while Instant::now() < deadline {
+                    let t0 = Instant::now();
+                    if store.cast(&id, ballot(&mut rng), today).is_err() {
+                        errors += 1;
+                    }
+                    lat.push(t0.elapsed().as_micros() as u32);
+                }
+                (lat, errors)
+            })
+        })
+        .collect();
+    let mut lat = Vec::new();
+    let mut errors = 0;
+    for h in handles {
+        let (l, e) = h.join().expect("thread");
+        lat.extend(l);
+        errors += e;
+    }
+    let el = start.elapsed().as_secs_f64();
+    lat.sort_unstable();
+    let pct = |p: f64| lat.get(((lat.len() as f64 - 1.0) * p) as usize).copied().unwrap_or(0) as f64 / 1000.0;
+    let cpu_us = (self_cpu_ticks() - cpu0) as f64 * 1e6 / 100.0 / lat.len().max(1) as f64;
+    let writer_us = (writer_ticks() - writer0) as f64 * 1e6 / 100.0 / lat.len().max(1) as f64;
+    let hwm = std::fs::read_to_string("/proc/self/status")?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches(" kB").trim().to_owned()))
+        .unwrap_or_default();
+    println!(
+        "RESULT rps={:.1} p50_ms={:.3} p99_ms={:.3} requests={} errors={errors} cpu_us_per_op={cpu_us:.1} writer_cpu_us_per_op={writer_us:.1} rss_kb={hwm}",
+        (lat.len() as u64 - errors) as f64 / el,
+        pct(0.5),
+        pct(0.99),
+        lat.len()
+    );
+    Ok(())
+}
+
+/// utime + stime of this process, in clock ticks (USER_HZ, 100 on Linux).
+fn self_cpu_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the ")": state is field 3, utime 14 and stime 15 (1-based).
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+}
+
+/// CPU ticks of the store's writer thread (named "anonpoll-writer"): the
+/// write path's own cost, without the load threads' wake-ups.
+fn writer_ticks() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
+    for t in tasks.flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if comm.trim() == "anonpoll-writer" {
+            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+            let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            return f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+                + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        }
+    }
+    0
+}
+
+fn dbsize(db: &str) -> anyhow::Result<()> {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    let responses: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0))?;
+    let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0))?;
+    println!("bytes={} responses={responses} polls={polls}", pages * size);
+    Ok(())
+}
+
+fn main() -> anyhow::Result<()> {
+    let a: Vec<String> = std::env::args().collect();
+    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE | dbsize DB";
+    match a.get(1).map(String::as_str) {
+        Some("populate") if a.len() == 7 => populate(&a[2], a[3].parse()?, a[4].parse()?, a[5].parse()?, &a[6]),
+        Some("cast") if a.len() == 6 => cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5]),
+        Some("dbsize") if a.len() == 3 => dbsize(&a[2]),
+        _ => anyhow::bail!("{usage}"),
+    }
+}

@@ -1,0 +1,426 @@
+//! Load generator for the scenarios wrk cannot express: dependent requests.
+//! Keep-alive HTTP/1.1 over loopback, one blocking thread per connection,
+//! bounded by time, latencies kept exactly (sorted at the end).
+//!
+//!   httpload detect ADDR IDS_FILE
+//!       Exit 0 if GET /p/{id} answers 200 with an HTML form using POST (the
+//!       share page with its vote form); prints what it found. Exit 3 if not.
+//!   httpload vote ADDR CONNECTIONS SECONDS IDS_FILE
+//!       A realistic voter: GET /p/{id}, take the vote form (its action, every
+//!       hidden input such as the one-time ballot token, one random option per
+//!       radio group), POST it urlencoded. A vote counts when the POST answers
+//!       2xx or 3xx. Latency percentiles are of the POST alone; `vote_p50_ms`
+//!       and `vote_p99_ms` cover both requests.
+//!   httpload mixed ADDR CONNECTIONS SECONDS IDS_FILE
+//!       90 % reads (share page, results page, poll JSON, results JSON in
+//!       turn), 9 % votes (as above: GET + POST), 1 % creates (POST /api/polls).
+//!
+//! Prints one line: `RESULT rps=<ops/s> p50_ms= p99_ms= requests=<HTTP
+//! requests> ops=<operations> errors=<failed operations> ...`.
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+const CREATE_BODY: &str = r#"{"title":"Bench poll","lang":"en","expiryDays":7,"resultsPublic":true,"questions":[{"type":"single","label":"Pick one","options":["A","B","C","D"]},{"type":"single","label":"And one more","options":["Yes","No"]}]}"#;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+struct Client {
+    addr: String,
+    stream: Option<TcpStream>,
+    buf: Vec<u8>,
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+impl Client {
+    fn new(addr: &str) -> Client {
+        Client { addr: addr.to_owned(), stream: None, buf: Vec::with_capacity(64 * 1024) }
+    }
+
+    fn request(&mut self, method: &str, path: &str, ctype: Option<&str>, body: &[u8]) -> std::io::Result<Reply> {
+        for attempt in 0..2 {
+            if self.stream.is_none() {
+                let s = TcpStream::connect(&self.addr)?;
+                s.set_nodelay(true)?;
+                s.set_read_timeout(Some(Duration::from_secs(10)))?;
+                self.stream = Some(s);
+                self.buf.clear();
+            }
+            match self.exchange(method, path, ctype, body) {
+                Ok(r) => return Ok(r),
+                Err(e) => {
+                    self.stream = None;
+                    if attempt == 1 {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        unreachable!()
+    }
+
+    fn exchange(&mut self, method: &str, path: &str, ctype: Option<&str>, body: &[u8]) -> std::io::Result<Reply> {
+        let s = self.stream.as_mut().expect("connected");
+        let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: anonpoll-bench\r\n", self.addr);
+        if let Some(t) = ctype {
+            head.push_str(&format!("Content-Type: {t}\r\n"));
+        }
+        if method == "POST" {
+            head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        head.push_str("\r\n");
+        let mut out = head.into_bytes();
+        out.extend_from_slice(body);
+        s.write_all(&out)?;
+        self.buf.clear();
+        let mut chunk = [0u8; 16384];
+        let head_end = loop {
+            if let Some(i) = find(&self.buf, b"\r\n\r\n") {
+                break i + 4;
+            }
+            let n = s.read(&mut chunk)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        };
+        let text = String::from_utf8_lossy(&self.buf[..head_end]).into_owned();
+        let mut lines = text.split("\r\n");
+        let status: u16 = lines
+            .next()
+            .and_then(|l| l.split(' ').nth(1))
+            .and_then(|c| c.parse().ok())
+            .ok_or(std::io::ErrorKind::InvalidData)?;
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        let mut reply = Reply { status, headers, body: Vec::new() };
+        let len: usize = reply.header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+        if reply.header("transfer-encoding").is_some() {
+            return Err(std::io::Error::other("chunked replies are not supported by httpload"));
+        }
+        while self.buf.len() < head_end + len {
+            let n = s.read(&mut chunk)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+        reply.body = self.buf[head_end..head_end + len].to_vec();
+        if reply.header("connection").is_some_and(|v| v.eq_ignore_ascii_case("close")) {
+            self.stream = None;
+        }
+        Ok(reply)
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The attributes of one tag's text (`<input a="b" c='d' e=f>`), names lowercased.
+fn attrs(tag: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let b = tag.as_bytes();
+    let mut i = tag.find(|c: char| c.is_whitespace()).unwrap_or(tag.len());
+    while i < b.len() {
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b'/' || b[i] == b'>') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'=' && b[i] != b'>' {
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        let name = tag[start..i].to_ascii_lowercase();
+        let mut value = String::new();
+        if i < b.len() && b[i] == b'=' {
+            i += 1;
+            if i < b.len() && (b[i] == b'"' || b[i] == b'\'') {
+                let q = b[i];
+                let vs = i + 1;
+                i = vs;
+                while i < b.len() && b[i] != q {
+                    i += 1;
+                }
+                value = tag[vs..i.min(b.len())].to_owned();
+                i += 1;
+            } else {
+                let vs = i;
+                while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'>' {
+                    i += 1;
+                }
+                value = tag[vs..i].to_owned();
+            }
+        }
+        out.push((name, unescape(&value)));
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"").replace("&#39;", "'").replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
+fn get<'a>(a: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    a.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+/// The vote form of a share page: its action and the fields to send.
+struct Form {
+    action: String,
+    hidden: Vec<(String, String)>,
+    radios: Vec<(String, Vec<String>)>,
+}
+
+fn vote_form(html: &str, page_path: &str) -> Option<Form> {
+    let lower = html.to_ascii_lowercase();
+    let mut pos = 0;
+    while let Some(i) = lower[pos..].find("<form") {
+        let start = pos + i;
+        let tag_end = start + lower[start..].find('>')?;
+        let fa = attrs(&html[start..tag_end]);
+        let end = lower[tag_end..].find("</form").map_or(html.len(), |e| tag_end + e);
+        pos = end;
+        if !get(&fa, "method").is_some_and(|m| m.eq_ignore_ascii_case("post")) {
+            continue;
+        }
+        let mut form = Form { action: get(&fa, "action").unwrap_or("").to_owned(), hidden: vec![], radios: vec![] };
+        let mut p = tag_end;
+        while let Some(j) = lower[p..end].find("<input") {
+            let s = p + j;
+            let e = s + lower[s..].find('>')?;
+            let a = attrs(&html[s..e]);
+            p = e;
+            let (Some(name), kind) = (get(&a, "name"), get(&a, "type").unwrap_or("text").to_ascii_lowercase()) else {
+                continue;
+            };
+            let value = get(&a, "value").unwrap_or("").to_owned();
+            match kind.as_str() {
+                "hidden" => form.hidden.push((name.to_owned(), value)),
+                "radio" => match form.radios.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, vs)) => vs.push(value),
+                    None => form.radios.push((name.to_owned(), vec![value])),
+                },
+                _ => {}
+            }
+        }
+        if form.radios.is_empty() {
+            continue; // not the vote form (e.g. a language switch)
+        }
+        if form.action.is_empty() {
+            form.action = page_path.to_owned();
+        } else if let Some(rest) = form.action.strip_prefix("http://").or_else(|| form.action.strip_prefix("https://")) {
+            form.action = rest.find('/').map_or("/".to_owned(), |k| rest[k..].to_owned());
+        }
+        return Some(form);
+    }
+    None
+}
+
+fn urlencode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Stats {
+    lat: Vec<u32>,      // per measured request (µs)
+    vote_lat: Vec<u32>, // per whole vote (µs)
+    requests: u64,
+    ops: u64,
+    errors: u64,
+    first_error: Option<String>,
+}
+
+impl Stats {
+    fn fail(&mut self, what: String) {
+        self.errors += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(what);
+        }
+    }
+}
+
+fn vote(c: &mut Client, id: &str, rng: &mut Rng, st: &mut Stats) {
+    let t0 = Instant::now();
+    let page = format!("/p/{id}");
+    st.requests += 1;
+    let r = match c.request("GET", &page, None, b"") {
+        Ok(r) if r.status == 200 => r,
+        Ok(r) => return st.fail(format!("GET {page}: {}", r.status)),
+        Err(e) => return st.fail(format!("GET {page}: {e}")),
+    };
+    let Some(form) = vote_form(&String::from_utf8_lossy(&r.body), &page) else {
+        return st.fail("no vote form on the share page".into());
+    };
+    let mut fields: Vec<String> = form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
+    for (n, vs) in &form.radios {
+        fields.push(format!("{}={}", urlencode(n), urlencode(&vs[rng.below(vs.len())])));
+    }
+    let body = fields.join("&");
+    let t1 = Instant::now();
+    st.requests += 1;
+    match c.request("POST", &form.action, Some("application/x-www-form-urlencoded"), body.as_bytes()) {
+        Ok(r) if (200..400).contains(&r.status) => {
+            st.lat.push(t1.elapsed().as_micros() as u32);
+            st.vote_lat.push(t0.elapsed().as_micros() as u32);
+            st.ops += 1;
+        }
+        Ok(r) => st.fail(format!("POST {}: {} {}", form.action, r.status, String::from_utf8_lossy(&r.body).chars().take(200).collect::<String>())),
+        Err(e) => st.fail(format!("POST {}: {e}", form.action)),
+    }
+}
+
+fn simple(c: &mut Client, method: &str, path: &str, ctype: Option<&str>, body: &[u8], st: &mut Stats) {
+    let t0 = Instant::now();
+    st.requests += 1;
+    match c.request(method, path, ctype, body) {
+        Ok(r) if (200..400).contains(&r.status) => {
+            st.lat.push(t0.elapsed().as_micros() as u32);
+            st.ops += 1;
+        }
+        Ok(r) => st.fail(format!("{method} {path}: {}", r.status)),
+        Err(e) => st.fail(format!("{method} {path}: {e}")),
+    }
+}
+
+fn pct(v: &[u32], p: f64) -> f64 {
+    v.get(((v.len() as f64 - 1.0) * p).max(0.0) as usize).copied().unwrap_or(0) as f64 / 1000.0
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE";
+    let mode = a.get(1).map(String::as_str).unwrap_or("");
+    let ids_path = if mode == "detect" { a.get(3) } else { a.get(5) }.unwrap_or_else(|| panic!("{usage}"));
+    let ids: Vec<String> =
+        std::fs::read_to_string(ids_path).expect("ids file").lines().filter(|l| !l.is_empty()).map(str::to_owned).collect();
+    let addr = a[2].clone();
+    if mode == "detect" {
+        let mut c = Client::new(&addr);
+        let page = format!("/p/{}", ids[0]);
+        match c.request("GET", &page, None, b"") {
+            Ok(r) if r.status == 200 => match vote_form(&String::from_utf8_lossy(&r.body), &page) {
+                Some(f) => {
+                    let hidden: Vec<&str> = f.hidden.iter().map(|(n, _)| n.as_str()).collect();
+                    println!(
+                        "share page found: form action {} hidden {:?} radio groups {}",
+                        f.action,
+                        hidden,
+                        f.radios.len()
+                    );
+                    std::process::exit(0)
+                }
+                None => println!("GET {page}: 200 but no POST form with radio inputs"),
+            },
+            Ok(r) => println!("GET {page}: {}", r.status),
+            Err(e) => println!("GET {page}: {e}"),
+        }
+        std::process::exit(3);
+    }
+    let conns: usize = a[3].parse().expect("connections");
+    let secs: f64 = a[4].parse().expect("seconds");
+    if mode != "vote" && mode != "mixed" {
+        panic!("{usage}");
+    }
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(secs);
+    let handles: Vec<_> = (0..conns)
+        .map(|t| {
+            let addr = addr.clone();
+            let ids = ids.clone();
+            let mode = mode.to_owned();
+            std::thread::spawn(move || {
+                let mut c = Client::new(&addr);
+                let mut rng = Rng(0xA5A5_0000 + t as u64 * 104_729);
+                let mut st = Stats::default();
+                let mut turn = 0usize;
+                while Instant::now() < deadline {
+                    let id = &ids[rng.below(ids.len())];
+                    if mode == "vote" {
+                        vote(&mut c, id, &mut rng, &mut st);
+                        continue;
+                    }
+                    match rng.below(100) {
+                        0 => simple(&mut c, "POST", "/api/polls", Some("application/json"), CREATE_BODY.as_bytes(), &mut st),
+                        1..=9 => vote(&mut c, id, &mut rng, &mut st),
+                        _ => {
+                            turn += 1;
+                            let path = match turn % 4 {
+                                0 => format!("/p/{id}"),
+                                1 => format!("/p/{id}/results"),
+                                2 => format!("/api/polls/{id}"),
+                                _ => format!("/api/polls/{id}/results"),
+                            };
+                            simple(&mut c, "GET", &path, None, b"", &mut st)
+                        }
+                    }
+                }
+                st
+            })
+        })
+        .collect();
+    let mut all = Stats::default();
+    for h in handles {
+        let st = h.join().expect("load thread");
+        all.lat.extend(st.lat);
+        all.vote_lat.extend(st.vote_lat);
+        all.requests += st.requests;
+        all.ops += st.ops;
+        all.errors += st.errors;
+        if all.first_error.is_none() {
+            all.first_error = st.first_error;
+        }
+    }
+    let el = start.elapsed().as_secs_f64();
+    all.lat.sort_unstable();
+    all.vote_lat.sort_unstable();
+    println!(
+        "RESULT rps={:.1} p50_ms={:.3} p99_ms={:.3} requests={} ops={} errors={} http_rps={:.1} vote_p50_ms={:.3} vote_p99_ms={:.3}",
+        all.ops as f64 / el,
+        pct(&all.lat, 0.5),
+        pct(&all.lat, 0.99),
+        all.requests,
+        all.ops,
+        all.errors,
+        all.requests as f64 / el,
+        pct(&all.vote_lat, 0.5),
+        pct(&all.vote_lat, 0.99),
+    );
+    if let Some(e) = all.first_error {
+        eprintln!("httpload: first error: {e}");
+    }
+}
