@@ -18,6 +18,7 @@ pub mod domain;
 pub mod error;
 pub mod http;
 pub mod i18n;
+pub mod keyed;
 pub mod ratelimit;
 pub mod schema;
 pub mod secret;

@@ -2,54 +2,20 @@
 //! shared by the JSON API and the web form.
 //!
 //! Privacy: a client is known here only as HMAC-SHA256(key, group), truncated
-//! to 128 bits, where `key` is random, lives only in this process's memory and
-//! belongs to one window-long generation. Entries are kept for two generations
-//! (the current one and the one before, which together cover any rolling
-//! window); when a generation is dropped, its key goes with it, so an old
-//! entry cannot be linked to anything, even by this process.
+//! to 128 bits, with a random in-memory key per window-long generation
+//! (`keyed.rs`). The current generation and the one before together cover any
+//! rolling window, so the limit is exact; an older generation is dropped with
+//! its key.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-
 use crate::client::ClientGroup;
 use crate::error::RateLimited;
-use crate::secret::random_bytes;
+use crate::keyed::Generations;
 
-type Key = [u8; 16];
-
-struct Generation {
-    secret: [u8; 32],
-    started: Instant,
-    hits: HashMap<Key, Vec<Instant>>,
-}
-
-impl Generation {
-    fn new(started: Instant) -> anyhow::Result<Generation> {
-        let mut secret = [0u8; 32];
-        random_bytes(&mut secret)?;
-        Ok(Generation { secret, started, hits: HashMap::new() })
-    }
-
-    fn key(&self, group: &ClientGroup) -> Key {
-        let mut out = [0u8; 16];
-        // HMAC accepts keys of any length; 32 bytes never fails.
-        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.secret) {
-            mac.update(group.as_bytes());
-            out.copy_from_slice(&mac.finalize().into_bytes()[..16]);
-        }
-        out
-    }
-}
-
-struct State {
-    current: Generation,
-    previous: Option<Generation>,
-}
+type State = Generations<Vec<Instant>>;
 
 /// What a caller may tell the client about its budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +51,7 @@ impl RateLimiter {
             limit,
             window,
             max_clients: 200_000,
-            state: Mutex::new(State { current: Generation::new(Instant::now())?, previous: None }),
+            state: Mutex::new(Generations::new(window, Instant::now())?),
         })
     }
 
@@ -103,8 +69,8 @@ impl RateLimiter {
     pub fn refund(&self, ip: IpAddr) {
         let group = ClientGroup::of(ip);
         let mut state = self.lock();
-        let key = state.current.key(&group);
-        if let Some(v) = state.current.hits.get_mut(&key) {
+        let key = state.current.key(&[group.as_bytes()]);
+        if let Some(v) = state.current.entries.get_mut(&key) {
             v.pop();
         }
     }
@@ -118,17 +84,17 @@ impl RateLimiter {
     pub fn try_acquire_at(&self, ip: IpAddr, now: Instant) -> Result<Quota, RateLimited> {
         let group = ClientGroup::of(ip);
         let mut state = self.lock();
-        self.rotate(&mut state, now);
+        state.rotate(now);
         let since = now.checked_sub(self.window);
         let in_window = |t: &&Instant| since.is_none_or(|s| **t > s);
-        let key_now = state.current.key(&group);
+        let key_now = state.current.key(&[group.as_bytes()]);
         let mut times: Vec<Instant> = Vec::new();
         if let Some(prev) = &state.previous
-            && let Some(v) = prev.hits.get(&prev.key(&group))
+            && let Some(v) = prev.entries.get(&prev.key(&[group.as_bytes()]))
         {
             times.extend(v.iter().filter(in_window));
         }
-        if let Some(v) = state.current.hits.get(&key_now) {
+        if let Some(v) = state.current.entries.get(&key_now) {
             times.extend(v.iter().filter(in_window));
         }
         let oldest = times.iter().min().copied();
@@ -143,8 +109,8 @@ impl RateLimiter {
                 retry_after_secs: reset_secs(now).max(1),
             });
         }
-        let known = state.current.hits.contains_key(&key_now);
-        if !known && state.current.hits.len() >= self.max_clients {
+        let known = state.current.entries.contains_key(&key_now);
+        if !known && state.current.entries.len() >= self.max_clients {
             // Memory stays bounded under a flood of distinct clients: new
             // clients wait for the next generation rather than grow the map.
             return Err(RateLimited {
@@ -154,7 +120,7 @@ impl RateLimiter {
                     .max(1),
             });
         }
-        let entry = state.current.hits.entry(key_now).or_default();
+        let entry = state.current.entries.entry(key_now).or_default();
         entry.retain(|t| since.is_none_or(|s| *t > s));
         entry.push(now);
         Ok(Quota {
@@ -163,23 +129,6 @@ impl RateLimiter {
             remaining: self.limit - used - 1,
             reset_secs: oldest.map_or(self.window.as_secs(), |_| reset_secs(now)),
         })
-    }
-
-    /// Starts a new generation once the current one is a window old; drops
-    /// (with its key) a generation whose every entry is outside any window.
-    fn rotate(&self, state: &mut State, now: Instant) {
-        if now.saturating_duration_since(state.current.started) < self.window {
-            return;
-        }
-        match Generation::new(now) {
-            Ok(fresh) => {
-                let old = std::mem::replace(&mut state.current, fresh);
-                // If the old generation is more than a window old, none of its
-                // entries can count any more.
-                state.previous = (now.saturating_duration_since(old.started) < self.window * 2).then_some(old);
-            }
-            Err(e) => eprintln!("anonpoll: rate limiter key rotation failed, keeping the old key: {e}"),
-        }
     }
 }
 
@@ -223,12 +172,12 @@ mod tests {
         let a = ip("2001:db8::1");
         rl.try_acquire_at(a, t0).unwrap();
         assert!(rl.try_acquire_at(ip("2001:db8::2"), t0 + Duration::from_secs(10)).is_err(), "same /64");
-        let first_key = rl.lock().current.secret;
+        let first_key = rl.lock().current.secret();
         rl.try_acquire_at(ip("198.51.100.1"), t0 + Duration::from_secs(3 * 3600)).unwrap();
         let state = rl.lock();
         assert!(state.previous.is_none(), "a generation older than two windows must be gone");
-        assert_ne!(state.current.secret, first_key);
-        assert_eq!(state.current.hits.len(), 1);
+        assert_ne!(state.current.secret(), first_key);
+        assert_eq!(state.current.entries.len(), 1);
     }
 
     #[test]

@@ -12,52 +12,19 @@
 //! windows (current count plus the previous one's, weighted by how much of it
 //! still overlaps), which needs one counter per client and window.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-
 use crate::client::ClientGroup;
-use crate::secret::{PollId, random_bytes};
+use crate::keyed::Generations;
+use crate::secret::PollId;
 
 /// Distinct (client, poll) pairs tracked per window; past it, new pairs are
 /// refused until the next window, so memory stays bounded under a flood.
 pub const MAX_TRACKED: usize = 500_000;
 
-type Key = [u8; 16];
-
-struct Window {
-    secret: [u8; 32],
-    started: Instant,
-    counts: HashMap<Key, u32>,
-}
-
-impl Window {
-    fn new(started: Instant) -> anyhow::Result<Window> {
-        let mut secret = [0u8; 32];
-        random_bytes(&mut secret)?;
-        Ok(Window { secret, started, counts: HashMap::new() })
-    }
-
-    fn key(&self, group: &ClientGroup, poll: &PollId) -> Key {
-        let mut out = [0u8; 16];
-        // HMAC takes keys of any length; a 32-byte key never fails.
-        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.secret) {
-            mac.update(group.as_bytes());
-            mac.update(poll.as_str().as_bytes());
-            out.copy_from_slice(&mac.finalize().into_bytes()[..16]);
-        }
-        out
-    }
-}
-
-struct State {
-    current: Window,
-    previous: Option<Window>,
-}
+type State = Generations<u32>;
 
 pub struct VoteThrottle {
     limit: u32,
@@ -70,7 +37,7 @@ impl VoteThrottle {
         Ok(VoteThrottle {
             limit,
             window: window.max(Duration::from_secs(1)),
-            state: Mutex::new(State { current: Window::new(Instant::now())?, previous: None }),
+            state: Mutex::new(Generations::new(window.max(Duration::from_secs(1)), Instant::now())?),
         })
     }
 
@@ -91,32 +58,23 @@ impl VoteThrottle {
     pub fn admit_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
         let group = ClientGroup::of(ip);
         let mut state = self.lock();
-        let age = now.saturating_duration_since(state.current.started);
-        if age >= self.window {
-            match Window::new(now) {
-                Ok(fresh) => {
-                    let old = std::mem::replace(&mut state.current, fresh);
-                    state.previous = (age < self.window * 2).then_some(old);
-                }
-                Err(e) => eprintln!("anonpoll: vote throttle key rotation failed, keeping the old key: {e}"),
-            }
-        }
+        state.rotate(now);
         let elapsed = now.saturating_duration_since(state.current.started).as_secs_f64();
         let overlap = (1.0 - elapsed / self.window.as_secs_f64()).clamp(0.0, 1.0);
         let before = state
             .previous
             .as_ref()
-            .and_then(|w| w.counts.get(&w.key(&group, poll)).copied())
+            .and_then(|w| w.entries.get(&w.key(&[group.as_bytes(), poll.as_str().as_bytes()])).copied())
             .map_or(0.0, |n| f64::from(n) * overlap);
-        let key = state.current.key(&group, poll);
-        let now_count = state.current.counts.get(&key).copied();
+        let key = state.current.key(&[group.as_bytes(), poll.as_str().as_bytes()]);
+        let now_count = state.current.entries.get(&key).copied();
         if before + f64::from(now_count.unwrap_or(0)) >= f64::from(self.limit) {
             return false;
         }
-        if now_count.is_none() && state.current.counts.len() >= MAX_TRACKED {
+        if now_count.is_none() && state.current.entries.len() >= MAX_TRACKED {
             return false;
         }
-        *state.current.counts.entry(key).or_insert(0) += 1;
+        *state.current.entries.entry(key).or_insert(0) += 1;
         true
     }
 }
@@ -149,7 +107,7 @@ mod tests {
         // Two windows later everything is forgotten, keys included.
         assert!(t.admit_at(ip("192.0.2.1"), &a, t0 + window * 4));
         assert!(t.lock().previous.is_none());
-        assert_eq!(t.lock().current.counts.len(), 1);
+        assert_eq!(t.lock().current.entries.len(), 1);
     }
 
     #[test]

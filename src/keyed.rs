@@ -1,0 +1,102 @@
+//! In-memory tables keyed by a keyed hash of a client, kept in two
+//! window-long generations: the mechanism behind the creation limit
+//! (`ratelimit.rs`) and the vote throttle (`web/throttle.rs`).
+//!
+//! Promises: an entry's key is HMAC-SHA256(secret, parts) truncated to 128
+//! bits, where the secret is random, exists only in this process's memory and
+//! belongs to one generation. A generation starts when the previous one is a
+//! window old; it is kept as "previous" only while a rolling window can still
+//! reach into it, then dropped with its secret, so an old entry can no longer
+//! be linked to anything, even by this process.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+
+use crate::secret::random_bytes;
+
+pub type Key = [u8; 16];
+
+pub struct Generation<V> {
+    secret: [u8; 32],
+    pub started: Instant,
+    pub entries: HashMap<Key, V>,
+}
+
+impl<V> Generation<V> {
+    fn new(started: Instant) -> anyhow::Result<Generation<V>> {
+        let mut secret = [0u8; 32];
+        random_bytes(&mut secret)?;
+        Ok(Generation { secret, started, entries: HashMap::new() })
+    }
+
+    /// The key of `parts` (concatenated) in this generation.
+    pub fn key(&self, parts: &[&[u8]]) -> Key {
+        let mut out = [0u8; 16];
+        // HMAC accepts keys of any length; 32 bytes never fails.
+        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.secret) {
+            for p in parts {
+                mac.update(p);
+            }
+            out.copy_from_slice(&mac.finalize().into_bytes()[..16]);
+        }
+        out
+    }
+
+    #[cfg(test)]
+    pub fn secret(&self) -> [u8; 32] {
+        self.secret
+    }
+}
+
+pub struct Generations<V> {
+    window: Duration,
+    pub current: Generation<V>,
+    pub previous: Option<Generation<V>>,
+}
+
+impl<V> Generations<V> {
+    pub fn new(window: Duration, now: Instant) -> anyhow::Result<Generations<V>> {
+        Ok(Generations { window, current: Generation::new(now)?, previous: None })
+    }
+
+    /// Starts a new generation once the current one is a window old. The old
+    /// one stays as `previous` only if it is less than two windows old (else
+    /// none of its entries can count any more).
+    pub fn rotate(&mut self, now: Instant) {
+        let age = now.saturating_duration_since(self.current.started);
+        if age < self.window {
+            return;
+        }
+        match Generation::new(now) {
+            Ok(fresh) => {
+                let old = std::mem::replace(&mut self.current, fresh);
+                self.previous = (age < self.window * 2).then_some(old);
+            }
+            Err(e) => eprintln!("anonpoll: in-memory key rotation failed, keeping the old key: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_differ_per_generation_and_old_generations_go() {
+        let t0 = Instant::now();
+        let w = Duration::from_secs(60);
+        let mut g: Generations<u32> = Generations::new(w, t0).unwrap();
+        let k0 = g.current.key(&[b"client"]);
+        assert_eq!(k0, g.current.key(&[b"cli", b"ent"]));
+        g.rotate(t0 + Duration::from_secs(59));
+        assert_eq!(g.current.key(&[b"client"]), k0, "no rotation inside the window");
+        g.rotate(t0 + w);
+        assert_ne!(g.current.key(&[b"client"]), k0);
+        assert_eq!(g.previous.as_ref().map(|p| p.key(&[b"client"])), Some(k0));
+        g.rotate(t0 + w * 4);
+        assert!(g.previous.is_none(), "a generation two windows old is dropped");
+    }
+}
