@@ -242,7 +242,7 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
     if !cli.db.exists() {
         return Err(anyhow!("no database at {}", cli.db.display()).into());
     }
-    let store = Store::open(&cli.db)?;
+    let store = Store::open_patient(&cli.db)?;
     let today = Day::today();
     match &cli.command {
         Command::Sweep { as_of } => {

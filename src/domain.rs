@@ -41,6 +41,13 @@ pub const EXPIRY_DAYS: [u16; 5] = [7, 30, 90, 365, 730];
 /// Largest accepted JSON request body.
 pub const MAX_JSON_BODY: usize = 256 * 1024;
 
+/// What counts as blank around a text: Unicode white space plus U+FEFF (the
+/// zero-width no-break space), which ECMA-262's `\s` (used by the schema's
+/// pattern) counts as blank too, so schema and validator agree.
+fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
 /// The control characters refused in texts, as an ECMA-262 character class body.
 const CONTROL_CLASS: &str = "\\u0000-\\u001F\\u007F-\\u009F";
 
@@ -56,7 +63,7 @@ impl TextRule {
         if s.chars().any(char::is_control) {
             return Err("must not contain control characters (such as line breaks or tabs)".into());
         }
-        let t = s.trim();
+        let t = s.trim_matches(is_blank);
         if t.is_empty() {
             return Err("must not be empty".into());
         }
@@ -158,7 +165,9 @@ impl ExpiryDays {
     }
 
     fn parse(v: &Value) -> Result<ExpiryDays, String> {
+        // JSON Schema counts 7.0 as the integer 7, so the server does too.
         v.as_i64()
+            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e6).map(|f| f as i64))
             .ok_or(())
             .and_then(|n| ExpiryDays::try_from(n).map_err(|_| ()))
             .map_err(|()| format!("must be one of {}", expiry_list()))

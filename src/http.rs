@@ -82,7 +82,10 @@ impl Request {
             return Err(AuthFailure::Malformed);
         }
         let token = token.trim();
-        if token.is_empty() || token.contains(' ') {
+        // RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+        let body = token.trim_end_matches('=');
+        let b64token = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b);
+        if body.is_empty() || !body.bytes().all(b64token) {
             return Err(AuthFailure::Malformed);
         }
         Ok(token)

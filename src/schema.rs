@@ -42,12 +42,28 @@ fn problem_response(description: &str) -> Value {
     })
 }
 
+fn with_links(mut response: Value, links: Value) -> Value {
+    response["links"] = links;
+    response
+}
+
 fn json_response(description: &str, schema_ref: &str) -> Value {
     json!({
         "description": description,
         "headers": {"Cache-Control": {"$ref": "#/components/headers/CacheControl"}},
         "content": {"application/json": {"schema": {"$ref": schema_ref}}}
     })
+}
+
+/// OpenAPI links from a response to the operations on the same poll, so
+/// clients (and schemathesis's stateful tests) can follow create → read →
+/// patch → results → delete.
+fn poll_links(id_from: &str, ops: &[(&str, &str)]) -> Value {
+    let mut links = serde_json::Map::new();
+    for (name, op) in ops {
+        links.insert((*name).to_owned(), json!({"operationId": op, "parameters": {"path.id": id_from}}));
+    }
+    Value::Object(links)
 }
 
 fn id_param() -> Value {
@@ -117,7 +133,11 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                                 "RateLimit-Policy": {"$ref": "#/components/headers/RateLimitPolicy"},
                                 "RateLimit": {"$ref": "#/components/headers/RateLimit"}
                             },
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreatedPoll"}}}
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreatedPoll"}}},
+                            "links": poll_links("$response.body#/id", &[
+                                ("GetPoll", "getPoll"), ("GetResults", "getResults"),
+                                ("UpdatePoll", "updatePoll"), ("DeletePoll", "deletePoll"),
+                            ])
                         },
                         "400": problem_response("The body is not valid JSON."),
                         "413": problem_response("The body is larger than the limit."),
@@ -145,7 +165,8 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                     "operationId": "getPoll",
                     "summary": "The public poll with its language versions.",
                     "responses": {
-                        "200": json_response("The poll.", "#/components/schemas/Poll"),
+                        "200": with_links(json_response("The poll.", "#/components/schemas/Poll"),
+                            poll_links("$request.path.id", &[("GetResults", "getResults")])),
                         "404": problem_response("No such poll, or it expired or was deleted.")
                     }
                 },
@@ -162,7 +183,10 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                         }
                     },
                     "responses": {
-                        "200": json_response("The updated poll.", "#/components/schemas/Poll"),
+                        "200": with_links(json_response("The updated poll.", "#/components/schemas/Poll"),
+                            poll_links("$request.path.id", &[
+                                ("GetPoll", "getPoll"), ("GetResults", "getResults"), ("DeletePoll", "deletePoll"),
+                            ])),
                         "400": problem_response("The body is not valid JSON."),
                         "401": problem_response("Missing or wrong admin token."),
                         "404": problem_response("No such poll, or it expired or was deleted."),
@@ -180,7 +204,7 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                     "summary": "Erase the poll and all its responses, for good.",
                     "security": [{"adminToken": []}],
                     "responses": {
-                        "204": {"description": "Erased."},
+                        "204": {"description": "Erased.", "links": poll_links("$request.path.id", &[("GetPoll", "getPoll")])},
                         "401": problem_response("Missing or wrong admin token."),
                         "404": problem_response("No such poll, or it expired or was deleted."),
                         "503": problem_response("Storage cannot take writes right now; retry later.")

@@ -36,12 +36,14 @@ const MIGRATIONS: &[(&str, &str)] = &[("001_init.sql", include_str!("../../sql/0
 /// The schema version this binary writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// How long a connection waits for a lock held by another connection before
+/// giving up with SQLITE_BUSY (answered 503 by polld).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Opens a connection with the pragmas every connection must have.
-fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
+fn connect(path: &Path, flags: OpenFlags, busy: Duration) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(path, flags)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_timeout(busy)?;
     conn.execute_batch(
         "PRAGMA secure_delete = ON;
          PRAGMA foreign_keys = ON;
@@ -52,24 +54,39 @@ fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
 }
 
 /// Brings the database at `path` to [`SCHEMA_VERSION`], creating it if needed.
-/// Refuses a database written by a newer anonpoll.
-fn migrate(path: &Path) -> anyhow::Result<()> {
-    let mut conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+/// Refuses a database written by a newer anonpoll. An up-to-date database is
+/// only read here, so opening one never waits for the write lock that a busy
+/// polld holds most of the time under load.
+fn migrate(path: &Path, busy: Duration) -> anyhow::Result<()> {
+    let mut conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE, busy)
         .with_context(|| format!("cannot open database {}", path.display()))?;
-    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
-        bail!("database {} cannot use WAL mode (got {mode})", path.display());
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            bail!("database {} cannot use WAL mode (got {mode})", path.display());
+        }
     }
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)?;
-    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version > SCHEMA_VERSION {
-        bail!(
-            "database {} has schema version {version}, newer than this anonpoll ({SCHEMA_VERSION}); \
+    let version = |c: &Connection| -> rusqlite::Result<i64> { c.query_row("PRAGMA user_version", [], |r| r.get(0)) };
+    let newer = |v: i64| {
+        anyhow::anyhow!(
+            "database {} has schema version {v}, newer than this anonpoll ({SCHEMA_VERSION}); \
              refusing to touch it: upgrade anonpoll",
             path.display()
-        );
+        )
+    };
+    match version(&conn)? {
+        v if v > SCHEMA_VERSION => return Err(newer(v)),
+        v if v == SCHEMA_VERSION => return Ok(()),
+        _ => {}
     }
-    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version)?) {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    // Read again under the write lock: another process may have migrated.
+    let current = version(&tx)?;
+    if current > SCHEMA_VERSION {
+        return Err(newer(current));
+    }
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(usize::try_from(current)?) {
         tx.execute_batch(sql).with_context(|| format!("migration {name} failed"))?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
     }
@@ -82,6 +99,7 @@ fn migrate(path: &Path) -> anyhow::Result<()> {
 pub struct Store {
     path: Arc<PathBuf>,
     writer: writer::Handle,
+    busy: Duration,
 }
 
 /// What a sweep did.
@@ -97,14 +115,22 @@ impl Store {
         Store::open_with(path, WriterConfig::default())
     }
 
+    /// For tools working beside a busy polld (`pollctl`): waits up to a
+    /// minute for locks instead of five seconds, since a cron sweep or an
+    /// export may wait, while a web request should not.
+    pub fn open_patient(path: &Path) -> anyhow::Result<Store> {
+        Store::open_with(path, WriterConfig { busy_timeout: Duration::from_secs(60), ..WriterConfig::default() })
+    }
+
     pub fn open_with(path: &Path, config: WriterConfig) -> anyhow::Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        migrate(path)?;
-        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let busy = config.busy_timeout;
+        migrate(path, busy)?;
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, busy)?;
         let writer = writer::Handle::start(conn, config)?;
-        Ok(Store { path: Arc::new(path.to_owned()), writer })
+        Ok(Store { path: Arc::new(path.to_owned()), writer, busy })
     }
 
     pub fn path(&self) -> &Path {
@@ -113,7 +139,7 @@ impl Store {
 
     /// A new read connection, meant to be owned by one worker thread.
     pub fn reader(&self) -> anyhow::Result<Reader> {
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         conn.pragma_update(None, "query_only", true)?;
         Ok(Reader::new(conn))
     }
@@ -185,7 +211,7 @@ pub struct Health {
 
 impl Store {
     pub fn stats(&self, today: Day) -> anyhow::Result<Stats> {
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
         let count = |sql: &str| -> anyhow::Result<u64> {
             let n: i64 = conn.query_row(sql, params![today.to_string()], |r| r.get(0))?;
             Ok(u64::try_from(n)?)
@@ -209,7 +235,7 @@ impl Store {
         if target.exists() {
             bail!("{} already exists; refusing to overwrite it", target.display());
         }
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let target = target.to_str().context("the backup path must be valid UTF-8")?;
         conn.execute("VACUUM INTO ?1", params![target])?;
         Ok(())
@@ -217,7 +243,7 @@ impl Store {
 
     /// `PRAGMA integrity_check` and the schema version.
     pub fn health(&self) -> anyhow::Result<Health> {
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
         let mut stmt = conn.prepare("PRAGMA integrity_check")?;
         let lines: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;

@@ -28,11 +28,13 @@ pub struct WriterConfig {
     pub queue_capacity: usize,
     /// Most writes committed in one transaction.
     pub max_batch: usize,
+    /// How long every connection of the store waits for another process's lock.
+    pub busy_timeout: Duration,
 }
 
 impl Default for WriterConfig {
     fn default() -> WriterConfig {
-        WriterConfig { queue_capacity: 4096, max_batch: 512 }
+        WriterConfig { queue_capacity: 4096, max_batch: 512, busy_timeout: super::BUSY_TIMEOUT }
     }
 }
 
@@ -81,7 +83,7 @@ impl Handle {
         let (tx, rx) = sync_channel(config.queue_capacity.max(1));
         let thread = std::thread::Builder::new()
             .name("anonpoll-writer".into())
-            .spawn(move || run(conn, rx, config.max_batch.max(1)))?;
+            .spawn(move || run(conn, rx, config.max_batch.max(1), config.busy_timeout))?;
         Ok(Handle { inner: Arc::new(Inner { tx: Some(tx), thread: Some(thread) }) })
     }
 
@@ -102,16 +104,17 @@ impl Handle {
     }
 }
 
-fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize) {
+fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration) {
     // After an erasure the WAL must be truncated; if readers kept it busy, retry
     // when the queue is idle.
     let mut checkpoint_owed = false;
+    let mut last_try = std::time::Instant::now();
     loop {
         let first = if checkpoint_owed {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
-                    checkpoint_owed = !checkpoint(&conn);
+                    checkpoint_owed = !checkpoint(&conn, busy);
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -130,31 +133,61 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize) {
             }
         }
         let (results, erased) = commit(&mut conn, &batch);
-        if erased || checkpoint_owed {
-            checkpoint_owed = !checkpoint(&conn);
+        // Retry an owed checkpoint at most once a second under load: each try
+        // may hold the write lock for up to CHECKPOINT_WAIT.
+        if erased || (checkpoint_owed && last_try.elapsed() >= Duration::from_secs(1)) {
+            checkpoint_owed = !checkpoint(&conn, busy);
+            last_try = std::time::Instant::now();
         }
         for (job, result) in batch.into_iter().zip(results) {
             // A requester that gave up is no reason to stop.
             let _ = job.reply.send(result);
         }
     }
-    if checkpoint_owed {
-        checkpoint(&conn);
+    let give_up = std::time::Instant::now() + FINAL_CHECKPOINT_TRIES;
+    while checkpoint_owed {
+        checkpoint_owed = !checkpoint(&conn, busy);
+        if checkpoint_owed && std::time::Instant::now() > give_up {
+            eprintln!(
+                "anonpoll: could not truncate the WAL after an erasure: readers kept it busy; \
+                 the next erasure or `pollctl sweep` will retry"
+            );
+            break;
+        }
+        if checkpoint_owed {
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 
 /// `PRAGMA wal_checkpoint(TRUNCATE)`: copies the WAL into the database and
 /// empties the WAL file, so erased rows survive in neither. True on success.
-pub(super) fn checkpoint(conn: &Connection) -> bool {
-    match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
+///
+/// While it waits for readers to move to the newest snapshot, a TRUNCATE
+/// checkpoint holds the write lock, so it waits only briefly: writers (of this
+/// process or another) must not queue behind it. Callers retry later.
+pub(super) fn checkpoint(conn: &Connection, busy: Duration) -> bool {
+    let _ = conn.busy_timeout(CHECKPOINT_WAIT);
+    let done = match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
         Ok(0) => true,
         Ok(_) => false,
         Err(e) => {
-            eprintln!("anonpoll: WAL checkpoint failed: {e}");
+            if e.sqlite_error_code() != Some(rusqlite::ErrorCode::DatabaseBusy) {
+                eprintln!("anonpoll: WAL checkpoint failed: {e}");
+            }
             false
         }
-    }
+    };
+    let _ = conn.busy_timeout(busy);
+    done
 }
+
+/// How long one checkpoint attempt may wait for readers.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(100);
+
+/// How long a stopping writer keeps trying to truncate the WAL after an
+/// erasure (e.g. `pollctl sweep` beside a busy polld).
+const FINAL_CHECKPOINT_TRIES: Duration = Duration::from_secs(30);
 
 /// The error every job of a failed batch gets. Storage-level causes (full,
 /// busy) keep their 503 meaning; anything else is internal.
