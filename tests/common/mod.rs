@@ -297,6 +297,39 @@ impl Server {
         conn.execute(sql, params).unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
     }
 
+    /// Cast one vote as a person does, over HTTP: load the share page from
+    /// client `xff`, take its one-time ballot code, post the form. `Ok` only
+    /// for the thank-you page (200); `Err` with the status and text otherwise.
+    pub fn vote(&self, poll_id: &str, choices: &[Option<usize>], xff: &str) -> Result<(), String> {
+        let path = format!("/p/{poll_id}");
+        let page = self.request("GET", &path).xff(xff).send();
+        if page.status != 200 {
+            return Err(format!("share page: {}", page.status));
+        }
+        let html = page.text();
+        let ballot = html
+            .split("name=\"ballot\"")
+            .nth(1)
+            .and_then(|rest| rest.split("value=\"").nth(1))
+            .and_then(|rest| rest.split('"').next())
+            .ok_or_else(|| "no ballot code on the share page".to_string())?
+            .to_owned();
+        let mut form = form_urlencoded::Serializer::new(String::new());
+        for (q, choice) in choices.iter().enumerate() {
+            if let Some(o) = choice {
+                form.append_pair(&format!("q{q}"), &o.to_string());
+            }
+        }
+        form.append_pair("ballot", &ballot);
+        let resp = self
+            .request("POST", &path)
+            .xff(xff)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form.finish().into_bytes())
+            .send();
+        if resp.status == 200 { Ok(()) } else { Err(format!("{}: {}", resp.status, resp.text())) }
+    }
+
     /// Record one response through the library's store, as the share page would.
     pub fn record(&self, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
         record_response(&self.db_path(), poll_id, choices)

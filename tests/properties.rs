@@ -1,0 +1,647 @@
+//! Property tests for every parser and validator of the JSON API.
+//!
+//! Each entry point gets arbitrary input (arbitrary JSON, arbitrary strings)
+//! and near-valid input (the right shape with values at and around every
+//! bound), and must never panic: it answers `Ok` or a non-empty list of typed
+//! errors. What is accepted must satisfy the documented bounds and survive a
+//! round trip. Last, the published OpenAPI `NewPoll` schema and
+//! `NewPoll::from_json` must agree on every generated body (see
+//! `schema_and_validator_agree` for the deliberate gaps and why they exist).
+//!
+//! The web-form parsers (form-urlencoded, multipart, Accept-Language) get
+//! their properties with the web pages.
+//!
+//! Case counts are proptest's default (256) unless `PROPTEST_CASES` is set.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::str::FromStr;
+
+use anonpoll::client::{TrustedProxies, client_ip, parse_net};
+use anonpoll::day::Day;
+use anonpoll::domain::{EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, TITLE};
+use anonpoll::error::{AuthFailure, FieldError};
+use anonpoll::http::{Body, Method, Request};
+use anonpoll::schema;
+use anonpoll::secret::{POLL_ID_LEN, PollId};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+// ---------------------------------------------------------------------------
+// Strategies
+// ---------------------------------------------------------------------------
+
+/// Arbitrary JSON, a few levels deep, with keys that sometimes hit the API's.
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        prop_oneof![Just(7.0), Just(-0.0), Just(1e300), any::<f64>().prop_filter("finite", |f| f.is_finite())]
+            .prop_map(Value::from),
+        prop_oneof![Just(7i64), Just(30), Just(90), Just(365), Just(730), Just(0), Just(-7)].prop_map(Value::from),
+        any::<String>().prop_map(Value::String),
+        arb_text(0..8).prop_map(Value::String),
+        prop::sample::select(vec!["en", "fr", "de", "it", "single", "", " ", "EN"]).prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            prop::collection::vec((arb_key(), inner), 0..8).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+fn arb_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(vec![
+            "title", "lang", "expiryDays", "resultsPublic", "questions", "type", "label", "options", "closed",
+            "translations", "en", "fr", "de", "it",
+        ])
+        .prop_map(String::from),
+        1 => any::<String>(),
+    ]
+}
+
+/// Characters that matter to the text rules: plain letters, ASCII and Unicode
+/// spaces, control characters (C0, DEL, C1), a zero-width no-break space,
+/// non-BMP and combining characters.
+fn arb_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        6 => prop::char::range('a', 'z'),
+        2 => Just(' '),
+        1 => prop::sample::select(vec!['\u{a0}', '\u{2003}', '\u{3000}', '\u{2028}', '\u{1680}']),
+        1 => prop::sample::select(vec!['\n', '\t', '\r', '\0', '\u{7f}', '\u{85}', '\u{9f}', '\u{1b}']),
+        1 => prop::sample::select(vec!['é', '\u{301}', '😀', '中', '\u{200b}', '\u{feff}', '"', '\\']),
+    ]
+}
+
+fn arb_text(len: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    prop::collection::vec(arb_char(), len).prop_map(String::from_iter)
+}
+
+/// Texts for a rule with bound `max`: mostly plain valid ones, then texts
+/// of every kind of character, then texts within two characters of `max`.
+fn text_near(max: usize) -> impl Strategy<Value = String> {
+    prop_oneof![
+        20 => "[A-Za-z0-9][A-Za-z0-9 ?'-]{0,24}",
+        3 => arb_text(0..12),
+        1 => (max - 2..=max + 2).prop_flat_map(|n| prop::collection::vec(prop::char::range('a', 'z'), n))
+            .prop_map(String::from_iter),
+        1 => (max - 2..=max + 2).prop_flat_map(|n| {
+            // Padding spaces count towards the limit, although they are trimmed.
+            prop::collection::vec(prop::sample::select(vec![' ', 'x', '😀']), n)
+        })
+        .prop_map(String::from_iter),
+    ]
+}
+
+/// A value that is usually of the expected kind and sometimes not.
+fn or_junk<S: Strategy<Value = Value> + 'static>(good: S) -> BoxedStrategy<Value> {
+    prop_oneof![40 => good, 1 => arb_json()].boxed()
+}
+
+fn arb_options(distinct_after_trim: bool) -> BoxedStrategy<Value> {
+    let count =
+        prop_oneof![1 => 0..OPTIONS.min, 8 => OPTIONS.min..=OPTIONS.max, 1 => OPTIONS.max + 1..=OPTIONS.max + 2];
+    count
+        .prop_flat_map(move |n| prop::collection::vec(or_junk(text_near(OPTION.max_chars).prop_map(Value::from)), n))
+        .prop_map(move |mut items| {
+            if distinct_after_trim {
+                // Make option texts differ (after trimming) by prefixing their
+                // index, unless they are blank, where the prefix would hide
+                // the blank-ness the test is after.
+                for (i, item) in items.iter_mut().enumerate() {
+                    if let Value::String(s) = item
+                        && !blank_trim(s).is_empty()
+                        && s.chars().count() < OPTION.max_chars - 2
+                    {
+                        *s = format!("{i}{}", blank_trim(s));
+                    }
+                }
+            }
+            Value::Array(items)
+        })
+        .boxed()
+}
+
+fn arb_question(distinct: bool) -> BoxedStrategy<Value> {
+    (
+        prop::option::weighted(0.8, or_junk(prop_oneof![30 => Just(json!("single")), 1 => Just(json!("multiple"))])),
+        prop::option::weighted(0.99, or_junk(text_near(LABEL.max_chars).prop_map(Value::from))),
+        prop::option::weighted(0.99, or_junk(arb_options(distinct))),
+        prop::option::weighted(0.01, arb_json()),
+    )
+        .prop_map(|(kind, label, options, extra)| {
+            let mut m = Map::new();
+            put(&mut m, "type", kind);
+            put(&mut m, "label", label);
+            put(&mut m, "options", options);
+            put(&mut m, "comment", extra);
+            Value::Object(m)
+        })
+        .boxed()
+}
+
+fn put(m: &mut Map<String, Value>, key: &str, v: Option<Value>) {
+    if let Some(v) = v {
+        m.insert(key.to_owned(), v);
+    }
+}
+
+/// Creation bodies of the right shape, with values at and around the bounds
+/// and an occasional wrong type, missing or unknown field.
+fn near_valid_poll(distinct: bool) -> impl Strategy<Value = Value> {
+    let questions = prop_oneof![1 => Just(0usize), 16 => QUESTIONS.min..=3, 1 => QUESTIONS.max - 1..=QUESTIONS.max + 1]
+        .prop_flat_map(move |n| prop::collection::vec(prop_oneof![40 => arb_question(distinct), 1 => arb_json()], n))
+        .prop_map(Value::Array);
+    (
+        prop::option::weighted(0.99, or_junk(text_near(TITLE.max_chars).prop_map(Value::from))),
+        prop::option::weighted(
+            0.99,
+            or_junk(
+                prop_oneof![
+                    20 => prop::sample::select(vec!["en", "fr", "de", "it"]),
+                    1 => prop::sample::select(vec!["es", "EN", "", "en "]),
+                ]
+                .prop_map(Value::from),
+            ),
+        ),
+        prop::option::weighted(
+            0.99,
+            or_junk(
+                prop_oneof![
+                    20 => prop::sample::select(EXPIRY_DAYS.map(i64::from).to_vec()),
+                    1 => prop::sample::select(vec![0i64, 8, -7, 731, 29, 31]),
+                ]
+                .prop_map(Value::from),
+            ),
+        ),
+        prop::option::weighted(0.7, or_junk(any::<bool>().prop_map(Value::Bool))),
+        prop::option::weighted(0.99, or_junk(questions)),
+        prop::option::weighted(0.02, (arb_key(), arb_json())),
+    )
+        .prop_map(|(title, lang, expiry, public, questions, extra)| {
+            let mut m = Map::new();
+            put(&mut m, "title", title);
+            put(&mut m, "lang", lang);
+            put(&mut m, "expiryDays", expiry);
+            put(&mut m, "resultsPublic", public);
+            put(&mut m, "questions", questions);
+            if let Some((k, v)) = extra {
+                m.insert(k, v);
+            }
+            Value::Object(m)
+        })
+}
+
+fn arb_version() -> impl Strategy<Value = Value> {
+    (
+        prop::option::weighted(0.99, or_junk(text_near(TITLE.max_chars).prop_map(Value::from))),
+        prop::option::weighted(
+            0.99,
+            or_junk(
+                prop_oneof![1 => Just(0usize), 10 => 1usize..=2]
+                    .prop_flat_map(|n| {
+                        prop::collection::vec(
+                            (text_near(LABEL.max_chars), arb_options(true))
+                                .prop_map(|(l, o)| json!({"label": l, "options": o})),
+                            n,
+                        )
+                    })
+                    .prop_map(Value::Array),
+            ),
+        ),
+    )
+        .prop_map(|(title, questions)| {
+            let mut m = Map::new();
+            put(&mut m, "title", title);
+            put(&mut m, "questions", questions);
+            Value::Object(m)
+        })
+}
+
+fn near_valid_patch() -> impl Strategy<Value = Value> {
+    let translations = prop::collection::vec(
+        (
+            prop_oneof![10 => prop::sample::select(vec!["en", "fr", "de", "it"]), 1 => prop::sample::select(vec!["es", ""])],
+            prop_oneof![3 => Just(Value::Null), 8 => arb_version().boxed(), 1 => arb_json()],
+        ),
+        0..=2usize,
+    )
+    .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()));
+    (
+        prop::option::weighted(0.5, or_junk(any::<bool>().prop_map(Value::Bool))),
+        prop::option::weighted(
+            0.5,
+            or_junk(prop::sample::select(vec![7i64, 30, 90, 365, 730, 1]).prop_map(Value::from)),
+        ),
+        prop::option::weighted(0.5, or_junk(translations)),
+        prop::option::weighted(0.02, (arb_key(), arb_json())),
+    )
+        .prop_map(|(closed, expiry, translations, extra)| {
+            let mut m = Map::new();
+            put(&mut m, "closed", closed);
+            put(&mut m, "expiryDays", expiry);
+            put(&mut m, "translations", translations);
+            if let Some((k, v)) = extra {
+                m.insert(k, v);
+            }
+            Value::Object(m)
+        })
+}
+
+// ---------------------------------------------------------------------------
+// Shared checks
+// ---------------------------------------------------------------------------
+
+/// A refusal is a non-empty list of errors, each with a message and a field
+/// path that is empty (the whole body) or starts with a known key.
+fn check_errors(errs: &[FieldError], input: &Value) -> Result<(), TestCaseError> {
+    prop_assert!(!errs.is_empty(), "empty error list for {input}");
+    for e in errs {
+        prop_assert!(!e.message.trim().is_empty(), "error without message for {input}: {e:?}");
+    }
+    Ok(())
+}
+
+/// The text rule as the documentation states it: at most `max` characters as
+/// sent, no control character, not blank; stored trimmed.
+fn text_ok(s: &str, max: usize) -> bool {
+    s.chars().count() <= max && !s.chars().any(char::is_control) && !blank_trim(s).is_empty()
+}
+
+/// Trimming as the server does it: Unicode white space and U+FEFF (which
+/// ECMA-262's `\s`, and so the schema, counts as blank too).
+fn blank_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
+fn check_text(stored: &str, sent: &Value, max: usize) -> Result<(), TestCaseError> {
+    let sent = sent.as_str().expect("accepted text was a string");
+    prop_assert!(text_ok(sent, max), "accepted {sent:?} against max {max}");
+    prop_assert_eq!(stored, blank_trim(sent));
+    Ok(())
+}
+
+fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
+    check_text(p.title.as_str(), &v["title"], TITLE.max_chars)?;
+    prop_assert_eq!(p.lang.code(), v["lang"].as_str().unwrap());
+    prop_assert!(EXPIRY_DAYS.contains(&p.expiry.get()));
+    prop_assert_eq!(Some(i64::from(p.expiry.get())), v["expiryDays"].as_i64());
+    prop_assert_eq!(p.results_public, v.get("resultsPublic").is_some_and(|b| b.as_bool().unwrap()));
+    prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&p.questions.len()));
+    prop_assert_eq!(p.questions.len(), v["questions"].as_array().unwrap().len());
+    for (q, sent) in p.questions.iter().zip(v["questions"].as_array().unwrap()) {
+        check_text(q.label.as_str(), &sent["label"], LABEL.max_chars)?;
+        prop_assert!((OPTIONS.min..=OPTIONS.max).contains(&q.options.len()));
+        let mut seen = std::collections::HashSet::new();
+        for (o, so) in q.options.iter().zip(sent["options"].as_array().unwrap()) {
+            check_text(o.as_str(), so, OPTION.max_chars)?;
+            prop_assert!(seen.insert(o.as_str()), "duplicate option accepted: {v}");
+        }
+    }
+    // What was accepted, written back as JSON, is accepted again unchanged.
+    let again = json!({
+        "title": p.title, "lang": p.lang, "expiryDays": p.expiry.get(), "resultsPublic": p.results_public,
+        "questions": p.questions,
+    });
+    let q = NewPoll::from_json(&again).map_err(|e| TestCaseError::fail(format!("round trip refused: {e:?}")))?;
+    prop_assert_eq!(q.title, p.title.clone());
+    prop_assert_eq!(q.questions, p.questions.clone());
+    Ok(())
+}
+
+fn request_with(headers: Vec<(String, String)>) -> Request {
+    Request {
+        method: Method::Get,
+        path: "/api/polls/x".into(),
+        query: None,
+        headers,
+        body: Body::Bytes(Vec::new()),
+        client: IpAddr::V4(Ipv4Addr::LOCALHOST),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+proptest! {
+    #[test]
+    fn new_poll_never_panics_on_arbitrary_json(v in arb_json()) {
+        match NewPoll::from_json(&v) {
+            Ok(p) => check_accepted_poll(&p, &v)?,
+            Err(errs) => check_errors(&errs, &v)?,
+        }
+    }
+
+    #[test]
+    fn new_poll_checks_every_bound(v in near_valid_poll(false)) {
+        match NewPoll::from_json(&v) {
+            Ok(p) => check_accepted_poll(&p, &v)?,
+            Err(errs) => check_errors(&errs, &v)?,
+        }
+    }
+
+    #[test]
+    fn poll_patch_never_panics(v in prop_oneof![arb_json(), near_valid_patch()]) {
+        match PollPatch::from_json(&v) {
+            Ok(p) => {
+                let obj = v.as_object().expect("an accepted patch is an object");
+                prop_assert!(!obj.is_empty());
+                prop_assert!(obj.keys().all(|k| PollPatch::FIELDS.contains(&k.as_str())));
+                prop_assert_eq!(p.closed, obj.get("closed").map(|b| b.as_bool().unwrap()));
+                prop_assert_eq!(p.expiry.map(|e| i64::from(e.get())), obj.get("expiryDays").map(|e| e.as_i64().or_else(|| e.as_f64().map(|f| f as i64)).unwrap()));
+                if let Some(t) = obj.get("translations") {
+                    let t = t.as_object().unwrap();
+                    prop_assert_eq!(p.translations.len(), t.len());
+                    for (lang, version) in &p.translations {
+                        let sent = &t[lang.code()];
+                        match version {
+                            None => prop_assert!(sent.is_null()),
+                            Some(ver) => {
+                                check_text(ver.title.as_str(), &sent["title"], TITLE.max_chars)?;
+                                prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&ver.questions.len()));
+                                for q in &ver.questions {
+                                    prop_assert!((OPTIONS.min..=OPTIONS.max).contains(&q.options.len()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Err(errs) => check_errors(&errs, &v)?,
+        }
+    }
+
+    #[test]
+    fn bearer_never_panics_and_returns_a_clean_token(value in prop_oneof![
+        any::<String>(),
+        "[ \t]{0,2}(Bearer|bearer|BEARER|Basic|Token|)[ \t]{0,3}[A-Za-z0-9_~+/=. \t-]{0,50}",
+    ]) {
+        let req = request_with(vec![("authorization".into(), value.clone())]);
+        match req.bearer() {
+            Ok(token) => {
+                prop_assert!(!token.is_empty());
+                prop_assert!(!token.contains(' '));
+                prop_assert_eq!(token, token.trim());
+                prop_assert!(value.contains(token));
+                let scheme = value.trim().split_once(' ').unwrap().0;
+                prop_assert!(scheme.eq_ignore_ascii_case("bearer"), "scheme {scheme:?} accepted");
+            }
+            Err(f) => prop_assert!(f == AuthFailure::Malformed, "{f:?} for a present header"),
+        }
+    }
+
+    #[test]
+    fn bearer_accepts_every_well_formed_token(
+        scheme in "[Bb][Ee][Aa][Rr][Ee][Rr]",
+        token in "[A-Za-z0-9_-]{1,64}",
+        pad in " {0,3}",
+        name in prop::sample::select(vec!["authorization", "Authorization", "AUTHORIZATION"]),
+    ) {
+        let req = request_with(vec![(name.into(), format!("{pad}{scheme} {token}{pad}"))]);
+        prop_assert_eq!(req.bearer(), Ok(token.as_str()));
+        let none = request_with(vec![]);
+        prop_assert_eq!(none.bearer(), Err(AuthFailure::Missing));
+    }
+
+    #[test]
+    fn poll_id_parse_accepts_exactly_its_shape(s in prop_oneof![
+        any::<String>(),
+        "[A-Za-z0-9_-]{15,17}",
+        "[A-Za-z0-9_./%+=-]{16}",
+        prop::collection::vec(prop_oneof![prop::char::range('a', 'z'), Just('é')], 15..=16).prop_map(String::from_iter),
+    ]) {
+        let shaped = s.len() == POLL_ID_LEN
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        match PollId::parse(&s) {
+            Some(id) => {
+                prop_assert!(shaped, "{s:?} accepted");
+                prop_assert_eq!(id.as_str(), s.as_str());
+            }
+            None => prop_assert!(!shaped, "{s:?} refused"),
+        }
+    }
+
+    #[test]
+    fn generated_ids_parse(_n in 0u8..16) {
+        let id = PollId::generate().unwrap();
+        prop_assert_eq!(PollId::parse(id.as_str()), Some(id.clone()));
+    }
+
+    #[test]
+    fn parse_net_never_panics_and_round_trips(s in prop_oneof![
+        any::<String>(),
+        "[ ]?[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}(/[0-9]{1,2})?[ ]?",
+        "[0-9a-fA-F:]{2,20}(/[0-9]{1,3})?",
+        "::ffff:[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}",
+    ]) {
+        match parse_net(&s) {
+            Ok(net) => {
+                let again = parse_net(&net.to_string()).expect("a parsed network prints parseably");
+                prop_assert_eq!(again, net);
+                prop_assert!(net.contains(&net.addr()));
+            }
+            Err(m) => prop_assert!(m.contains("not an IP address or CIDR")),
+        }
+    }
+
+    #[test]
+    fn client_ip_is_the_peer_or_the_last_forwarded_entry(
+        peer in prop_oneof![
+            any::<[u8; 4]>().prop_map(|b| IpAddr::V4(Ipv4Addr::from(b))),
+            any::<[u8; 16]>().prop_map(|b| IpAddr::V6(Ipv6Addr::from(b))),
+            Just(IpAddr::V4(Ipv4Addr::LOCALHOST)),
+            Just(IpAddr::V6(Ipv6Addr::LOCALHOST)),
+            any::<[u8; 4]>().prop_map(|b| IpAddr::V6(Ipv4Addr::from(b).to_ipv6_mapped())),
+        ],
+        xff in prop::option::of(prop_oneof![
+            any::<String>(),
+            "([0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}(:[0-9]{1,5})?|\\[[0-9a-f:]{2,12}\\](:[0-9]{1,5})?|[0-9a-f:]{2,20}|unknown|)( ?, ?[0-9.]{1,15}){0,3}",
+        ]),
+        trust_all in any::<bool>(),
+    ) {
+        let trusted = if trust_all {
+            TrustedProxies::new(vec![parse_net("0.0.0.0/0").unwrap(), parse_net("::/0").unwrap()])
+        } else {
+            TrustedProxies::loopback()
+        };
+        let canonical = |ip: IpAddr| match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        let got = client_ip(peer, xff.as_deref(), &trusted);
+        // Never an IPv4-mapped IPv6 address: those count as the IPv4 they carry.
+        prop_assert_eq!(got, canonical(got));
+        if !trusted.trusts(peer) {
+            prop_assert_eq!(got, canonical(peer));
+        } else if got != canonical(peer) {
+            let last = xff.as_deref().unwrap().rsplit(',').next().unwrap().trim();
+            let named = IpAddr::from_str(last).ok()
+                .or_else(|| last.strip_prefix('[').and_then(|r| r.split(']').next()).and_then(|a| IpAddr::from_str(a).ok()))
+                .or_else(|| last.rsplit_once(':').and_then(|(a, _)| IpAddr::from_str(a).ok()));
+            prop_assert_eq!(Some(got), named.map(canonical), "{:?} from {:?}", got, xff);
+        }
+    }
+
+    #[test]
+    fn day_parse_never_panics_and_round_trips(s in prop_oneof![
+        any::<String>(),
+        "[+-]?[0-9]{1,5}-[0-9]{1,2}-[0-9]{1,2}",
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}",
+        "[0-9 +-]{10}",
+    ]) {
+        if let Some(d) = Day::parse(&s) {
+            prop_assert_eq!(d.to_string(), s);
+        }
+    }
+
+    #[test]
+    fn every_calendar_day_parses(y in 1000i32..=9999, m in 1u8..=12, d in 1u8..=31) {
+        let s = format!("{y:04}-{m:02}-{d:02}");
+        let days_in_month = match m {
+            2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        match Day::parse(&s) {
+            Some(day) => {
+                prop_assert!(d <= days_in_month, "{s} accepted");
+                prop_assert_eq!(day.to_string(), s.clone());
+                prop_assert!(day.previous() < day);
+                prop_assert_eq!(day.previous().plus_days(1), day);
+            }
+            None => prop_assert!(d > days_in_month, "{s} refused"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The published schema and the validator agree
+// ---------------------------------------------------------------------------
+
+/// A validator for `#/components/schemas/NewPoll` of the document `GET /api`
+/// serves, with its `$ref`s resolved inside that document.
+fn new_poll_validator() -> jsonschema::Validator {
+    let doc = schema::openapi("https://polls.example.org", 10);
+    let root = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": "#/components/schemas/NewPoll",
+        "components": doc["components"],
+    });
+    jsonschema::options().should_validate_formats(true).build(&root).expect("the NewPoll schema compiles")
+}
+
+/// Characters on which JSON Schema (ECMA-262 regular expressions) and Rust
+/// (`char::is_whitespace`, the Unicode `White_Space` property) disagree about
+/// what "blank" means. U+FEFF is `\s` in ECMA-262 but not Unicode white space;
+/// the server now trims it too (domain.rs `is_blank`), so the list is empty;
+/// it stays as the place to name such a character should one appear.
+const WHITESPACE_GAP: [char; 0] = [];
+
+thread_local! {
+    static NEW_POLL: jsonschema::Validator = new_poll_validator();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// Within the generator's domain, a body is schema-valid exactly when the
+    /// server accepts it. Two deliberate gaps are kept out of the domain:
+    /// - options must differ after trimming (the server) while `uniqueItems`
+    ///   compares them as sent (JSON Schema cannot express "after trimming"),
+    ///   so generated options differ in their first character;
+    /// - [`WHITESPACE_GAP`].
+    ///
+    /// Numbers: `expiryDays: 7.0` is the integer 7 for both (pinned by
+    /// `known_gaps_between_schema_and_validator`); the generator sends integers.
+    #[test]
+    fn schema_and_validator_agree(v in near_valid_poll(true).prop_map(outside_known_gaps)) {
+        let schema_ok = NEW_POLL.with(|s| s.is_valid(&v));
+        let server = NewPoll::from_json(&v);
+        let why: Vec<String> = NEW_POLL.with(|s| s.iter_errors(&v).map(|e| format!("{} at {}", e, e.instance_path())).collect());
+        prop_assert_eq!(
+            schema_ok,
+            server.is_ok(),
+            "schema says {} ({:?}), server says {:?} for {}",
+            schema_ok, why, server.as_ref().err(), v
+        );
+    }
+}
+
+/// Moves a generated body out of the known gaps: [`WHITESPACE_GAP`]
+/// characters become `x`, and non-integer numbers become `null`.
+fn outside_known_gaps(v: Value) -> Value {
+    match v {
+        Value::String(s) => {
+            Value::String(s.chars().map(|c| if WHITESPACE_GAP.contains(&c) { 'x' } else { c }).collect())
+        }
+        Value::Number(n) if n.is_f64() => Value::Null,
+        Value::Array(a) => Value::Array(a.into_iter().map(outside_known_gaps).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k, outside_known_gaps(x))).collect()),
+        other => other,
+    }
+}
+
+fn valid_body() -> Value {
+    json!({
+        "title": "Lunch", "lang": "en", "expiryDays": 7,
+        "questions": [{"label": "Where", "options": ["Pizza", "Sushi"]}]
+    })
+}
+
+/// The known gaps, pinned so that a change on either side is noticed (and
+/// the documentation updated).
+#[test]
+fn known_gaps_between_schema_and_validator() {
+    let schema_ok = |v: &Value| NEW_POLL.with(|s| s.is_valid(v));
+    let base = valid_body();
+    assert!(schema_ok(&base) && NewPoll::from_json(&base).is_ok());
+
+    // Options equal after trimming: unique for the schema, duplicates for the server.
+    let mut v = base.clone();
+    v["questions"][0]["options"] = json!(["Pizza", " Pizza"]);
+    assert!(schema_ok(&v), "uniqueItems compares options as sent");
+    assert!(NewPoll::from_json(&v).is_err(), "the server compares options after trimming");
+
+    // U+FEFF alone: blank for ECMA-262 `\s`; the server trims it as well.
+    let mut v = base.clone();
+    v["title"] = json!("\u{feff}");
+    let (s, r) = (schema_ok(&v), NewPoll::from_json(&v).is_ok());
+    assert!(!s && !r, "U+FEFF title: schema {s}, server {r}: both must refuse it");
+
+    // A whole number written as a float is the integer for both.
+    let mut v = base;
+    v["expiryDays"] = json!(7.0);
+    let (s, r) = (schema_ok(&v), NewPoll::from_json(&v).is_ok());
+    assert!(s && r, "expiryDays 7.0: schema {s}, server {r}: both must accept it");
+}
+
+/// The near-valid generators must produce both accepted and refused bodies
+/// in good measure, or the properties above would test only one side.
+#[test]
+fn generators_reach_both_sides_of_every_validator() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let sample = |runner: &mut TestRunner, strategy: &BoxedStrategy<Value>, ok: &dyn Fn(&Value) -> bool| {
+        let n = 2000;
+        let accepted = (0..n).filter(|_| ok(&strategy.new_tree(runner).unwrap().current())).count();
+        (accepted, n)
+    };
+    let polls = near_valid_poll(true).prop_map(outside_known_gaps).boxed();
+    let (a, n) = sample(&mut runner, &polls, &|v| NewPoll::from_json(v).is_ok());
+    eprintln!("near-valid polls: {a} of {n} accepted");
+    assert!(a * 20 >= n && a * 20 <= n * 19, "near-valid polls: {a} of {n} accepted");
+    let schema =
+        NEW_POLL.with(|s| (0..n).filter(|_| s.is_valid(&polls.new_tree(&mut runner).unwrap().current())).count());
+    assert!(schema * 20 >= n, "schema-valid polls: {schema} of {n}");
+    let patches = near_valid_patch().boxed();
+    let (a, n) = sample(&mut runner, &patches, &|v| PollPatch::from_json(v).is_ok());
+    eprintln!("near-valid patches: {a} of {n} accepted");
+    assert!(a * 20 >= n && a * 20 <= n * 19, "near-valid patches: {a} of {n} accepted");
+}
