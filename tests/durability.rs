@@ -1,8 +1,9 @@
 //! An acknowledged write survives `kill -9` of polld.
 //!
-//! Eight client threads create polls through polld as fast as they can while
-//! a voter process (this test binary, re-executed) records responses through
-//! the library's own [`anonpoll::store::Store`]. Both polld and the voter are
+//! Eight client threads create polls through polld as fast as they can, four
+//! more vote through polld's share page as people do (page, ballot code, form
+//! POST), while a voter process (this test binary, re-executed) records
+//! responses through the library's own [`anonpoll::store::Store`]. Both polld and the voter are
 //! killed with SIGKILL in the middle of that load; polld is restarted on the
 //! same data directory, and every write acknowledged before the kill must be
 //! there, counted exactly once, in a database that passes
@@ -29,6 +30,8 @@ use serde_json::Value;
 
 /// Client threads creating polls.
 const CREATORS: usize = 8;
+/// Client threads voting through the share page.
+const HTTP_VOTERS: usize = 4;
 /// Kill/restart cycles.
 const CYCLES: u32 = 3;
 /// How long each cycle's load runs in total.
@@ -81,6 +84,61 @@ fn try_create(addr: &str, body: &[u8]) -> Result<String, String> {
     json["id"].as_str().map(str::to_owned).ok_or_else(|| "201 without id".to_string())
 }
 
+/// One request with `Connection: close`: the status and body of a complete
+/// response, or why there was none. Never panics.
+fn exchange(addr: &str, request: &[u8]) -> Result<(u16, Vec<u8>), String> {
+    let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    stream.set_read_timeout(Some(CLIENT_TIMEOUT)).map_err(|e| e.to_string())?;
+    stream.set_write_timeout(Some(CLIENT_TIMEOUT)).map_err(|e| e.to_string())?;
+    stream.write_all(request).map_err(|e| format!("write: {e}"))?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).map_err(|e| format!("read: {e}"))?;
+    let head_end = find_bytes(&raw, b"\r\n\r\n").ok_or("no complete response head")? + 4;
+    let head = String::from_utf8_lossy(&raw[..head_end]).into_owned();
+    let status: u16 = head.split(' ').nth(1).and_then(|s| s.parse().ok()).ok_or("no status")?;
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")))
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .ok_or("no Content-Length")?;
+    let body = raw.get(head_end..head_end + len).ok_or("body cut short")?;
+    Ok((status, body.to_vec()))
+}
+
+/// One vote as a person casts it: the share page, its ballot code, the form.
+/// `Ok` only for the thank-you page.
+fn try_vote(addr: &str, poll: &str) -> Result<(), String> {
+    let xff = next_xff();
+    let get = format!("GET /p/{poll} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nX-Forwarded-For: {xff}\r\n\r\n");
+    let (status, page) = exchange(addr, get.as_bytes())?;
+    if status != 200 {
+        return Err(format!("share page: status {status}"));
+    }
+    let page = String::from_utf8_lossy(&page);
+    let ballot = page
+        .split("name=\"ballot\"")
+        .nth(1)
+        .and_then(|rest| rest.split("value=\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .ok_or("no ballot code")?;
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    for (q, choice) in BALLOT.iter().enumerate() {
+        if let Some(o) = choice {
+            form.append_pair(&format!("q{q}"), &o.to_string());
+        }
+    }
+    let body = form.append_pair("ballot", ballot).finish();
+    let post = format!(
+        "POST /p/{poll} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nX-Forwarded-For: {xff}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    match exchange(addr, post.as_bytes())? {
+        (200, _) => Ok(()),
+        (status, _) => Err(format!("vote: status {status}")),
+    }
+}
+
 /// What one cycle's load achieved.
 #[derive(Debug, Default)]
 struct Load {
@@ -91,6 +149,9 @@ struct Load {
     failures_before_kill: std::collections::BTreeMap<String, usize>,
     votes_ok: u64,
     votes_failed: u64,
+    /// Votes through polld's share page that got the thank-you page.
+    http_votes_ok: u64,
+    http_votes_failed: u64,
     first_vote_failure: Option<String>,
 }
 
@@ -124,6 +185,22 @@ fn load_and_kill(server: Server, vote_poll: &str, kill_after: Duration) -> (Load
                         // polld is gone or refusing: do not spin.
                         std::thread::sleep(Duration::from_millis(5));
                     }
+                }
+            }
+        }));
+    }
+    for _ in 0..HTTP_VOTERS {
+        let (addr, stop, load, poll) = (addr.clone(), stop.clone(), load.clone(), vote_poll.to_owned());
+        threads.push(std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                let ok = try_vote(&addr, &poll).is_ok();
+                let mut load = load.lock().unwrap();
+                if ok {
+                    load.http_votes_ok += 1;
+                } else {
+                    load.http_votes_failed += 1;
+                    drop(load);
+                    std::thread::sleep(Duration::from_millis(5));
                 }
             }
         }));
@@ -308,11 +385,14 @@ fn acknowledged_writes_survive_kill_9() {
             load.first_vote_failure
         );
         assert!(load.create_failures > 0, "cycle {cycle}: no creation failed, so the load did not run into the kill");
+        assert!(load.http_votes_ok > 0, "cycle {cycle}: no vote through the share page was acknowledged");
         acknowledged.extend(load.created.iter().cloned());
-        votes_acknowledged += load.votes_ok;
-        // The voter records one response at a time, so when it is killed at
-        // most one response can be committed without having been acknowledged.
-        let votes_expected = votes_stored + load.votes_ok..=votes_stored + load.votes_ok + 1;
+        let acked = load.votes_ok + load.http_votes_ok;
+        votes_acknowledged += acked;
+        // Each voter (the voter process and every share-page voter) has at
+        // most one vote in flight, so at most that many can be committed
+        // without having been acknowledged when the kill comes.
+        let votes_expected = votes_stored + acked..=votes_stored + acked + 1 + HTTP_VOTERS as u64;
 
         server = Server::builder().in_dir(dir).start();
 
@@ -331,8 +411,7 @@ fn acknowledged_writes_survive_kill_9() {
         assert!(
             votes_expected.contains(&total),
             "cycle {cycle}: totalResponses is {total} after kill -9; expected {votes_expected:?} \
-             ({votes_stored} before the cycle + {} acknowledged in it, + at most 1 in flight at the kill)",
-            load.votes_ok
+             ({votes_stored} before the cycle + {acked} acknowledged in it, + at most one in flight per voter)"
         );
         let rows: i64 = server
             .sql()
@@ -343,7 +422,7 @@ fn acknowledged_writes_survive_kill_9() {
             Some(total),
             "cycle {cycle}: rows in `responses` vs totalResponses ({votes_expected:?} expected)"
         );
-        let in_flight = total - votes_stored - load.votes_ok;
+        let in_flight = total - votes_stored - acked;
         votes_stored = total;
 
         let integrity = integrity_check(&server.db_path());
@@ -352,8 +431,8 @@ fn acknowledged_writes_survive_kill_9() {
         report.push(format!(
             "cycle {cycle}: killed at {kill_after:?}; {} polls acknowledged ({} creations failed, first: {:?}; \
              before the kill: {:?}); \
-             {} responses acknowledged ({} failed, first: {:?}) and {in_flight} committed unacknowledged; \
-             all present after restart",
+             {} responses acknowledged through the store ({} failed, first: {:?}), {} through the share page \
+             ({} failed), and {in_flight} committed unacknowledged; all present after restart",
             load.created.len(),
             load.create_failures,
             load.first_create_failure,
@@ -361,6 +440,8 @@ fn acknowledged_writes_survive_kill_9() {
             load.votes_ok,
             load.votes_failed,
             load.first_vote_failure,
+            load.http_votes_ok,
+            load.http_votes_failed,
         ));
     }
     eprintln!(
