@@ -153,7 +153,7 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> 
 fn bar(pct: f64) -> Markup {
     let width = format!("{:.1}", pct.clamp(0.0, 100.0));
     html! {
-        svg.bar viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true" focusable="false" {
+        svg.share-bar viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true" focusable="false" {
             rect.track x="0" y="0" width="100" height="6" {}
             rect.fill x="0" y="0" width=(width) height="6" {}
         }

@@ -87,6 +87,20 @@ async function scenario(lang, texts) {
   await page.goto(share + "/results");
   const cells = await page.locator("table.tally tbody tr").nth(1).locator("td").allInnerTexts();
   check(cells[0] === "1", `${lang}: results count the vote (${cells})`);
+  // The chart is really drawn: at the middle of the 100 % bar the browser
+  // hits the bar's fill (not a clipped-away shape), and the 0 % bar has none.
+  const bars = await page.locator("table.tally tbody tr svg.share-bar").evaluateAll((svgs) =>
+    svgs.map((svg) => {
+      svg.scrollIntoView();
+      const fill = svg.querySelector(".fill").getBoundingClientRect();
+      const track = svg.querySelector(".track").getBoundingClientRect();
+      const hit = document.elementFromPoint(track.x + track.width * 0.5, track.y + track.height * 0.5);
+      return { painted: hit ? hit.getAttribute("class") : null, share: fill.width / Math.max(track.width, 1) };
+    }),
+  );
+  check(bars.length >= 2, `${lang}: one bar per option (${JSON.stringify(bars)})`);
+  check(bars[1].painted === "fill" && bars[1].share > 0.95, `${lang}: the 100 % bar is drawn full (${JSON.stringify(bars)})`);
+  check(bars[0].painted === "track" && bars[0].share < 0.05, `${lang}: the 0 % bar is drawn empty (${JSON.stringify(bars)})`);
   await audit(page, `${lang}-results`);
 
   await page.goto(admin);
