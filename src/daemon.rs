@@ -39,6 +39,20 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
         window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
     };
     let web = Web::new(app.clone(), limits)?;
+    // In-memory keys must expire on time on a quiet server too, not only when
+    // the next request happens to rotate them.
+    let (stop_janitor, janitor_stop) = std::sync::mpsc::channel::<()>();
+    let janitor = {
+        let (app, web) = (app.clone(), web.clone());
+        std::thread::Builder::new().name("anonpoll-janitor".into()).spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                janitor_stop.recv_timeout(Duration::from_secs(60))
+            {
+                app.limiter.tick();
+                web.tick();
+            }
+        })?
+    };
     let handler_app = app.clone();
     server.run(move || {
         let mut api = handler_app.worker()?;
@@ -49,6 +63,10 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
             },
         )
     })?;
+    drop(stop_janitor);
+    if janitor.join().is_err() {
+        eprintln!("polld: the janitor thread panicked");
+    }
     drop(app); // closes the store: the writer commits what is queued and stops
     eprintln!("polld: stopped");
     Ok(())

@@ -64,6 +64,12 @@ impl RateLimiter {
         self.try_acquire_at(ip, Instant::now())
     }
 
+    /// Rotates generations by the clock alone, so that on a quiet server, too,
+    /// keys and entries go when their time is up (called by a timer).
+    pub fn tick(&self) {
+        self.lock().rotate(Instant::now());
+    }
+
     /// Gives back an event counted by [`RateLimiter::try_acquire`] whose action
     /// then failed, so a refused write does not use up the budget.
     pub fn refund(&self, ip: IpAddr) {

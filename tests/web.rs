@@ -169,6 +169,19 @@ fn language_is_negotiated_by_query_then_accept_language_then_poll() {
 }
 
 #[test]
+fn a_page_never_links_to_another_site_through_its_own_path() {
+    let server = Server::start();
+    for path in ["//evil.example/x", "//evil.example", "/\\evil.example/x"] {
+        let resp = server.get(path);
+        let html = resp.text();
+        assert!(html.contains("<html"), "{path}: {}", resp.describe());
+        for attr in ["href=\"//", "action=\"//", "href=\"/\\", "action=\"/\\"] {
+            assert!(!html.contains(attr), "{path}: the page links off-site with {attr}: {html}");
+        }
+    }
+}
+
+#[test]
 fn hostile_text_is_escaped_on_every_page() {
     let server = Server::start();
     let evil = "<script>alert(1)</script>\"'&";

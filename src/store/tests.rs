@@ -121,6 +121,35 @@ fn delete_leaves_no_byte_of_the_poll_in_any_file() {
 }
 
 #[test]
+fn opening_truncates_a_wal_left_by_a_crash_after_an_erasure() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.sqlite3");
+    drop(Store::open(&path).unwrap());
+    // A process that erased a poll and died before its checkpoint: the WAL
+    // still holds the poll's pages. (Leaking the connection skips the
+    // checkpoint SQLite would run on close, as a crash does.)
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch("PRAGMA secure_delete = ON; PRAGMA wal_autocheckpoint = 0;").unwrap();
+    conn.execute(
+        "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
+         VALUES ('crashcrashcrash1', zeroblob(32), 'Crash marker title', 'en', 0, '2026-01-01', '2099-01-01', '[]')",
+        [],
+    )
+    .unwrap();
+    conn.execute("DELETE FROM polls WHERE id = 'crashcrashcrash1'", []).unwrap();
+    std::mem::forget(conn);
+    let wal = std::fs::read(dir.path().join("t.sqlite3-wal")).unwrap();
+    assert!(wal.windows(18).any(|w| w == b"Crash marker title"), "the set-up must leave the marker in the WAL");
+    let store = Store::open(&path).unwrap();
+    store.health().unwrap(); // a round trip: the writer has started
+    drop(store);
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(!bytes.windows(18).any(|w| w == b"Crash marker title"), "an erased title survived a restart");
+    }
+}
+
+#[test]
 fn newer_schema_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.sqlite3");

@@ -107,7 +107,9 @@ impl Handle {
 fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration) {
     // After an erasure the WAL must be truncated; if readers kept it busy, retry
     // when the queue is idle.
-    let mut checkpoint_owed = false;
+    // Truncate the WAL once at start: a crash after an erasure and before its
+    // checkpoint must not leave the erased rows in the WAL until the next one.
+    let mut checkpoint_owed = !checkpoint(&conn, busy);
     let mut last_try = std::time::Instant::now();
     loop {
         let first = if checkpoint_owed {
@@ -230,12 +232,28 @@ fn commit(conn: &mut Connection, batch: &[Job]) -> (Vec<Result<Outcome, Error>>,
                         }
                         Err(err) => Err(Error::from(err)),
                     },
-                    // Dropping the savepoint rolls this job back alone.
+                    // Dropping the savepoint rolls this job back alone...
                     Err(err) => Err(err),
                 }
             }
             Err(e) => return fail_all(&e),
         };
+        // ...unless SQLite rolled the whole transaction back (it does on
+        // SQLITE_FULL, IOERR or NOMEM). Then every job of the batch is undone;
+        // going on would start autocommit writes outside the transaction and
+        // report them as failed.
+        if result.is_err() && tx.is_autocommit() {
+            let err = result.err().unwrap_or(Error::Unavailable {
+                reason: "Storage refused the write; nothing was written.",
+                retry_after_secs: 5,
+            });
+            eprintln!("anonpoll: a write batch of {} was rolled back by SQLite: {err}", batch.len());
+            let reason = match &err {
+                Error::Unavailable { reason, .. } => *reason,
+                _ => "Storage refused the write; nothing was written.",
+            };
+            return (batch.iter().map(|_| Err(Error::Unavailable { reason, retry_after_secs: 5 })).collect(), false);
+        }
         results.push(result);
     }
     match tx.commit() {

@@ -99,7 +99,9 @@ impl BallotBox {
 
     /// Moves to a new key when the day changed or the used set is full.
     fn rotate(state: &mut State, today: Day) -> anyhow::Result<()> {
-        if state.current.day == today && state.current.used.len() < MAX_USED {
+        // A request that read the day just before midnight may come after one
+        // that read the new day: it must not move the key back a day.
+        if (state.current.day == today && state.current.used.len() < MAX_USED) || today < state.current.day {
             return Ok(());
         }
         let fresh = Generation::new(today)?;
@@ -137,6 +139,15 @@ impl BallotBox {
     }
 
     /// Uses `token` up; `Valid` exactly once per token.
+    /// Moves to the new day's key by the clock alone, so that yesterday's
+    /// key and used codes go on time on a quiet server too.
+    pub fn tick(&self, today: Day) {
+        let mut state = self.lock();
+        if let Err(e) = BallotBox::rotate(&mut state, today) {
+            eprintln!("anonpoll: ballot key rotation failed: {e}");
+        }
+    }
+
     pub fn redeem(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
         let mut state = self.lock();
         if BallotBox::rotate(&mut state, today).is_err() {
@@ -189,6 +200,24 @@ mod tests {
 
     fn poll(s: &str) -> PollId {
         PollId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_late_request_from_before_midnight_does_not_turn_the_key_back() {
+        let b = BallotBox::new(day("2026-11-22")).unwrap();
+        let p = poll("AAAAAAAAAAAAAAAA");
+        let evening = b.issue(&p, day("2026-11-22")).unwrap();
+        b.tick(day("2026-11-23")); // midnight passed
+        let morning = b.issue(&p, day("2026-11-23")).unwrap();
+        // A request that read the day just before midnight arrives now.
+        let late = b.issue(&p, day("2026-11-22")).unwrap();
+        assert_eq!(b.redeem(&p, &evening, day("2026-11-23")), Verdict::Valid, "yesterday's key is kept");
+        assert_eq!(b.redeem(&p, &morning, day("2026-11-23")), Verdict::Valid);
+        assert_eq!(b.redeem(&p, &late, day("2026-11-23")), Verdict::Valid);
+        // Two days on, the evening's key is gone.
+        let old = b.issue(&p, day("2026-11-23")).unwrap();
+        b.tick(day("2026-11-25"));
+        assert_eq!(b.redeem(&p, &old, day("2026-11-25")), Verdict::Invalid);
     }
 
     #[test]

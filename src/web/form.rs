@@ -19,8 +19,18 @@ pub enum FormError {
     WrongType,
 }
 
-/// The decoded name/value pairs of a form body, in order.
-pub struct Form(Vec<(String, String)>);
+/// The decoded name/value pairs of a form body, in order, with an index of
+/// each name's first value (a form is looked up hundreds of times; scanning
+/// a large hostile body for each lookup would cost a request seconds).
+pub struct Form(Vec<(String, String)>, std::collections::HashMap<String, usize>);
+
+fn index(pairs: &[(String, String)]) -> std::collections::HashMap<String, usize> {
+    let mut first = std::collections::HashMap::with_capacity(pairs.len());
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        first.entry(k.clone()).or_insert(i);
+    }
+    first
+}
 
 impl Form {
     pub fn parse(req: &Request) -> Result<Form, FormError> {
@@ -35,17 +45,22 @@ impl Form {
             None if bytes.is_empty() => {}
             _ => return Err(FormError::WrongType),
         }
-        Ok(Form(form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()))
+        let pairs: Vec<(String, String)> =
+            form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
+        let first = index(&pairs);
+        Ok(Form(pairs, first))
     }
 
     #[cfg(test)]
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Form {
-        Form(pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let first = index(&pairs);
+        Form(pairs, first)
     }
 
     /// The first value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.1.get(name).and_then(|&i| self.0.get(i)).map(|(_, v)| v.as_str())
     }
 
     /// The first value of `name`, or "".

@@ -34,6 +34,17 @@ impl<'a> Ctx<'a> {
         Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path }
     }
 
+    /// The request path, safe to put back into a link: a path starting with
+    /// `//` (e.g. `//evil.example/x` on a 404 page) would be a link to
+    /// another site, so it becomes `/`.
+    fn own_path(&self) -> &str {
+        if self.path.starts_with('/') && !self.path.starts_with("//") && !self.path.starts_with("/\\") {
+            self.path
+        } else {
+            "/"
+        }
+    }
+
     /// A link to `path` that keeps an explicitly chosen language.
     pub fn href(&self, path: &str) -> String {
         if self.explicit { format!("{path}?lang={}", self.lang.code()) } else { path.to_owned() }
@@ -41,7 +52,7 @@ impl<'a> Ctx<'a> {
 
     /// Where this page's forms post: the same path, in the same language.
     pub fn action(&self) -> String {
-        format!("{}?lang={}", self.path, self.lang.code())
+        format!("{}?lang={}", self.own_path(), self.lang.code())
     }
 }
 
@@ -75,9 +86,9 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                                 @for l in Lang::ALL {
                                     li {
                                         @if l == ctx.lang {
-                                            a href=(format!("{}?lang={}", ctx.path, l.code())) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
+                                            a href=(format!("{}?lang={}", ctx.own_path(), l.code())) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
                                         } @else {
-                                            a href=(format!("{}?lang={}", ctx.path, l.code())) lang=(l.code()) hreflang=(l.code()) { (endonym(l)) }
+                                            a href=(format!("{}?lang={}", ctx.own_path(), l.code())) lang=(l.code()) hreflang=(l.code()) { (endonym(l)) }
                                         }
                                     }
                                 }

@@ -58,6 +58,13 @@ pub struct Web {
 }
 
 impl Web {
+    /// Lets the in-memory keys of the vote throttle and the ballot box
+    /// expire on time even when no request comes (called by a timer).
+    pub fn tick(&self) {
+        self.throttle.tick();
+        self.ballots.tick(Day::today());
+    }
+
     pub fn new(app: Arc<App>, limits: VoteLimits) -> anyhow::Result<Arc<Web>> {
         Ok(Arc::new(Web {
             app,
