@@ -479,6 +479,29 @@ fn private_results_need_the_admin_key() {
 }
 
 #[test]
+fn the_unlocked_admin_page_switches_language_without_losing_the_key() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let path = format!("/p/{}/admin", poll.id);
+    let unlocked = post_form(&server, &path, "192.0.2.41", &[("token", &poll.token)]);
+    assert_eq!(unlocked.status, 200, "{}", unlocked.describe());
+    let html = unlocked.text();
+    // The switcher posts the key along instead of linking to a locked page.
+    let switch = format!("action=\"{path}?lang=de\"");
+    let form_at = html.find(&switch).unwrap_or_else(|| panic!("no language form posting to {path}?lang=de: {html}"));
+    assert!(html[form_at..].split("</form>").next().unwrap().contains(&poll.token), "the key travels with the switch");
+    assert!(!html.contains(&format!("href=\"{path}?lang=de\"")), "a plain link would lock the page again");
+    let german = post_form(&server, &format!("{path}?lang=de"), "192.0.2.41", &[("token", &poll.token)]);
+    assert_eq!(german.status, 200);
+    assert_eq!(html_lang(&german), "de");
+    assert!(german.text().contains("name=\"action\""), "still the dashboard, in German");
+    // The locked page (no key yet) keeps plain links and shows no key.
+    let locked = server.get(&path).text();
+    assert!(locked.contains(&format!("href=\"{path}?lang=de\"")));
+    assert!(!locked.contains(&poll.token));
+}
+
+#[test]
 fn admin_actions_need_the_key_and_do_what_they_say() {
     let server = Server::start();
     let poll = server.create_default();

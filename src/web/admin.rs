@@ -159,6 +159,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     }
     let tallies = w.reader.tallies(&poll)?;
     let body = dashboard(&ctx, &poll, &tallies, &token, &w.web.app.base_url, &view);
+    let ctx = Ctx { key: Some(token.clone()), ..ctx };
     Ok(respond(status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
 

@@ -27,11 +27,15 @@ pub struct Ctx<'a> {
     pub explicit: bool,
     /// The path of this page, for the language switcher and form actions.
     pub path: &'a str,
+    /// The admin key of a page that was unlocked with it: the language
+    /// switcher then posts it along (as forms), since the key is in no URL
+    /// and a plain link would lock the page again.
+    pub key: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(choice: Choice, path: &'a str) -> Ctx<'a> {
-        Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path }
+        Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path, key: None }
     }
 
     /// The request path, safe to put back into a link: a path starting with
@@ -85,7 +89,16 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                             ul {
                                 @for l in Lang::ALL {
                                     li {
-                                        @if l == ctx.lang {
+                                        @if let Some(key) = &ctx.key {
+                                            form method="post" action=(format!("{}?lang={}", ctx.own_path(), l.code())) {
+                                                input type="hidden" name="token" value=(key);
+                                                @if l == ctx.lang {
+                                                    button type="submit" lang=(l.code()) aria-current="page" { (endonym(l)) }
+                                                } @else {
+                                                    button type="submit" lang=(l.code()) { (endonym(l)) }
+                                                }
+                                            }
+                                        } @else if l == ctx.lang {
                                             a href=(format!("{}?lang={}", ctx.own_path(), l.code())) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
                                         } @else {
                                             a href=(format!("{}?lang={}", ctx.own_path(), l.code())) lang=(l.code()) hreflang=(l.code()) { (endonym(l)) }

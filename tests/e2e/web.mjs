@@ -107,6 +107,12 @@ async function scenario(lang, texts) {
   await page.waitForSelector("#status-heading");
   check(!page.url().includes("#"), `${lang}: the key left the address bar`);
   await audit(page, `${lang}-admin`);
+  // Switching language keeps the dashboard unlocked (the key is posted along).
+  const other = lang === "en" ? "de" : "en";
+  await Promise.all([page.waitForNavigation(), page.click(`nav.langs button[lang=${other}]`)]);
+  check(await page.isVisible("#status-heading"), `${lang}: the dashboard survives a language switch`);
+  check((await page.getAttribute("html", "lang")) === other, `${lang}: the dashboard is now in ${other}`);
+  await Promise.all([page.waitForNavigation(), page.click(`nav.langs button[lang=${lang}]`)]);
   await page.click("button[value=close]");
   await page.waitForSelector("button[value=reopen]");
   check(true, `${lang}: closed from the admin page`);
