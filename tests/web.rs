@@ -43,6 +43,11 @@ fn ballot(html: &str) -> String {
     input_value(html, "name=\"ballot\"")
 }
 
+/// The one-time code of a fresh creation form.
+fn once(server: &Server) -> String {
+    input_value(&server.get("/").text(), "name=\"once\"")
+}
+
 fn assert_page_headers(resp: &Response) {
     let csp = resp.header("content-security-policy").unwrap_or_else(|| panic!("no CSP: {}", resp.describe()));
     for directive in [
@@ -238,11 +243,13 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
     assert!(resp.text().contains("value=\"Kept\""));
     assert!(resp.text().contains("name=\"q1\""));
 
+    let code = once(&server);
     let resp = post_form(
         &server,
         "/",
         &ip,
         &[
+            ("once", &code),
             ("title", "Lunch"),
             ("lang", "en"),
             ("expiry", "7"),
@@ -274,6 +281,42 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
 }
 
 #[test]
+fn a_creation_form_sent_twice_creates_one_poll() {
+    let server = Server::start();
+    let ip = "203.0.113.60";
+    let count = |s: &Server| s.sql().query_row("SELECT count(*) FROM polls", [], |r| r.get::<_, i64>(0)).unwrap();
+    let code = once(&server);
+    let fields = |code: &str| {
+        vec![
+            ("once".to_owned(), code.to_owned()),
+            ("title".to_owned(), "Once only".to_owned()),
+            ("lang".to_owned(), "en".to_owned()),
+            ("expiry".to_owned(), "7".to_owned()),
+            ("q0".to_owned(), "Q".to_owned()),
+            ("q0o0".to_owned(), "a".to_owned()),
+            ("q0o1".to_owned(), "b".to_owned()),
+        ]
+    };
+    let send = |pairs: &[(String, String)]| {
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        post_form(&server, "/", ip, &pairs)
+    };
+    assert_eq!(send(&fields(&code)).status, 201);
+    // A reload of the page shown after creation sends the same form again.
+    let again = send(&fields(&code));
+    assert_eq!(again.status, 409, "{}", again.describe());
+    assert!(again.text().contains("already created its poll"), "{}", again.text());
+    assert_eq!(count(&server), 1, "one poll, not two");
+    // A form without a valid code is shown again with what was typed.
+    let forged = send(&fields("not-a-code"));
+    assert_eq!(forged.status, 409);
+    assert!(forged.text().contains("value=\"Once only\""), "input kept");
+    let fresh = input_value(&forged.text(), "name=\"once\"");
+    assert_eq!(send(&fields(&fresh)).status, 201, "the form shown again works");
+    assert_eq!(count(&server), 2);
+}
+
+#[test]
 fn the_form_and_the_api_share_one_creation_limit() {
     let server = Server::start();
     let ip = "203.0.113.50";
@@ -284,7 +327,15 @@ fn the_form_and_the_api_share_one_creation_limit() {
         &server,
         "/?lang=de",
         ip,
-        &[("title", "Elf"), ("lang", "de"), ("expiry", "7"), ("q0", "F"), ("q0o0", "a"), ("q0o1", "b")],
+        &[
+            ("once", &once(&server)),
+            ("title", "Elf"),
+            ("lang", "de"),
+            ("expiry", "7"),
+            ("q0", "F"),
+            ("q0o0", "a"),
+            ("q0o1", "b"),
+        ],
     );
     assert_eq!(resp.status, 429, "{}", resp.describe());
     assert!(resp.header("retry-after").is_some());
@@ -295,7 +346,15 @@ fn the_form_and_the_api_share_one_creation_limit() {
         &server,
         "/",
         "203.0.113.51",
-        &[("title", "x"), ("lang", "en"), ("expiry", "7"), ("q0", "F"), ("q0o0", "a"), ("q0o1", "b")],
+        &[
+            ("once", &once(&server)),
+            ("title", "x"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("q0", "F"),
+            ("q0o0", "a"),
+            ("q0o1", "b"),
+        ],
     );
     assert_eq!(ok.status, 201);
 }

@@ -136,6 +136,8 @@ pub const DE: Catalogue = Catalogue {
     err_no_answer: "Bitte beantworten Sie mindestens eine Frage.",
     err_ballot_used: "Diese Antwort wurde bereits gezählt. Jedes Formular kann nur einmal abgeschickt werden.",
     err_ballot_expired: "Dieses Formular ist abgelaufen. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
+    err_create_sent: "Mit diesem Formular wurde die Umfrage bereits erstellt. Ihre Links wurden einmal angezeigt, direkt nach dem Erstellen, und können nicht erneut angezeigt werden.",
+    err_create_expired: "Dieses Formular ist abgelaufen. Ihre Eingaben sind unten erhalten: Bitte schicken Sie das Formular erneut ab.",
     err_throttled: "In den letzten Minuten kamen aus Ihrem Netzwerk sehr viele Antworten auf diese Umfrage. Bitte versuchen Sie es etwas später erneut.",
     err_vote_not_saved: "Ihre Antwort konnte gerade nicht gespeichert werden. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
     thanks_title: "Vielen Dank!",

@@ -131,6 +131,8 @@ pub const EN: Catalogue = Catalogue {
     err_no_answer: "Please answer at least one question.",
     err_ballot_used: "This response has already been counted. Each form can be sent only once.",
     err_ballot_expired: "This form has expired. Your choices are kept below: please send them again.",
+    err_create_sent: "This form has already created its poll. The poll's links were shown once, right after it was created, and cannot be shown again.",
+    err_create_expired: "This form has expired. What you typed is kept below: please send it again.",
     err_throttled: "Many responses to this poll have come from your network in the last few minutes. Please try again a little later.",
     err_vote_not_saved: "Your response could not be saved just now. Your choices are kept below: please send them again.",
     thanks_title: "Thank you!",

@@ -145,6 +145,8 @@ pub const FR: Catalogue = Catalogue {
     err_no_answer: "Veuillez répondre à au moins une question.",
     err_ballot_used: "Cette réponse a déjà été comptée. Chaque formulaire ne peut être envoyé qu’une fois.",
     err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",
+    err_create_sent: "Ce formulaire a déjà créé son sondage. Les liens du sondage n’ont été affichés qu’une fois, juste après sa création, et ne peuvent plus l’être.",
+    err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{A0}: veuillez l’envoyer à nouveau.",
     err_throttled: "De nombreuses réponses à ce sondage sont venues de votre réseau ces dernières minutes. Veuillez réessayer un peu plus tard.",
     err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",
     thanks_title: "Merci\u{202F}!",

@@ -138,6 +138,8 @@ pub const IT: Catalogue = Catalogue {
     err_no_answer: "Risponda ad almeno una domanda.",
     err_ballot_used: "Questa risposta è già stata contata. Ogni modulo può essere inviato una sola volta.",
     err_ballot_expired: "Questo modulo è scaduto. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",
+    err_create_sent: "Questo modulo ha già creato il suo sondaggio. I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione, e non possono essere mostrati di nuovo.",
+    err_create_expired: "Questo modulo è scaduto. Quanto ha inserito è stato mantenuto qui sotto: lo invii di nuovo.",
     err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla Sua rete. Riprovi un po’ più tardi.",
     err_vote_not_saved: "Non è stato possibile salvare la Sua risposta. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",
     thanks_title: "Grazie!",

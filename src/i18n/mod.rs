@@ -107,6 +107,10 @@ pub struct Catalogue {
     pub err_no_answer: &'static str,
     pub err_ballot_used: &'static str,
     pub err_ballot_expired: &'static str,
+    /// The creation form was sent a second time (e.g. a page reload).
+    pub err_create_sent: &'static str,
+    /// The creation form's one-time code is unknown or from a rotated key.
+    pub err_create_expired: &'static str,
     pub err_throttled: &'static str,
     pub err_vote_not_saved: &'static str,
     pub thanks_title: &'static str,

@@ -11,13 +11,15 @@ use maud::{Markup, html};
 use serde_json::{Value, json};
 
 use super::WebWorker;
+use super::ballot::Verdict;
 use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
-use super::layout::{Ctx, notice, page, respond};
+use super::layout::{Ctx, message_page, notice, page, respond};
 use crate::day::Day;
 use crate::domain::{EXPIRY_DAYS, Lang, NewPoll, OPTIONS, QUESTIONS};
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::i18n::endonym;
+use crate::secret::PollId;
 
 /// Rows shown on a blank form.
 const START_QUESTIONS: usize = 2;
@@ -27,6 +29,9 @@ const DEFAULT_EXPIRY: &str = "30";
 /// The form as typed, kept verbatim so it can be shown again.
 #[derive(Clone, Debug, Default)]
 pub struct Draft {
+    /// The form's one-time code: a reload that sends the form again must not
+    /// create a second poll (see `post`).
+    pub once: String,
     pub title: String,
     pub lang: String,
     pub expiry: String,
@@ -59,6 +64,7 @@ struct Origin {
 impl Draft {
     pub fn blank(lang: Lang) -> Draft {
         Draft {
+            once: String::new(),
             title: String::new(),
             lang: lang.code().to_owned(),
             expiry: DEFAULT_EXPIRY.to_owned(),
@@ -93,6 +99,7 @@ impl Draft {
             })
             .collect();
         Draft {
+            once: form.text("once"),
             title: form.text("title"),
             lang: form.text("lang"),
             expiry: form.text("expiry"),
@@ -304,6 +311,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Mar
             // The first submit button is the one Enter triggers: creating, not
             // adding a row. It is hidden; the visible one is at the end.
             button type="submit" name="action" value="create" hidden { (t.submit_create) }
+            input type="hidden" name="once" value=(draft.once);
             (text_field("f-title", "title", t.field_title, &draft.title, Some(t.field_title_hint), crate::domain::TITLE.max_chars, p, focus))
             div.field {
                 label for="f-lang" { (t.field_lang) }
@@ -376,6 +384,16 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Mar
     }
 }
 
+/// The pseudo poll id the creation form's one-time codes are issued for
+/// (ballot codes of real polls can never match it: ids are random).
+const CREATE_FORM: &str = "CreationFormOnce";
+
+/// A fresh one-time code for a creation form.
+pub fn fresh_once(w: &WebWorker, today: Day) -> Result<String, Error> {
+    let key = PollId::parse(CREATE_FORM).ok_or_else(|| Error::internal(anyhow::anyhow!("bad form key")))?;
+    w.web.ballots.issue(&key, today).map_err(Error::internal)
+}
+
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, None);
     let mut draft = Draft::from_form(form);
@@ -395,6 +413,21 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
             return Ok(form_response(&ctx, 422, &draft, &p, None));
         }
     };
+    // Sent once only: a reload of the page shown after creation sends the
+    // form again, and must not create a second poll.
+    let key = PollId::parse(CREATE_FORM).ok_or_else(|| Error::internal(anyhow::anyhow!("bad form key")))?;
+    match w.web.ballots.redeem(&key, &draft.once, today) {
+        Verdict::Valid => {}
+        Verdict::Used => return Ok(message_page(&ctx, 409, ctx.t.error_title, ctx.t.err_create_sent)),
+        Verdict::Invalid => {
+            draft.once = fresh_once(w, today)?;
+            let mut p = Problems::default();
+            p.general.push(ctx.t.err_create_expired.to_owned());
+            return Ok(form_response(&ctx, 409, &draft, &p, None));
+        }
+    }
+    // From here on the code is used up: a form shown again needs a new one.
+    draft.once = fresh_once(w, today)?;
     match w.web.app.create_poll(&mut w.reader, req.client, &poll, today) {
         Ok(created) => Ok(created_page(&ctx, &w.web.app.base_url, &created)),
         Err(Error::RateLimited(rl)) => {

@@ -136,7 +136,11 @@ impl WebWorker {
 
     fn get(&mut self, req: &Request, route: &Route, today: Day) -> Result<Response, Error> {
         match route {
-            Route::Create => Ok(create::form_page(&self.ctx(req, None), &create::Draft::blank(self.lang(req, None)))),
+            Route::Create => {
+                let mut draft = create::Draft::blank(self.lang(req, None));
+                draft.once = create::fresh_once(self, today)?;
+                Ok(create::form_page(&self.ctx(req, None), &draft))
+            }
             Route::Privacy => Ok(privacy::page_response(&self.ctx(req, None), self.web.throttle.window())),
             Route::Share(id) => {
                 let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
