@@ -554,6 +554,13 @@ fn the_unlocked_admin_page_switches_language_without_losing_the_key() {
     assert_eq!(german.status, 200);
     assert_eq!(html_lang(&german), "de");
     assert!(german.text().contains("name=\"action\""), "still the dashboard, in German");
+    // Private results unlocked with the key switch language the same way.
+    let results = format!("/p/{}/results", poll.id);
+    let unlocked = post_form(&server, &results, "192.0.2.41", &[("token", &poll.token)]).text();
+    assert!(unlocked.contains(&format!("action=\"{results}?lang=it\"")), "{unlocked}");
+    let italian = post_form(&server, &format!("{results}?lang=it"), "192.0.2.41", &[("token", &poll.token)]);
+    assert_eq!(html_lang(&italian), "it");
+    assert!(italian.text().contains("table class=\"tally\""), "still the results, in Italian");
     // The locked page (no key yet) keeps plain links and shows no key.
     let locked = server.get(&path).text();
     assert!(locked.contains(&format!("href=\"{path}?lang=de\"")));

@@ -31,7 +31,10 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll) -> Resul
     match presented_token(form) {
         Some(token) if poll.token_hash.matches(token) => {
             let tallies = w.reader.tallies(poll)?;
-            Ok(results_page(&ctx, poll, &tallies))
+            // Private results were unlocked with the key: the language
+            // switcher must post it along, or it would lock the page again.
+            let key = (!poll.results_public).then(|| token.to_owned());
+            Ok(results_page(&Ctx { key, ..ctx }, poll, &tallies))
         }
         Some(_) => Ok(prompt(&ctx, poll, 403, Some(ctx.t.err_bad_token))),
         None if poll.results_public => {
