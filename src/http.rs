@@ -160,10 +160,16 @@ impl Response {
             Error::UnsupportedMediaType { accepted } => r = r.with_header("Accept", accepted.join(", ")),
             Error::TooLarge { .. } => r = r.with_header("Connection", "close"),
             Error::RateLimited(rl) => {
-                r = r
-                    .with_header("Retry-After", rl.retry_after_secs.to_string())
-                    .with_header("RateLimit-Policy", format!("\"creations\";q={};w={}", rl.limit, rl.window_secs))
-                    .with_header("RateLimit", format!("\"creations\";r=0;t={}", rl.retry_after_secs));
+                r = r.with_header("Retry-After", rl.retry_after_secs.to_string());
+                let quota = crate::ratelimit::Quota {
+                    limit: rl.limit,
+                    window_secs: rl.window_secs,
+                    remaining: 0,
+                    reset_secs: rl.retry_after_secs,
+                };
+                for (name, value) in quota.headers() {
+                    r = r.with_header(name, value);
+                }
             }
             Error::Unavailable { retry_after_secs, .. } => {
                 r = r.with_header("Retry-After", retry_after_secs.to_string());

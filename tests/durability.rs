@@ -114,20 +114,14 @@ fn try_vote(addr: &str, poll: &str) -> Result<(), String> {
     if status != 200 {
         return Err(format!("share page: status {status}"));
     }
-    let page = String::from_utf8_lossy(&page);
-    let ballot = page
-        .split("name=\"ballot\"")
-        .nth(1)
-        .and_then(|rest| rest.split("value=\"").nth(1))
-        .and_then(|rest| rest.split('"').next())
-        .ok_or("no ballot code")?;
+    let ballot = ballot_code(&String::from_utf8_lossy(&page)).ok_or("no ballot code")?;
     let mut form = form_urlencoded::Serializer::new(String::new());
     for (q, choice) in BALLOT.iter().enumerate() {
         if let Some(o) = choice {
             form.append_pair(&format!("q{q}"), &o.to_string());
         }
     }
-    let body = form.append_pair("ballot", ballot).finish();
+    let body = form.append_pair("ballot", &ballot).finish();
     let post = format!(
         "POST /p/{poll} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nX-Forwarded-For: {xff}\r\n\
          Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",

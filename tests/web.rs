@@ -40,7 +40,7 @@ fn input_value(html: &str, attr: &str) -> String {
 }
 
 fn ballot(html: &str) -> String {
-    input_value(html, "name=\"ballot\"")
+    ballot_code(html).unwrap_or_else(|| panic!("no ballot code in page:\n{html}"))
 }
 
 /// The one-time code of a fresh creation form.

@@ -388,10 +388,13 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Mar
 /// (ballot codes of real polls can never match it: ids are random).
 const CREATE_FORM: &str = "CreationFormOnce";
 
+fn form_key() -> Result<PollId, Error> {
+    PollId::parse(CREATE_FORM).ok_or_else(|| Error::internal(anyhow::anyhow!("bad form key")))
+}
+
 /// A fresh one-time code for a creation form.
 pub fn fresh_once(w: &WebWorker, today: Day) -> Result<String, Error> {
-    let key = PollId::parse(CREATE_FORM).ok_or_else(|| Error::internal(anyhow::anyhow!("bad form key")))?;
-    w.web.ballots.issue(&key, today).map_err(Error::internal)
+    w.web.ballots.issue(&form_key()?, today).map_err(Error::internal)
 }
 
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result<Response, Error> {
@@ -415,8 +418,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     };
     // Sent once only: a reload of the page shown after creation sends the
     // form again, and must not create a second poll.
-    let key = PollId::parse(CREATE_FORM).ok_or_else(|| Error::internal(anyhow::anyhow!("bad form key")))?;
-    match w.web.ballots.redeem(&key, &draft.once, today) {
+    match w.web.ballots.redeem(&form_key()?, &draft.once, today) {
         Verdict::Valid => {}
         Verdict::Used => return Ok(message_page(&ctx, 409, ctx.t.error_title, ctx.t.err_create_sent)),
         Verdict::Invalid => {

@@ -306,14 +306,7 @@ impl Server {
         if page.status != 200 {
             return Err(format!("share page: {}", page.status));
         }
-        let html = page.text();
-        let ballot = html
-            .split("name=\"ballot\"")
-            .nth(1)
-            .and_then(|rest| rest.split("value=\"").nth(1))
-            .and_then(|rest| rest.split('"').next())
-            .ok_or_else(|| "no ballot code on the share page".to_string())?
-            .to_owned();
+        let ballot = ballot_code(&page.text()).ok_or_else(|| "no ballot code on the share page".to_string())?;
         let mut form = form_urlencoded::Serializer::new(String::new());
         for (q, choice) in choices.iter().enumerate() {
             if let Some(o) = choice {
@@ -343,6 +336,15 @@ impl Drop for Server {
             let _ = child.wait();
         }
     }
+}
+
+/// The one-time ballot code of a share page, if it has a vote form.
+pub fn ballot_code(html: &str) -> Option<String> {
+    html.split("name=\"ballot\"")
+        .nth(1)
+        .and_then(|rest| rest.split("value=\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .map(str::to_owned)
 }
 
 pub fn record_response(db: &Path, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
