@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::day::Day;
-use crate::domain::{NewPoll, Poll, PollPatch, Tallies};
+use crate::domain::{MediaItem, NewMedia, NewPoll, Poll, PollPatch, Tallies};
 use crate::error::{AuthFailure, Error};
 use crate::http::{Method, Request, Response};
 use crate::ratelimit::RateLimiter;
@@ -39,18 +39,20 @@ impl App {
     }
 
     /// Creates a poll for `client`, within the shared creation limit. Used by
-    /// the JSON API and the web form alike, so both obey the same limit.
+    /// the JSON API and the web form alike, so both obey the same limit; only
+    /// the web form brings media.
     pub fn create_poll(
         &self,
         reader: &mut Reader,
         client: std::net::IpAddr,
         poll: &NewPoll,
+        media: &[NewMedia],
         today: Day,
     ) -> Result<Created, Error> {
         let quota = self.limiter.try_acquire(client).map_err(Error::RateLimited)?;
         let id = PollId::generate()?;
         let token = AdminToken::generate()?;
-        if let Err(e) = self.store.create_poll(&id, &token.hash(), poll, today) {
+        if let Err(e) = self.store.create_poll(&id, &token.hash(), poll, media, today) {
             self.limiter.refund(client);
             return Err(e);
         }
@@ -166,7 +168,7 @@ impl Worker {
     fn create(&mut self, req: &Request, today: Day) -> Result<Response, Error> {
         let body = json_body(req, JSON)?;
         let poll = NewPoll::from_json(&body).map_err(Error::Invalid)?;
-        let created = self.app.create_poll(&mut self.reader, req.client, &poll, today)?;
+        let created = self.app.create_poll(&mut self.reader, req.client, &poll, &[], today)?;
         let base = &self.app.base_url;
         let id = &created.poll.id;
         let body = json!({
@@ -238,8 +240,28 @@ pub fn poll_json(poll: &Poll, base_url: &str) -> Value {
         "expiresOn": poll.expires_on.to_string(),
         "questions": poll.questions,
         "translations": poll.translations.iter().map(|(l, v)| (l.code().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
-        "media": [],
+        "media": poll.media.iter().map(|m| media_json(m, base_url)).collect::<Vec<_>>(),
         "shareUrl": format!("{base_url}/p/{}", poll.id),
+    })
+}
+
+/// The path a media item is served at.
+pub fn media_path(m: &MediaItem) -> String {
+    format!("/media/{}", m.id.as_str())
+}
+
+/// One media item of the public poll.
+fn media_json(m: &MediaItem, base_url: &str) -> Value {
+    json!({
+        "id": m.id.as_str(),
+        "url": format!("{base_url}{}", media_path(m)),
+        "kind": m.kind,
+        "mimeType": m.mime,
+        "bytes": m.size,
+        "question": m.slot.question(),
+        "alt": m.alt,
+        "width": m.width,
+        "height": m.height,
     })
 }
 

@@ -51,4 +51,44 @@ pub struct PolldArgs {
     /// Length of the vote window, in minutes.
     #[arg(long, env = "POLL_VOTE_WINDOW_MINUTES", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
     pub vote_window_minutes: u64,
+
+    /// Largest picture accepted, in MiB.
+    #[arg(long, env = "POLL_IMAGE_MAX_MIB", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub image_max_mib: u32,
+
+    /// Largest sound accepted, in MiB.
+    #[arg(long, env = "POLL_AUDIO_MAX_MIB", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub audio_max_mib: u32,
+
+    /// Largest video accepted, in MiB.
+    #[arg(long, env = "POLL_VIDEO_MAX_MIB", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub video_max_mib: u32,
+
+    /// Most pixels (width × height, in millions) of a picture, checked before
+    /// it is decoded (a guard against decompression bombs).
+    #[arg(long, env = "POLL_IMAGE_MAX_MEGAPIXELS", default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub image_max_megapixels: u32,
+
+    /// Largest form body with files (all files and fields of one form), in
+    /// MiB. Keep it at least as large as the largest single file limit.
+    #[arg(long, env = "POLL_UPLOAD_MAX_MIB", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub upload_max_mib: u32,
+
+    /// Memory for cleaned files held between two sends of a form that is
+    /// being filled in, in MiB (see docs/OPERATIONS.md).
+    #[arg(long, env = "POLL_UPLOAD_HOLD_MIB", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub upload_hold_mib: u32,
+}
+
+impl PolldArgs {
+    /// The media limits these options set.
+    pub fn media_limits(&self) -> crate::media::Limits {
+        const MIB: usize = 1024 * 1024;
+        crate::media::Limits {
+            image_bytes: self.image_max_mib as usize * MIB,
+            audio_bytes: self.audio_max_mib as usize * MIB,
+            video_bytes: self.video_max_mib as usize * MIB,
+            max_pixels: u64::from(self.image_max_megapixels) * 1_000_000,
+        }
+    }
 }

@@ -10,7 +10,8 @@ use crate::client::TrustedProxies;
 use crate::config::PolldArgs;
 use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
-use crate::server::{Server, ServerConfig};
+use crate::server::{Server, ServerConfig, UploadRoute};
+use crate::web::uploads::Uploads;
 use crate::store::Store;
 use crate::web::{VoteLimits, Web};
 
@@ -23,6 +24,13 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     };
     let mut config = ServerConfig::new(usize::from(args.workers), trusted, MAX_JSON_BODY);
     config.max_connections = args.max_connections as usize;
+    let upload_max = args.upload_max_mib as usize * 1024 * 1024;
+    config.uploads = Some(UploadRoute {
+        accepts: crate::web::accepts_uploads,
+        max_body: upload_max,
+        // Slow home uplinks: 64 MiB at 2 Mbit/s takes about four minutes.
+        body_timeout: Duration::from_secs(300),
+    });
     let server = Server::bind(&args.listen, config)?;
     let addr = server.local_addr();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
@@ -38,7 +46,8 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
         per_window: args.vote_limit,
         window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
     };
-    let web = Web::new(app.clone(), limits)?;
+    let uploads = Uploads::new(args.media_limits(), upload_max, args.upload_hold_mib as usize * 1024 * 1024);
+    let web = Web::new(app.clone(), limits, uploads)?;
     // In-memory keys must expire on time on a quiet server too, not only when
     // the next request happens to rotate them.
     let (stop_janitor, janitor_stop) = std::sync::mpsc::channel::<()>();

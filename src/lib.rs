@@ -19,6 +19,8 @@ pub mod error;
 pub mod http;
 pub mod i18n;
 pub mod keyed;
+pub mod media;
+pub mod multipart;
 pub mod ratelimit;
 pub mod schema;
 pub mod secret;

@@ -329,8 +329,24 @@ fn schemas() -> Value {
                     }
                 },
                 "translations": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/LanguageVersion"}},
-                "media": {"type": "array", "items": {"type": "object"}, "description": "Media attached through the web form."},
+                "media": {"type": "array", "items": {"$ref": "#/components/schemas/Media"}, "description": "Media attached through the web form (the API accepts none): the poll's own first, then by question."},
                 "shareUrl": {"type": "string", "format": "uri"}
+            }
+        },
+        "Media": {
+            "type": "object",
+            "required": ["id", "url", "kind", "mimeType", "bytes", "question", "alt", "width", "height"],
+            "additionalProperties": false,
+            "properties": {
+                "id": {"type": "string"},
+                "url": {"type": "string", "format": "uri", "description": "Where the cleaned file is served (GET, with byte ranges)."},
+                "kind": {"type": "string", "enum": ["image", "audio", "video"]},
+                "mimeType": {"type": "string", "description": "Chosen by the server from the content, never from the upload."},
+                "bytes": {"type": "integer", "minimum": 1},
+                "question": {"type": ["integer", "null"], "minimum": 0, "description": "Index of the question it illustrates; null for the poll itself."},
+                "alt": {"type": "string", "description": "Alt text of an image (always present) or caption of audio and video (may be empty)."},
+                "width": {"type": ["integer", "null"]},
+                "height": {"type": ["integer", "null"]}
             }
         },
         "CreatedPoll": {

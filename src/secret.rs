@@ -30,16 +30,25 @@ fn is_url_safe(s: &str) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PollId(String);
 
+/// 96 random bits in base64url: the shape of every public identifier.
+fn random_id() -> anyhow::Result<String> {
+    let mut b = [0u8; 12];
+    random_bytes(&mut b)?;
+    Ok(URL_SAFE_NO_PAD.encode(b))
+}
+
+fn is_id(s: &str) -> bool {
+    s.len() == POLL_ID_LEN && is_url_safe(s)
+}
+
 impl PollId {
     pub fn generate() -> anyhow::Result<PollId> {
-        let mut b = [0u8; 12];
-        random_bytes(&mut b)?;
-        Ok(PollId(URL_SAFE_NO_PAD.encode(b)))
+        Ok(PollId(random_id()?))
     }
 
     /// Accepts only the shape [`PollId::generate`] produces.
     pub fn parse(s: &str) -> Option<PollId> {
-        (s.len() == POLL_ID_LEN && is_url_safe(s)).then(|| PollId(s.to_owned()))
+        is_id(s).then(|| PollId(s.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -50,6 +59,25 @@ impl PollId {
 impl std::fmt::Display for PollId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// A media item's public identifier: random like a poll id, and unrelated to
+/// its poll's id or its content, so a media URL tells nothing of either.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MediaId(String);
+
+impl MediaId {
+    pub fn generate() -> anyhow::Result<MediaId> {
+        Ok(MediaId(random_id()?))
+    }
+
+    pub fn parse(s: &str) -> Option<MediaId> {
+        is_id(s).then(|| MediaId(s.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
     }
 }
 

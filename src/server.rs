@@ -63,6 +63,17 @@ pub struct ServerConfig {
     pub header_timeout: Duration,
     /// Time a client has to send a request body.
     pub body_timeout: Duration,
+    /// Paths that take `multipart/form-data` bodies with files, and their
+    /// larger limits. Any other body keeps `max_body`.
+    pub uploads: Option<UploadRoute>,
+}
+
+/// Where uploads are accepted, and how large and slow they may be.
+#[derive(Clone, Copy, Debug)]
+pub struct UploadRoute {
+    pub accepts: fn(&str) -> bool,
+    pub max_body: usize,
+    pub body_timeout: Duration,
 }
 
 impl ServerConfig {
@@ -74,6 +85,7 @@ impl ServerConfig {
             max_connections: 1000,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(20),
+            uploads: None,
         }
     }
 }
@@ -283,14 +295,19 @@ async fn serve(
     let query = req.uri().query().map(str::to_owned);
     let declared: Option<u64> =
         req.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
-    let body = if declared.is_some_and(|n| n > config.max_body as u64) {
+    // Files come only as multipart bodies to the paths that take them.
+    let (max_body, body_timeout) = match config.uploads {
+        Some(u) if (u.accepts)(&path) && is_multipart(&headers) => (u.max_body, u.body_timeout),
+        _ => (config.max_body, config.body_timeout),
+    };
+    let body = if declared.is_some_and(|n| n > max_body as u64) {
         // Not read at all; hyper closes the connection after the answer.
-        Body::TooLarge { limit: config.max_body }
+        Body::TooLarge { limit: max_body }
     } else {
-        let limited = Limited::new(req.into_body(), config.max_body);
-        match tokio::time::timeout(config.body_timeout, limited.collect()).await {
+        let limited = Limited::new(req.into_body(), max_body);
+        match tokio::time::timeout(body_timeout, limited.collect()).await {
             Ok(Ok(collected)) => Body::Bytes(collected.to_bytes().to_vec()),
-            Ok(Err(e)) if e.is::<LengthLimitError>() => Body::TooLarge { limit: config.max_body },
+            Ok(Err(e)) if e.is::<LengthLimitError>() => Body::TooLarge { limit: max_body },
             Ok(Err(_)) => {
                 return Ok(to_hyper(Response::from_error(&Error::Malformed("The body could not be read.".into()))));
             }
@@ -311,6 +328,13 @@ async fn serve(
         }
     };
     Ok(to_hyper(response))
+}
+
+fn is_multipart(headers: &[(String, String)]) -> bool {
+    headers.iter().any(|(n, v)| {
+        n == "content-type"
+            && v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("multipart/form-data"))
+    })
 }
 
 fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {

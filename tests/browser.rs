@@ -11,6 +11,13 @@ use std::process::Command;
 
 use common::Server;
 
+/// The first fixture in tests/fixtures/media whose name ends with one of `ends`.
+fn fixture(dir: &Path, ends: &[&str]) -> Option<String> {
+    let mut names: Vec<_> = std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    names.sort();
+    names.into_iter().find(|p| ends.iter().any(|e| p.to_string_lossy().ends_with(e))).map(|p| p.display().to_string())
+}
+
 #[test]
 fn create_vote_see_results_and_manage_in_a_real_browser() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -26,11 +33,22 @@ fn create_vote_see_results_and_manage_in_a_real_browser() {
     }
     let server = Server::start();
     let shots = root.join("target/screenshots");
+    // A picture made here (with EXIF to strip), and a real sound and video
+    // from the media fixtures (Opus in Ogg, WebM: codecs every Chromium plays).
+    let files = tempfile::tempdir().unwrap();
+    let picture = files.path().join("picture.jpg");
+    std::fs::write(&picture, common::media::jpeg_with_exif("browser")).unwrap();
+    let fixtures = root.join("tests/fixtures/media");
+    let sound = fixture(&fixtures, &[".opus", ".ogg"]).expect("an Ogg/Opus fixture");
+    let video = fixture(&fixtures, &[".webm"]).expect("a WebM fixture");
     let out = Command::new("node")
         .current_dir(&e2e)
         .arg("web.mjs")
         .arg(&server.base_url)
         .arg(&shots)
+        .arg(&picture)
+        .arg(&sound)
+        .arg(&video)
         .output()
         .expect("run node");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -460,6 +460,75 @@ fn an_oversized_body_is_refused_by_caddy() {
     s.caddy.get("/api").assert_status(200);
 }
 
+/// A picture of `w`×`h` noise: it does not compress, so its PNG is large.
+fn noise_png(w: u32, h: u32) -> Vec<u8> {
+    let mut state = 0x2545_f491_u32;
+    let img = image::RgbImage::from_fn(w, h, |_, _| {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        let [a, b, c, _] = state.to_le_bytes();
+        image::Rgb([a, b, c])
+    });
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).unwrap();
+    out
+}
+
+#[test]
+fn uploads_pass_through_caddy_within_their_own_limit_and_media_keep_their_headers() {
+    if !caddy_available() {
+        return;
+    }
+    // Declared over the upload limit: refused by Caddy, upstream untouched.
+    let upstream = fake_upstream();
+    let caddy = Caddy::start(&upstream.addr);
+    let resp = caddy
+        .request("POST", "/")
+        .header("Content-Type", &media::multipart_type())
+        .header("Content-Length", "67108865")
+        .body(Vec::new())
+        .send();
+    assert_eq!(resp.status, 413, "{}", resp.describe());
+    // A multipart body elsewhere (the API) keeps the 256 KiB limit.
+    let resp = caddy
+        .request("POST", "/api/polls")
+        .header("Content-Type", &media::multipart_type())
+        .body(vec![b'x'; 300 * 1024])
+        .send();
+    assert_problem(&resp, 413);
+    assert!(upstream.heads.lock().unwrap().is_empty(), "an oversized request reached the upstream");
+    drop(caddy);
+
+    // Through the real stack: a form with a picture far over 256 KiB.
+    let Some(s) = stack() else { return };
+    let png = noise_png(400, 400);
+    assert!(png.len() > 400 * 1024, "{}", png.len());
+    let page = s.caddy.get("/").text();
+    let at = page.find("name=\"once\" value=\"").unwrap() + 19;
+    let once = &page[at..at + page[at..].find('"').unwrap()];
+    let body = media::multipart(
+        &[("once", once), ("title", "Through Caddy"), ("q0", "Q"), ("q0o0", "a"), ("q0o1", "b"), ("pm-alt", "Noise")],
+        &[media::File("pm", "noise.png", "image/png", &png)],
+    );
+    let resp = s.caddy.request("POST", "/").header("Content-Type", &media::multipart_type()).body(body).send();
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let text = resp.text();
+    let at = text.find("/p/").unwrap() + 3;
+    let id = &text[at..at + 16];
+    let poll = s.caddy.get(&format!("/api/polls/{id}")).json();
+    let url = poll["media"][0]["url"].as_str().unwrap();
+    let path = &url[url.find("/media/").unwrap()..];
+    let served = s.caddy.get(path);
+    served.assert_status(200);
+    assert_no_cookie_and_front_headers(&served);
+    assert_eq!(served.header("content-type"), Some("image/png"));
+    assert_eq!(served.header("content-security-policy"), Some("sandbox; default-src 'none'"), "polld's CSP wins");
+    assert!(served.header("cache-control").unwrap().starts_with("private"), "{}", served.describe());
+    let range = s.caddy.request("GET", path).header("Range", "bytes=0-99").send();
+    assert_eq!((range.status, range.body.len()), (206, 100), "{}", range.describe());
+}
+
 // ---------------------------------------------------------------------------
 // No client address anywhere
 // ---------------------------------------------------------------------------

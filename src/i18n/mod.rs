@@ -179,6 +179,41 @@ pub struct Catalogue {
     pub page_not_found_text: &'static str,
     pub bad_form: &'static str,
     pub too_large: &'static str,
+
+    // --- Media ---------------------------------------------------------------
+    /// image, sound, video (lower case, for running text).
+    pub media_kind_names: [&'static str; 3],
+    pub media_poll_legend: &'static str,
+    pub media_question_legend: &'static str,
+    pub media_file: &'static str,
+    /// Accepted types and the limits in MB: image, audio, video.
+    pub media_file_hint: fn(u64, u64, u64) -> String,
+    pub media_alt: &'static str,
+    pub media_alt_hint: &'static str,
+    /// "Kept: image/png, 120 kB."
+    pub media_held: fn(&str, &str) -> String,
+    pub media_drop: &'static str,
+    pub media_open: &'static str,
+    pub err_media_type: &'static str,
+    /// Kind name and its limit in MB.
+    pub err_media_too_large: fn(&str, u64) -> String,
+    /// The limit in megapixels.
+    pub err_media_pixels: fn(u64) -> String,
+    pub err_media_corrupt: &'static str,
+    pub err_media_codec: &'static str,
+    pub err_media_empty: &'static str,
+    pub err_media_busy: &'static str,
+    pub err_media_lost: &'static str,
+    pub err_alt_required: &'static str,
+    pub media_heading: &'static str,
+    pub media_intro: &'static str,
+    pub media_slot: &'static str,
+    pub media_slot_poll: &'static str,
+    pub media_attach: &'static str,
+    pub media_attached: &'static str,
+    pub media_removed: &'static str,
+    pub media_none: &'static str,
+    pub media_remove: &'static str,
     pub cross_site: &'static str,
     pub method_not_allowed: &'static str,
     pub error_title: &'static str,
@@ -192,7 +227,7 @@ pub struct Catalogue {
     pub privacy_col_what: &'static str,
     pub privacy_col_where: &'static str,
     pub privacy_col_until: &'static str,
-    pub privacy_rows: [KeptRow; 8],
+    pub privacy_rows: [KeptRow; 9],
     /// The vote throttle's row; takes the window in minutes.
     pub privacy_throttle_row: fn(u64) -> (String, String, String),
     pub privacy_never_heading: &'static str,
@@ -283,7 +318,12 @@ mod tests {
             (c.original)("x"),
             (c.version_saved)("x"),
             (c.version_removed)("x"),
+            (c.media_file_hint)(10, 20, 50),
+            (c.media_held)("x", "12 kB"),
+            (c.err_media_too_large)("x", 10),
+            (c.err_media_pixels)(40),
         ];
+        v.extend(c.media_kind_names.iter().map(|s| s.to_string()));
         let (a, b, d) = (c.privacy_throttle_row)(10);
         v.extend([a, b, d]);
         v.extend(c.lang_names.iter().map(|s| s.to_string()));

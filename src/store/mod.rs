@@ -23,15 +23,18 @@ use anyhow::{Context, bail};
 use rusqlite::{Connection, OpenFlags, params};
 
 use crate::day::Day;
-use crate::domain::{Ballot, NewPoll, PollPatch};
+use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch};
 use crate::error::Error;
-use crate::secret::{PollId, TokenHash};
+use crate::secret::{MediaId, PollId, TokenHash};
 
-pub use reader::Reader;
+pub use reader::{MediaBlob, Reader};
 pub use writer::WriterConfig;
 
 /// The migrations, in order. Append-only: a released file is never edited.
-const MIGRATIONS: &[(&str, &str)] = &[("001_init.sql", include_str!("../../sql/001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("001_init.sql", include_str!("../../sql/001_init.sql")),
+    ("002_media.sql", include_str!("../../sql/002_media.sql")),
+];
 
 /// The schema version this binary writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -144,8 +147,29 @@ impl Store {
         Ok(Reader::new(conn))
     }
 
-    pub fn create_poll(&self, id: &PollId, token: &TokenHash, poll: &NewPoll, today: Day) -> Result<(), Error> {
-        self.writer.submit(writer::Op::Create { id: id.clone(), token: token.clone(), poll: poll.clone(), today })?;
+    /// Stores a new poll with its media, in one transaction.
+    pub fn create_poll(
+        &self,
+        id: &PollId,
+        token: &TokenHash,
+        poll: &NewPoll,
+        media: &[NewMedia],
+        today: Day,
+    ) -> Result<(), Error> {
+        let (id, token, poll, media) = (id.clone(), token.clone(), poll.clone(), media.to_vec());
+        self.writer.submit(writer::Op::Create { id, token, poll, media, today })?;
+        Ok(())
+    }
+
+    /// Attaches media to a live poll, erasing what its slot held before.
+    pub fn attach_media(&self, id: &PollId, media: NewMedia, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::AttachMedia { id: id.clone(), media, today })?;
+        Ok(())
+    }
+
+    /// Erases one media item of a live poll; `Error::NotFound` if it has none such.
+    pub fn detach_media(&self, id: &PollId, media: &MediaId, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::DetachMedia { id: id.clone(), media: media.clone(), today })?;
         Ok(())
     }
 

@@ -7,9 +7,9 @@ use anyhow::anyhow;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::day::Day;
-use crate::domain::{Lang, LanguageVersion, Poll, Question, Tallies, Title};
+use crate::domain::{Lang, LanguageVersion, MediaItem, Poll, Question, Slot, Tallies, Title};
 use crate::error::Error;
-use crate::secret::{PollId, TokenHash};
+use crate::secret::{MediaId, PollId, TokenHash};
 
 pub struct Reader {
     pub(super) conn: Connection,
@@ -56,6 +56,14 @@ impl Reader {
                 translations.insert(lang, version);
             }
         }
+        let media = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT id, question, kind, mime, size, sha256, alt, width, height
+                 FROM media WHERE poll_id = ?1 ORDER BY question IS NOT NULL, question",
+            )?;
+            let rows = stmt.query_map(params![id.as_str()], media_item)?;
+            rows.collect::<Result<Result<Vec<MediaItem>, Error>, _>>()??
+        };
         tx.finish()?;
         let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
         Ok(Some(Poll {
@@ -69,6 +77,7 @@ impl Reader {
             expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
             questions,
             translations,
+            media,
         }))
     }
 
@@ -112,6 +121,77 @@ impl Reader {
         tx.finish()?;
         Ok(Tallies { total, votes, by_day })
     }
+}
+
+/// A media item ready to be served: what it is, until when it may be cached,
+/// and where its bytes are.
+#[derive(Debug)]
+pub struct MediaBlob {
+    pub item: MediaItem,
+    pub expires_on: Day,
+    rowid: i64,
+}
+
+impl Reader {
+    /// The media item `id` if its poll is live on `today`.
+    pub fn media(&mut self, id: &MediaId, today: Day) -> Result<Option<MediaBlob>, Error> {
+        let row = self
+            .conn
+            .prepare_cached(
+                "SELECT m.id, m.question, m.kind, m.mime, m.size, m.sha256, m.alt, m.width, m.height,
+                        m.rowid, p.expires_on
+                 FROM media m JOIN polls p ON p.id = m.poll_id
+                 WHERE m.id = ?1 AND p.expires_on > ?2",
+            )?
+            .query_row(params![id.as_str(), today.to_string()], |r| {
+                Ok((media_item(r)?, r.get::<_, i64>(9)?, r.get::<_, String>(10)?))
+            })
+            .optional()?;
+        let Some((item, rowid, expires_on)) = row else { return Ok(None) };
+        Ok(Some(MediaBlob {
+            item: item?,
+            expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
+            rowid,
+        }))
+    }
+
+    /// `len` bytes of `blob` from `offset` (the caller keeps within its size).
+    /// Read straight from the BLOB, so serving a range of a large video never
+    /// loads the rest of it.
+    pub fn media_bytes(&mut self, blob: &MediaBlob, offset: u64, len: usize) -> Result<Vec<u8>, Error> {
+        let handle = self.conn.blob_open(rusqlite::MAIN_DB, "media", "bytes", blob.rowid, true)?;
+        let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
+        let mut buf = vec![0u8; len];
+        handle.read_at_exact(&mut buf, offset)?;
+        Ok(buf)
+    }
+}
+
+/// A `media` row's listing columns, in the order both queries select them.
+fn media_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<MediaItem, Error>> {
+    let id: String = r.get(0)?;
+    let question: Option<i64> = r.get(1)?;
+    let kind: String = r.get(2)?;
+    let mime: String = r.get(3)?;
+    let size: i64 = r.get(4)?;
+    let sha: Vec<u8> = r.get(5)?;
+    let alt: String = r.get(6)?;
+    let width: Option<u32> = r.get(7)?;
+    let height: Option<u32> = r.get(8)?;
+    let item = (|| {
+        Ok(MediaItem {
+            id: MediaId::parse(&id).ok_or_else(|| corrupt("media id"))?,
+            slot: Slot::from_question(question).ok_or_else(|| corrupt("media slot"))?,
+            kind: crate::media::Kind::from_str(&kind).ok_or_else(|| corrupt("media kind"))?,
+            mime,
+            size: count(size)?,
+            sha256: <[u8; 32]>::try_from(sha.as_slice()).map_err(|_| corrupt("media hash"))?,
+            alt,
+            width,
+            height,
+        })
+    })();
+    Ok(item)
 }
 
 fn count(n: i64) -> Result<u64, Error> {

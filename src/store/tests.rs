@@ -23,7 +23,7 @@ fn setup() -> (tempfile::TempDir, Store, PollId) {
     let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
     let id = PollId::generate().unwrap();
     let token = AdminToken::generate().unwrap();
-    store.create_poll(&id, &token.hash(), &new_poll(), Day::today()).unwrap();
+    store.create_poll(&id, &token.hash(), &new_poll(), &[], Day::today()).unwrap();
     (dir, store, id)
 }
 

@@ -17,9 +17,9 @@ use anyhow::anyhow;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::day::Day;
-use crate::domain::{NewPoll, PollPatch, Question, Shape};
+use crate::domain::{NewMedia, NewPoll, PollPatch, Question, Shape};
 use crate::error::Error;
-use crate::secret::{PollId, TokenHash};
+use crate::secret::{MediaId, PollId, TokenHash};
 
 /// Tuning of the writer thread.
 #[derive(Clone, Copy, Debug)]
@@ -39,7 +39,10 @@ impl Default for WriterConfig {
 }
 
 pub(super) enum Op {
-    Create { id: PollId, token: TokenHash, poll: NewPoll, today: Day },
+    Create { id: PollId, token: TokenHash, poll: NewPoll, media: Vec<NewMedia>, today: Day },
+    /// Attaches media to a live poll, replacing what its slot held.
+    AttachMedia { id: PollId, media: NewMedia, today: Day },
+    DetachMedia { id: PollId, media: MediaId, today: Day },
     Patch { id: PollId, patch: PollPatch, today: Day },
     Delete { id: PollId },
     Cast { id: PollId, choices: Vec<Option<usize>>, today: Day },
@@ -282,7 +285,7 @@ fn live_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<(String,
 /// Applies one write. Returns its outcome and whether it erased data.
 fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
     match op {
-        Op::Create { id, token, poll, today } => {
+        Op::Create { id, token, poll, media, today } => {
             let questions = serde_json::to_string(&poll.questions).map_err(Error::internal)?;
             tx.prepare_cached(
                 "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
@@ -298,7 +301,34 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 today.plus_days(poll.expiry.get()).to_string(),
                 questions,
             ])?;
+            for m in media {
+                insert_media(tx, id, m, poll.questions.len())?;
+            }
             Ok((Outcome::Done, false))
+        }
+        Op::AttachMedia { id, media, today } => {
+            let Some((_, _, questions)) = live_poll(tx, id, *today)? else {
+                return Err(Error::NotFound);
+            };
+            // The slot's old item, if any, is erased (secure_delete, then the
+            // WAL checkpoint the `true` below asks for).
+            let replaced = tx
+                .prepare_cached("DELETE FROM media WHERE poll_id = ?1 AND question IS ?2")?
+                .execute(params![id.as_str(), media.slot.question().map(|q| q as i64)])?;
+            insert_media(tx, id, media, questions.len())?;
+            Ok((Outcome::Done, replaced > 0))
+        }
+        Op::DetachMedia { id, media, today } => {
+            if live_poll(tx, id, *today)?.is_none() {
+                return Err(Error::NotFound);
+            }
+            let n = tx
+                .prepare_cached("DELETE FROM media WHERE poll_id = ?1 AND id = ?2")?
+                .execute(params![id.as_str(), media.as_str()])?;
+            if n == 0 {
+                return Err(Error::NotFound);
+            }
+            Ok((Outcome::Done, true))
         }
         Op::Patch { id, patch, today } => {
             let Some((lang, _, questions)) = live_poll(tx, id, *today)? else {
@@ -379,4 +409,30 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             Ok((Outcome::Swept(n as u64), n > 0))
         }
     }
+}
+
+/// Stores one cleaned media item of poll `id`, which has `questions` questions.
+fn insert_media(tx: &Connection, id: &PollId, m: &NewMedia, questions: usize) -> Result<(), Error> {
+    if m.slot.question().is_some_and(|q| q >= questions) {
+        return Err(Error::Invalid(vec![crate::error::FieldError::new("media", "belongs to no question of this poll")]));
+    }
+    let sha: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(&m.clean.bytes).into();
+    tx.prepare_cached(
+        "INSERT INTO media (id, poll_id, question, kind, mime, size, sha256, alt, width, height, bytes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        m.id.as_str(),
+        id.as_str(),
+        m.slot.question().map(|q| q as i64),
+        m.clean.kind.as_str(),
+        m.clean.mime,
+        m.clean.bytes.len() as i64,
+        &sha[..],
+        m.alt,
+        m.clean.width,
+        m.clean.height,
+        &m.clean.bytes,
+    ])?;
+    Ok(())
 }

@@ -11,13 +11,16 @@ use maud::{Markup, html};
 use serde_json::{Value, json};
 
 use super::WebWorker;
-use super::create::link_field;
+use super::create::{link_field, media_fieldset};
+use super::media::figure;
+use super::uploads::{SlotDraft, Uploads, message as upload_message};
 use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
 use crate::day::Day;
-use crate::domain::{EXPIRY_DAYS, Lang, Poll, PollPatch};
+use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, Poll, PollPatch, Slot, check_alt};
+use crate::secret::MediaId;
 use crate::error::Error;
 use crate::http::{Request, Response};
 
@@ -72,6 +75,62 @@ struct View<'a> {
     notice: Option<(&'static str, String)>,
     draft: Option<&'a VersionDraft>,
     problems: Problems,
+    /// The media form as sent, when it is shown again with a problem.
+    media: Option<(String, SlotDraft)>,
+}
+
+/// The admin media form's file field (`f-am`, `f-am-alt`).
+const MEDIA_FIELD: &str = "am";
+
+/// `poll` or `q{i}` (a question of the poll) from the media form's `slot`.
+fn parse_slot(value: Option<&str>, questions: usize) -> Option<Slot> {
+    match value? {
+        "poll" => Some(Slot::Poll),
+        q => q.strip_prefix('q')?.parse::<usize>().ok().filter(|&i| i < questions).map(Slot::Question),
+    }
+}
+
+/// Attaches the file of the admin media form; a problem goes to `view`.
+fn attach(w: &WebWorker, ctx: &Ctx, form: &Form, poll: &Poll, today: Day, view: &mut View) -> Result<(), Error> {
+    let t = ctx.t;
+    let uploads = &w.web.uploads;
+    let draft = SlotDraft::read(uploads, form, MEDIA_FIELD);
+    let slot_value = form.text("slot");
+    let Some(slot) = parse_slot(Some(&slot_value), poll.questions.len()) else {
+        view.problems.general.push(t.bad_form.to_owned());
+        return Ok(());
+    };
+    let file_id = format!("f-{MEDIA_FIELD}");
+    let name = format!("{}, {}", t.media_heading, t.media_file);
+    if let Some(e) = &draft.error {
+        view.problems.field(file_id.clone(), name.clone(), upload_message(t, e));
+    }
+    let staged = match (&draft.staged, &draft.error) {
+        (Some(s), None) => s.clone(),
+        (None, None) => {
+            view.problems.field(file_id, name, t.err_media_empty.to_owned());
+            view.media = Some((slot_value, draft));
+            return Ok(());
+        }
+        _ => {
+            view.media = Some((slot_value, draft));
+            return Ok(());
+        }
+    };
+    let alt = match check_alt(staged.clean.kind, &draft.alt) {
+        Ok(alt) => alt,
+        Err(message) => {
+            let text = if message == "is required" { t.err_alt_required.to_owned() } else { localize(t, "alt", &message) };
+            view.problems.field(format!("f-{MEDIA_FIELD}-alt"), format!("{}, {}", t.media_heading, t.media_alt), text);
+            view.media = Some((slot_value, draft));
+            return Ok(());
+        }
+    };
+    let media = NewMedia { id: MediaId::generate()?, slot, clean: staged.clean.clone(), alt };
+    w.web.app.store.attach_media(&poll.id, media, today)?;
+    uploads.release([staged.reference.as_str()]);
+    view.notice = Some(("ok", t.media_attached.to_owned()));
+    Ok(())
 }
 
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Day) -> Result<Response, Error> {
@@ -83,7 +142,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     }
     let token = token.to_owned();
     let action = form.get("action").unwrap_or("");
-    let mut view = View { notice: None, draft: None, problems: Problems::default() };
+    let mut view = View { notice: None, draft: None, problems: Problems::default(), media: None };
     let mut status = 200;
     let patch = match action {
         "" | "open" => None,
@@ -97,7 +156,27 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
             Some(l) => Some(json!({"translations": {l.code(): null}})),
             None => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
         },
-        "version-save" => None,
+        "version-save" | "media-drop-am" => None,
+        "media-attach" => {
+            if let Err(e) = attach(w, &ctx, form, &poll, today, &mut view) {
+                return outcome_error(w, req, &ctx, &poll, &token, e);
+            }
+            if !view.problems.is_empty() {
+                status = 422;
+            }
+            None
+        }
+        "media-remove" => {
+            let removed = form.get("media").and_then(MediaId::parse).map(|m| w.web.app.store.detach_media(&poll.id, &m, today));
+            match removed {
+                Some(Ok(())) => view.notice = Some(("ok", t.media_removed.to_owned())),
+                // Already gone (a second click): the page shows the truth.
+                Some(Err(Error::NotFound)) => {}
+                Some(Err(e)) => return outcome_error(w, req, &ctx, &poll, &token, e),
+                None => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
+            }
+            None
+        }
         "delete" => return Ok(confirm_delete(&ctx, &poll, &token)),
         "delete-confirmed" => {
             return match w.web.app.store.delete_poll(&poll.id) {
@@ -158,7 +237,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         view.notice = Some(("ok", (t.expiry_done)(&t.day(&poll.expires_on.to_string()))));
     }
     let tallies = w.reader.tallies(&poll)?;
-    let body = dashboard(&ctx, &poll, &tallies, &token, &w.web.app.base_url, &view);
+    let body = dashboard(&ctx, &poll, &tallies, &token, &view, w);
     let ctx = Ctx { key: Some(token.clone()), ..ctx };
     Ok(respond(status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
@@ -221,7 +300,8 @@ fn hidden_token(token: &str) -> Markup {
     html! { input type="hidden" name="token" value=(token); }
 }
 
-fn dashboard(ctx: &Ctx, poll: &Poll, tallies: &crate::domain::Tallies, token: &str, base: &str, view: &View) -> Markup {
+fn dashboard(ctx: &Ctx, poll: &Poll, tallies: &crate::domain::Tallies, token: &str, view: &View, w: &WebWorker) -> Markup {
+    let (base, uploads) = (w.web.app.base_url.as_str(), &w.web.uploads);
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let id = &poll.id;
@@ -270,6 +350,7 @@ fn dashboard(ctx: &Ctx, poll: &Poll, tallies: &crate::domain::Tallies, token: &s
                 button.secondary type="submit" name="action" value="expiry" { (t.expiry_submit) }
             }
         }
+        (media_section(ctx, poll, token, view, uploads))
         (results_section(ctx, poll, tallies, 2))
         section aria-labelledby="versions-heading" {
             h2 id="versions-heading" { (t.versions_heading) }
@@ -284,6 +365,56 @@ fn dashboard(ctx: &Ctx, poll: &Poll, tallies: &crate::domain::Tallies, token: &s
             form method="post" action=(ctx.action()) {
                 (hidden_token(token))
                 button.danger type="submit" name="action" value="delete" { (t.delete_button) }
+            }
+        }
+    }
+}
+
+fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Uploads) -> Markup {
+    let t = ctx.t;
+    let (chosen, draft) = match &view.media {
+        Some((slot, draft)) => (slot.as_str(), draft.clone()),
+        None => ("poll", SlotDraft::default()),
+    };
+    let slot_name = |slot: Slot| match slot {
+        Slot::Poll => t.media_slot_poll.to_owned(),
+        Slot::Question(i) => (t.question_legend)(i + 1),
+    };
+    html! {
+        section aria-labelledby="media-heading" {
+            h2 id="media-heading" { (t.media_heading) }
+            p { (t.media_intro) }
+            @if poll.media.is_empty() {
+                p { (t.media_none) }
+            } @else {
+                ul.media-list {
+                    @for m in &poll.media {
+                        li {
+                            p.meta { strong { (slot_name(m.slot)) } }
+                            (figure(ctx, m, poll.lang))
+                            form method="post" action=(ctx.action()) {
+                                (hidden_token(token))
+                                input type="hidden" name="media" value=(m.id.as_str());
+                                button.danger type="submit" name="action" value="media-remove" { (t.media_remove) }
+                            }
+                        }
+                    }
+                }
+            }
+            form method="post" action=(ctx.action()) enctype="multipart/form-data" novalidate {
+                (hidden_token(token))
+                div.field {
+                    label for="a-slot" { (t.media_slot) }
+                    select id="a-slot" name="slot" {
+                        option value="poll" selected[chosen == "poll"] { (t.media_slot_poll) }
+                        @for (i, q) in poll.questions.iter().enumerate() {
+                            @let value = format!("q{i}");
+                            option value=(value) selected[chosen == value] { ((t.question_legend)(i + 1)) ": " (q.label.as_str()) }
+                        }
+                    }
+                }
+                (media_fieldset(ctx, MEDIA_FIELD, t.media_file, &draft, &view.problems, None, uploads))
+                button.primary type="submit" name="action" value="media-attach" { (t.media_attach) }
             }
         }
     }

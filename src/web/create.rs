@@ -14,12 +14,13 @@ use super::WebWorker;
 use super::ballot::Verdict;
 use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
 use super::layout::{Ctx, message_page, notice, page, respond};
+use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as upload_message, mib};
 use crate::day::Day;
-use crate::domain::{EXPIRY_DAYS, Lang, NewPoll, OPTIONS, QUESTIONS};
+use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, NewPoll, OPTIONS, QUESTIONS, Slot, check_alt};
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::i18n::endonym;
-use crate::secret::PollId;
+use crate::secret::{MediaId, PollId};
 
 /// Rows shown on a blank form.
 const START_QUESTIONS: usize = 2;
@@ -36,6 +37,8 @@ pub struct Draft {
     pub lang: String,
     pub expiry: String,
     pub results: String,
+    /// The poll's own picture, sound or video.
+    pub media: SlotDraft,
     pub questions: Vec<DraftQuestion>,
 }
 
@@ -43,16 +46,24 @@ pub struct Draft {
 pub struct DraftQuestion {
     pub label: String,
     pub options: Vec<String>,
+    pub media: SlotDraft,
 }
 
 impl DraftQuestion {
     fn blank() -> DraftQuestion {
-        DraftQuestion { label: String::new(), options: vec![String::new(); START_OPTIONS] }
+        DraftQuestion { label: String::new(), options: vec![String::new(); START_OPTIONS], media: SlotDraft::default() }
     }
 
+    /// A row with nothing typed and no file is left out; a row with only a
+    /// file is not, so that its missing label is pointed out.
     fn is_blank(&self) -> bool {
-        self.label.trim().is_empty() && self.options.iter().all(|o| o.trim().is_empty())
+        self.label.trim().is_empty() && self.options.iter().all(|o| o.trim().is_empty()) && self.media.is_empty()
     }
+}
+
+/// The field name of the poll's file ("pm") or question `i`'s ("q{i}m").
+fn media_prefix(row: Option<usize>) -> String {
+    row.map_or_else(|| "pm".to_owned(), |i| format!("q{i}m"))
 }
 
 /// Where a JSON question and its options came from in the form.
@@ -69,6 +80,7 @@ impl Draft {
             lang: lang.code().to_owned(),
             expiry: DEFAULT_EXPIRY.to_owned(),
             results: "private".to_owned(),
+            media: SlotDraft::default(),
             questions: vec![DraftQuestion::blank(); START_QUESTIONS],
         }
     }
@@ -96,6 +108,7 @@ impl Draft {
             .map(|i| DraftQuestion {
                 label: form.text(&format!("q{i}")),
                 options: (0..cols[i]).map(|j| form.text(&format!("q{i}o{j}"))).collect(),
+                media: SlotDraft::default(),
             })
             .collect();
         Draft {
@@ -104,8 +117,37 @@ impl Draft {
             lang: form.text("lang"),
             expiry: form.text("expiry"),
             results: form.text("results"),
+            media: SlotDraft::default(),
             questions,
         }
+    }
+
+    /// Reads the files of the form: new uploads are cleaned and held, held
+    /// ones are found again by their reference. Rows are found from their
+    /// fields, so a question with only a file counts as a row.
+    pub fn read_media(&mut self, uploads: &Uploads, form: &Form) {
+        self.media = SlotDraft::read(uploads, form, &media_prefix(None));
+        let rows_with_media = (0..QUESTIONS.max)
+            .filter(|&i| {
+                let prefix = media_prefix(Some(i));
+                form.file(&prefix).is_some() || form.get(&format!("{prefix}-held")).is_some_and(|r| !r.is_empty())
+            })
+            .max()
+            .map_or(0, |i| i + 1);
+        while self.questions.len() < rows_with_media {
+            self.questions.push(DraftQuestion { options: Vec::new(), ..DraftQuestion::blank() });
+        }
+        for (i, q) in self.questions.iter_mut().enumerate() {
+            q.media = SlotDraft::read(uploads, form, &media_prefix(Some(i)));
+        }
+    }
+
+    /// The held references of every slot (to forget them once stored).
+    fn held_references(&self) -> Vec<String> {
+        std::iter::once(&self.media)
+            .chain(self.questions.iter().map(|q| &q.media))
+            .filter_map(|m| m.staged.as_ref().map(|s| s.reference.clone()))
+            .collect()
     }
 
     /// The API body for this draft, and where each question came from.
@@ -160,6 +202,16 @@ impl Draft {
             }
             return Some(format!("f-q{}", i.min(self.questions.len() - 1)));
         }
+        if action == "media-drop-pm" {
+            self.media = SlotDraft { alt: self.media.alt.clone(), ..SlotDraft::default() };
+            return Some("f-pm".to_owned());
+        }
+        if let Some(i) = action.strip_prefix("media-drop-q").and_then(|r| r.strip_suffix('m')).and_then(|n| n.parse::<usize>().ok())
+            && let Some(q) = self.questions.get_mut(i)
+        {
+            q.media = SlotDraft { alt: q.media.alt.clone(), ..SlotDraft::default() };
+            return Some(format!("f-q{i}m"));
+        }
         if let Some(i) = index("up-")
             && i > 0
             && i < self.questions.len()
@@ -180,6 +232,13 @@ fn field_name(ctx: &Ctx, id: &str) -> String {
         "f-expiry" => t.field_expiry.to_owned(),
         "f-results-private" => t.field_results.to_owned(),
         "f-questions" => t.questions_heading.to_owned(),
+        "f-pm" => format!("{}, {}", t.media_poll_legend, t.media_file),
+        "f-pm-alt" => format!("{}, {}", t.media_poll_legend, t.media_alt),
+        _ if id.ends_with("m") || id.ends_with("m-alt") => {
+            let q = id.strip_prefix("f-q").and_then(|r| r.split('m').next()).and_then(|n| n.parse::<usize>().ok());
+            let field = if id.ends_with("-alt") { t.media_alt } else { t.media_file };
+            format!("{}, {field}", (t.question_legend)(q.map_or(0, |n| n + 1)))
+        }
         _ => {
             let rest = id.strip_prefix("f-q").unwrap_or("");
             let (q, o) = match rest.split_once('o') {
@@ -226,13 +285,100 @@ fn problems(ctx: &Ctx, errors: &[crate::error::FieldError], origins: &[Origin]) 
     p
 }
 
-pub fn form_page(ctx: &Ctx, draft: &Draft) -> Response {
-    respond(200, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, &Problems::default(), None)))
+/// Problems with the files of a draft: uploads refused or lost, and images
+/// without their required alt text. Also the media to store, by slot, when
+/// there is no problem. `origins` maps the poll's questions to form rows.
+fn media_problems(ctx: &Ctx, draft: &Draft, origins: &[Origin], p: &mut Problems) -> Vec<NewMedia> {
+    let mut slots: Vec<(Option<usize>, Slot, &SlotDraft)> = vec![(None, Slot::Poll, &draft.media)];
+    for (k, o) in origins.iter().enumerate() {
+        if let Some(q) = draft.questions.get(o.row) {
+            slots.push((Some(o.row), Slot::Question(k), &q.media));
+        }
+    }
+    let mut media = Vec::new();
+    for (row, slot, m) in slots {
+        let id = format!("f-{}", media_prefix(row));
+        if let Some(e) = &m.error {
+            p.field(id.clone(), field_name(ctx, &id), upload_message(ctx.t, e));
+        }
+        let Some(staged) = &m.staged else { continue };
+        match check_alt(staged.clean.kind, &m.alt) {
+            Ok(alt) => match MediaId::generate() {
+                Ok(mid) => media.push(NewMedia { id: mid, slot, clean: staged.clean.clone(), alt }),
+                Err(_) => p.general.push(ctx.t.err_unavailable.to_owned()),
+            },
+            Err(message) => {
+                let alt_id = format!("{id}-alt");
+                let text = if message == "is required" {
+                    ctx.t.err_alt_required.to_owned()
+                } else {
+                    localize(ctx.t, "alt", &message)
+                };
+                p.field(alt_id.clone(), field_name(ctx, &alt_id), text);
+            }
+        }
+    }
+    media
 }
 
-fn form_response(ctx: &Ctx, status: u16, draft: &Draft, problems: &Problems, focus: Option<&str>) -> Response {
-    respond(status, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, problems, focus)))
+pub fn form_page(ctx: &Ctx, draft: &Draft, uploads: &Uploads) -> Response {
+    respond(200, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, &Problems::default(), None, uploads)))
 }
+
+fn form_response(
+    ctx: &Ctx,
+    status: u16,
+    draft: &Draft,
+    problems: &Problems,
+    focus: Option<&str>,
+    uploads: &Uploads,
+) -> Response {
+    respond(status, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, problems, focus, uploads)))
+}
+
+/// A form's file field named `prefix`, with the file it holds, if any. Its
+/// field ids are `f-{prefix}` and `f-{prefix}-alt`.
+pub fn media_fieldset(
+    ctx: &Ctx,
+    prefix: &str,
+    legend: &str,
+    m: &SlotDraft,
+    p: &Problems,
+    focus: Option<&str>,
+    uploads: &Uploads,
+) -> Markup {
+    let t = ctx.t;
+    let id = format!("f-{prefix}");
+    let errors = p.of(&id);
+    let limits = &uploads.limits;
+    let hint = (t.media_file_hint)(mib(limits.image_bytes), mib(limits.audio_bytes), mib(limits.video_bytes));
+    html! {
+        fieldset.media-slot {
+            legend { (legend) }
+            @if let Some(staged) = &m.staged {
+                p.held id=(format!("{id}-held")) {
+                    ((t.media_held)(kind_name(t, staged.clean.kind), &human_size(staged.clean.bytes.len())))
+                }
+                input type="hidden" name=(format!("{prefix}-held")) value=(staged.reference);
+                button.secondary type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate { (t.media_drop) }
+            }
+            div.field {
+                label for=(id) { (t.media_file) }
+                p.hint id=(format!("{id}-hint")) { (hint) }
+                (errors_of(&id, &errors))
+                input type="file" id=(id) name=(prefix) accept=(ACCEPT)
+                    aria-invalid=[(!errors.is_empty()).then_some("true")]
+                    aria-describedby=[described(&id, true, &errors)]
+                    autofocus[focus == Some(id.as_str())];
+            }
+            (text_field(&format!("{id}-alt"), &format!("{prefix}-alt"), t.media_alt, &m.alt, Some(t.media_alt_hint), crate::domain::ALT.max_chars, p, focus))
+        }
+    }
+}
+
+/// What the file pickers offer; the server still decides by content alone.
+const ACCEPT: &str = "image/jpeg,image/png,image/webp,image/gif,audio/mpeg,audio/ogg,audio/mp4,audio/webm,\
+                      video/mp4,video/webm,.mp3,.ogg,.opus,.m4a,.mp4,.webm";
 
 /// `aria-describedby` for a field with a hint and maybe errors.
 fn described(id: &str, hint: bool, errors: &[&str]) -> Option<String> {
@@ -300,14 +446,14 @@ fn summary(ctx: &Ctx, p: &Problems) -> Markup {
     }
 }
 
-fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Markup {
+fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, uploads: &Uploads) -> Markup {
     let t = ctx.t;
     let qerrors = p.of("f-questions");
     html! {
         h1 { (t.create_title) }
         p.lead { (t.create_intro) }
         (summary(ctx, p))
-        form.create method="post" action=(ctx.action()) novalidate {
+        form.create method="post" action=(ctx.action()) enctype="multipart/form-data" novalidate {
             // The first submit button is the one Enter triggers: creating, not
             // adding a row. It is hidden; the visible one is at the end.
             button type="submit" name="action" value="create" hidden { (t.submit_create) }
@@ -345,6 +491,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Mar
                     label for="f-results-public" { (t.results_public) }
                 }
             }
+            (media_fieldset(ctx, &media_prefix(None), t.media_poll_legend, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
                 p.hint { (t.questions_hint) }
@@ -360,6 +507,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>) -> Mar
                                 li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
                             }
                         }
+                        (media_fieldset(ctx, &media_prefix(Some(i)), t.media_question_legend, &q.media, p, focus, uploads))
                         div.row-actions {
                             @if q.options.len() < OPTIONS.max {
                                 button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate { (t.add_option) }
@@ -399,21 +547,33 @@ pub fn fresh_once(w: &WebWorker, today: Day) -> Result<String, Error> {
 
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, None);
+    let uploads = &w.web.uploads;
     let mut draft = Draft::from_form(form);
+    draft.read_media(uploads, form);
     let action = form.get("action").unwrap_or("create");
     if action != "create" {
         let focus = draft.edit(action);
-        return Ok(form_response(&ctx, 200, &draft, &Problems::default(), focus.as_deref()));
+        // A file refused while the form was being edited is reported now.
+        let mut p = Problems::default();
+        let (_, origins) = draft.to_json();
+        media_problems(&ctx, &draft, &origins, &mut p);
+        p.fields.retain(|f| !f.id.ends_with("-alt"));
+        let status = if p.is_empty() { 200 } else { 422 };
+        return Ok(form_response(&ctx, status, &draft, &p, focus.as_deref(), uploads));
     }
     let (body, origins) = draft.to_json();
-    let poll = match NewPoll::from_json(&body) {
-        Ok(p) => p,
-        Err(errors) => {
+    let (poll, mut p) = match NewPoll::from_json(&body) {
+        Ok(poll) => (Some(poll), Problems::default()),
+        Err(errors) => (None, problems(&ctx, &errors, &origins)),
+    };
+    let media = media_problems(&ctx, &draft, &origins, &mut p);
+    let poll = match poll {
+        Some(poll) if p.is_empty() => poll,
+        _ => {
             if draft.questions.is_empty() {
                 draft.questions.push(DraftQuestion::blank());
             }
-            let p = problems(&ctx, &errors, &origins);
-            return Ok(form_response(&ctx, 422, &draft, &p, None));
+            return Ok(form_response(&ctx, 422, &draft, &p, None, uploads));
         }
     };
     // Sent once only: a reload of the page shown after creation sends the
@@ -425,22 +585,25 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
             draft.once = fresh_once(w, today)?;
             let mut p = Problems::default();
             p.general.push(ctx.t.err_create_expired.to_owned());
-            return Ok(form_response(&ctx, 409, &draft, &p, None));
+            return Ok(form_response(&ctx, 409, &draft, &p, None, uploads));
         }
     }
     // From here on the code is used up: a form shown again needs a new one.
     draft.once = fresh_once(w, today)?;
-    match w.web.app.create_poll(&mut w.reader, req.client, &poll, today) {
-        Ok(created) => Ok(created_page(&ctx, &w.web.app.base_url, &created)),
+    match w.web.app.create_poll(&mut w.reader, req.client, &poll, &media, today) {
+        Ok(created) => {
+            uploads.release(draft.held_references().iter().map(String::as_str));
+            Ok(created_page(&ctx, &w.web.app.base_url, &created))
+        }
         Err(Error::RateLimited(rl)) => {
             let mut p = Problems::default();
             p.general.push((ctx.t.err_rate_limited)(rl.retry_after_secs.div_ceil(60)));
-            Ok(form_response(&ctx, 429, &draft, &p, None).with_header("Retry-After", rl.retry_after_secs.to_string()))
+            Ok(form_response(&ctx, 429, &draft, &p, None, uploads).with_header("Retry-After", rl.retry_after_secs.to_string()))
         }
         Err(Error::Unavailable { retry_after_secs, .. }) => {
             let mut p = Problems::default();
             p.general.push(ctx.t.err_unavailable.to_owned());
-            Ok(form_response(&ctx, 503, &draft, &p, None).with_header("Retry-After", retry_after_secs.to_string()))
+            Ok(form_response(&ctx, 503, &draft, &p, None, uploads).with_header("Retry-After", retry_after_secs.to_string()))
         }
         Err(e) => Err(e),
     }

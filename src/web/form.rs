@@ -1,6 +1,7 @@
 //! Form bodies and the errors shown next to form fields.
 //!
-//! Why here: every page form is `application/x-www-form-urlencoded` and every
+//! Why here: every page form is `application/x-www-form-urlencoded` (or
+//! `multipart/form-data` where it carries files, see `multipart.rs`) and every
 //! validation rule lives once in `domain.rs`, which reports problems as field
 //! paths (`questions[2].options[1]`) with English messages. This module reads
 //! form bodies, and turns those messages into the reader's language; the
@@ -15,14 +16,16 @@ use crate::i18n::Catalogue;
 #[derive(Debug, PartialEq, Eq)]
 pub enum FormError {
     TooLarge,
-    /// Not `application/x-www-form-urlencoded`.
+    /// Neither `application/x-www-form-urlencoded` nor `multipart/form-data`.
     WrongType,
+    /// A multipart body that could not be split.
+    Malformed,
 }
 
 /// The decoded name/value pairs of a form body, in order, with an index of
 /// each name's first value (a form is looked up hundreds of times; scanning
 /// a large hostile body for each lookup would cost a request seconds).
-pub struct Form(Vec<(String, String)>, std::collections::HashMap<String, usize>);
+pub struct Form(Vec<(String, String)>, std::collections::HashMap<String, usize>, Vec<(String, bytes::Bytes)>);
 
 fn index(pairs: &[(String, String)]) -> std::collections::HashMap<String, usize> {
     let mut first = std::collections::HashMap::with_capacity(pairs.len());
@@ -33,7 +36,9 @@ fn index(pairs: &[(String, String)]) -> std::collections::HashMap<String, usize>
 }
 
 impl Form {
-    pub fn parse(req: &Request) -> Result<Form, FormError> {
+    /// Reads a urlencoded or multipart body; `upload_limit` bounds the latter
+    /// (the connection layer has already bounded what it read).
+    pub fn parse(req: &Request, upload_limit: usize) -> Result<Form, FormError> {
         let bytes = match req.body_bytes() {
             Ok(b) => b,
             Err(Error::TooLarge { .. }) => return Err(FormError::TooLarge),
@@ -41,6 +46,17 @@ impl Form {
         };
         match req.media_type().as_deref() {
             Some("application/x-www-form-urlencoded") => {}
+            Some("multipart/form-data") => {
+                let content_type = req.header("content-type").unwrap_or("");
+                let limits = crate::multipart::Limits::new(upload_limit);
+                let parts = crate::multipart::parse(content_type, bytes::Bytes::copy_from_slice(bytes), &limits)
+                    .map_err(|e| match e {
+                        crate::multipart::MultipartError::TooLarge => FormError::TooLarge,
+                        _ => FormError::Malformed,
+                    })?;
+                let first = index(&parts.texts);
+                return Ok(Form(parts.texts, first, parts.files));
+            }
             // An empty body needs no type (e.g. a bare POST from a tool).
             None if bytes.is_empty() => {}
             _ => return Err(FormError::WrongType),
@@ -48,14 +64,19 @@ impl Form {
         let pairs: Vec<(String, String)> =
             form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
         let first = index(&pairs);
-        Ok(Form(pairs, first))
+        Ok(Form(pairs, first, Vec::new()))
     }
 
     #[cfg(test)]
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Form {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         let first = index(&pairs);
-        Form(pairs, first)
+        Form(pairs, first, Vec::new())
+    }
+
+    /// The first file sent under `name`, if one was chosen.
+    pub fn file(&self, name: &str) -> Option<&[u8]> {
+        self.2.iter().find(|(k, _)| k == name).map(|(_, b)| &b[..])
     }
 
     /// The first value of `name`.

@@ -14,7 +14,7 @@ use crate::domain::Lang;
 use crate::http::Response;
 use crate::i18n::{Catalogue, catalogue, endonym};
 
-pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 pub const PERMISSIONS: &str = "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), \
      microphone=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()";

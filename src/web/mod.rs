@@ -1,8 +1,9 @@
 //! The web interface: server-rendered pages for people, in four languages.
 //!
 //! Pages: `/` (create a poll), `/p/{id}` (answer it), `/p/{id}/results`,
-//! `/p/{id}/admin` (manage it with the admin key), `/privacy`, and the
-//! content-hashed static files under `/static/`.
+//! `/p/{id}/admin` (manage it with the admin key), `/privacy`, the
+//! content-hashed static files under `/static/`, and the polls' cleaned
+//! media under `/media/{id}`.
 //!
 //! Promises:
 //! - every page works with scripting off; the one small script only fills
@@ -22,10 +23,12 @@ mod create;
 pub mod form;
 pub mod lang;
 mod layout;
+pub mod media;
 mod poll;
 mod privacy;
 mod results;
 pub mod throttle;
+pub mod uploads;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,6 +45,7 @@ use ballot::BallotBox;
 use form::{Form, FormError};
 use layout::{Ctx, message_page};
 use throttle::VoteThrottle;
+use uploads::Uploads;
 
 /// Limits of the vote throttle.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +59,13 @@ pub struct Web {
     app: Arc<App>,
     ballots: BallotBox,
     throttle: VoteThrottle,
+    uploads: Uploads,
+}
+
+/// Whether a request to `path` may carry files (a `multipart/form-data` body
+/// up to the upload limit): the creation form and the admin page only.
+pub fn accepts_uploads(path: &str) -> bool {
+    matches!(route(path), Some(Route::Create | Route::Admin(_)))
 }
 
 impl Web {
@@ -63,13 +74,15 @@ impl Web {
     pub fn tick(&self) {
         self.throttle.tick();
         self.ballots.tick(Day::today());
+        self.uploads.tick();
     }
 
-    pub fn new(app: Arc<App>, limits: VoteLimits) -> anyhow::Result<Arc<Web>> {
+    pub fn new(app: Arc<App>, limits: VoteLimits, uploads: Uploads) -> anyhow::Result<Arc<Web>> {
         Ok(Arc::new(Web {
             app,
             ballots: BallotBox::new(Day::today())?,
             throttle: VoteThrottle::new(limits.per_window, limits.window)?,
+            uploads,
         }))
     }
 
@@ -117,11 +130,19 @@ impl WebWorker {
         {
             return r;
         }
+        let today = Day::today();
+        if let Some(id) = media::route(&req.path) {
+            return media::serve(&mut self.reader, req, id, today).unwrap_or_else(|e| {
+                if let Error::Internal(cause) = &e {
+                    eprintln!("anonpoll: internal error: {cause:#}");
+                }
+                Response::new(e.status()).with_header("Content-Type", "text/plain; charset=utf-8")
+            });
+        }
         let Some(route) = route(&req.path) else {
             let ctx = Ctx::new(lang::negotiate(req, None), &req.path);
             return message_page(&ctx, 404, ctx.t.page_not_found_title, ctx.t.page_not_found_text);
         };
-        let today = Day::today();
         let result = match req.method {
             Method::Get | Method::Head => self.get(req, &route, today),
             Method::Post => self.post(req, &route, today),
@@ -139,7 +160,7 @@ impl WebWorker {
             Route::Create => {
                 let mut draft = create::Draft::blank(self.lang(req, None));
                 draft.once = create::fresh_once(self, today)?;
-                Ok(create::form_page(&self.ctx(req, None), &draft))
+                Ok(create::form_page(&self.ctx(req, None), &draft, &self.web.uploads))
             }
             Route::Privacy => Ok(privacy::page_response(&self.ctx(req, None), self.web.throttle.window())),
             Route::Share(id) => {
@@ -168,7 +189,7 @@ impl WebWorker {
             let ctx = self.ctx(req, None);
             return Ok(message_page(&ctx, 403, ctx.t.error_title, ctx.t.cross_site));
         }
-        let form = match Form::parse(req) {
+        let form = match Form::parse(req, self.web.uploads.body_limit) {
             Ok(f) => f,
             Err(e) => {
                 let ctx = self.ctx(req, None);
@@ -177,6 +198,7 @@ impl WebWorker {
                         message_page(&ctx, 413, ctx.t.error_title, ctx.t.too_large).with_header("Connection", "close")
                     }
                     FormError::WrongType => message_page(&ctx, 415, ctx.t.error_title, ctx.t.bad_form),
+                    FormError::Malformed => message_page(&ctx, 400, ctx.t.error_title, ctx.t.bad_form),
                 });
             }
         };

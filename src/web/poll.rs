@@ -12,7 +12,8 @@ use super::ballot::Verdict;
 use super::form::Form;
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use crate::day::Day;
-use crate::domain::Poll;
+use super::media::figure;
+use crate::domain::{Poll, Slot};
 use crate::error::Error;
 use crate::http::{Request, Response};
 
@@ -39,6 +40,7 @@ fn share_response(
     let body = html! {
         h1 lang=[clang] { (title) }
         (facts(ctx, poll))
+        @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         @if let Some(m) = message { (notice("error", m)) }
         @if let Some(token) = token {
             p.notice.info id="already-voted" data-poll=(poll.id) role="status" hidden { (t.already_voted) }
@@ -48,6 +50,7 @@ fn share_response(
                 @for (i, (label, options)) in questions.iter().enumerate() {
                     fieldset.question {
                         legend lang=[clang] { (label.as_str()) }
+                        @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
                         @for (j, o) in options.iter().enumerate() {
                             div.choice {
                                 input type="radio" id=(format!("q{i}-{j}")) name=(format!("q{i}")) value=(j)

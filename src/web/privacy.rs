@@ -19,11 +19,11 @@ pub fn page_response(ctx: &Ctx, throttle_window: Duration) -> Response {
                 caption { (t.privacy_table_caption) }
                 thead { tr { th scope="col" { (t.privacy_col_what) } th scope="col" { (t.privacy_col_where) } th scope="col" { (t.privacy_col_until) } } }
                 tbody {
-                    @for (what, place, until) in t.privacy_rows.iter().take(6) {
+                    @for (what, place, until) in t.privacy_rows.iter().take(7) {
                         tr { th scope="row" { (what) } td { (place) } td { (until) } }
                     }
                     tr { th scope="row" { (a) } td { (b) } td { (c) } }
-                    @for (what, place, until) in t.privacy_rows.iter().skip(6) {
+                    @for (what, place, until) in t.privacy_rows.iter().skip(7) {
                         tr { th scope="row" { (what) } td { (place) } td { (until) } }
                     }
                 }

@@ -13,7 +13,8 @@ use super::form::Form;
 use super::layout::{Ctx, lang_attr, notice, page, respond};
 use super::poll::facts;
 use crate::api::percent;
-use crate::domain::{Poll, Tallies};
+use super::media::figure;
+use crate::domain::{Poll, Slot, Tallies};
 use crate::error::Error;
 use crate::http::{Request, Response};
 
@@ -87,6 +88,7 @@ fn results_page(ctx: &Ctx, poll: &Poll, tallies: &Tallies) -> Response {
     let body = html! {
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         (facts(ctx, poll))
+        @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         (results_section(ctx, poll, tallies, 2))
         @if !poll.closed {
             p { a href=(ctx.href(&format!("/p/{}", poll.id))) { (title) } }
@@ -107,6 +109,7 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> 
             p.total { strong { ((t.responses_total)(tallies.total)) } }
             @for (i, ((label, options), votes)) in questions.iter().zip(&tallies.votes).enumerate() {
                 @let answered: u64 = votes.iter().sum();
+                @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
                 div.table-wrap {
                     table.tally id=(format!("result-q{i}")) {
                         caption { span lang=[clang] { (label.as_str()) } span.answered { ((t.answered)(answered)) } }

@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod media;
+
 /// Largest accepted JSON body (256 KiB).
 pub const BODY_LIMIT: usize = 262_144;
 /// File name of the database inside a test's data directory.
@@ -39,6 +41,7 @@ pub struct ServerBuilder {
     base_url: Option<String>,
     trusted_proxies: Vec<String>,
     dir: Option<tempfile::TempDir>,
+    args: Vec<String>,
 }
 
 impl ServerBuilder {
@@ -51,6 +54,12 @@ impl ServerBuilder {
     /// Pass `--trusted-proxy CIDR` (may be repeated).
     pub fn trusted_proxy(mut self, cidr: &str) -> Self {
         self.trusted_proxies.push(cidr.to_string());
+        self
+    }
+
+    /// Pass any other command-line argument to polld.
+    pub fn arg(mut self, arg: &str) -> Self {
+        self.args.push(arg.to_string());
         self
     }
 
@@ -71,6 +80,7 @@ impl ServerBuilder {
         for cidr in &self.trusted_proxies {
             cmd.arg("--trusted-proxy").arg(cidr);
         }
+        cmd.args(&self.args);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn polld");
 

@@ -1,8 +1,11 @@
 // End-to-end scenario in headless Chromium (driven by tests/browser.rs):
 // create a poll in the form, vote on the share page, see the counts, manage
 // the poll from the admin link (key in the fragment), in English and French;
-// axe-core on every page; screenshots at 360 px and 1280 px.
-// Usage: node web.mjs <base-url> <screenshot-dir>
+// axe-core on every page; screenshots at 360 px and 1280 px. In English, the
+// poll gets a picture and its question a sound and a video: they are chosen
+// before a failed send, must be held through it, and must really load and
+// play under the pages' CSP.
+// Usage: node web.mjs <base-url> <screenshot-dir> [<picture> <sound> <video>]
 import { chromium } from "playwright-core";
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +13,7 @@ import { createRequire } from "node:module";
 
 const base = process.argv[2];
 const shots = process.argv[3] || "screenshots";
+const [picture, sound, video] = process.argv.slice(4);
 mkdirSync(shots, { recursive: true });
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -59,11 +63,28 @@ async function scenario(lang, texts) {
   await page.fill("#f-q0", texts.question);
   await page.fill("#f-q0o0", texts.a);
   await page.fill("#f-q0o1", texts.b);
+  const withMedia = lang === "en" && picture;
+  if (withMedia) {
+    await page.setInputFiles("#f-pm", picture);
+    await page.fill("#f-pm-alt", "A colour gradient");
+    if (sound) await page.setInputFiles("#f-q0m", sound);
+    // One slot per question: the video goes with a second question.
+    if (video) {
+      await page.fill("#f-q1", "Which clip?");
+      await page.fill("#f-q1o0", "This one");
+      await page.fill("#f-q1o1", "Another");
+      await page.setInputFiles("#f-q1m", video);
+    }
+  }
   // Submit with an empty title first: errors shown, input kept.
   await page.fill("#f-title", "");
   await page.click("button.primary[value=create]");
   check(await page.isVisible(".error-summary"), `${lang}: error summary shown`);
   check((await page.inputValue("#f-q0o1")) === texts.b, `${lang}: input kept after an error`);
+  if (withMedia) {
+    check(await page.isVisible("#f-pm-held"), `${lang}: the chosen picture is held through the failed send`);
+    if (sound) check(await page.isVisible("#f-q0m-held"), `${lang}: the chosen sound is held too`);
+  }
   await audit(page, `${lang}-create-errors`);
   await page.fill("#f-title", texts.title);
   await page.click("button.primary[value=create]");
@@ -75,6 +96,29 @@ async function scenario(lang, texts) {
 
   await page.goto(share);
   check((await page.getAttribute("html", "lang")) === lang, `${lang}: share page in ${lang}`);
+  if (withMedia) {
+    const img = await page.evaluate(async () => {
+      const i = document.querySelector("figure.media img");
+      if (!i) return null;
+      i.scrollIntoView();
+      for (let n = 0; n < 50 && !(i.complete && i.naturalWidth); n++) await new Promise((r) => setTimeout(r, 100));
+      return { width: i.naturalWidth, alt: i.alt };
+    });
+    check(img && img.width === 64 && img.alt === "A colour gradient", `${lang}: the picture loads under the CSP (${JSON.stringify(img)})`);
+    for (const [tag, file] of [["audio", sound], ["video", video]]) {
+      if (!file) continue;
+      const duration = await page.evaluate((tag) => new Promise((done) => {
+        const el = document.querySelector(`figure.media ${tag}`);
+        if (!el) return done("missing");
+        if (el.readyState >= 1) return done(el.duration);
+        el.addEventListener("loadedmetadata", () => done(el.duration));
+        el.addEventListener("error", () => done(`error ${el.error && el.error.code}`));
+        el.load();
+        setTimeout(() => done(`timeout, readyState ${el.readyState}`), 8000);
+      }), tag);
+      check(typeof duration === "number" && duration > 0, `${lang}: the ${tag} loads and has a duration (${duration})`);
+    }
+  }
   check(!(await page.isVisible("#already-voted")), `${lang}: no "already voted" before voting`);
   await audit(page, `${lang}-share`);
   await page.check("label:has-text('" + texts.b + "')");

@@ -1,0 +1,248 @@
+//! Files people attach on the web forms, from the request to the store.
+//!
+//! Why a staging area: the creation form works without script, so adding a
+//! question, a validation error or a missing alt text sends the page back to
+//! the browser, which forgets every file chosen in it. Each good upload is
+//! therefore cleaned once and held here, in memory only, under a random
+//! one-time reference that the form carries in a hidden field; sending the
+//! form again reuses it. Nothing is written to disk before the poll exists.
+//!
+//! Promises:
+//! - an upload is cleaned (`media::sanitize`: type by content, full parse,
+//!   metadata stripped) before it is held or stored; the client's file name
+//!   and type never get here (`multipart.rs` drops them);
+//! - bounded: at most [`CONCURRENT`] uploads are cleaned at once (decoding
+//!   an image takes memory), the staging area holds at most
+//!   `staging_bytes` and forgets an entry after [`STAGING_TTL`];
+//! - a reference names one cleaned file and nothing else; it is 128 random
+//!   bits, and is forgotten once its poll is created.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use crate::i18n::Catalogue;
+use crate::media::{Clean, Kind, Limits, Rejection};
+
+/// Uploads cleaned at the same time; more wait for none and get "busy".
+pub const CONCURRENT: usize = 2;
+/// How long a cleaned upload is held for a form that is being filled in.
+pub const STAGING_TTL: Duration = Duration::from_secs(3600);
+
+/// Why an upload was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UploadError {
+    Rejected(Rejection),
+    /// Too many uploads are being cleaned, or the staging area is full.
+    Busy,
+    /// The form refers to a held file that is no longer held (expired, or
+    /// the server restarted).
+    Lost,
+}
+
+/// A cleaned upload held for a form, by reference.
+#[derive(Clone, Debug)]
+pub struct Staged {
+    pub reference: String,
+    pub clean: Arc<Clean>,
+}
+
+struct Entry {
+    clean: Arc<Clean>,
+    since: Instant,
+}
+
+pub struct Uploads {
+    pub limits: Limits,
+    /// Largest multipart body read (the sum of a form's files and fields).
+    pub body_limit: usize,
+    staging_bytes: usize,
+    held: Mutex<HashMap<String, Entry>>,
+    cleaning: AtomicUsize,
+}
+
+/// Releases a cleaning slot when dropped, even if cleaning panicked.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Uploads {
+    pub fn new(limits: Limits, body_limit: usize, staging_bytes: usize) -> Uploads {
+        Uploads { limits, body_limit, staging_bytes, held: Mutex::new(HashMap::new()), cleaning: AtomicUsize::new(0) }
+    }
+
+    /// Cleans one uploaded file and holds it for the form.
+    pub fn take(&self, bytes: &[u8]) -> Result<Staged, UploadError> {
+        if self.cleaning.fetch_add(1, Ordering::AcqRel) >= CONCURRENT {
+            self.cleaning.fetch_sub(1, Ordering::AcqRel);
+            return Err(UploadError::Busy);
+        }
+        let slot = Slot(&self.cleaning);
+        let clean = crate::media::sanitize(bytes, &self.limits).map_err(UploadError::Rejected)?;
+        drop(slot);
+        self.hold(Arc::new(clean))
+    }
+
+    fn hold(&self, clean: Arc<Clean>) -> Result<Staged, UploadError> {
+        let mut raw = [0u8; 16];
+        crate::secret::random_bytes(&mut raw).map_err(|_| UploadError::Busy)?;
+        let reference = URL_SAFE_NO_PAD.encode(raw);
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        forget_old(&mut held);
+        let used: usize = held.values().map(|e| e.clean.bytes.len()).sum();
+        if used + clean.bytes.len() > self.staging_bytes {
+            return Err(UploadError::Busy);
+        }
+        held.insert(reference.clone(), Entry { clean: clean.clone(), since: Instant::now() });
+        Ok(Staged { reference, clean })
+    }
+
+    /// The file held under `reference`.
+    pub fn held(&self, reference: &str) -> Result<Staged, UploadError> {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        forget_old(&mut held);
+        held.get(reference)
+            .map(|e| Staged { reference: reference.to_owned(), clean: e.clean.clone() })
+            .ok_or(UploadError::Lost)
+    }
+
+    /// Forgets held files once they are stored (or no longer wanted).
+    pub fn release<'a>(&self, references: impl IntoIterator<Item = &'a str>) {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        for r in references {
+            held.remove(r);
+        }
+    }
+
+    /// Forgets expired entries on a quiet server too (called by a timer).
+    pub fn tick(&self) {
+        forget_old(&mut self.held.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+
+    /// Bytes held right now (for tests and the operator's view).
+    pub fn held_bytes(&self) -> usize {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).values().map(|e| e.clean.bytes.len()).sum()
+    }
+}
+
+fn forget_old(held: &mut HashMap<String, Entry>) {
+    held.retain(|_, e| e.since.elapsed() < STAGING_TTL);
+}
+
+/// What a form's slot (the poll's, or one question's) ends up holding.
+#[derive(Clone, Debug, Default)]
+pub struct SlotDraft {
+    pub staged: Option<Staged>,
+    pub alt: String,
+    /// A problem with the file (shown next to the file field).
+    pub error: Option<UploadError>,
+}
+
+impl SlotDraft {
+    /// Reads one slot of `form`: a newly chosen file (field `file`) replaces a
+    /// held one (field `reference`); `remove` set drops the held one.
+    pub fn read(uploads: &Uploads, form: &super::form::Form, prefix: &str) -> SlotDraft {
+        let alt = form.text(&format!("{prefix}-alt"));
+        if let Some(bytes) = form.file(prefix) {
+            return match uploads.take(bytes) {
+                Ok(s) => SlotDraft { staged: Some(s), alt, error: None },
+                Err(e) => {
+                    // A bad new file leaves the previously held one in place.
+                    let previous = form.get(&format!("{prefix}-held")).and_then(|r| uploads.held(r).ok());
+                    SlotDraft { staged: previous, alt, error: Some(e) }
+                }
+            };
+        }
+        match form.get(&format!("{prefix}-held")).filter(|r| !r.is_empty()) {
+            None => SlotDraft { staged: None, alt, error: None },
+            Some(r) => match uploads.held(r) {
+                Ok(s) => SlotDraft { staged: Some(s), alt, error: None },
+                Err(e) => SlotDraft { staged: None, alt, error: Some(e) },
+            },
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.staged.is_none() && self.error.is_none()
+    }
+}
+
+/// The kind's name in the reader's language.
+pub fn kind_name(t: &Catalogue, kind: Kind) -> &'static str {
+    match kind {
+        Kind::Image => t.media_kind_names[0],
+        Kind::Audio => t.media_kind_names[1],
+        Kind::Video => t.media_kind_names[2],
+    }
+}
+
+/// Bytes as whole mebibytes, rounded down (limits are whole MiB by default).
+pub fn mib(bytes: usize) -> u64 {
+    (bytes / (1024 * 1024)) as u64
+}
+
+/// The message for an upload problem, in the reader's language.
+pub fn message(t: &Catalogue, e: &UploadError) -> String {
+    match e {
+        UploadError::Busy => t.err_media_busy.to_owned(),
+        UploadError::Lost => t.err_media_lost.to_owned(),
+        UploadError::Rejected(r) => match r {
+            Rejection::Empty => t.err_media_empty.to_owned(),
+            Rejection::UnsupportedType => t.err_media_type.to_owned(),
+            Rejection::TooLarge { kind, limit } => (t.err_media_too_large)(kind_name(t, *kind), mib(*limit)),
+            Rejection::TooManyPixels { limit } => (t.err_media_pixels)(limit / 1_000_000),
+            Rejection::Corrupt { .. } => t.err_media_corrupt.to_owned(),
+            Rejection::UnsupportedCodec { .. } => t.err_media_codec.to_owned(),
+        },
+    }
+}
+
+/// A size for people: "120 kB", "3.4 MB".
+pub fn human_size(bytes: usize) -> String {
+    if bytes < 1000 * 1000 {
+        format!("{} kB", bytes.div_ceil(1000))
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean(n: usize) -> Arc<Clean> {
+        Arc::new(Clean { kind: Kind::Image, mime: "image/png", bytes: vec![7; n], width: Some(1), height: Some(1) })
+    }
+
+    #[test]
+    fn held_files_are_bounded_and_released() {
+        let u = Uploads::new(Limits::default(), 1 << 20, 100);
+        let a = u.hold(clean(60)).unwrap();
+        assert_eq!(u.held(&a.reference).unwrap().clean.bytes.len(), 60);
+        assert_eq!(u.hold(clean(60)).unwrap_err(), UploadError::Busy, "over the staging cap");
+        assert_eq!(u.held("not-a-reference").unwrap_err(), UploadError::Lost);
+        u.release([a.reference.as_str()]);
+        assert_eq!(u.held(&a.reference).unwrap_err(), UploadError::Lost);
+        assert_eq!(u.held_bytes(), 0);
+        let b = u.hold(clean(60)).unwrap();
+        assert_ne!(a.reference, b.reference);
+        assert_eq!(b.reference.len(), 22);
+    }
+
+    #[test]
+    fn bad_uploads_are_refused_before_being_held() {
+        let u = Uploads::new(Limits::default(), 1 << 20, 1 << 20);
+        let e = u.take(b"<html><script>alert(1)</script></html>").unwrap_err();
+        assert_eq!(e, UploadError::Rejected(Rejection::UnsupportedType));
+        assert_eq!(u.held_bytes(), 0);
+        assert_eq!(u.cleaning.load(Ordering::Acquire), 0, "the cleaning slot is given back");
+    }
+}

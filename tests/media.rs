@@ -1,0 +1,375 @@
+//! Media over real HTTP: uploads on the creation form and the admin page,
+//! metadata stripped before anything is stored or served, `/media/{id}` with
+//! its headers and byte ranges, clear errors in the reader's language with
+//! everything typed kept, and erasure with the poll (database files scanned
+//! for what was uploaded).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::media::*;
+use common::*;
+use serde_json::Value;
+
+fn post_multipart(server: &Server, path: &str, texts: &[(&str, &str)], files: &[File]) -> Response {
+    server
+        .request("POST", path)
+        .xff(&Server::fresh_client_ip())
+        .header("Content-Type", &multipart_type())
+        .body(multipart(texts, files))
+        .send()
+}
+
+fn input_value(html: &str, attr: &str) -> String {
+    let start = html.find(attr).unwrap_or_else(|| panic!("no {attr} in page:\n{html}"));
+    let rest = &html[start..];
+    let v = rest.find("value=\"").expect("value attribute") + 7;
+    let end = rest[v..].find('"').expect("end of value");
+    rest[v..v + end].replace("&amp;", "&")
+}
+
+fn once(server: &Server) -> String {
+    input_value(&server.get("/").text(), "name=\"once\"")
+}
+
+/// The poll's media list from the API.
+fn api_media(server: &Server, id: &str) -> Vec<Value> {
+    server.get(&format!("/api/polls/{id}")).json()["media"].as_array().cloned().unwrap_or_default()
+}
+
+/// Creates a poll through the form with a picture for the poll and one for
+/// its first question. Returns (poll id, admin token).
+fn create_with_pictures(server: &Server, marker: &str) -> (String, String) {
+    let jpeg = jpeg_with_exif(marker);
+    let png = png_with_text(marker, b"");
+    let code = once(server);
+    let alt_poll = format!("Poll picture alt {marker}");
+    let resp = post_multipart(
+        server,
+        "/",
+        &[
+            ("once", &code),
+            ("title", "Which picture?"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("results", "public"),
+            ("q0", "Pick one"),
+            ("q0o0", "Left"),
+            ("q0o1", "Right"),
+            ("pm-alt", &alt_poll),
+            ("q0m-alt", "A gradient"),
+        ],
+        &[
+            File("pm", "IMG_2024_holiday_Jane_Doe.jpg", "image/jpeg", &jpeg),
+            File("q0m", "gradient.png", "application/octet-stream", &png),
+        ],
+    );
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let text = resp.text();
+    let share = input_value(&text, "id=\"link-share\"");
+    let admin = input_value(&text, "id=\"link-admin\"");
+    let id = share.rsplit('/').next().unwrap().to_owned();
+    let token = admin.rsplit('#').next().unwrap().to_owned();
+    (id, token)
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+#[test]
+fn pictures_from_the_creation_form_are_stored_clean_and_served_safely() {
+    let server = Server::start();
+    let marker = unique_marker("exif");
+    let (id, _token) = create_with_pictures(&server, &marker);
+
+    let media = api_media(&server, &id);
+    assert_eq!(media.len(), 2, "{media:?}");
+    assert_eq!(media[0]["question"], Value::Null);
+    assert_eq!(media[0]["kind"], "image");
+    assert_eq!(media[0]["mimeType"], "image/jpeg");
+    assert_eq!(media[0]["alt"], format!("Poll picture alt {marker}"));
+    assert_eq!((media[0]["width"].as_u64(), media[0]["height"].as_u64()), (Some(64), Some(48)));
+    assert_eq!(media[1]["question"], 0);
+    assert_eq!(media[1]["mimeType"], "image/png", "the type comes from the content, not the client");
+
+    for m in &media {
+        let url = m["url"].as_str().unwrap();
+        let path = url.strip_prefix(&server.base_url).expect("absolute URL on this server");
+        let resp = server.get(path);
+        resp.assert_status(200);
+        assert_eq!(resp.header("content-type"), m["mimeType"].as_str());
+        assert_eq!(resp.header("x-content-type-options"), Some("nosniff"));
+        assert_eq!(resp.header("content-security-policy"), Some("sandbox; default-src 'none'"));
+        assert_eq!(resp.header("cross-origin-resource-policy"), Some("same-origin"));
+        assert_eq!(resp.header("accept-ranges"), Some("bytes"));
+        assert_eq!(resp.header_all("cache-control").len(), 1, "{}", resp.describe());
+        let cache = resp.header("cache-control").unwrap();
+        assert!(cache.starts_with("private, max-age=") && cache.ends_with("immutable"), "{cache}");
+        assert_eq!(resp.header("etag"), Some(format!("\"{}\"", hex(&sha256(&resp.body))).as_str()));
+        assert_eq!(resp.body.len() as u64, m["bytes"].as_u64().unwrap());
+        resp.assert_no_cookie();
+        for needle in [marker.as_bytes(), b"Exif", b"GPS", b"47.3769", b"Canon", b"tEXt", b"Jane_Doe"] {
+            assert!(!contains_bytes(&resp.body, needle), "served {url} still holds {:?}", String::from_utf8_lossy(needle));
+        }
+        let decoded = image::load_from_memory(&resp.body).expect("the served picture decodes");
+        assert!(decoded.width() > 0);
+    }
+    // Stored clean too: the marker is only in the alt text the person typed.
+    for (name, bytes) in db_files(server.dir()) {
+        for needle in [&b"Exif\x00\x00"[..], b"GPSLatitude", b"comment ZQX", b"Jane_Doe", b"holiday"] {
+            assert!(!contains_bytes(&bytes, needle), "{name} holds {:?}", String::from_utf8_lossy(needle));
+        }
+    }
+
+    // The pages show them with their text alternative.
+    let share = server.get(&format!("/p/{id}")).text();
+    let src = media[0]["url"].as_str().unwrap().strip_prefix(&server.base_url).unwrap().to_owned();
+    assert!(share.contains(&format!("<img src=\"{src}\" alt=\"Poll picture alt {marker}\" width=\"64\" height=\"48\"")), "{share}");
+    assert!(share.contains("alt=\"A gradient\""), "the question's picture");
+    let results = server.get(&format!("/p/{id}/results")).text();
+    assert!(results.contains(&src), "{results}");
+    let csp = server.get(&format!("/p/{id}")).header("content-security-policy").unwrap().to_owned();
+    assert!(csp.contains("img-src 'self'") && csp.contains("media-src 'self'"), "{csp}");
+}
+
+#[test]
+fn media_are_served_in_ranges_and_revalidated_by_hash() {
+    let server = Server::start();
+    let (id, _) = create_with_pictures(&server, &unique_marker("range"));
+    let media = api_media(&server, &id);
+    let path = format!("/media/{}", media[0]["id"].as_str().unwrap());
+    let full = server.get(&path);
+    let size = full.body.len();
+    assert!(size > 100);
+
+    let part = server.request("GET", &path).header("Range", "bytes=10-19").send();
+    part.assert_status(206);
+    assert_eq!(part.header("content-range"), Some(format!("bytes 10-19/{size}").as_str()));
+    assert_eq!(part.body, full.body[10..20]);
+    let tail = server.request("GET", &path).header("Range", "bytes=-7").send();
+    tail.assert_status(206);
+    assert_eq!(tail.body, full.body[size - 7..]);
+    let open = server.request("GET", &path).header("Range", "bytes=5-").send();
+    open.assert_status(206);
+    assert_eq!(open.body, full.body[5..]);
+    let beyond = server.request("GET", &path).header("Range", &format!("bytes={size}-")).send();
+    beyond.assert_status(416);
+    assert_eq!(beyond.header("content-range"), Some(format!("bytes */{size}").as_str()));
+    // Several ranges, or a stale If-Range: the whole file.
+    let multi = server.request("GET", &path).header("Range", "bytes=0-1,4-5").send();
+    multi.assert_status(200);
+    let stale = server.request("GET", &path).header("Range", "bytes=0-1").header("If-Range", "\"0000\"").send();
+    assert_eq!((stale.status, stale.body.len()), (200, size));
+
+    let etag = full.header("etag").unwrap().to_owned();
+    let again = server.request("GET", &path).header("If-None-Match", &etag).send();
+    again.assert_status(304);
+    assert!(again.body.is_empty());
+    let head = server.request("HEAD", &path).send();
+    head.assert_status(200);
+    assert_eq!(head.header("content-length"), Some(size.to_string().as_str()));
+
+    for missing in ["/media/AAAAAAAAAAAAAAAA", "/media/short", "/media/..%2f..%2fetc"] {
+        assert_eq!(server.get(missing).status, 404, "{missing}");
+    }
+    let post = server.request("POST", &path).body(Vec::new()).send();
+    assert_eq!(post.status, 405);
+}
+
+#[test]
+fn bad_uploads_are_refused_in_the_readers_language_and_keep_what_was_typed() {
+    let server = Server::start();
+    let marker = unique_marker("bad");
+    let title = format!("Kept title {marker}");
+    let send = |extra: &[(&str, &str)], files: &[File]| {
+        let code = once(&server);
+        let mut pairs: Vec<(&str, &str)> = vec![
+            ("once", &code),
+            ("title", &title),
+            ("lang", "fr"),
+            ("expiry", "30"),
+            ("q0", "Question gardée"),
+            ("q0o0", "Oui"),
+            ("q0o1", "Non"),
+        ];
+        pairs.extend_from_slice(extra);
+        post_multipart(&server, "/?lang=fr", &pairs, files)
+    };
+
+    // A web page dressed as a picture.
+    let html = format!("<html><script>alert('{marker}')</script></html>");
+    let resp = send(&[("pm-alt", "x")], &[File("pm", "photo.png", "image/png", html.as_bytes())]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    let page = resp.text();
+    assert!(page.contains("Ce type de fichier n’est pas accepté."), "{page}");
+    assert!(page.contains(&format!("value=\"Kept title {marker}\"")), "the title is kept");
+    assert!(page.contains("value=\"Question gardée\""));
+    assert!(page.contains("href=\"#f-pm\""), "the summary points at the file field");
+
+    // A truncated picture.
+    let jpeg = jpeg_with_exif(&marker);
+    let resp = send(&[("pm-alt", "x")], &[File("pm", "a.jpg", "image/jpeg", &jpeg[..jpeg.len() / 2])]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    assert!(resp.text().contains("Ce fichier est endommagé ou incomplet"), "{}", resp.text());
+
+    // A good picture without its alt text: refused, but held, so the person
+    // only has to type the description.
+    let png = png_with_text(&marker, format!("<html>{marker}</html>").as_bytes());
+    let resp = send(&[], &[File("q0m", "x.png", "image/png", &png)]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    let page = resp.text();
+    assert!(page.contains("Décrivez l’image pour les personnes qui ne la voient pas."), "{page}");
+    assert!(page.contains("Conservé"), "{page}");
+    let held = input_value(&page, "name=\"q0m-held\"");
+    assert!(!held.is_empty());
+
+    // Sent again with the description and the held reference only.
+    let resp = send(&[("q0m-held", &held), ("q0m-alt", "Un dégradé")], &[]);
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let share = input_value(&resp.text(), "id=\"link-share\"");
+    let id = share.rsplit('/').next().unwrap().to_owned();
+    let media = api_media(&server, &id);
+    assert_eq!(media.len(), 1);
+    assert_eq!(media[0]["question"], 0);
+    assert_eq!(media[0]["alt"], "Un dégradé");
+    let served = server.get(&format!("/media/{}", media[0]["id"].as_str().unwrap()));
+    assert!(!contains_bytes(&served.body, b"<html>"), "the polyglot's tail is gone");
+    assert!(!contains_bytes(&served.body, marker.as_bytes()));
+
+    // A used reference is forgotten: it cannot attach the file again.
+    let resp = send(&[("q0m-held", &held), ("q0m-alt", "encore")], &[]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    assert!(resp.text().contains("n’est plus conservé par le serveur"), "{}", resp.text());
+
+    // Structural buttons keep a held file too.
+    let resp = send(&[("action", "add-question")], &[File("pm", "p.png", "image/png", &png)]);
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert!(!input_value(&resp.text(), "name=\"pm-held\"").is_empty());
+}
+
+#[test]
+fn size_limits_are_enforced_per_kind_and_per_form() {
+    let server = Server::builder().arg("--image-max-mib").arg("1").arg("--upload-max-mib").arg("3").start();
+    let mut big = png_with_text("big", b"");
+    big.resize(1024 * 1024 + 10, 0);
+    let code = once(&server);
+    let resp = post_multipart(
+        &server,
+        "/?lang=de",
+        &[("once", &code), ("title", "Groß"), ("q0", "F"), ("q0o0", "a"), ("q0o1", "b"), ("pm-alt", "x")],
+        &[File("pm", "big.png", "image/png", &big)],
+    );
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    assert!(resp.text().contains("ist zu groß: höchstens 1 MB."), "{}", resp.text());
+    assert!(resp.text().contains("value=\"Groß\""));
+
+    // A form body over the upload limit is not read at all.
+    let huge = vec![b'x'; 4 * 1024 * 1024];
+    let resp = post_multipart(&server, "/", &[("title", "t")], &[File("pm", "h.png", "image/png", &huge)]);
+    assert_eq!(resp.status, 413, "{}", resp.describe());
+
+    // The larger limit is only for multipart bodies of the upload forms.
+    let id = server.create_public().id;
+    let resp = post_multipart(&server, &format!("/p/{id}"), &[("q0", "0")], &[File("x", "x", "x", &vec![b'y'; 300 * 1024])]);
+    assert_eq!(resp.status, 413, "{}", resp.describe());
+    let resp = server
+        .request("POST", "/api/polls")
+        .header("Content-Type", &multipart_type())
+        .body(multipart(&[("title", "t")], &[File("pm", "a.png", "image/png", &png_with_text("api", b""))]))
+        .send();
+    assert_eq!(resp.status, 415, "the API takes no media: {}", resp.describe());
+}
+
+#[test]
+fn the_admin_page_attaches_replaces_and_removes_media_and_erases_the_old() {
+    let server = Server::start();
+    let marker = unique_marker("admin");
+    let (id, token) = create_with_pictures(&server, &marker);
+    let admin = format!("/p/{id}/admin?lang=en");
+    let before = api_media(&server, &id);
+    let old = before.iter().find(|m| m["question"] == 0).unwrap().clone();
+    let old_bytes = server.get(&format!("/media/{}", old["id"].as_str().unwrap())).body;
+
+    // Without the key nothing happens.
+    let png = png_with_text("new", b"");
+    let resp = post_multipart(&server, &admin, &[("token", "wrong"), ("action", "media-attach"), ("slot", "q0"), ("am-alt", "x")], &[File("am", "n.png", "image/png", &png)]);
+    assert_eq!(resp.status, 403, "{}", resp.describe());
+
+    // Replace the first question's picture.
+    let new_alt = format!("Replacement {marker}");
+    let resp = post_multipart(
+        &server,
+        &admin,
+        &[("token", &token), ("action", "media-attach"), ("slot", "q0"), ("am-alt", &new_alt)],
+        &[File("am", "n.png", "image/png", &png)],
+    );
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert!(resp.text().contains("The file was attached."), "{}", resp.text());
+    let after = api_media(&server, &id);
+    assert_eq!(after.len(), 2);
+    let new = after.iter().find(|m| m["question"] == 0).unwrap();
+    assert_eq!(new["alt"], new_alt.as_str());
+    assert_eq!(server.get(&format!("/media/{}", old["id"].as_str().unwrap())).status, 404, "the old file is gone");
+    let window = &old_bytes[old_bytes.len() / 2..old_bytes.len() / 2 + 48];
+    assert_not_in_db(server.dir(), window, "the replaced file's bytes");
+
+    // An invalid attach keeps the chosen slot and reports in place.
+    let resp = post_multipart(&server, &admin, &[("token", &token), ("action", "media-attach"), ("slot", "q0")], &[File("am", "n.png", "image/png", &png)]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    assert!(resp.text().contains("Describe the picture for people who cannot see it."));
+    assert!(resp.text().contains("<option value=\"q0\" selected>"), "{}", resp.text());
+
+    // Remove the poll's own picture.
+    let own = after.iter().find(|m| m["question"].is_null()).unwrap();
+    let own_bytes = server.get(&format!("/media/{}", own["id"].as_str().unwrap())).body;
+    let resp = post_multipart(&server, &admin, &[("token", &token), ("action", "media-remove"), ("media", own["id"].as_str().unwrap())], &[]);
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert!(resp.text().contains("The file was removed and erased."));
+    assert_eq!(api_media(&server, &id).len(), 1);
+    assert_not_in_db(server.dir(), &own_bytes[own_bytes.len() / 2..own_bytes.len() / 2 + 48], "the removed file's bytes");
+    assert_not_in_db(server.dir(), format!("Poll picture alt {marker}").as_bytes(), "the removed file's alt text");
+}
+
+#[test]
+fn a_deleted_or_expired_poll_takes_its_media_with_it() {
+    let server = Server::start();
+    let mut served = Vec::new();
+    let mut polls = Vec::new();
+    for tag in ["del", "exp"] {
+        let marker = unique_marker(tag);
+        let (id, token) = create_with_pictures(&server, &marker);
+        let media = api_media(&server, &id);
+        let bodies: Vec<Vec<u8>> =
+            media.iter().map(|m| server.get(&format!("/media/{}", m["id"].as_str().unwrap())).body).collect();
+        for b in &bodies {
+            assert_in_db(server.dir(), &b[b.len() / 2..b.len() / 2 + 48], "a stored file (sanity)");
+        }
+        served.push((marker, media, bodies));
+        polls.push((id, token));
+    }
+    // Deleted through the API.
+    assert_eq!(server.delete(&polls[0].0, &polls[0].1).status, 204);
+    // Expired: the sweep as cron would run it, on the day after the expiry.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
+        .arg("--db")
+        .arg(server.db_path())
+        .args(["sweep", "--as-of", &date_from_today(8)])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (marker, media, bodies) in &served {
+        for m in media {
+            assert_eq!(server.get(&format!("/media/{}", m["id"].as_str().unwrap())).status, 404);
+        }
+        for b in bodies {
+            assert_not_in_db(server.dir(), &b[b.len() / 2..b.len() / 2 + 48], "an erased poll's file");
+        }
+        assert_not_in_db(server.dir(), marker.as_bytes(), "an erased poll's alt text");
+    }
+    // Nothing else beside the database either.
+    for entry in std::fs::read_dir(server.dir()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(name.starts_with(DB_NAME), "unexpected file {name} in the data directory");
+    }
+}
