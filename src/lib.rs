@@ -19,6 +19,7 @@ pub mod error;
 pub mod http;
 pub mod i18n;
 pub mod keyed;
+pub mod media;
 pub mod ratelimit;
 pub mod schema;
 pub mod secret;
