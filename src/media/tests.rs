@@ -1,0 +1,268 @@
+//! Tests over the real files in `tests/fixtures/media/` (see its README for how they
+//! were made): each carries a marker string, GPS coordinates and camera names, and each
+//! check below first asserts that the raw fixture does contain what the sanitized output
+//! must not, so a test cannot pass by testing nothing.
+
+use super::*;
+
+macro_rules! fixture {
+    ($name:literal) => {
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/media/", $name)).as_slice()
+    };
+}
+
+pub(super) const MARKER: &[u8] = b"ANONPOLL-SECRET-MARKER";
+
+/// Every fixture, with the kind and mime its clean version must have.
+pub(super) fn fixtures() -> Vec<(&'static str, &'static [u8], Kind, &'static str)> {
+    vec![
+        ("photo.jpg", fixture!("photo.jpg"), Kind::Image, "image/jpeg"),
+        ("image.png", fixture!("image.png"), Kind::Image, "image/png"),
+        ("image.webp", fixture!("image.webp"), Kind::Image, "image/webp"),
+        ("anim.gif", fixture!("anim.gif"), Kind::Image, "image/gif"),
+    ]
+}
+
+/// exiftool writes GPSLatitude 47°22'… as big-endian rationals 47/1, 22/1.
+const GPS_RATIONALS_BE: &[u8] = &[0, 0, 0, 47, 0, 0, 0, 1, 0, 0, 0, 22, 0, 0, 0, 1];
+
+/// Strings that betray a person, place or device, as they appear in raw files.
+const TELLTALES: &[&[u8]] = &[
+    MARKER,
+    GPS_RATIONALS_BE,
+    b"+47.3769",
+    b"+008.5417",
+    b"47.3769",
+    b"AnonCam",
+    b"Exif\0\0",
+    b"http://ns.adobe.com/xap",
+    b"ID3",
+    b"TAG",
+    b"GPS",
+];
+
+pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn found_in(bytes: &[u8]) -> Vec<String> {
+    TELLTALES.iter().filter(|t| contains(bytes, t)).map(|t| String::from_utf8_lossy(t).into_owned()).collect()
+}
+
+fn clean(name: &str, raw: &[u8]) -> Clean {
+    match sanitize(raw, &Limits::default()) {
+        Ok(clean) => clean,
+        Err(e) => panic!("{name}: {e}"),
+    }
+}
+
+fn assert_stripped(name: &str, raw: &[u8], must_have_been_there: &[&[u8]]) {
+    for t in must_have_been_there {
+        assert!(
+            contains(raw, t),
+            "{name}: the fixture lacks {:?}, the test would prove nothing",
+            String::from_utf8_lossy(t)
+        );
+    }
+    let out = clean(name, raw);
+    assert_eq!(found_in(&out.bytes), Vec::<String>::new(), "{name}: metadata left in the output");
+}
+
+fn assert_idempotent(name: &str, raw: &[u8], kind: Kind, mime: &str) {
+    let first = clean(name, raw);
+    assert_eq!((first.kind, first.mime), (kind, mime), "{name}");
+    let second = clean(name, &first.bytes);
+    assert_eq!((second.kind, second.mime, second.width, second.height), (kind, mime, first.width, first.height));
+}
+
+#[test]
+fn jpeg_loses_exif_gps_xmp_comment_and_camera() {
+    let raw = fixture!("photo.jpg");
+    assert_stripped(
+        "photo.jpg",
+        raw,
+        &[MARKER, GPS_RATIONALS_BE, b"AnonCamMake", b"Exif\0\0", b"http://ns.adobe.com/xap"],
+    );
+}
+
+#[test]
+fn jpeg_is_turned_upright_by_its_exif_orientation() {
+    // The fixture is 64×48 with Orientation=6 (rotate 90° clockwise to display).
+    let out = clean("photo.jpg", fixture!("photo.jpg"));
+    assert_eq!((out.width, out.height), (Some(48), Some(64)));
+}
+
+#[test]
+fn png_loses_text_exif_and_xmp() {
+    let raw = fixture!("image.png");
+    assert_stripped("image.png", raw, &[MARKER, GPS_RATIONALS_BE, b"AnonCamMake", b"http://ns.adobe.com/xap"]);
+    let out = clean("image.png", raw);
+    for chunk in [b"tEXt", b"iTXt", b"zTXt", b"eXIf"] {
+        assert!(!contains(&out.bytes, chunk), "{}", String::from_utf8_lossy(chunk));
+    }
+}
+
+#[test]
+fn webp_loses_exif_and_xmp_chunks() {
+    let raw = fixture!("image.webp");
+    assert_stripped("image.webp", raw, &[MARKER, GPS_RATIONALS_BE, b"AnonCamMake", b"EXIF", b"XMP "]);
+    let out = clean("image.webp", raw);
+    assert!(!contains(&out.bytes, b"EXIF") && !contains(&out.bytes, b"XMP "));
+}
+
+#[test]
+fn gif_loses_comment_and_xmp_but_keeps_its_frames() {
+    let raw = fixture!("anim.gif");
+    assert_stripped("anim.gif", raw, &[MARKER, b"http://ns.adobe.com/xap"]);
+    let out = clean("anim.gif", raw);
+    let count = |bytes: &[u8]| {
+        let mut d = ::gif::DecodeOptions::new().read_info(bytes).unwrap();
+        let mut n = 0;
+        while d.read_next_frame().unwrap().is_some() {
+            n += 1;
+        }
+        n
+    };
+    assert_eq!(count(raw), 3);
+    assert_eq!(count(&out.bytes), 3);
+}
+
+#[test]
+fn every_fixture_comes_out_clean_and_sanitizing_again_changes_nothing_of_note() {
+    for (name, raw, kind, mime) in fixtures() {
+        assert!(contains(raw, MARKER), "{name}");
+        assert_eq!(found_in(&clean(name, raw).bytes), Vec::<String>::new(), "{name}");
+        assert_idempotent(name, raw, kind, mime);
+    }
+}
+
+#[test]
+fn images_keep_their_dimensions() {
+    for (name, raw, kind, _) in fixtures() {
+        if kind != Kind::Image || name == "photo.jpg" {
+            continue;
+        }
+        let out = clean(name, raw);
+        let decoded = ::image::load_from_memory(&out.bytes).unwrap();
+        let original = ::image::load_from_memory(raw).unwrap();
+        assert_eq!((decoded.width(), decoded.height()), (original.width(), original.height()), "{name}");
+        assert_eq!((out.width, out.height), (Some(original.width()), Some(original.height())), "{name}");
+    }
+}
+
+#[test]
+fn empty_and_foreign_types_are_refused() {
+    let limits = Limits::default();
+    assert_eq!(sanitize(b"", &limits).unwrap_err(), Rejection::Empty);
+    for bad in [
+        &b"<!DOCTYPE html><html><body>hi</body></html>"[..],
+        b"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"><script>alert(1)</script></svg>",
+        b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n",
+        b"\x00\x00\x00\x1cftypheic\x00\x00\x00\x00mif1heicmiaf",
+    ] {
+        assert_eq!(sanitize(bad, &limits).unwrap_err(), Rejection::UnsupportedType);
+    }
+}
+
+#[test]
+fn every_truncation_of_every_fixture_is_refused_or_clean_never_a_panic() {
+    for (name, raw, kind, _) in fixtures() {
+        let step = (raw.len() / 200).max(1);
+        for cut in (1..raw.len()).step_by(step) {
+            match sanitize(&raw[..cut], &Limits::default()) {
+                Ok(out) => assert!(!contains(&out.bytes, MARKER), "{name} cut at {cut}"),
+                Err(Rejection::Corrupt { kind: k }) => assert_eq!(k, kind, "{name} cut at {cut}"),
+                Err(Rejection::UnsupportedType) => {}
+                Err(e) => panic!("{name} cut at {cut}: unexpected {e:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_jpeg_with_a_zip_or_html_tail_comes_out_without_it() {
+    let mut polyglot = fixture!("photo.jpg").to_vec();
+    polyglot.extend_from_slice(b"PK\x03\x04\x14\x00\x00\x00\x08\x00secret.txt<html><script>alert(1)</script></html>");
+    let out = clean("polyglot", &polyglot);
+    assert_eq!(out.mime, "image/jpeg");
+    assert!(!contains(&out.bytes, b"PK\x03\x04") && !contains(&out.bytes, b"<script>"));
+    assert_eq!(out.bytes.last_chunk::<2>(), Some(&[0xFF, 0xD9]));
+}
+
+/// A PNG signature and IHDR claiming 100000×100000, followed by a tiny IDAT.
+fn png_bomb() -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let crc = crc32(&out[start..]);
+        out.extend_from_slice(&crc.to_be_bytes());
+    }
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&100_000u32.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+    chunk(&mut png, b"IHDR", &ihdr);
+    chunk(&mut png, b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+    chunk(&mut png, b"IEND", &[]);
+    png
+}
+
+#[test]
+fn a_png_claiming_ten_billion_pixels_is_refused_from_its_header() {
+    let started = std::time::Instant::now();
+    assert_eq!(
+        sanitize(&png_bomb(), &Limits::default()).unwrap_err(),
+        Rejection::TooManyPixels { limit: Limits::default().max_pixels }
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+}
+
+#[test]
+fn the_pixel_limit_is_configurable() {
+    let limits = Limits { max_pixels: 100, ..Limits::default() };
+    for (name, raw, kind, _) in fixtures() {
+        if kind == Kind::Image {
+            assert_eq!(sanitize(raw, &limits).unwrap_err(), Rejection::TooManyPixels { limit: 100 }, "{name}");
+        }
+    }
+}
+
+#[test]
+fn over_size_uploads_are_refused_per_kind() {
+    let limits = Limits { image_bytes: 1000, audio_bytes: 1000, video_bytes: 1000, max_pixels: 40_000_000 };
+    for (name, raw, kind, _) in fixtures() {
+        assert!(raw.len() > 1000, "{name} is too small for this test");
+        assert_eq!(sanitize(raw, &limits).unwrap_err(), Rejection::TooLarge { kind, limit: 1000 }, "{name}");
+    }
+    let generous = Limits { image_bytes: 1 << 20, ..limits };
+    assert!(sanitize(fixture!("photo.jpg"), &generous).is_ok());
+}
+
+#[test]
+fn kind_names_round_trip_and_limits_have_the_documented_defaults() {
+    for kind in [Kind::Image, Kind::Audio, Kind::Video] {
+        assert_eq!(Kind::from_str(kind.as_str()), Some(kind));
+    }
+    assert_eq!(Kind::from_str("Image"), None);
+    assert_eq!(serde_json::to_string(&Kind::Video).unwrap(), "\"video\"");
+    let limits = Limits::default();
+    assert_eq!((limits.image_bytes, limits.audio_bytes, limits.video_bytes), (10 << 20, 20 << 20, 50 << 20));
+    assert_eq!((limits.max_pixels, limits.largest()), (40_000_000, 50 << 20));
+    assert_eq!(
+        Rejection::TooLarge { kind: Kind::Audio, limit: 5 }.to_string(),
+        "the audio is larger than the limit of 5 bytes"
+    );
+}
