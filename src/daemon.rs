@@ -11,8 +11,8 @@ use crate::config::PolldArgs;
 use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
 use crate::server::{Server, ServerConfig, UploadRoute};
-use crate::web::uploads::Uploads;
 use crate::store::Store;
+use crate::web::uploads::Uploads;
 use crate::web::{VoteLimits, Web};
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {

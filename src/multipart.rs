@@ -114,9 +114,7 @@ pub fn parse(content_type: &str, body: Bytes, limits: &Limits) -> Result<Parts, 
 
 fn classify(e: &multer::Error) -> MultipartError {
     match e {
-        multer::Error::StreamSizeExceeded { .. } | multer::Error::FieldSizeExceeded { .. } => {
-            MultipartError::TooLarge
-        }
+        multer::Error::StreamSizeExceeded { .. } | multer::Error::FieldSizeExceeded { .. } => MultipartError::TooLarge,
         _ => MultipartError::Malformed,
     }
 }
@@ -191,8 +189,14 @@ mod tests {
     #[test]
     fn refuses_other_types_and_broken_bodies() {
         let b = body(&[("a", None, b"1")]);
-        assert_eq!(parse("application/json", b.clone(), &Limits::new(1 << 20)).unwrap_err(), MultipartError::NotMultipart);
-        assert_eq!(parse("multipart/form-data", b.clone(), &Limits::new(1 << 20)).unwrap_err(), MultipartError::NotMultipart);
+        assert_eq!(
+            parse("application/json", b.clone(), &Limits::new(1 << 20)).unwrap_err(),
+            MultipartError::NotMultipart
+        );
+        assert_eq!(
+            parse("multipart/form-data", b.clone(), &Limits::new(1 << 20)).unwrap_err(),
+            MultipartError::NotMultipart
+        );
         let truncated = b.slice(..b.len() - 12);
         assert_eq!(parse(CT, truncated, &Limits::new(1 << 20)).unwrap_err(), MultipartError::Malformed);
         let bad_utf8 = body(&[("a", None, b"\xff\xfe")]);

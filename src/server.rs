@@ -332,8 +332,7 @@ async fn serve(
 
 fn is_multipart(headers: &[(String, String)]) -> bool {
     headers.iter().any(|(n, v)| {
-        n == "content-type"
-            && v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("multipart/form-data"))
+        n == "content-type" && v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("multipart/form-data"))
     })
 }
 

@@ -110,7 +110,11 @@ fn pictures_from_the_creation_form_are_stored_clean_and_served_safely() {
         assert_eq!(resp.body.len() as u64, m["bytes"].as_u64().unwrap());
         resp.assert_no_cookie();
         for needle in [marker.as_bytes(), b"Exif", b"GPS", b"47.3769", b"Canon", b"tEXt", b"Jane_Doe"] {
-            assert!(!contains_bytes(&resp.body, needle), "served {url} still holds {:?}", String::from_utf8_lossy(needle));
+            assert!(
+                !contains_bytes(&resp.body, needle),
+                "served {url} still holds {:?}",
+                String::from_utf8_lossy(needle)
+            );
         }
         let decoded = image::load_from_memory(&resp.body).expect("the served picture decodes");
         assert!(decoded.width() > 0);
@@ -125,7 +129,10 @@ fn pictures_from_the_creation_form_are_stored_clean_and_served_safely() {
     // The pages show them with their text alternative.
     let share = server.get(&format!("/p/{id}")).text();
     let src = media[0]["url"].as_str().unwrap().strip_prefix(&server.base_url).unwrap().to_owned();
-    assert!(share.contains(&format!("<img src=\"{src}\" alt=\"Poll picture alt {marker}\" width=\"64\" height=\"48\"")), "{share}");
+    assert!(
+        share.contains(&format!("<img src=\"{src}\" alt=\"Poll picture alt {marker}\" width=\"64\" height=\"48\"")),
+        "{share}"
+    );
     assert!(share.contains("alt=\"A gradient\""), "the question's picture");
     let results = server.get(&format!("/p/{id}/results")).text();
     assert!(results.contains(&src), "{results}");
@@ -271,7 +278,8 @@ fn size_limits_are_enforced_per_kind_and_per_form() {
 
     // The larger limit is only for multipart bodies of the upload forms.
     let id = server.create_public().id;
-    let resp = post_multipart(&server, &format!("/p/{id}"), &[("q0", "0")], &[File("x", "x", "x", &vec![b'y'; 300 * 1024])]);
+    let resp =
+        post_multipart(&server, &format!("/p/{id}"), &[("q0", "0")], &[File("x", "x", "x", &vec![b'y'; 300 * 1024])]);
     assert_eq!(resp.status, 413, "{}", resp.describe());
     let resp = server
         .request("POST", "/api/polls")
@@ -291,9 +299,18 @@ fn the_admin_page_attaches_replaces_and_removes_media_and_erases_the_old() {
     let old = before.iter().find(|m| m["question"] == 0).unwrap().clone();
     let old_bytes = server.get(&format!("/media/{}", old["id"].as_str().unwrap())).body;
 
-    // Without the key nothing happens.
-    let png = png_with_text("new", b"");
-    let resp = post_multipart(&server, &admin, &[("token", "wrong"), ("action", "media-attach"), ("slot", "q0"), ("am-alt", "x")], &[File("am", "n.png", "image/png", &png)]);
+    // Without the key nothing happens. (A picture unlike the old one: the
+    // old one's bytes must vanish, not be found again in the new one.)
+    let mut png = Vec::new();
+    image::RgbImage::from_fn(50, 20, |x, _| image::Rgb([200, (x * 5) as u8, 10]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let resp = post_multipart(
+        &server,
+        &admin,
+        &[("token", "wrong"), ("action", "media-attach"), ("slot", "q0"), ("am-alt", "x")],
+        &[File("am", "n.png", "image/png", &png)],
+    );
     assert_eq!(resp.status, 403, "{}", resp.describe());
 
     // Replace the first question's picture.
@@ -315,7 +332,12 @@ fn the_admin_page_attaches_replaces_and_removes_media_and_erases_the_old() {
     assert_not_in_db(server.dir(), window, "the replaced file's bytes");
 
     // An invalid attach keeps the chosen slot and reports in place.
-    let resp = post_multipart(&server, &admin, &[("token", &token), ("action", "media-attach"), ("slot", "q0")], &[File("am", "n.png", "image/png", &png)]);
+    let resp = post_multipart(
+        &server,
+        &admin,
+        &[("token", &token), ("action", "media-attach"), ("slot", "q0")],
+        &[File("am", "n.png", "image/png", &png)],
+    );
     assert_eq!(resp.status, 422, "{}", resp.describe());
     assert!(resp.text().contains("Describe the picture for people who cannot see it."));
     assert!(resp.text().contains("<option value=\"q0\" selected>"), "{}", resp.text());
@@ -323,11 +345,20 @@ fn the_admin_page_attaches_replaces_and_removes_media_and_erases_the_old() {
     // Remove the poll's own picture.
     let own = after.iter().find(|m| m["question"].is_null()).unwrap();
     let own_bytes = server.get(&format!("/media/{}", own["id"].as_str().unwrap())).body;
-    let resp = post_multipart(&server, &admin, &[("token", &token), ("action", "media-remove"), ("media", own["id"].as_str().unwrap())], &[]);
+    let resp = post_multipart(
+        &server,
+        &admin,
+        &[("token", &token), ("action", "media-remove"), ("media", own["id"].as_str().unwrap())],
+        &[],
+    );
     assert_eq!(resp.status, 200, "{}", resp.describe());
     assert!(resp.text().contains("The file was removed and erased."));
     assert_eq!(api_media(&server, &id).len(), 1);
-    assert_not_in_db(server.dir(), &own_bytes[own_bytes.len() / 2..own_bytes.len() / 2 + 48], "the removed file's bytes");
+    assert_not_in_db(
+        server.dir(),
+        &own_bytes[own_bytes.len() / 2..own_bytes.len() / 2 + 48],
+        "the removed file's bytes",
+    );
     assert_not_in_db(server.dir(), format!("Poll picture alt {marker}").as_bytes(), "the removed file's alt text");
 }
 

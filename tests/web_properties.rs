@@ -15,9 +15,9 @@ use anonpoll::api::App;
 use anonpoll::day::Day;
 use anonpoll::domain::NewPoll;
 use anonpoll::http::{Body, Method, Request};
+use anonpoll::media::Limits;
 use anonpoll::ratelimit::RateLimiter;
 use anonpoll::store::Store;
-use anonpoll::media::Limits;
 use anonpoll::web::uploads::Uploads;
 use anonpoll::web::{VoteLimits, Web, WebWorker};
 use proptest::prelude::*;
@@ -44,7 +44,8 @@ fn fixture() -> &'static Fixture {
         let mut reader = app.store.reader().unwrap();
         let created = app.create_poll(&mut reader, IpAddr::V4(Ipv4Addr::LOCALHOST), &poll, &[], Day::today()).unwrap();
         let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20);
-        let web = Web::new(app, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, uploads).unwrap();
+        let web =
+            Web::new(app, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, uploads).unwrap();
         Fixture { _dir: dir, web, poll: created.poll.id.to_string() }
     })
 }

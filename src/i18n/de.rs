@@ -24,7 +24,11 @@ const ROWS: [KeptRow; 9] = [
         "Datenbank",
         "Bis zu ihrem Löschtag oder bis die Person, die sie erstellt hat, sie löscht",
     ),
-    ("Bilder, Töne und Videos der Umfrage, nachdem Standort, Kamera und andere versteckte Angaben entfernt wurden; nie ihre Dateinamen", "Datenbank", "Wie die Umfrage"),
+    (
+        "Bilder, Töne und Videos der Umfrage, nachdem Standort, Kamera und andere versteckte Angaben entfernt wurden; nie ihre Dateinamen",
+        "Datenbank",
+        "Wie die Umfrage",
+    ),
     ("Der Tag, an dem die Umfrage erstellt wurde, und ihr Löschtag", "Datenbank", "Wie die Umfrage"),
     ("Ein Fingerabdruck (SHA-256) des Verwaltungsschlüssels, nie der Schlüssel selbst", "Datenbank", "Wie die Umfrage"),
     (
@@ -214,7 +218,11 @@ pub const DE: Catalogue = Catalogue {
     media_poll_legend: "Bild, Ton oder Video für die ganze Umfrage (freiwillig)",
     media_question_legend: "Bild, Ton oder Video für diese Frage (freiwillig)",
     media_file: "Datei",
-    media_file_hint: |i, a, v| format!("Bilder (JPEG, PNG, WebP, GIF) bis {i} MB, Töne (MP3, Ogg, M4A) bis {a} MB, Videos (MP4 mit H.264, WebM) bis {v} MB. Standort, Kamera und andere versteckte Angaben werden entfernt, bevor die Datei gespeichert wird."),
+    media_file_hint: |i, a, v| {
+        format!(
+            "Bilder (JPEG, PNG, WebP, GIF) bis {i} MB, Töne (MP3, Ogg, M4A) bis {a} MB, Videos (MP4 mit H.264, WebM) bis {v} MB. Standort, Kamera und andere versteckte Angaben werden entfernt, bevor die Datei gespeichert wird."
+        )
+    },
     media_alt: "Beschreibung",
     media_alt_hint: "Bei einem Bild erforderlich: was es zeigt, für Menschen, die es nicht sehen können. Bei Ton oder Video: eine freiwillige Bildunterschrift.",
     media_held: |kind, size| format!("Gespeichert: {kind}, {size}. Wählen Sie eine andere Datei, um sie zu ersetzen."),

@@ -23,7 +23,11 @@ const ROWS: [KeptRow; 9] = [
         "Database",
         "Until its erase day, or until its creator deletes it",
     ),
-    ("Pictures, sounds and videos attached to the poll, after location, camera and other hidden details are removed; never their file names", "Database", "Same as the poll"),
+    (
+        "Pictures, sounds and videos attached to the poll, after location, camera and other hidden details are removed; never their file names",
+        "Database",
+        "Same as the poll",
+    ),
     ("The day the poll was created and its erase day", "Database", "Same as the poll"),
     ("A fingerprint (SHA-256) of the admin key, never the key itself", "Database", "Same as the poll"),
     ("Each response: the day it was sent and the answer chosen for each question", "Database", "Same as the poll"),
@@ -215,7 +219,11 @@ pub const EN: Catalogue = Catalogue {
     media_poll_legend: "Picture, sound or video for the whole poll (optional)",
     media_question_legend: "Picture, sound or video for this question (optional)",
     media_file: "File",
-    media_file_hint: |i, a, v| format!("Pictures (JPEG, PNG, WebP, GIF) up to {i} MB, sounds (MP3, Ogg, M4A) up to {a} MB, videos (MP4 with H.264, WebM) up to {v} MB. Location, camera and other hidden details are removed before the file is kept."),
+    media_file_hint: |i, a, v| {
+        format!(
+            "Pictures (JPEG, PNG, WebP, GIF) up to {i} MB, sounds (MP3, Ogg, M4A) up to {a} MB, videos (MP4 with H.264, WebM) up to {v} MB. Location, camera and other hidden details are removed before the file is kept."
+        )
+    },
     media_alt: "Description",
     media_alt_hint: "For a picture, required: what it shows, for people who cannot see it. For a sound or video: an optional caption.",
     media_held: |kind, size| format!("Kept: {kind}, {size}. Choose another file to replace it."),

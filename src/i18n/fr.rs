@@ -24,7 +24,11 @@ const ROWS: [KeptRow; 9] = [
         "Base de données",
         "Jusqu’à sa date d’effacement, ou jusqu’à ce que son auteur le supprime",
     ),
-    ("Images, sons et vidéos joints au sondage, une fois retirés la position, l’appareil et les autres détails cachés\u{202F}; jamais leur nom de fichier", "Base de données", "Comme le sondage"),
+    (
+        "Images, sons et vidéos joints au sondage, une fois retirés la position, l’appareil et les autres détails cachés\u{202F}; jamais leur nom de fichier",
+        "Base de données",
+        "Comme le sondage",
+    ),
     ("Le jour de création du sondage et sa date d’effacement", "Base de données", "Comme le sondage"),
     (
         "Une empreinte (SHA-256) de la clé d’administration, jamais la clé elle-même",
@@ -223,7 +227,11 @@ pub const FR: Catalogue = Catalogue {
     media_poll_legend: "Image, son ou vidéo pour tout le sondage (facultatif)",
     media_question_legend: "Image, son ou vidéo pour cette question (facultatif)",
     media_file: "Fichier",
-    media_file_hint: |i, a, v| format!("Images (JPEG, PNG, WebP, GIF) jusqu’à {i}\u{a0}Mo, sons (MP3, Ogg, M4A) jusqu’à {a}\u{a0}Mo, vidéos (MP4 en H.264, WebM) jusqu’à {v}\u{a0}Mo. La position, l’appareil et les autres détails cachés sont retirés avant que le fichier soit conservé."),
+    media_file_hint: |i, a, v| {
+        format!(
+            "Images (JPEG, PNG, WebP, GIF) jusqu’à {i}\u{a0}Mo, sons (MP3, Ogg, M4A) jusqu’à {a}\u{a0}Mo, vidéos (MP4 en H.264, WebM) jusqu’à {v}\u{a0}Mo. La position, l’appareil et les autres détails cachés sont retirés avant que le fichier soit conservé."
+        )
+    },
     media_alt: "Description",
     media_alt_hint: "Pour une image, obligatoire\u{a0}: ce qu’elle montre, pour les personnes qui ne la voient pas. Pour un son ou une vidéo\u{a0}: une légende facultative.",
     media_held: |kind, size| format!("Conservé\u{a0}: {kind}, {size}. Choisissez un autre fichier pour le remplacer."),

@@ -23,7 +23,11 @@ const ROWS: [KeptRow; 9] = [
         "Database",
         "Fino alla data di cancellazione, o finché chi l’ha creato non lo elimina",
     ),
-    ("Immagini, audio e video allegati al sondaggio, dopo la rimozione di posizione, fotocamera e altri dettagli nascosti; mai i nomi dei file", "Database", "Come il sondaggio"),
+    (
+        "Immagini, audio e video allegati al sondaggio, dopo la rimozione di posizione, fotocamera e altri dettagli nascosti; mai i nomi dei file",
+        "Database",
+        "Come il sondaggio",
+    ),
     ("Il giorno di creazione del sondaggio e la sua data di cancellazione", "Database", "Come il sondaggio"),
     ("Un’impronta (SHA-256) della chiave di amministrazione, mai la chiave stessa", "Database", "Come il sondaggio"),
     (
@@ -216,7 +220,11 @@ pub const IT: Catalogue = Catalogue {
     media_poll_legend: "Immagine, audio o video per tutto il sondaggio (facoltativo)",
     media_question_legend: "Immagine, audio o video per questa domanda (facoltativo)",
     media_file: "File",
-    media_file_hint: |i, a, v| format!("Immagini (JPEG, PNG, WebP, GIF) fino a {i} MB, audio (MP3, Ogg, M4A) fino a {a} MB, video (MP4 con H.264, WebM) fino a {v} MB. Posizione, fotocamera e altri dettagli nascosti vengono rimossi prima di conservare il file."),
+    media_file_hint: |i, a, v| {
+        format!(
+            "Immagini (JPEG, PNG, WebP, GIF) fino a {i} MB, audio (MP3, Ogg, M4A) fino a {a} MB, video (MP4 con H.264, WebM) fino a {v} MB. Posizione, fotocamera e altri dettagli nascosti vengono rimossi prima di conservare il file."
+        )
+    },
     media_alt: "Descrizione",
     media_alt_hint: "Per un’immagine è obbligatoria: che cosa mostra, per chi non può vederla. Per audio o video: una didascalia facoltativa.",
     media_held: |kind, size| format!("Conservato: {kind}, {size}. Scelga un altro file per sostituirlo."),

@@ -39,14 +39,40 @@ impl Default for WriterConfig {
 }
 
 pub(super) enum Op {
-    Create { id: PollId, token: TokenHash, poll: NewPoll, media: Vec<NewMedia>, today: Day },
+    Create {
+        id: PollId,
+        token: TokenHash,
+        poll: NewPoll,
+        media: Vec<NewMedia>,
+        today: Day,
+    },
     /// Attaches media to a live poll, replacing what its slot held.
-    AttachMedia { id: PollId, media: NewMedia, today: Day },
-    DetachMedia { id: PollId, media: MediaId, today: Day },
-    Patch { id: PollId, patch: PollPatch, today: Day },
-    Delete { id: PollId },
-    Cast { id: PollId, choices: Vec<Option<usize>>, today: Day },
-    Sweep { as_of: Day },
+    AttachMedia {
+        id: PollId,
+        media: NewMedia,
+        today: Day,
+    },
+    DetachMedia {
+        id: PollId,
+        media: MediaId,
+        today: Day,
+    },
+    Patch {
+        id: PollId,
+        patch: PollPatch,
+        today: Day,
+    },
+    Delete {
+        id: PollId,
+    },
+    Cast {
+        id: PollId,
+        choices: Vec<Option<usize>>,
+        today: Day,
+    },
+    Sweep {
+        as_of: Day,
+    },
 }
 
 pub(super) enum Outcome {
@@ -414,7 +440,10 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
 /// Stores one cleaned media item of poll `id`, which has `questions` questions.
 fn insert_media(tx: &Connection, id: &PollId, m: &NewMedia, questions: usize) -> Result<(), Error> {
     if m.slot.question().is_some_and(|q| q >= questions) {
-        return Err(Error::Invalid(vec![crate::error::FieldError::new("media", "belongs to no question of this poll")]));
+        return Err(Error::Invalid(vec![crate::error::FieldError::new(
+            "media",
+            "belongs to no question of this poll",
+        )]));
     }
     let sha: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(&m.clean.bytes).into();
     tx.prepare_cached(

@@ -12,17 +12,17 @@ use serde_json::{Value, json};
 
 use super::WebWorker;
 use super::create::{link_field, media_fieldset};
-use super::media::figure;
-use super::uploads::{SlotDraft, Uploads, message as upload_message};
 use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
+use super::media::figure;
 use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
+use super::uploads::{SlotDraft, Uploads, message as upload_message};
 use crate::day::Day;
 use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, Poll, PollPatch, Slot, check_alt};
-use crate::secret::MediaId;
 use crate::error::Error;
 use crate::http::{Request, Response};
+use crate::secret::MediaId;
 
 /// The key prompt, shown before anything else.
 pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Response {
@@ -120,7 +120,8 @@ fn attach(w: &WebWorker, ctx: &Ctx, form: &Form, poll: &Poll, today: Day, view: 
     let alt = match check_alt(staged.clean.kind, &draft.alt) {
         Ok(alt) => alt,
         Err(message) => {
-            let text = if message == "is required" { t.err_alt_required.to_owned() } else { localize(t, "alt", &message) };
+            let text =
+                if message == "is required" { t.err_alt_required.to_owned() } else { localize(t, "alt", &message) };
             view.problems.field(format!("f-{MEDIA_FIELD}-alt"), format!("{}, {}", t.media_heading, t.media_alt), text);
             view.media = Some((slot_value, draft));
             return Ok(());
@@ -167,7 +168,8 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
             None
         }
         "media-remove" => {
-            let removed = form.get("media").and_then(MediaId::parse).map(|m| w.web.app.store.detach_media(&poll.id, &m, today));
+            let removed =
+                form.get("media").and_then(MediaId::parse).map(|m| w.web.app.store.detach_media(&poll.id, &m, today));
             match removed {
                 Some(Ok(())) => view.notice = Some(("ok", t.media_removed.to_owned())),
                 // Already gone (a second click): the page shows the truth.
@@ -300,7 +302,14 @@ fn hidden_token(token: &str) -> Markup {
     html! { input type="hidden" name="token" value=(token); }
 }
 
-fn dashboard(ctx: &Ctx, poll: &Poll, tallies: &crate::domain::Tallies, token: &str, view: &View, w: &WebWorker) -> Markup {
+fn dashboard(
+    ctx: &Ctx,
+    poll: &Poll,
+    tallies: &crate::domain::Tallies,
+    token: &str,
+    view: &View,
+    w: &WebWorker,
+) -> Markup {
     let (base, uploads) = (w.web.app.base_url.as_str(), &w.web.uploads);
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);

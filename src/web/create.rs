@@ -206,7 +206,8 @@ impl Draft {
             self.media = SlotDraft { alt: self.media.alt.clone(), ..SlotDraft::default() };
             return Some("f-pm".to_owned());
         }
-        if let Some(i) = action.strip_prefix("media-drop-q").and_then(|r| r.strip_suffix('m')).and_then(|n| n.parse::<usize>().ok())
+        if let Some(i) =
+            action.strip_prefix("media-drop-q").and_then(|r| r.strip_suffix('m')).and_then(|n| n.parse::<usize>().ok())
             && let Some(q) = self.questions.get_mut(i)
         {
             q.media = SlotDraft { alt: q.media.alt.clone(), ..SlotDraft::default() };
@@ -598,12 +599,14 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
         Err(Error::RateLimited(rl)) => {
             let mut p = Problems::default();
             p.general.push((ctx.t.err_rate_limited)(rl.retry_after_secs.div_ceil(60)));
-            Ok(form_response(&ctx, 429, &draft, &p, None, uploads).with_header("Retry-After", rl.retry_after_secs.to_string()))
+            Ok(form_response(&ctx, 429, &draft, &p, None, uploads)
+                .with_header("Retry-After", rl.retry_after_secs.to_string()))
         }
         Err(Error::Unavailable { retry_after_secs, .. }) => {
             let mut p = Problems::default();
             p.general.push(ctx.t.err_unavailable.to_owned());
-            Ok(form_response(&ctx, 503, &draft, &p, None, uploads).with_header("Retry-After", retry_after_secs.to_string()))
+            Ok(form_response(&ctx, 503, &draft, &p, None, uploads)
+                .with_header("Retry-After", retry_after_secs.to_string()))
         }
         Err(e) => Err(e),
     }

@@ -135,7 +135,11 @@ enum Range {
     Ignored,
     Unsatisfiable,
     /// Inclusive bounds within the file; `open` when the client asked "to the end".
-    Bytes { start: u64, end: u64, open: bool },
+    Bytes {
+        start: u64,
+        end: u64,
+        open: bool,
+    },
 }
 
 /// One `Range: bytes=…` range against a file of `size` bytes (RFC 9110 §14.1.2).

@@ -207,11 +207,7 @@ pub fn message(t: &Catalogue, e: &UploadError) -> String {
 
 /// A size for people: "120 kB", "3.4 MB".
 pub fn human_size(bytes: usize) -> String {
-    if bytes < 1000 * 1000 {
-        format!("{} kB", bytes.div_ceil(1000))
-    } else {
-        format!("{:.1} MB", bytes as f64 / 1e6)
-    }
+    if bytes < 1000 * 1000 { format!("{} kB", bytes.div_ceil(1000)) } else { format!("{:.1} MB", bytes as f64 / 1e6) }
 }
 
 #[cfg(test)]

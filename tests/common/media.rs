@@ -13,7 +13,9 @@ pub struct File<'a>(pub &'a str, pub &'a str, pub &'a str, pub &'a [u8]);
 pub fn multipart(texts: &[(&str, &str)], files: &[File]) -> Vec<u8> {
     let mut b = Vec::new();
     for (name, value) in texts {
-        b.extend_from_slice(format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes());
+        b.extend_from_slice(
+            format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes(),
+        );
         b.extend_from_slice(value.as_bytes());
         b.extend_from_slice(b"\r\n");
     }
@@ -102,4 +104,3 @@ pub fn png_with_text(marker: &str, tail: &[u8]) -> Vec<u8> {
     out.extend_from_slice(tail);
     out
 }
-
