@@ -353,26 +353,31 @@ pub fn media_fieldset(
     let errors = p.of(&id);
     let limits = &uploads.limits;
     let hint = (t.media_file_hint)(mib(limits.image_bytes), mib(limits.audio_bytes), mib(limits.video_bytes));
+    // Folded away unless it holds something: a form of twenty questions
+    // stays readable. `<details>` needs no script.
+    let open = m.staged.is_some() || !errors.is_empty() || !m.alt.is_empty() || !p.of(&format!("{id}-alt")).is_empty();
     html! {
-        fieldset.media-slot {
-            legend { (legend) }
-            @if let Some(staged) = &m.staged {
-                p.held id=(format!("{id}-held")) {
-                    ((t.media_held)(kind_name(t, staged.clean.kind), &human_size(staged.clean.bytes.len())))
+        details.media-slot open[open] {
+            summary { (legend) }
+            div.media-fields {
+                @if let Some(staged) = &m.staged {
+                    p.held id=(format!("{id}-held")) {
+                        ((t.media_held)(kind_name(t, staged.clean.kind), &human_size(staged.clean.bytes.len())))
+                    }
+                    input type="hidden" name=(format!("{prefix}-held")) value=(staged.reference);
+                    button.secondary type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate { (t.media_drop) }
                 }
-                input type="hidden" name=(format!("{prefix}-held")) value=(staged.reference);
-                button.secondary type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate { (t.media_drop) }
+                div.field {
+                    label for=(id) { (t.media_file) }
+                    p.hint id=(format!("{id}-hint")) { (hint) }
+                    (errors_of(&id, &errors))
+                    input type="file" id=(id) name=(prefix) accept=(ACCEPT)
+                        aria-invalid=[(!errors.is_empty()).then_some("true")]
+                        aria-describedby=[described(&id, true, &errors)]
+                        autofocus[focus == Some(id.as_str())];
+                }
+                (text_field(&format!("{id}-alt"), &format!("{prefix}-alt"), t.media_alt, &m.alt, Some(t.media_alt_hint), crate::domain::ALT.max_chars, p, focus))
             }
-            div.field {
-                label for=(id) { (t.media_file) }
-                p.hint id=(format!("{id}-hint")) { (hint) }
-                (errors_of(&id, &errors))
-                input type="file" id=(id) name=(prefix) accept=(ACCEPT)
-                    aria-invalid=[(!errors.is_empty()).then_some("true")]
-                    aria-describedby=[described(&id, true, &errors)]
-                    autofocus[focus == Some(id.as_str())];
-            }
-            (text_field(&format!("{id}-alt"), &format!("{prefix}-alt"), t.media_alt, &m.alt, Some(t.media_alt_hint), crate::domain::ALT.max_chars, p, focus))
         }
     }
 }

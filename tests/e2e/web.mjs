@@ -65,14 +65,20 @@ async function scenario(lang, texts) {
   await page.fill("#f-q0o1", texts.b);
   const withMedia = lang === "en" && picture;
   if (withMedia) {
+    // The file fields are folded in <details>; a person opens them.
+    await page.click("details.media-slot >> nth=0 >> summary");
     await page.setInputFiles("#f-pm", picture);
     await page.fill("#f-pm-alt", "A colour gradient");
-    if (sound) await page.setInputFiles("#f-q0m", sound);
+    if (sound) {
+      await page.click("details.media-slot >> nth=1 >> summary");
+      await page.setInputFiles("#f-q0m", sound);
+    }
     // One slot per question: the video goes with a second question.
     if (video) {
       await page.fill("#f-q1", "Which clip?");
       await page.fill("#f-q1o0", "This one");
       await page.fill("#f-q1o1", "Another");
+      await page.click("details.media-slot >> nth=2 >> summary");
       await page.setInputFiles("#f-q1m", video);
     }
   }
