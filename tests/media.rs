@@ -20,18 +20,6 @@ fn post_multipart(server: &Server, path: &str, texts: &[(&str, &str)], files: &[
         .send()
 }
 
-fn input_value(html: &str, attr: &str) -> String {
-    let start = html.find(attr).unwrap_or_else(|| panic!("no {attr} in page:\n{html}"));
-    let rest = &html[start..];
-    let v = rest.find("value=\"").expect("value attribute") + 7;
-    let end = rest[v..].find('"').expect("end of value");
-    rest[v..v + end].replace("&amp;", "&")
-}
-
-fn once(server: &Server) -> String {
-    input_value(&server.get("/").text(), "name=\"once\"")
-}
-
 /// The poll's media list from the API.
 fn api_media(server: &Server, id: &str) -> Vec<Value> {
     server.get(&format!("/api/polls/{id}")).json()["media"].as_array().cloned().unwrap_or_default()

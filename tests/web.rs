@@ -30,22 +30,8 @@ fn post_form(server: &Server, path: &str, xff: &str, pairs: &[(&str, &str)]) -> 
         .send()
 }
 
-/// The value of the first `name="…" value="…"` or `id="…" value="…"` input.
-fn input_value(html: &str, attr: &str) -> String {
-    let start = html.find(attr).unwrap_or_else(|| panic!("no {attr} in page:\n{html}"));
-    let rest = &html[start..];
-    let v = rest.find("value=\"").expect("value attribute") + 7;
-    let end = rest[v..].find('"').expect("end of value");
-    rest[v..v + end].replace("&amp;", "&")
-}
-
 fn ballot(html: &str) -> String {
     ballot_code(html).unwrap_or_else(|| panic!("no ballot code in page:\n{html}"))
-}
-
-/// The one-time code of a fresh creation form.
-fn once(server: &Server) -> String {
-    input_value(&server.get("/").text(), "name=\"once\"")
 }
 
 fn assert_page_headers(resp: &Response) {

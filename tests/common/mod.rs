@@ -349,6 +349,20 @@ impl Drop for Server {
 }
 
 /// The one-time ballot code of a share page, if it has a vote form.
+/// The value of the first `name="…" value="…"` or `id="…" value="…"` input.
+pub fn input_value(html: &str, attr: &str) -> String {
+    let start = html.find(attr).unwrap_or_else(|| panic!("no {attr} in page:\n{html}"));
+    let rest = &html[start..];
+    let v = rest.find("value=\"").expect("value attribute") + 7;
+    let end = rest[v..].find('"').expect("end of value");
+    rest[v..v + end].replace("&amp;", "&")
+}
+
+/// The one-time code of a fresh creation form.
+pub fn once(server: &Server) -> String {
+    input_value(&server.get("/").text(), "name=\"once\"")
+}
+
 pub fn ballot_code(html: &str) -> Option<String> {
     html.split("name=\"ballot\"")
         .nth(1)
