@@ -13,8 +13,10 @@
 //!
 //! Storage, HTTP and serving live elsewhere; this module only works on byte slices.
 
+mod bytes;
 mod gif;
 mod image;
+mod isobmff;
 mod sniff;
 
 #[cfg(test)]
@@ -156,7 +158,8 @@ pub fn sanitize(input: &[u8], limits: &Limits) -> Result<Clean, Rejection> {
     let clean = match format {
         sniff::Format::Jpeg | sniff::Format::Png | sniff::Format::Webp => image::sanitize(format, input, limits)?,
         sniff::Format::Gif => gif::sanitize(input, limits)?,
-        sniff::Format::Mp3 | sniff::Format::Ogg | sniff::Format::IsoBmff { .. } | sniff::Format::Webm => {
+        sniff::Format::IsoBmff { .. } => isobmff::sanitize(input, format.kind_hint())?,
+        sniff::Format::Mp3 | sniff::Format::Ogg | sniff::Format::Webm => {
             return Err(Rejection::UnsupportedType);
         }
     };
