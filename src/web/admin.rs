@@ -11,7 +11,7 @@ use maud::{Markup, html};
 use serde_json::{Value, json};
 
 use super::WebWorker;
-use super::create::{link_field, media_fieldset};
+use super::create::{SlotField, link_field, media_fieldset};
 use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use super::media::figure;
@@ -422,7 +422,7 @@ fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Upl
                         }
                     }
                 }
-                (media_fieldset(ctx, MEDIA_FIELD, t.media_file, &draft, &view.problems, None, uploads))
+                (media_fieldset(ctx, SlotField { prefix: MEDIA_FIELD, legend: t.media_file, unfolded: true }, &draft, &view.problems, None, uploads))
                 button.primary type="submit" name="action" value="media-attach" { (t.media_attach) }
             }
         }

@@ -337,17 +337,25 @@ fn form_response(
     respond(status, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, problems, focus, uploads)))
 }
 
+/// Which file field of a form, under which heading; `unfolded` shows it
+/// open even when it holds nothing.
+pub struct SlotField<'a> {
+    pub prefix: &'a str,
+    pub legend: &'a str,
+    pub unfolded: bool,
+}
+
 /// A form's file field named `prefix`, with the file it holds, if any. Its
 /// field ids are `f-{prefix}` and `f-{prefix}-alt`.
 pub fn media_fieldset(
     ctx: &Ctx,
-    prefix: &str,
-    legend: &str,
+    field: SlotField,
     m: &SlotDraft,
     p: &Problems,
     focus: Option<&str>,
     uploads: &Uploads,
 ) -> Markup {
+    let SlotField { prefix, legend, unfolded } = field;
     let t = ctx.t;
     let id = format!("f-{prefix}");
     let errors = p.of(&id);
@@ -355,7 +363,11 @@ pub fn media_fieldset(
     let hint = (t.media_file_hint)(mib(limits.image_bytes), mib(limits.audio_bytes), mib(limits.video_bytes));
     // Folded away unless it holds something: a form of twenty questions
     // stays readable. `<details>` needs no script.
-    let open = m.staged.is_some() || !errors.is_empty() || !m.alt.is_empty() || !p.of(&format!("{id}-alt")).is_empty();
+    let open = unfolded
+        || m.staged.is_some()
+        || !errors.is_empty()
+        || !m.alt.is_empty()
+        || !p.of(&format!("{id}-alt")).is_empty();
     html! {
         details.media-slot open[open] {
             summary { (legend) }
@@ -497,7 +509,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                     label for="f-results-public" { (t.results_public) }
                 }
             }
-            (media_fieldset(ctx, &media_prefix(None), t.media_poll_legend, &draft.media, p, focus, uploads))
+            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: t.media_poll_legend, unfolded: false }, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
                 p.hint { (t.questions_hint) }
@@ -513,7 +525,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                                 li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
                             }
                         }
-                        (media_fieldset(ctx, &media_prefix(Some(i)), t.media_question_legend, &q.media, p, focus, uploads))
+                        (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: t.media_question_legend, unfolded: false }, &q.media, p, focus, uploads))
                         div.row-actions {
                             @if q.options.len() < OPTIONS.max {
                                 button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate { (t.add_option) }

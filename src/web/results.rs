@@ -109,7 +109,6 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> 
             p.total { strong { ((t.responses_total)(tallies.total)) } }
             @for (i, ((label, options), votes)) in questions.iter().zip(&tallies.votes).enumerate() {
                 @let answered: u64 = votes.iter().sum();
-                @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
                 div.table-wrap {
                     table.tally id=(format!("result-q{i}")) {
                         caption { span lang=[clang] { (label.as_str()) } span.answered { ((t.answered)(answered)) } }
@@ -129,6 +128,8 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> 
                         }
                     }
                 }
+                // After its table, whose caption names the question.
+                @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
             }
             @if level == 2 { h2 { (t.by_day_heading) } } @else { h3 { (t.by_day_heading) } }
             @if tallies.by_day.is_empty() {
