@@ -31,3 +31,7 @@ pub fn zero(buf: &mut [u8], start: usize, end: usize) {
         slice.fill(0);
     }
 }
+
+pub fn le_u32(buf: &[u8], pos: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(*buf.get(pos..)?.first_chunk()?))
+}

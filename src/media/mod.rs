@@ -17,6 +17,8 @@ mod bytes;
 mod gif;
 mod image;
 mod isobmff;
+mod mp3;
+mod ogg;
 mod sniff;
 
 #[cfg(test)]
@@ -159,7 +161,9 @@ pub fn sanitize(input: &[u8], limits: &Limits) -> Result<Clean, Rejection> {
         sniff::Format::Jpeg | sniff::Format::Png | sniff::Format::Webp => image::sanitize(format, input, limits)?,
         sniff::Format::Gif => gif::sanitize(input, limits)?,
         sniff::Format::IsoBmff { .. } => isobmff::sanitize(input, format.kind_hint())?,
-        sniff::Format::Mp3 | sniff::Format::Ogg | sniff::Format::Webm => {
+        sniff::Format::Mp3 => mp3::sanitize(input)?,
+        sniff::Format::Ogg => ogg::sanitize(input)?,
+        sniff::Format::Webm => {
             return Err(Rejection::UnsupportedType);
         }
     };

@@ -20,6 +20,9 @@ pub(super) fn fixtures() -> Vec<(&'static str, &'static [u8], Kind, &'static str
         ("image.png", fixture!("image.png"), Kind::Image, "image/png"),
         ("image.webp", fixture!("image.webp"), Kind::Image, "image/webp"),
         ("anim.gif", fixture!("anim.gif"), Kind::Image, "image/gif"),
+        ("sound.mp3", fixture!("sound.mp3"), Kind::Audio, "audio/mpeg"),
+        ("voice.opus", fixture!("voice.opus"), Kind::Audio, "audio/ogg"),
+        ("sound.ogg", fixture!("sound.ogg"), Kind::Audio, "audio/ogg"),
         ("sound.m4a", fixture!("sound.m4a"), Kind::Audio, "audio/mp4"),
         ("clip.mp4", fixture!("clip.mp4"), Kind::Video, "video/mp4"),
     ]
@@ -354,4 +357,73 @@ fn mp4_track_other_than_audio_or_video_is_dropped_with_its_samples() {
     let mdat = raw.windows(4).position(|w| w == b"mdat").unwrap();
     assert!(nonzero(&out.bytes[mdat..]) < nonzero(&raw[mdat..]), "its samples are zeroed");
     assert_eq!(clean("again", &out.bytes).kind, Kind::Video);
+}
+
+#[test]
+fn mp3_keeps_only_frames_dropping_id3v2_id3v1_ape_and_lyrics() {
+    let raw = fixture!("sound.mp3");
+    assert_stripped("sound.mp3", raw, &[MARKER, b"ID3", b"TAG", b"+47.3769"]);
+    // Two more ID3v2 tags in front (one with a footer) and APEv2 + Lyrics3 behind.
+    let mut tags = b"ID3\x04\x00\x10\x00\x00\x00\x0aTIT2ANONPO3DI\x04\x00\x10\x00\x00\x00\x0a".to_vec();
+    tags.extend_from_slice(b"ID3\x03\x00\x00\x00\x00\x00\x04TPE1");
+    let mut dressed = tags.clone();
+    dressed.extend_from_slice(raw);
+    dressed.extend_from_slice(b"APETAGEX\xd0\x07\x00\x00Artist\x00ANONPOLL-SECRET-MARKER APETAGEX");
+    dressed.extend_from_slice(b"LYRICSBEGININDANONPOLL-SECRET-MARKER000035LYRICS200<html>");
+    let out = clean("dressed", &dressed);
+    assert_eq!(out.bytes, clean("sound.mp3", raw).bytes);
+    for gone in [&b"ID3"[..], b"3DI", b"TAG", b"APETAGEX", b"LYRICS", b"<html>", MARKER] {
+        assert!(!contains(&out.bytes, gone), "{}", String::from_utf8_lossy(gone));
+    }
+    assert_eq!(out.bytes[0], 0xFF);
+}
+
+#[test]
+fn mp3_with_too_few_frames_or_a_broken_id3_header_is_corrupt() {
+    let raw = fixture!("sound.mp3");
+    let out = clean("sound.mp3", raw).bytes;
+    assert_eq!(sanitize(&out[..300], &Limits::default()).unwrap_err(), Rejection::Corrupt { kind: Kind::Audio });
+    assert_eq!(
+        sanitize(b"ID3\x09\x00\x00\x00\x00\x00\x00\xFF\xFB", &Limits::default()).unwrap_err(),
+        Rejection::Corrupt { kind: Kind::Audio }
+    );
+    // ADTS AAC behind an ID3 tag: a codec we know but do not take.
+    assert_eq!(
+        sanitize(b"ID3\x03\x00\x00\x00\x00\x00\x00\xFF\xF1\x50\x80\x02\x1F\xFC", &Limits::default()).unwrap_err(),
+        Rejection::UnsupportedCodec { kind: Kind::Audio }
+    );
+}
+
+#[test]
+fn ogg_opus_and_vorbis_get_an_empty_comment_header_and_the_same_audio() {
+    for (name, raw, magic) in
+        [("voice.opus", fixture!("voice.opus"), &b"OpusTags"[..]), ("sound.ogg", fixture!("sound.ogg"), b"\x03vorbis")]
+    {
+        assert_stripped(name, raw, &[MARKER, b"+47.3769", b"Lavf"]);
+        let out = clean(name, raw).bytes;
+        assert!(!contains(&out, b"Lavf") && !contains(&out, b"libopus") && !contains(&out, b"Xiph"), "{name}: vendor");
+        let mut empty = magic.to_vec();
+        empty.extend_from_slice(b"\x08\x00\x00\x00anonpoll\x00\x00\x00\x00");
+        assert!(contains(&out, &empty), "{name}");
+        // The last page (audio) is copied as is apart from its sequence number and CRC.
+        let last = |b: &[u8]| b.len() - b.windows(4).rev().position(|w| w == b"OggS").unwrap() - 4;
+        let (a, b) = (&raw[last(raw)..], &out[last(&out)..]);
+        assert_eq!((a.len(), &a[..18], &a[26..]), (b.len(), &b[..18], &b[26..]), "{name}");
+    }
+}
+
+#[test]
+fn ogg_drops_a_polyglot_tail_and_refuses_a_cut_page() {
+    let raw = fixture!("voice.opus");
+    let mut tail = raw.to_vec();
+    tail.extend_from_slice(b"<html><script>alert(1)</script></html>");
+    assert_eq!(clean("tail", &tail).bytes, clean("voice.opus", raw).bytes);
+    let last_page = raw.len() - raw.windows(4).rev().position(|w| w == b"OggS").unwrap() - 4;
+    let mut cut_page = raw.to_vec();
+    cut_page.extend_from_slice(&raw[last_page..raw.len() - 10]);
+    assert_eq!(sanitize(&cut_page, &Limits::default()).unwrap_err(), Rejection::Corrupt { kind: Kind::Audio });
+    let mut flipped = raw.to_vec();
+    let n = flipped.len();
+    flipped[n - 5] ^= 1;
+    assert_eq!(sanitize(&flipped, &Limits::default()).unwrap_err(), Rejection::Corrupt { kind: Kind::Audio });
 }
