@@ -20,6 +20,7 @@ mod isobmff;
 mod mp3;
 mod ogg;
 mod sniff;
+mod webm;
 
 #[cfg(test)]
 mod tests;
@@ -163,9 +164,7 @@ pub fn sanitize(input: &[u8], limits: &Limits) -> Result<Clean, Rejection> {
         sniff::Format::IsoBmff { .. } => isobmff::sanitize(input, format.kind_hint())?,
         sniff::Format::Mp3 => mp3::sanitize(input)?,
         sniff::Format::Ogg => ogg::sanitize(input)?,
-        sniff::Format::Webm => {
-            return Err(Rejection::UnsupportedType);
-        }
+        sniff::Format::Webm => webm::sanitize(input)?,
     };
     // A container's kind is only known after the parse (an MP4 without video is audio).
     limits.check_size(clean.kind, input.len())?;
