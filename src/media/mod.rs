@@ -12,6 +12,11 @@
 //! - it never panics and never trusts a length field without checking it.
 //!
 //! Storage, HTTP and serving live elsewhere; this module only works on byte slices.
+//!
+//! Where things are: `sniff` (magic bytes → which parser), `image` (JPEG, PNG, WebP:
+//! decode and re-encode), `gif` (frame-by-frame rewrite), `mp3` (frame walk), `ogg`
+//! (page rewrite), `isobmff` (MP4/M4A, in place), `webm` (in place), `bytes` (checked
+//! reads). Each module's documentation says what it guarantees and what it refuses.
 
 mod bytes;
 mod gif;

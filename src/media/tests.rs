@@ -287,6 +287,21 @@ fn kind_names_round_trip_and_limits_have_the_documented_defaults() {
     );
 }
 
+/// Sanitizes the file `$MEDIA_PROBE` and prints the verdict (writing the clean bytes to
+/// `$MEDIA_PROBE_OUT` if set): for trying real files by hand, e.g.
+/// `MEDIA_PROBE=a.mov cargo test --lib media::tests::probe -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn probe() {
+    let path = std::env::var("MEDIA_PROBE").unwrap();
+    let raw = std::fs::read(&path).unwrap();
+    let out = sanitize(&raw, &Limits::default());
+    if let (Ok(clean), Ok(to)) = (&out, std::env::var("MEDIA_PROBE_OUT")) {
+        std::fs::write(to, &clean.bytes).unwrap();
+    }
+    println!("{path}: {:?}", out.map(|c| (c.kind, c.mime, c.bytes.len(), c.width, c.height)));
+}
+
 /// Writes every fixture's clean version to `$MEDIA_DUMP_DIR`, for checking by hand with
 /// ffprobe/exiftool: `MEDIA_DUMP_DIR=/tmp/out cargo test --lib media::tests::dump -- --ignored`.
 #[test]
