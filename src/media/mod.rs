@@ -12,6 +12,11 @@
 //! - it never panics and never trusts a length field without checking it.
 //!
 //! Storage, HTTP and serving live elsewhere; this module only works on byte slices.
+//!
+//! Where things are: `sniff` (magic bytes → which parser), `image` (JPEG, PNG, WebP:
+//! decode and re-encode), `gif` (frame-by-frame rewrite), `mp3` (frame walk), `ogg`
+//! (page rewrite), `isobmff` (MP4/M4A, in place), `webm` (in place), `bytes` (checked
+//! reads). Each module's documentation says what it guarantees and what it refuses.
 
 mod bytes;
 mod gif;
@@ -20,6 +25,7 @@ mod isobmff;
 mod mp3;
 mod ogg;
 mod sniff;
+mod webm;
 
 #[cfg(test)]
 mod tests;
@@ -163,9 +169,7 @@ pub fn sanitize(input: &[u8], limits: &Limits) -> Result<Clean, Rejection> {
         sniff::Format::IsoBmff { .. } => isobmff::sanitize(input, format.kind_hint())?,
         sniff::Format::Mp3 => mp3::sanitize(input)?,
         sniff::Format::Ogg => ogg::sanitize(input)?,
-        sniff::Format::Webm => {
-            return Err(Rejection::UnsupportedType);
-        }
+        sniff::Format::Webm => webm::sanitize(input)?,
     };
     // A container's kind is only known after the parse (an MP4 without video is audio).
     limits.check_size(clean.kind, input.len())?;

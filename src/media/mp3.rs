@@ -33,6 +33,9 @@ struct Frame {
 }
 
 pub fn sanitize(input: &[u8]) -> Result<Clean, Rejection> {
+    // Tags at the end are cut before the walk: a frame whose header claims a larger
+    // bitrate would otherwise swallow them as if they were audio.
+    let input = strip_trailing_tags(input);
     let mut pos = skip_id3v2(input)?;
     while input.get(pos) == Some(&0) {
         pos += 1;
@@ -65,6 +68,46 @@ pub fn sanitize(input: &[u8]) -> Result<Clean, Rejection> {
         return Err(CORRUPT);
     }
     Ok(Clean { kind: Kind::Audio, mime: "audio/mpeg", bytes: out, width: None, height: None })
+}
+
+/// Removes ID3v1, Lyrics3 v2, APEv2 and footer-marked ID3v2 tags from the end, in any
+/// order and number.
+fn strip_trailing_tags(mut input: &[u8]) -> &[u8] {
+    loop {
+        let len = input.len();
+        let tail = |n: usize| input.get(len.saturating_sub(n)..).filter(|_| len >= n).unwrap_or(&[]);
+        let cut = if tail(128).starts_with(b"TAG") {
+            128
+        } else if tail(9) == b"LYRICS200" {
+            // Six ASCII digits give the size of the lyrics block before them.
+            let digits = tail(15).get(..6).unwrap_or(&[]);
+            let size = std::str::from_utf8(digits).ok().and_then(|d| d.parse::<usize>().ok());
+            match size {
+                Some(size) if size + 15 <= len => size + 15,
+                _ => return input,
+            }
+        } else if tail(32).starts_with(b"APETAGEX") {
+            // The footer's size counts items and footer; a flag says a header precedes.
+            let footer = tail(32);
+            let size = footer.get(12..16).and_then(|b| b.first_chunk::<4>()).map(|b| u32::from_le_bytes(*b));
+            let has_header = footer.get(23).is_some_and(|f| f & 0x80 != 0);
+            match size.and_then(|s| usize::try_from(s).ok()) {
+                Some(size) if size + if has_header { 32 } else { 0 } <= len => size + if has_header { 32 } else { 0 },
+                _ => return input,
+            }
+        } else if tail(10).starts_with(b"3DI") {
+            let footer = tail(10);
+            let size =
+                footer.get(6..10).unwrap_or(&[]).iter().fold(0usize, |acc, &b| (acc << 7) | usize::from(b & 0x7F));
+            match size + 20 {
+                total if total <= len => total,
+                _ => return input,
+            }
+        } else {
+            return input;
+        };
+        input = input.get(..len - cut).unwrap_or(&[]);
+    }
 }
 
 /// Skips every ID3v2 tag at the start; the tag header must be sane.

@@ -12,7 +12,8 @@
 //! specifications require, and at least one audio page follows. Bytes after the last
 //! page that do not begin a page (a polyglot tail, a stray tag) are dropped; a page cut
 //! short is `Corrupt`.
-//! Refused as `UnsupportedCodec`: FLAC, Theora, Speex or any other codec in Ogg, and
+//! Refused as `UnsupportedCodec`: FLAC, Speex or any other codec in Ogg (Theora as a
+//! video codec, the others as audio), and
 //! multiplexed or chained streams (more than one serial number), which could carry a
 //! second comment header.
 
@@ -58,6 +59,8 @@ pub fn sanitize(input: &[u8]) -> Result<Clean, Rejection> {
         Codec::Opus
     } else if id_header.starts_with(b"\x01vorbis") && id_header.len() >= 30 {
         Codec::Vorbis
+    } else if id_header.starts_with(b"\x80theora") {
+        return Err(Rejection::UnsupportedCodec { kind: Kind::Video });
     } else {
         return Err(UNSUPPORTED);
     };
@@ -246,9 +249,11 @@ mod tests {
         let clean = sanitize(&stream(head, 7)).unwrap();
         assert_eq!(clean.bytes, stream(head, 7), "already clean, so unchanged");
         assert_eq!(sanitize(&stream(head, 8)).unwrap_err(), UNSUPPORTED, "two serials");
-        for other in [&b"\x7fFLAC\x01\x00\x00\x01fLaC\x00\x00\x00\x22"[..], b"\x80theora\x03\x02\x01", b"Speex   1.2"] {
+        for other in [&b"\x7fFLAC\x01\x00\x00\x01fLaC\x00\x00\x00\x22"[..], b"Speex   1.2"] {
             assert_eq!(sanitize(&stream(other, 7)).unwrap_err(), UNSUPPORTED);
         }
+        let theora = stream(b"\x80theora\x03\x02\x01", 7);
+        assert_eq!(sanitize(&theora).unwrap_err(), Rejection::UnsupportedCodec { kind: Kind::Video });
     }
 
     #[test]
