@@ -392,3 +392,88 @@ fn a_deleted_or_expired_poll_takes_its_media_with_it() {
         assert!(name.starts_with(DB_NAME), "unexpected file {name} in the data directory");
     }
 }
+
+/// Every accepted format, as real files made by ffmpeg and exiftool with GPS,
+/// camera and tag metadata (tests/fixtures/media/README.md), through the
+/// creation form: what is served and what is stored holds none of it.
+#[test]
+fn every_kind_of_media_is_served_and_stored_without_its_metadata() {
+    const FIXTURES: [(&str, &str, &str); 10] = [
+        ("photo.jpg", "image", "image/jpeg"),
+        ("image.png", "image", "image/png"),
+        ("image.webp", "image", "image/webp"),
+        ("anim.gif", "image", "image/gif"),
+        ("sound.mp3", "audio", "audio/mpeg"),
+        ("voice.opus", "audio", "audio/ogg"),
+        ("sound.ogg", "audio", "audio/ogg"),
+        ("sound.m4a", "audio", "audio/mp4"),
+        ("clip.mp4", "video", "video/mp4"),
+        ("clip.webm", "video", "video/webm"),
+    ];
+    const NEEDLES: [&[u8]; 8] = [
+        b"ANONPOLL-SECRET-MARKER",
+        b"AnonCamMake",
+        b"AnonCamModel",
+        b"47.3769",
+        b"8.5417",
+        b"Exif\x00\x00",
+        b"http://ns.adobe.com/",
+        b"ID3\x03",
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/media");
+    let files: Vec<Vec<u8>> = FIXTURES.iter().map(|(name, ..)| std::fs::read(dir.join(name)).unwrap()).collect();
+    for ((name, ..), bytes) in FIXTURES.iter().zip(&files) {
+        assert!(NEEDLES.iter().any(|n| contains_bytes(bytes, n)), "{name} carries no metadata to strip (sanity)");
+    }
+
+    let server = Server::start();
+    let code = once(&server);
+    // The first file goes with the poll, each other one with a question.
+    let mut texts: Vec<(String, String)> = vec![
+        ("once".into(), code),
+        ("title".into(), "Every format".into()),
+        ("lang".into(), "en".into()),
+        ("expiry".into(), "7".into()),
+        ("results".into(), "public".into()),
+        ("pm-alt".into(), "The poll's picture".into()),
+    ];
+    let mut parts = vec![File("pm", "a", "application/octet-stream", &files[0])];
+    let names: Vec<String> = (0..FIXTURES.len() - 1).map(|i| format!("q{i}m")).collect();
+    for (i, name) in names.iter().enumerate() {
+        texts.push((format!("q{i}"), format!("Question {i}")));
+        texts.push((format!("q{i}o0"), "yes".into()));
+        texts.push((format!("q{i}o1"), "no".into()));
+        texts.push((format!("{name}-alt"), format!("Media {i}")));
+        parts.push(File(name, "b", "application/octet-stream", &files[i + 1]));
+    }
+    let pairs: Vec<(&str, &str)> = texts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let resp = post_multipart(&server, "/", &pairs, &parts);
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
+
+    let media = api_media(&server, &id);
+    assert_eq!(media.len(), FIXTURES.len(), "{media:?}");
+    for (m, (name, kind, mime)) in media.iter().zip(FIXTURES) {
+        assert_eq!((m["kind"].as_str(), m["mimeType"].as_str()), (Some(kind), Some(mime)), "{name}: {m}");
+        let served = server.get(&format!("/media/{}", m["id"].as_str().unwrap()));
+        served.assert_status(200);
+        assert_eq!(served.header("content-type"), Some(mime), "{name}");
+        for needle in NEEDLES {
+            assert!(
+                !contains_bytes(&served.body, needle),
+                "served {name} still holds {:?}",
+                String::from_utf8_lossy(needle)
+            );
+        }
+    }
+    // The photo is stored upright (its EXIF orientation applied, then dropped).
+    assert_eq!((media[0]["width"].as_u64(), media[0]["height"].as_u64()), (Some(48), Some(64)), "{}", media[0]);
+    for needle in NEEDLES {
+        assert_not_in_db(server.dir(), needle, "upload metadata");
+    }
+    // The share page offers each with the right element.
+    let page = server.get(&format!("/p/{id}")).text();
+    assert_eq!(page.matches("<img ").count(), 4, "{page}");
+    assert_eq!(page.matches("<audio controls").count(), 4, "{page}");
+    assert_eq!(page.matches("<video controls").count(), 2, "{page}");
+}
