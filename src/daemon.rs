@@ -15,6 +15,10 @@ use crate::store::Store;
 use crate::web::uploads::Uploads;
 use crate::web::{VoteLimits, Web};
 
+/// Form bodies with files read or handled at once (each holds up to
+/// `POLL_UPLOAD_MAX_MIB` in memory, and a copy while it is split).
+const UPLOADS_AT_ONCE: usize = 4;
+
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.db)?;
     let trusted = if args.trusted_proxies.is_empty() {
@@ -30,6 +34,7 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
         max_body: upload_max,
         // Slow home uplinks: 64 MiB at 2 Mbit/s takes about four minutes.
         body_timeout: Duration::from_secs(300),
+        concurrent: UPLOADS_AT_ONCE,
     });
     let server = Server::bind(&args.listen, config)?;
     let addr = server.local_addr();

@@ -74,6 +74,8 @@ pub struct UploadRoute {
     pub accepts: fn(&str) -> bool,
     pub max_body: usize,
     pub body_timeout: Duration,
+    /// Upload requests in progress at once; more get 503 without being read.
+    pub concurrent: usize,
 }
 
 impl ServerConfig {
@@ -124,6 +126,9 @@ struct Job {
 struct Shared {
     jobs: SyncSender<Job>,
     config: ServerConfig,
+    /// Upload bodies being read or handled; each may hold `max_body` of
+    /// memory, so they are few.
+    upload_slots: Arc<Semaphore>,
 }
 
 impl Server {
@@ -176,7 +181,9 @@ impl Server {
             .thread_name("anonpoll-io")
             .enable_all()
             .build()?;
-        let shared = Arc::new(Shared { jobs, config: self.config.clone() });
+        let uploads = self.config.uploads.map_or(0, |u| u.concurrent);
+        let shared =
+            Arc::new(Shared { jobs, config: self.config.clone(), upload_slots: Arc::new(Semaphore::new(uploads)) });
         let served = runtime.block_on(accept_loop(self.listener, shared, self.shutdown.notify.clone()));
         // Connections still open after the grace period are dropped here,
         // which drops the last job senders and lets the workers finish.
@@ -295,10 +302,22 @@ async fn serve(
     let query = req.uri().query().map(str::to_owned);
     let declared: Option<u64> =
         req.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
-    // Files come only as multipart bodies to the paths that take them.
-    let (max_body, body_timeout) = match config.uploads {
-        Some(u) if (u.accepts)(&path) && is_multipart(&headers) => (u.max_body, u.body_timeout),
-        _ => (config.max_body, config.body_timeout),
+    // Files come only as multipart bodies to the paths that take them, and
+    // only a few at a time: each may hold up to the upload limit in memory.
+    let upload = config.uploads.filter(|u| (u.accepts)(&path) && is_multipart(&headers));
+    let _upload_slot = match upload {
+        Some(_) => match shared.upload_slots.clone().try_acquire_owned() {
+            Ok(slot) => Some(slot),
+            Err(_) => {
+                let busy = Error::Unavailable { reason: "Too many uploads are in progress.", retry_after_secs: 5 };
+                return Ok(to_hyper(Response::from_error(&busy).with_header("Connection", "close")));
+            }
+        },
+        None => None,
+    };
+    let (max_body, body_timeout) = match upload {
+        Some(u) => (u.max_body, u.body_timeout),
+        None => (config.max_body, config.body_timeout),
     };
     let body = if declared.is_some_and(|n| n > max_body as u64) {
         // Not read at all; hyper closes the connection after the answer.

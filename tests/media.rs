@@ -477,3 +477,63 @@ fn every_kind_of_media_is_served_and_stored_without_its_metadata() {
     assert_eq!(page.matches("<audio controls").count(), 4, "{page}");
     assert_eq!(page.matches("<video controls").count(), 2, "{page}");
 }
+
+/// Each upload may hold the upload limit in memory, so only a few are read at
+/// once; more are answered 503 at once, unread, and everything else is served.
+#[test]
+fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
+    use std::io::Write;
+    let server = Server::start();
+    // Four slow uploads: a head announcing a large body, then a trickle.
+    let slow: Vec<std::net::TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
+            write!(
+                s,
+                "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n",
+                multipart_type()
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let busy = loop {
+        let resp = post_multipart(&server, "/", &[("title", "t")], &[File("pm", "a.png", "image/png", b"x")]);
+        if resp.status == 503 || std::time::Instant::now() > deadline {
+            break resp;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(busy.status, 503, "{}", busy.describe());
+    assert_eq!(busy.header("retry-after"), Some("5"));
+    // Pages, the API and media keep being served meanwhile.
+    server.get("/").assert_status(200);
+    server.get("/api").assert_status(200);
+    // Once the slow ones give up, uploads are taken again.
+    drop(slow);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let code = once(&server);
+        let resp = post_multipart(
+            &server,
+            "/",
+            &[
+                ("once", &code),
+                ("title", "After"),
+                ("lang", "en"),
+                ("expiry", "7"),
+                ("q0", "Q"),
+                ("q0o0", "a"),
+                ("q0o1", "b"),
+                ("pm-alt", "p"),
+            ],
+            &[File("pm", "p.png", "image/png", &png_with_text("after", b""))],
+        );
+        if resp.status == 201 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "uploads never recovered: {}", resp.describe());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
