@@ -6,8 +6,10 @@
 //! responses through the library's own [`anonpoll::store::Store`]. Both polld and the voter are
 //! killed with SIGKILL in the middle of that load; polld is restarted on the
 //! same data directory, and every write acknowledged before the kill must be
-//! there, counted exactly once, in a database that passes
-//! `PRAGMA integrity_check`. Three kill/restart cycles in one test.
+//! there, counted exactly once (in the rows and in every counter), in a
+//! database that passes `PRAGMA integrity_check`. Three kill/restart cycles
+//! in one test. The share page's votes take the deferred path (answered on
+//! the connection after the commit).
 //!
 //! The voter is a process rather than a thread so that the kill hits the
 //! writer thread that acknowledged the responses, as it hits polld's.
@@ -415,6 +417,34 @@ fn acknowledged_writes_survive_kill_9() {
             u64::try_from(rows).ok(),
             Some(total),
             "cycle {cycle}: rows in `responses` vs totalResponses ({votes_expected:?} expected)"
+        );
+        // The counters are written once per batch: after a kill they must
+        // still agree with the ballots, row for row.
+        let sql = server.sql();
+        let by_day: i64 = sql
+            .query_row(
+                "SELECT coalesce(sum(responses), 0) FROM daily_tallies WHERE poll_id = ?1",
+                [&vote_poll.id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(by_day, rows, "cycle {cycle}: daily_tallies vs rows in `responses`");
+        let tallies = |q: &str| -> Vec<(i64, i64, i64)> {
+            let mut stmt = sql.prepare(q).unwrap();
+            stmt.query_map([&vote_poll.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(
+            tallies(
+                "SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2"
+            ),
+            tallies(
+                "SELECT CAST(j.key AS INTEGER), j.value, count(*) FROM responses, json_each(responses.choices) AS j
+                 WHERE poll_id = ?1 AND j.value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2"
+            ),
+            "cycle {cycle}: option_tallies vs the stored ballots"
         );
         let in_flight = total - votes_stored - acked;
         votes_stored = total;

@@ -373,8 +373,11 @@ fn cast(
     let ballot = super::ballot(&poll.questions, choices.to_vec())?;
     let day = today.to_string();
     let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
-    tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?
-        .execute(params![id.as_str(), day, choices_json])?;
+    tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?.execute(params![
+        id.as_str(),
+        day,
+        choices_json
+    ])?;
     counts.add(id, day, ballot.choices());
     Ok(Outcome::Done)
 }
@@ -482,8 +485,8 @@ impl PollCache {
             // An unknown poll is not remembered: votes for it are rare (the
             // page handler looked the poll up first).
             let Some((closed, expires_on, questions)) = row else { return Ok(None) };
-            let expires_on = Day::parse(&expires_on)
-                .ok_or_else(|| Error::internal(anyhow!("stored expires_on is malformed")))?;
+            let expires_on =
+                Day::parse(&expires_on).ok_or_else(|| Error::internal(anyhow!("stored expires_on is malformed")))?;
             let parsed: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
             if self.polls.len() >= CACHE_POLLS || self.bytes + questions.len() > CACHE_BYTES {
                 self.clear();

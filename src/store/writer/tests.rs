@@ -58,9 +58,8 @@ fn kind(r: &Result<Outcome, Error>) -> &'static str {
 fn assert_counters_match_responses(conn: &Connection, id: &PollId) -> i64 {
     let rows: i64 =
         conn.query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
-    let total: i64 = conn
-        .query_row("SELECT total_responses FROM polls WHERE id = ?1", [id.as_str()], |r| r.get(0))
-        .unwrap();
+    let total: i64 =
+        conn.query_row("SELECT total_responses FROM polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
     let by_day: i64 = conn
         .query_row("SELECT coalesce(sum(responses), 0) FROM daily_tallies WHERE poll_id = ?1", [id.as_str()], |r| {
             r.get(0)
@@ -69,14 +68,10 @@ fn assert_counters_match_responses(conn: &Connection, id: &PollId) -> i64 {
     assert_eq!((total, by_day), (rows, rows), "total_responses and daily_tallies vs rows of {id}");
     let recount = |sql: &str| -> Vec<(i64, i64, i64)> {
         let mut stmt = conn.prepare(sql).unwrap();
-        stmt.query_map([id.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        stmt.query_map([id.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
     };
-    let counted = recount(
-        "SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2",
-    );
+    let counted =
+        recount("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2");
     let stored = recount(
         "SELECT CAST(j.key AS INTEGER), j.value, count(*) FROM responses, json_each(responses.choices) AS j
          WHERE poll_id = ?1 AND j.value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
@@ -128,8 +123,23 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
     assert_eq!(
         kinds,
         [
-            "ok", "invalid", "invalid", "invalid", "closed", "not found", "not found", "ok", "ok", "ok", "not found",
-            "ok", "ok", "closed", "ok", "ok", "closed"
+            "ok",
+            "invalid",
+            "invalid",
+            "invalid",
+            "closed",
+            "not found",
+            "not found",
+            "ok",
+            "ok",
+            "ok",
+            "not found",
+            "ok",
+            "ok",
+            "closed",
+            "ok",
+            "ok",
+            "closed"
         ]
     );
     assert!(erased, "the delete erased a poll");
@@ -150,7 +160,10 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
         let mut stmt = conn
             .prepare("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 ORDER BY 1, 2")
             .unwrap();
-        stmt.query_map([open.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+        stmt.query_map([open.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
     };
     assert_eq!(votes, [(0, 0, 2), (0, 2, 1), (1, 0, 1), (1, 1, 2)]);
 }
@@ -196,7 +209,8 @@ fn the_poll_cache_notices_changes_made_by_another_connection() {
     let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls);
     assert_eq!(kind(&results[0]), "closed");
     // ...then shortens its life to end today.
-    other.execute("UPDATE polls SET closed = 0, expires_on = ?2 WHERE id = ?1", [id.as_str(), &today.to_string()])
+    other
+        .execute("UPDATE polls SET closed = 0, expires_on = ?2 WHERE id = ?1", [id.as_str(), &today.to_string()])
         .unwrap();
     let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls);
     assert_eq!(kind(&results[0]), "not found");
