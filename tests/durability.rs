@@ -273,8 +273,10 @@ struct Votes {
     first_failure: Option<String>,
 }
 
-/// Starts the voter process; waits until its store is open. The thread
-/// counts the complete `ack` lines it printed, until it dies.
+/// Starts the voter process; waits until its first response is answered
+/// (polld's writer, busy with the load, may keep the write lock from it for a
+/// while), so that the kill always comes in the middle of its votes. The
+/// thread counts the complete `ack` lines it printed, until it dies.
 fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::JoinHandle<Votes>) {
     let mut child = Command::new(std::env::current_exe().expect("test binary path"))
         .args(["voter_process", "--exact", "--ignored", "--nocapture", "--test-threads=1", "--quiet"])
@@ -287,9 +289,11 @@ fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::Join
         .expect("spawn the voter process");
     let mut lines = BufReader::new(child.stdout.take().expect("voter stdout"));
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (first_tx, first_rx) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut votes = Votes::default();
         let mut ready = Some(ready_tx);
+        let mut first = Some(first_tx);
         let mut line = String::new();
         // Ends at EOF, when the voter is dead. A line cut by the kill
         // (no newline) is not an acknowledgement.
@@ -307,6 +311,11 @@ fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::Join
                 }
                 _ => {}
             }
+            if votes.acked + votes.failed > 0
+                && let Some(tx) = first.take()
+            {
+                let _ = tx.send(());
+            }
             line.clear();
         }
         votes
@@ -315,6 +324,11 @@ fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::Join
         let _ = child.kill();
         let _ = child.wait();
         panic!("the voter process did not open the store within 10 s");
+    }
+    if first_rx.recv_timeout(Duration::from_secs(10)).is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the voter process had no response answered within 10 s of opening the store");
     }
     (child, reader)
 }
