@@ -7,7 +7,8 @@
 //! - a vote whose client hung up while it waited is committed all the same,
 //!   and the client can come back and vote again on a keep-alive connection;
 //! - the writer's poll cache notices a poll closed by `pollctl` (another
-//!   process): the next vote is refused.
+//!   process): the next vote is refused, also when it was already queued
+//!   (the refusal is then built after the commit).
 //!
 //! The server runs in process (the daemon's wiring, with a small writer
 //! queue), so the queue's size is known.
@@ -291,4 +292,28 @@ fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(matches!(store.cast(&id, vec![Some(1), None], today), Err(Error::NotFound)));
+}
+
+#[test]
+fn a_vote_queued_while_another_process_closes_the_poll_is_refused_after_the_commit() {
+    let polld = start();
+    let (addr, poll) = (polld.addr, polld.poll.clone());
+    let (first, second) = (ballot(addr, &poll), ballot(addr, &poll));
+    // A first vote: the writer now knows the poll as open.
+    let mut s = connect(addr);
+    send_vote(&mut s, &poll, &first);
+    assert_eq!(read_answer(&mut s).status, 200);
+    // The next vote passes the page's checks (the poll is open) and waits in
+    // the queue while another process closes the poll and commits.
+    let lock = WriteLock::take(&polld.db);
+    let mut s = connect(addr);
+    send_vote(&mut s, &poll, &second);
+    std::thread::sleep(Duration::from_millis(500));
+    lock.0.execute("UPDATE polls SET closed = 1 WHERE id = ?1", [&poll]).unwrap();
+    lock.0.execute_batch("COMMIT").unwrap();
+    let a = read_answer(&mut s);
+    assert_eq!(a.status, 409, "{}", a.head);
+    assert!(a.body.contains("notice closed"), "the answer shows the poll as closed");
+    assert!(!a.body.contains("name=\"ballot\""), "no form to send again");
+    assert_eq!(total_responses(addr, &poll), 1, "the refused vote was not stored");
 }
