@@ -314,6 +314,23 @@ for ds in $DATASETS; do
         r1=$(field responses "$("$BIN/anonbench" dbsize "$DB")")
         say "vote check: $((r1 - r0)) responses stored for $(field ops "$out") votes acknowledged"
         [ "$((r1 - r0))" = "$(field ops "$out")" ] || sed -i '$ s/\t[^\t]*$/\tonly '"$((r1 - r0))"' of the acknowledged votes were stored/' "$RESULTS"
+
+        # The POST alone: forms are fetched first (not measured), then posted;
+        # httpload reads polld's CPU around the POSTs only.
+        say "vote POST only (forms fetched first, not measured) ($label)"
+        start_polld "$DB"
+        b0=$(db_bytes "$DB")
+        r0=$(field responses "$("$BIN/anonbench" dbsize "$DB")")
+        out=$("$BIN/httpload" post "$POLLD_ADDR" "$CONNS" "$SECS" "$IDS" "$POLLD_PID" "$HZ" 2>>"$LOG" | grep '^RESULT' || true)
+        rss=$(hwm_kb "$POLLD_PID")
+        stop "$POLLD_PID"
+        r1=$(field responses "$("$BIN/anonbench" dbsize "$DB")")
+        n=$(field ops "$out")
+        dbb=$(awk -v a="$b0" -v b="$(db_bytes "$DB")" -v n="$n" 'BEGIN { if (n > 0) printf "%.0f", (b - a) / n; else print "-" }')
+        note="polld CPU around the POSTs only; $(field errors "$out") errors; $((r1 - r0)) responses stored for $n acknowledged"
+        say "vote POST only ($label): $out"
+        row scenario "vote POST only (HTTP)" "$label" "$(field rps "$out")" "$(field p50_ms "$out")" "$(field p99_ms "$out")" \
+            "$(field polld_cpu_us_per_op "$out")" "$rss" "$dbb" "sqlite 100/tx" "$note"
     elif [ "$ds" = "$FIRST_DS" ]; then
         row skipped "vote (HTTP)" all - - - - - - - "needs the share page's vote form (src/web); bench/tools httpload is ready for it"
     fi

@@ -149,11 +149,11 @@ impl Worker {
                 Ok(Response::new(204))
             }
             (Route::Results(id), Method::Get | Method::Head) => {
-                let poll = self.live_poll(id, today)?;
+                let id = PollId::parse(id).ok_or(Error::NotFound)?;
+                let (poll, tallies) = self.reader.poll_with_tallies(&id, today)?.ok_or(Error::NotFound)?;
                 if !poll.results_public {
                     authorize(req, &poll)?;
                 }
-                let tallies = self.reader.tallies(&poll)?;
                 Ok(Response::json(200, &results_json(&poll, &tallies)))
             }
             _ => Err(Error::MethodNotAllowed(route.allowed())),

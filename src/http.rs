@@ -1,6 +1,12 @@
 //! The HTTP vocabulary the handlers speak: a fully read [`Request`] and a
 //! [`Response`] value. Handlers are plain functions from one to the other;
 //! only `server.rs` knows which HTTP implementation carries them.
+//!
+//! A response may be *deferred* ([`Response::after_commit`]): the handler
+//! queued a write and returns at once, and the response is built when the
+//! write is committed. The connection layer awaits the commit without holding
+//! a worker thread, so many requests can wait for one group commit while the
+//! workers serve others.
 
 use std::net::IpAddr;
 
@@ -106,11 +112,72 @@ pub struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// When set, the response is still to be built (see [`Deferred`]); the
+    /// fields above are a placeholder.
+    deferred: Option<Deferred>,
+}
+
+/// The result of a queued write, delivered once it is committed (or refused).
+pub type Commit = tokio::sync::oneshot::Receiver<Result<(), Error>>;
+
+/// A response to complete once a queued write is committed: the commit to
+/// wait for and how to answer its result. Building the answer must be cheap
+/// (it runs on the connection layer's I/O threads).
+pub struct Deferred {
+    commit: Commit,
+    finish: Box<dyn FnOnce(Result<(), Error>) -> Response + Send>,
+}
+
+impl std::fmt::Debug for Deferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Deferred")
+    }
+}
+
+impl Deferred {
+    /// Waits for the commit and builds the answer (for async callers).
+    pub async fn resolve(self) -> Response {
+        let result = self.commit.await.unwrap_or_else(|_| Err(writer_gone()));
+        (self.finish)(result)
+    }
+
+    /// Blocks the calling thread until the commit, then builds the answer.
+    /// Must not be called on an async runtime's thread.
+    pub fn resolve_blocking(self) -> Response {
+        let result = self.commit.blocking_recv().unwrap_or_else(|_| Err(writer_gone()));
+        (self.finish)(result)
+    }
+}
+
+fn writer_gone() -> Error {
+    Error::internal(anyhow::anyhow!("the writer dropped a queued write"))
 }
 
 impl Response {
     pub fn new(status: u16) -> Response {
-        Response { status, headers: Vec::new(), body: Vec::new() }
+        Response { status, headers: Vec::new(), body: Vec::new(), deferred: None }
+    }
+
+    /// A response built by `finish` once `commit` delivers its result.
+    pub fn after_commit(
+        commit: Commit,
+        finish: impl FnOnce(Result<(), Error>) -> Response + Send + 'static,
+    ) -> Response {
+        Response { deferred: Some(Deferred { commit, finish: Box::new(finish) }), ..Response::new(500) }
+    }
+
+    /// The pending part of a deferred response, leaving the placeholder.
+    pub fn take_deferred(&mut self) -> Option<Deferred> {
+        self.deferred.take()
+    }
+
+    /// The final response, waiting for a commit if it is deferred (for
+    /// in-process callers on plain threads; the server awaits instead).
+    pub fn settle(mut self) -> Response {
+        match self.take_deferred() {
+            Some(d) => d.resolve_blocking(),
+            None => self,
+        }
     }
 
     pub fn json(status: u16, value: &impl Serialize) -> Response {

@@ -16,6 +16,9 @@
 //!   past the cap the answer is 503 at once;
 //! - a panicking handler answers 500 and its worker carries on with a fresh
 //!   handler (and so fresh per-worker state);
+//! - a deferred response ([`Response::after_commit`]) is completed on the
+//!   connection task once its write is committed, without a worker; how many
+//!   can wait is bounded by the writer's queue and the connection cap;
 //! - every response carries the baseline security headers and never a cookie;
 //! - the client address is resolved once (see `client.rs`) and never logged;
 //! - on shutdown, the listener closes, requests in flight are answered, idle
@@ -335,7 +338,7 @@ async fn serve(
     };
     let request = Request { method, path, query, headers, body, client };
     let (reply, answer) = oneshot::channel();
-    let response = match shared.jobs.try_send(Job { request, reply }) {
+    let mut response = match shared.jobs.try_send(Job { request, reply }) {
         Ok(()) => answer
             .await
             .unwrap_or_else(|_| Response::from_error(&Error::internal(anyhow!("a worker dropped a request")))),
@@ -346,6 +349,13 @@ async fn serve(
             Response::from_error(&Error::Unavailable { reason: "The server is stopping.", retry_after_secs: 5 })
         }
     };
+    // A write's answer waits for its commit here, on the connection, so the
+    // worker is free at once and a commit group is not capped by the number
+    // of workers. If the client hangs up, hyper drops this future; the write
+    // is committed all the same.
+    while let Some(pending) = response.take_deferred() {
+        response = pending.resolve().await;
+    }
     Ok(to_hyper(response))
 }
 

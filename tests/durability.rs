@@ -6,8 +6,10 @@
 //! responses through the library's own [`anonpoll::store::Store`]. Both polld and the voter are
 //! killed with SIGKILL in the middle of that load; polld is restarted on the
 //! same data directory, and every write acknowledged before the kill must be
-//! there, counted exactly once, in a database that passes
-//! `PRAGMA integrity_check`. Three kill/restart cycles in one test.
+//! there, counted exactly once (in the rows and in every counter), in a
+//! database that passes `PRAGMA integrity_check`. Three kill/restart cycles
+//! in one test. The share page's votes take the deferred path (answered on
+//! the connection after the commit).
 //!
 //! The voter is a process rather than a thread so that the kill hits the
 //! writer thread that acknowledged the responses, as it hits polld's.
@@ -271,8 +273,10 @@ struct Votes {
     first_failure: Option<String>,
 }
 
-/// Starts the voter process; waits until its store is open. The thread
-/// counts the complete `ack` lines it printed, until it dies.
+/// Starts the voter process; waits until its first response is answered
+/// (polld's writer, busy with the load, may keep the write lock from it for a
+/// while), so that the kill always comes in the middle of its votes. The
+/// thread counts the complete `ack` lines it printed, until it dies.
 fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::JoinHandle<Votes>) {
     let mut child = Command::new(std::env::current_exe().expect("test binary path"))
         .args(["voter_process", "--exact", "--ignored", "--nocapture", "--test-threads=1", "--quiet"])
@@ -285,9 +289,11 @@ fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::Join
         .expect("spawn the voter process");
     let mut lines = BufReader::new(child.stdout.take().expect("voter stdout"));
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (first_tx, first_rx) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
         let mut votes = Votes::default();
         let mut ready = Some(ready_tx);
+        let mut first = Some(first_tx);
         let mut line = String::new();
         // Ends at EOF, when the voter is dead. A line cut by the kill
         // (no newline) is not an acknowledgement.
@@ -305,6 +311,11 @@ fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::Join
                 }
                 _ => {}
             }
+            if votes.acked + votes.failed > 0
+                && let Some(tx) = first.take()
+            {
+                let _ = tx.send(());
+            }
             line.clear();
         }
         votes
@@ -313,6 +324,11 @@ fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::Join
         let _ = child.kill();
         let _ = child.wait();
         panic!("the voter process did not open the store within 10 s");
+    }
+    if first_rx.recv_timeout(Duration::from_secs(10)).is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the voter process had no response answered within 10 s of opening the store");
     }
     (child, reader)
 }
@@ -415,6 +431,34 @@ fn acknowledged_writes_survive_kill_9() {
             u64::try_from(rows).ok(),
             Some(total),
             "cycle {cycle}: rows in `responses` vs totalResponses ({votes_expected:?} expected)"
+        );
+        // The counters are written once per batch: after a kill they must
+        // still agree with the ballots, row for row.
+        let sql = server.sql();
+        let by_day: i64 = sql
+            .query_row(
+                "SELECT coalesce(sum(responses), 0) FROM daily_tallies WHERE poll_id = ?1",
+                [&vote_poll.id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(by_day, rows, "cycle {cycle}: daily_tallies vs rows in `responses`");
+        let tallies = |q: &str| -> Vec<(i64, i64, i64)> {
+            let mut stmt = sql.prepare(q).unwrap();
+            stmt.query_map([&vote_poll.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(
+            tallies(
+                "SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2"
+            ),
+            tallies(
+                "SELECT CAST(j.key AS INTEGER), j.value, count(*) FROM responses, json_each(responses.choices) AS j
+                 WHERE poll_id = ?1 AND j.value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2"
+            ),
+            "cycle {cycle}: option_tallies vs the stored ballots"
         );
         let in_flight = total - votes_stored - acked;
         votes_stored = total;

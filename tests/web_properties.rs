@@ -58,7 +58,7 @@ fn handle(req: &Request) -> (u16, String) {
     WORKER.with(|w| {
         let mut w = w.borrow_mut();
         let worker = w.get_or_insert_with(|| fixture().web.worker().unwrap());
-        let r = worker.handle(req);
+        let r = worker.handle(req).settle();
         (r.status, String::from_utf8_lossy(&r.body).into_owned())
     })
 }

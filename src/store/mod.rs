@@ -193,6 +193,21 @@ impl Store {
         Ok(())
     }
 
+    /// [`Store::cast`] without waiting: the vote is queued (or refused at
+    /// once with 503 when the queue is full) and the returned [`Commit`]
+    /// delivers its result after the commit. The web's vote handler uses it
+    /// so that no worker thread waits through the fsync.
+    ///
+    /// [`Commit`]: crate::http::Commit
+    pub fn cast_later(
+        &self,
+        id: &PollId,
+        choices: Vec<Option<usize>>,
+        today: Day,
+    ) -> Result<crate::http::Commit, Error> {
+        self.writer.submit_later(writer::Op::Cast { id: id.clone(), choices, today })
+    }
+
     /// Convenience for tools and tests: [`Store::cast`] today, by id text.
     pub fn record_response(&self, id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
         let id = PollId::parse(id).context("malformed poll id")?;

@@ -1,20 +1,44 @@
 //! The single writer thread and its group commit.
 //!
 //! Request threads hand their writes to this thread through a bounded queue.
-//! The thread takes everything queued (up to a batch limit), applies each
-//! write in its own savepoint inside one transaction, commits once (one fsync
-//! with `synchronous=FULL`) and only then answers each waiting request. So a
+//! The thread takes everything queued (up to a batch limit), applies the
+//! writes inside one transaction, commits once (one fsync with
+//! `synchronous=FULL`) and only then answers each waiting request. So a
 //! success answer always means "on disk", while a burst of votes costs one
 //! fsync instead of one each. A full queue is answered at once with 503
 //! rather than letting memory grow.
+//!
+//! A waiting request is either a thread blocked in [`Handle::submit`] or, for
+//! votes from the web, a connection task awaiting a oneshot
+//! ([`Handle::submit_later`]): then no thread waits through the fsync, and a
+//! commit group can hold as many votes as the queue.
+//!
+//! Votes are the hot path, so they are cheaper than other writes:
+//! - the writer keeps each voted-on poll's state (closed, expiry, questions)
+//!   between batches, so a vote reads nothing and parses no JSON. Every change
+//!   to a poll goes through this thread, except another process's (`pollctl`):
+//!   `PRAGMA data_version`, read once the write lock is held, reveals that,
+//!   and the cache is dropped; it is also dropped by any other kind of write
+//!   and by a failed batch;
+//! - a vote is checked completely before its one `INSERT`, which is atomic by
+//!   itself, so it needs no savepoint: a refused vote wrote nothing;
+//! - the counters of a batch's votes are added up in memory and written once
+//!   per counter row before the commit (and before any other kind of write,
+//!   which might delete the poll they count). If that fails, the whole batch
+//!   fails: no vote is acknowledged without its counters.
+//!
+//! Other writes each run in their own savepoint, so one failing write does not
+//! undo the others of its batch.
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use tokio::sync::oneshot;
 
 use crate::day::Day;
 use crate::domain::{NewMedia, NewPoll, PollPatch, Question, Shape};
@@ -82,7 +106,30 @@ pub(super) enum Outcome {
 
 struct Job {
     op: Op,
-    reply: SyncSender<Result<Outcome, Error>>,
+    reply: Reply,
+}
+
+/// Who waits for a write's result.
+enum Reply {
+    /// A thread blocked in [`Handle::submit`].
+    Wait(SyncSender<Result<Outcome, Error>>),
+    /// A connection task awaiting the commit ([`Handle::submit_later`]).
+    Later(oneshot::Sender<Result<(), Error>>),
+}
+
+impl Reply {
+    fn send(self, result: Result<Outcome, Error>) {
+        // A requester that gave up (e.g. a client that hung up) is no reason
+        // to stop: its write is committed all the same.
+        match self {
+            Reply::Wait(tx) => {
+                let _ = tx.send(result);
+            }
+            Reply::Later(tx) => {
+                let _ = tx.send(result.map(|_| ()));
+            }
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -118,18 +165,30 @@ impl Handle {
 
     /// Queues `op` and waits until it is committed (or refused).
     pub(super) fn submit(&self, op: Op) -> Result<Outcome, Error> {
+        let (reply, answer) = sync_channel(1);
+        self.enqueue(Job { op, reply: Reply::Wait(reply) })?;
+        answer.recv().map_err(|_| Error::internal(anyhow!("writer thread dropped a write")))?
+    }
+
+    /// Queues `op` without waiting: the receiver gets the result once the
+    /// write is committed (or refused). A full queue is refused at once.
+    pub(super) fn submit_later(&self, op: Op) -> Result<oneshot::Receiver<Result<(), Error>>, Error> {
+        let (reply, answer) = oneshot::channel();
+        self.enqueue(Job { op, reply: Reply::Later(reply) })?;
+        Ok(answer)
+    }
+
+    fn enqueue(&self, job: Job) -> Result<(), Error> {
         let Some(tx) = &self.inner.tx else {
             return Err(Error::internal(anyhow!("writer is shut down")));
         };
-        let (reply, answer) = sync_channel(1);
-        match tx.try_send(Job { op, reply }) {
-            Ok(()) => {}
+        match tx.try_send(job) {
+            Ok(()) => Ok(()),
             Err(TrySendError::Full(_)) => {
-                return Err(Error::Unavailable { reason: "Too many writes are waiting.", retry_after_secs: 1 });
+                Err(Error::Unavailable { reason: "Too many writes are waiting.", retry_after_secs: 1 })
             }
-            Err(TrySendError::Disconnected(_)) => return Err(Error::internal(anyhow!("writer thread has stopped"))),
+            Err(TrySendError::Disconnected(_)) => Err(Error::internal(anyhow!("writer thread has stopped"))),
         }
-        answer.recv().map_err(|_| Error::internal(anyhow!("writer thread dropped a write")))?
     }
 }
 
@@ -140,6 +199,7 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration
     // checkpoint must not leave the erased rows in the WAL until the next one.
     let mut checkpoint_owed = !checkpoint(&conn, busy);
     let mut last_try = std::time::Instant::now();
+    let mut polls = PollCache::default();
     loop {
         let first = if checkpoint_owed {
             match rx.recv_timeout(Duration::from_millis(250)) {
@@ -163,7 +223,7 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration
                 Err(_) => break,
             }
         }
-        let (results, erased) = commit(&mut conn, &batch);
+        let (results, erased) = commit(&mut conn, &batch, &mut polls);
         // Retry an owed checkpoint at most once a second under load: each try
         // may hold the write lock for up to CHECKPOINT_WAIT.
         if erased || (checkpoint_owed && last_try.elapsed() >= Duration::from_secs(1)) {
@@ -171,8 +231,7 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration
             last_try = std::time::Instant::now();
         }
         for (job, result) in batch.into_iter().zip(results) {
-            // A requester that gave up is no reason to stop.
-            let _ = job.reply.send(result);
+            job.reply.send(result);
         }
     }
     let give_up = std::time::Instant::now() + FINAL_CHECKPOINT_TRIES;
@@ -238,22 +297,60 @@ fn clone_sqlite_error(e: &rusqlite::Error) -> rusqlite::Error {
 
 /// Applies a batch in one transaction. Returns each job's result and whether
 /// anything was erased.
-fn commit(conn: &mut Connection, batch: &[Job]) -> (Vec<Result<Outcome, Error>>, bool) {
-    let fail_all = |e: &rusqlite::Error| {
-        eprintln!("anonpoll: write batch of {} failed: {e}", batch.len());
-        (batch.iter().map(|_| Err(batch_error(e))).collect(), false)
-    };
-    let mut tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
-        Ok(tx) => tx,
-        Err(e) => return fail_all(&e),
-    };
+fn commit(conn: &mut Connection, batch: &[Job], polls: &mut PollCache) -> (Vec<Result<Outcome, Error>>, bool) {
+    try_commit(conn, batch, polls).unwrap_or_else(|BatchFailed(err)| {
+        // The transaction was rolled back: nothing of the batch is written,
+        // and the cache may hold what it had written.
+        polls.clear();
+        (batch.iter().map(|_| Err(for_each_job(&err))).collect(), false)
+    })
+}
+
+/// A batch that failed as a whole, with the error each of its jobs gets.
+struct BatchFailed(Error);
+
+impl BatchFailed {
+    fn sqlite(len: usize, e: &rusqlite::Error) -> BatchFailed {
+        eprintln!("anonpoll: write batch of {len} failed: {e}");
+        BatchFailed(batch_error(e))
+    }
+}
+
+/// A copy of a batch-level error for each job (storage full or busy keep
+/// their 503).
+fn for_each_job(err: &Error) -> Error {
+    match err {
+        Error::Unavailable { reason, retry_after_secs } => {
+            Error::Unavailable { reason, retry_after_secs: *retry_after_secs }
+        }
+        other => Error::internal(anyhow!("write batch failed: {other}")),
+    }
+}
+
+fn try_commit(
+    conn: &mut Connection,
+    batch: &[Job],
+    polls: &mut PollCache,
+) -> Result<(Vec<Result<Outcome, Error>>, bool), BatchFailed> {
+    let failed = |e: &rusqlite::Error| BatchFailed::sqlite(batch.len(), e);
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| failed(&e))?;
+    // With the write lock held, nobody else can commit until we do: if
+    // another process committed since our last batch, forget what we know.
+    let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| failed(&e))?;
+    polls.check_version(version);
+    let mut counts = Counts::default();
     let mut results = Vec::with_capacity(batch.len());
     let mut erased = false;
     for job in batch {
-        let result = match tx.savepoint() {
-            Ok(sp) => {
-                let r = apply(&sp, &job.op);
-                match r {
+        let result = match &job.op {
+            Op::Cast { id, choices, today } => cast(&tx, polls, &mut counts, id, choices, *today),
+            op => {
+                // Other writes may change or delete a poll just counted: the
+                // counters go first, and the cache is rebuilt from the table.
+                counts.flush(&tx).map_err(|e| failed(&e))?;
+                polls.clear();
+                let sp = tx.savepoint().map_err(|e| failed(&e))?;
+                match apply(&sp, op) {
                     Ok((outcome, e)) => match sp.commit() {
                         Ok(()) => {
                             erased |= e;
@@ -265,29 +362,168 @@ fn commit(conn: &mut Connection, batch: &[Job]) -> (Vec<Result<Outcome, Error>>,
                     Err(err) => Err(err),
                 }
             }
-            Err(e) => return fail_all(&e),
         };
         // ...unless SQLite rolled the whole transaction back (it does on
         // SQLITE_FULL, IOERR or NOMEM). Then every job of the batch is undone;
         // going on would start autocommit writes outside the transaction and
         // report them as failed.
-        if result.is_err() && tx.is_autocommit() {
-            let err = result.err().unwrap_or(Error::Unavailable {
-                reason: "Storage refused the write; nothing was written.",
-                retry_after_secs: 5,
-            });
+        if let Err(err) = &result
+            && tx.is_autocommit()
+        {
             eprintln!("anonpoll: a write batch of {} was rolled back by SQLite: {err}", batch.len());
-            let reason = match &err {
+            let reason = match err {
                 Error::Unavailable { reason, .. } => *reason,
                 _ => "Storage refused the write; nothing was written.",
             };
-            return (batch.iter().map(|_| Err(Error::Unavailable { reason, retry_after_secs: 5 })).collect(), false);
+            return Err(BatchFailed(Error::Unavailable { reason, retry_after_secs: 5 }));
         }
         results.push(result);
     }
-    match tx.commit() {
-        Ok(()) => (results, erased),
-        Err(e) => fail_all(&e),
+    counts.flush(&tx).map_err(|e| failed(&e))?;
+    tx.commit().map_err(|e| failed(&e))?;
+    Ok((results, erased))
+}
+
+/// Records one vote: every check first, then its one `INSERT` (atomic by
+/// itself, so a refused or failed vote wrote nothing), then its counters in
+/// memory until the batch's [`Counts::flush`].
+fn cast(
+    tx: &Transaction,
+    polls: &mut PollCache,
+    counts: &mut Counts,
+    id: &PollId,
+    choices: &[Option<usize>],
+    today: Day,
+) -> Result<Outcome, Error> {
+    let poll = polls.get(tx, id)?.filter(|p| today < p.expires_on).ok_or(Error::NotFound)?;
+    if poll.closed {
+        return Err(Error::Closed);
+    }
+    let ballot = super::ballot(&poll.questions, choices.to_vec())?;
+    let day = today.to_string();
+    let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
+    tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?.execute(params![
+        id.as_str(),
+        day,
+        choices_json
+    ])?;
+    counts.add(id, day, ballot.choices());
+    Ok(Outcome::Done)
+}
+
+/// The counter increments of a batch's votes, summed per counter row.
+#[derive(Default)]
+struct Counts {
+    options: BTreeMap<(String, usize, usize), i64>,
+    days: BTreeMap<(String, String), i64>,
+    totals: BTreeMap<String, i64>,
+}
+
+impl Counts {
+    fn add(&mut self, id: &PollId, day: String, choices: &[Option<usize>]) {
+        for (q, choice) in choices.iter().enumerate() {
+            if let Some(o) = choice {
+                *self.options.entry((id.as_str().to_owned(), q, *o)).or_default() += 1;
+            }
+        }
+        *self.days.entry((id.as_str().to_owned(), day)).or_default() += 1;
+        *self.totals.entry(id.as_str().to_owned()).or_default() += 1;
+    }
+
+    /// Writes and forgets the sums: one statement per counter row.
+    fn flush(&mut self, tx: &Transaction) -> rusqlite::Result<()> {
+        if self.totals.is_empty() {
+            return Ok(());
+        }
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO option_tallies (poll_id, question, option, votes) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (poll_id, question, option) DO UPDATE SET votes = votes + excluded.votes",
+            )?;
+            for ((id, q, o), n) in &self.options {
+                stmt.execute(params![id, *q as i64, *o as i64, n])?;
+            }
+        }
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO daily_tallies (poll_id, day, responses) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (poll_id, day) DO UPDATE SET responses = responses + excluded.responses",
+            )?;
+            for ((id, day), n) in &self.days {
+                stmt.execute(params![id, day, n])?;
+            }
+        }
+        {
+            let mut stmt =
+                tx.prepare_cached("UPDATE polls SET total_responses = total_responses + ?2 WHERE id = ?1")?;
+            for (id, n) in &self.totals {
+                stmt.execute(params![id, n])?;
+            }
+        }
+        *self = Counts::default();
+        Ok(())
+    }
+}
+
+/// What a vote needs to know of its poll.
+struct PollState {
+    closed: bool,
+    expires_on: Day,
+    questions: Vec<Question>,
+}
+
+/// The writer's memory of polls between batches (see the module docs for
+/// when it is dropped). Bounded in entries and in the size of the questions
+/// it holds; past either bound it starts over.
+#[derive(Default)]
+struct PollCache {
+    polls: HashMap<String, PollState>,
+    /// Bytes of questions JSON behind the cached entries.
+    bytes: usize,
+    data_version: Option<i64>,
+}
+
+/// Most polls the writer remembers.
+const CACHE_POLLS: usize = 10_000;
+/// Most bytes of questions JSON behind the remembered polls.
+const CACHE_BYTES: usize = 16 << 20;
+
+impl PollCache {
+    fn clear(&mut self) {
+        self.polls.clear();
+        self.bytes = 0;
+    }
+
+    /// Drops everything if the database changed under another connection.
+    fn check_version(&mut self, version: i64) {
+        if self.data_version != Some(version) {
+            self.clear();
+            self.data_version = Some(version);
+        }
+    }
+
+    /// The poll `id` (expired or not), if it exists.
+    fn get(&mut self, tx: &Connection, id: &PollId) -> Result<Option<&PollState>, Error> {
+        if !self.polls.contains_key(id.as_str()) {
+            let row = tx
+                .prepare_cached("SELECT closed, expires_on, questions FROM polls WHERE id = ?1")?
+                .query_row(params![id.as_str()], |r| {
+                    Ok((r.get::<_, bool>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+                })
+                .optional()?;
+            // An unknown poll is not remembered: votes for it are rare (the
+            // page handler looked the poll up first).
+            let Some((closed, expires_on, questions)) = row else { return Ok(None) };
+            let expires_on =
+                Day::parse(&expires_on).ok_or_else(|| Error::internal(anyhow!("stored expires_on is malformed")))?;
+            let parsed: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
+            if self.polls.len() >= CACHE_POLLS || self.bytes + questions.len() > CACHE_BYTES {
+                self.clear();
+            }
+            self.bytes += questions.len();
+            self.polls.insert(id.as_str().to_owned(), PollState { closed, expires_on, questions: parsed });
+        }
+        Ok(self.polls.get(id.as_str()))
     }
 }
 
@@ -399,36 +635,8 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             }
             Ok((Outcome::Done, true))
         }
-        Op::Cast { id, choices, today } => {
-            let Some((_, closed, questions)) = live_poll(tx, id, *today)? else {
-                return Err(Error::NotFound);
-            };
-            if closed {
-                return Err(Error::Closed);
-            }
-            let ballot = super::ballot(&questions, choices.clone())?;
-            let day = today.to_string();
-            let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
-            tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?
-                .execute(params![id.as_str(), day, choices_json])?;
-            let mut tally = tx.prepare_cached(
-                "INSERT INTO option_tallies (poll_id, question, option, votes) VALUES (?1, ?2, ?3, 1)
-                 ON CONFLICT (poll_id, question, option) DO UPDATE SET votes = votes + 1",
-            )?;
-            for (q, choice) in ballot.choices().iter().enumerate() {
-                if let Some(o) = choice {
-                    tally.execute(params![id.as_str(), q as i64, *o as i64])?;
-                }
-            }
-            tx.prepare_cached(
-                "INSERT INTO daily_tallies (poll_id, day, responses) VALUES (?1, ?2, 1)
-                 ON CONFLICT (poll_id, day) DO UPDATE SET responses = responses + 1",
-            )?
-            .execute(params![id.as_str(), day])?;
-            tx.prepare_cached("UPDATE polls SET total_responses = total_responses + 1 WHERE id = ?1")?
-                .execute(params![id.as_str()])?;
-            Ok((Outcome::Done, false))
-        }
+        // Votes take the cheaper path of `cast`.
+        Op::Cast { .. } => Err(Error::internal(anyhow!("a vote reached the savepoint path"))),
         Op::Sweep { as_of } => {
             let n =
                 tx.prepare_cached("DELETE FROM polls WHERE expires_on <= ?1")?.execute(params![as_of.to_string()])?;
@@ -465,3 +673,6 @@ fn insert_media(tx: &Connection, id: &PollId, m: &NewMedia, questions: usize) ->
     ])?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

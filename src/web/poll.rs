@@ -7,11 +7,11 @@
 
 use maud::{Markup, html};
 
-use super::WebWorker;
 use super::ballot::Verdict;
 use super::form::Form;
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use super::media::figure;
+use super::{Web, WebWorker};
 use crate::day::Day;
 use crate::domain::{Poll, Slot};
 use crate::error::Error;
@@ -33,10 +33,23 @@ fn share_response(
     choices: &[Option<usize>],
     message: Option<&str>,
 ) -> Result<Response, Error> {
+    share_response_of(&w.web, ctx, poll, today, status, choices, message)
+}
+
+/// [`share_response`] without a worker, for answers built after a commit.
+fn share_response_of(
+    web: &Web,
+    ctx: &Ctx,
+    poll: &Poll,
+    today: Day,
+    status: u16,
+    choices: &[Option<usize>],
+    message: Option<&str>,
+) -> Result<Response, Error> {
     let t = ctx.t;
     let (content_lang, title, questions) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
-    let token = if poll.closed { None } else { Some(w.web.ballots.issue(&poll.id, today).map_err(Error::internal)?) };
+    let token = if poll.closed { None } else { Some(web.ballots.issue(&poll.id, today).map_err(Error::internal)?) };
     let body = html! {
         h1 lang=[clang] { (title) }
         (facts(ctx, poll))
@@ -130,17 +143,46 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     if w.web.ballots.redeem(&poll.id, token, today) != Verdict::Valid {
         return Ok(used_page(&ctx, poll));
     }
-    match w.web.app.store.cast(&poll.id, choices.clone(), today) {
-        Ok(()) => Ok(thanks_page(&ctx, poll)),
-        Err(Error::Closed) => share_response(w, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None),
-        Err(Error::NotFound) => Ok(w.poll_not_found(req)),
-        Err(e) => {
-            if let Error::Internal(cause) = &e {
-                eprintln!("anonpoll: internal error: {cause:#}");
+    // The answer waits for the commit on the connection, not on this worker.
+    let commit = w.web.app.store.cast_later(&poll.id, choices.clone(), today);
+    let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
+    let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
+    let answer = move |result: Result<(), Error>| {
+        let ctx = Ctx::new(choice, &path);
+        let r = match result {
+            Ok(()) => Ok(thanks_page(&ctx, &poll)),
+            Err(Error::Closed) => {
+                share_response_of(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
             }
-            share_response(w, &ctx, poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved))
-        }
-    }
+            Err(Error::NotFound) => {
+                let ctx = Ctx::new(page_choice, &path);
+                Ok(message_page(&ctx, 404, ctx.t.not_found_title, ctx.t.not_found_text))
+            }
+            Err(e) => {
+                if let Error::Internal(cause) = &e {
+                    eprintln!("anonpoll: internal error: {cause:#}");
+                }
+                let retry = match &e {
+                    Error::Unavailable { retry_after_secs, .. } => Some(retry_after_secs.to_string()),
+                    _ => None,
+                };
+                share_response_of(&web, &ctx, &poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved))
+                    .map(|r| match retry {
+                        Some(secs) => r.with_header("Retry-After", secs),
+                        None => r,
+                    })
+            }
+        };
+        r.unwrap_or_else(|e| {
+            eprintln!("anonpoll: internal error: {e}");
+            let ctx = Ctx::new(page_choice, &path);
+            message_page(&ctx, 500, ctx.t.error_title, ctx.t.error_text)
+        })
+    };
+    Ok(match commit {
+        Ok(commit) => Response::after_commit(commit, answer),
+        Err(e) => answer(Err(e)),
+    })
 }
 
 fn thanks_page(ctx: &Ctx, poll: &Poll) -> Response {

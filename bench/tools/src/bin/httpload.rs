@@ -11,6 +11,11 @@
 //!       radio group), POST it urlencoded. A vote counts when the POST answers
 //!       2xx or 3xx. Latency percentiles are of the POST alone; `vote_p50_ms`
 //!       and `vote_p99_ms` cover both requests.
+//!   httpload post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK
+//!       The POST of a vote alone: each connection first fetches and fills in
+//!       its share of vote forms (not measured), then all POST them; the
+//!       server's CPU (utime + stime of SERVER_PID) is read around the POSTs
+//!       only and printed as `polld_cpu_us_per_op`.
 //!   httpload mixed ADDR CONNECTIONS SECONDS IDS_FILE
 //!       90 % reads (share page, results page, poll JSON, results JSON in
 //!       turn), 9 % votes (as above: GET + POST), 1 % creates (POST /api/polls).
@@ -317,13 +322,117 @@ fn simple(c: &mut Client, method: &str, path: &str, ctype: Option<&str>, body: &
     }
 }
 
+/// One vote form of a share page, filled in: where to POST it and the body.
+fn fill_form(c: &mut Client, id: &str, rng: &mut Rng) -> Result<(String, String), String> {
+    let page = format!("/p/{id}");
+    let r = match c.request("GET", &page, None, b"") {
+        Ok(r) if r.status == 200 => r,
+        Ok(r) => return Err(format!("GET {page}: {}", r.status)),
+        Err(e) => return Err(format!("GET {page}: {e}")),
+    };
+    let form = vote_form(&String::from_utf8_lossy(&r.body), &page).ok_or("no vote form on the share page")?;
+    let mut fields: Vec<String> = form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
+    for (n, vs) in &form.radios {
+        fields.push(format!("{}={}", urlencode(n), urlencode(&vs[rng.below(vs.len())])));
+    }
+    Ok((form.action, fields.join("&")))
+}
+
+/// utime + stime of a process, in clock ticks (`/proc/PID/stat`).
+fn cpu_ticks(pid: &str) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server's /proc/PID/stat");
+    let after = &stat[stat.rfind(')').expect("stat format") + 2..];
+    let f: Vec<&str> = after.split(' ').collect();
+    f[11].parse::<u64>().expect("utime") + f[12].parse::<u64>().expect("stime")
+}
+
+/// Forms fetched per second of POSTs measured: a ceiling on the POST rate
+/// (if polld is faster, the forms run out early and the rate is over the
+/// time actually spent).
+const FORMS_PER_SEC: f64 = 40_000.0;
+
+/// `post` mode: every connection first fetches its share of filled-in vote
+/// forms (not measured), then all POST them at once; the server's CPU is read
+/// around the POSTs alone.
+fn post_only(addr: &str, conns: usize, secs: f64, ids: &[String], pid: &str, hz: f64) {
+    let per_conn = ((FORMS_PER_SEC * secs) / conns as f64).ceil() as usize;
+    let ready = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
+    let go = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
+    let deadline = std::sync::Arc::new(std::sync::OnceLock::<Instant>::new());
+    let handles: Vec<_> = (0..conns)
+        .map(|t| {
+            let (addr, ids) = (addr.to_owned(), ids.to_vec());
+            let (ready, go, deadline) = (ready.clone(), go.clone(), deadline.clone());
+            std::thread::spawn(move || {
+                let mut c = Client::new(&addr);
+                let mut rng = Rng(0x5A5A_0000 + t as u64 * 104_729);
+                let mut st = Stats::default();
+                let mut forms = Vec::with_capacity(per_conn);
+                while forms.len() < per_conn && st.errors < 100 {
+                    match fill_form(&mut c, &ids[rng.below(ids.len())], &mut rng) {
+                        Ok(f) => forms.push(f),
+                        Err(e) => st.fail(e),
+                    }
+                }
+                st.errors = 0;
+                ready.wait();
+                go.wait();
+                let end = *deadline.get().expect("deadline set before go");
+                for (action, body) in &forms {
+                    if Instant::now() >= end {
+                        break;
+                    }
+                    simple(&mut c, "POST", action, Some("application/x-www-form-urlencoded"), body.as_bytes(), &mut st);
+                }
+                (st, Instant::now())
+            })
+        })
+        .collect();
+    ready.wait();
+    let c0 = cpu_ticks(pid);
+    let start = Instant::now();
+    let _ = deadline.set(start + Duration::from_secs_f64(secs));
+    go.wait();
+    let mut all = Stats::default();
+    let mut last = start;
+    for h in handles {
+        let (st, done) = h.join().expect("load thread");
+        last = last.max(done);
+        all.lat.extend(st.lat);
+        all.requests += st.requests;
+        all.ops += st.ops;
+        all.errors += st.errors;
+        if all.first_error.is_none() {
+            all.first_error = st.first_error;
+        }
+    }
+    let c1 = cpu_ticks(pid);
+    let el = (last - start).as_secs_f64();
+    all.lat.sort_unstable();
+    let cpu_us = if all.ops > 0 { (c1 - c0) as f64 * 1e6 / hz / all.ops as f64 } else { 0.0 };
+    println!(
+        "RESULT rps={:.1} p50_ms={:.3} p99_ms={:.3} requests={} ops={} errors={} polld_cpu_us_per_op={cpu_us:.1} forms={}",
+        all.ops as f64 / el,
+        pct(&all.lat, 0.5),
+        pct(&all.lat, 0.99),
+        all.requests,
+        all.ops,
+        all.errors,
+        per_conn * conns,
+    );
+    if let Some(e) = all.first_error {
+        eprintln!("httpload: first error: {e}");
+    }
+}
+
 fn pct(v: &[u32], p: f64) -> f64 {
     v.get(((v.len() as f64 - 1.0) * p).max(0.0) as usize).copied().unwrap_or(0) as f64 / 1000.0
 }
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE";
+    let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
+                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     let ids_path = if mode == "detect" { a.get(3) } else { a.get(5) }.unwrap_or_else(|| panic!("{usage}"));
     let ids: Vec<String> =
@@ -353,6 +462,11 @@ fn main() {
     }
     let conns: usize = a[3].parse().expect("connections");
     let secs: f64 = a[4].parse().expect("seconds");
+    if mode == "post" {
+        let pid = a.get(6).unwrap_or_else(|| panic!("{usage}"));
+        let hz: f64 = a.get(7).unwrap_or_else(|| panic!("{usage}")).parse().expect("CLK_TCK");
+        return post_only(&addr, conns, secs, &ids, pid, hz);
+    }
     if mode != "vote" && mode != "mixed" {
         panic!("{usage}");
     }

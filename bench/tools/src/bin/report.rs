@@ -155,6 +155,7 @@ fn main() {
         }
     };
     target(&mut md, "vote path ≥ 60 % of batched SQLite", "vote (HTTP)", "sqlite 100/tx", 0.6);
+    target(&mut md, "vote path ≥ 60 % of batched SQLite (POST alone, page fetched before)", "vote POST only (HTTP)", "sqlite 100/tx", 0.6);
     target(&mut md, "vote path ≥ 60 % of batched SQLite (store only, no HTTP)", "vote (Store::cast)", "sqlite 100/tx", 0.6);
     target(&mut md, "share page ≥ 50 % of bare tiny_http", "share page", "hello tiny_http", 0.5);
     target(&mut md, "share page ≥ 50 % of bare hyper", "share page", "hello hyper", 0.5);

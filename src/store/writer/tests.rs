@@ -1,0 +1,252 @@
+//! Tests of the writer's batch path: one batch mixing every kind of vote and
+//! other writes, replayed through [`commit`] directly so that the batch's
+//! make-up does not depend on timing; and the poll cache against changes
+//! made by another connection.
+
+use super::*;
+use crate::domain::NewPoll;
+use crate::secret::AdminToken;
+use rusqlite::OpenFlags;
+use serde_json::json;
+
+fn new_poll() -> NewPoll {
+    NewPoll::from_json(&json!({
+        "title": "Writer test", "lang": "en", "expiryDays": 7,
+        "questions": [{"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]
+    }))
+    .unwrap()
+}
+
+/// A migrated database and the writer's own kind of connection to it.
+fn setup() -> (tempfile::TempDir, Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.sqlite3");
+    super::super::migrate(&path, Duration::from_secs(5)).unwrap();
+    let conn = super::super::connect(&path, OpenFlags::SQLITE_OPEN_READ_WRITE, Duration::from_secs(5)).unwrap();
+    (dir, conn)
+}
+
+fn job(op: Op) -> Job {
+    // Nobody waits: `commit` returns the results and the test reads them.
+    let (reply, _) = sync_channel(1);
+    Job { op, reply: Reply::Wait(reply) }
+}
+
+fn create(id: &PollId, today: Day) -> Job {
+    job(Op::Create {
+        id: id.clone(),
+        token: AdminToken::generate().unwrap().hash(),
+        poll: new_poll(),
+        media: Vec::new(),
+        today,
+    })
+}
+
+fn cast(id: &PollId, choices: &[Option<usize>], today: Day) -> Job {
+    job(Op::Cast { id: id.clone(), choices: choices.to_vec(), today })
+}
+
+fn patch(id: &PollId, body: serde_json::Value, today: Day) -> Job {
+    job(Op::Patch { id: id.clone(), patch: PollPatch::from_json(&body).unwrap(), today })
+}
+
+fn kind(r: &Result<Outcome, Error>) -> &'static str {
+    match r {
+        Ok(_) => "ok",
+        Err(Error::NotFound) => "not found",
+        Err(Error::Closed) => "closed",
+        Err(Error::Invalid(_)) => "invalid",
+        Err(_) => "other error",
+    }
+}
+
+/// Every counter of `id` against a recount of its stored responses.
+fn assert_counters_match_responses(conn: &Connection, id: &PollId) -> i64 {
+    let rows: i64 =
+        conn.query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
+    let total: i64 =
+        conn.query_row("SELECT total_responses FROM polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
+    let by_day: i64 = conn
+        .query_row("SELECT coalesce(sum(responses), 0) FROM daily_tallies WHERE poll_id = ?1", [id.as_str()], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!((total, by_day), (rows, rows), "total_responses and daily_tallies vs rows of {id}");
+    let recount = |sql: &str| -> Vec<(i64, i64, i64)> {
+        let mut stmt = conn.prepare(sql).unwrap();
+        stmt.query_map([id.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let counted =
+        recount("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2");
+    let stored = recount(
+        "SELECT CAST(j.key AS INTEGER), j.value, count(*) FROM responses, json_each(responses.choices) AS j
+         WHERE poll_id = ?1 AND j.value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
+    );
+    assert_eq!(counted, stored, "option_tallies vs the stored ballots of {id}");
+    rows
+}
+
+#[test]
+fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let later = today.plus_days(30); // past every poll's expiry
+    let [open, closed, doomed, unknown] = [(); 4].map(|()| PollId::generate().unwrap());
+    let mut polls = PollCache::default();
+    let setup = [create(&open, today), create(&closed, today), create(&doomed, today)];
+    let (results, _) = commit(&mut conn, &setup, &mut polls);
+    assert!(results.iter().all(Result::is_ok));
+    let (results, _) = commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)], &mut polls);
+    assert!(results.iter().all(Result::is_ok));
+    // A vote first, so that the cache knows `open` before the batch.
+    let (results, _) = commit(&mut conn, &[cast(&open, &[Some(0), None], today)], &mut polls);
+    assert_eq!(kind(&results[0]), "ok");
+
+    let batch = [
+        cast(&open, &[Some(0), Some(1)], today),
+        cast(&open, &[Some(3), None], today), // no such option
+        cast(&open, &[None, None], today),    // answers nothing
+        cast(&open, &[Some(0)], today),       // wrong length
+        cast(&closed, &[Some(1), None], today),
+        cast(&open, &[Some(1), Some(0)], later), // the poll has expired by then
+        cast(&unknown, &[Some(0), None], today),
+        cast(&doomed, &[Some(2), Some(1)], today),
+        cast(&doomed, &[Some(2), None], today),
+        // Counted votes of a poll deleted later in the same batch: the
+        // delete must meet (and erase) their counters.
+        job(Op::Delete { id: doomed.clone() }),
+        cast(&doomed, &[Some(0), None], today),
+        cast(&open, &[Some(2), Some(1)], today),
+        // Closing a poll within the batch refuses its later votes.
+        patch(&open, json!({"closed": true}), today),
+        cast(&open, &[Some(0), Some(0)], today),
+        patch(&open, json!({"closed": false}), today),
+        cast(&open, &[None, Some(0)], today),
+        cast(&closed, &[Some(0), None], today),
+    ];
+    let (results, erased) = commit(&mut conn, &batch, &mut polls);
+    let kinds: Vec<&str> = results.iter().map(kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            "ok",
+            "invalid",
+            "invalid",
+            "invalid",
+            "closed",
+            "not found",
+            "not found",
+            "ok",
+            "ok",
+            "ok",
+            "not found",
+            "ok",
+            "ok",
+            "closed",
+            "ok",
+            "ok",
+            "closed"
+        ]
+    );
+    assert!(erased, "the delete erased a poll");
+    // 1 before the batch, 3 in it.
+    assert_eq!(assert_counters_match_responses(&conn, &open), 4);
+    assert_eq!(assert_counters_match_responses(&conn, &closed), 0);
+    let left: i64 = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM option_tallies WHERE poll_id = ?1)
+                  + (SELECT count(*) FROM daily_tallies WHERE poll_id = ?1)
+                  + (SELECT count(*) FROM responses WHERE poll_id = ?1)",
+            [doomed.as_str()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0, "nothing of the deleted poll is left");
+    let votes: Vec<(i64, i64, i64)> = {
+        let mut stmt = conn
+            .prepare("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 ORDER BY 1, 2")
+            .unwrap();
+        stmt.query_map([open.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(votes, [(0, 0, 2), (0, 2, 1), (1, 0, 1), (1, 1, 2)]);
+}
+
+#[test]
+fn a_batch_whose_counters_cannot_be_written_fails_as_a_whole() {
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let mut polls = PollCache::default();
+    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls);
+    assert!(results[0].is_ok());
+    // Counters of this poll can no longer be written (the votes themselves can).
+    conn.execute_batch(
+        "CREATE TRIGGER no_counting BEFORE INSERT ON daily_tallies BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+    )
+    .unwrap();
+    let batch = [cast(&id, &[Some(0), None], today), cast(&id, &[Some(1), Some(1)], today)];
+    let (results, _) = commit(&mut conn, &batch, &mut polls);
+    assert!(results.iter().all(Result::is_err), "no vote is acknowledged without its counters");
+    let rows: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0)).unwrap();
+    assert_eq!(rows, 0, "the batch's votes were rolled back");
+    conn.execute_batch("DROP TRIGGER no_counting").unwrap();
+    let (results, _) = commit(&mut conn, &batch, &mut polls);
+    assert!(results.iter().all(Result::is_ok));
+    assert_eq!(assert_counters_match_responses(&conn, &id), 2);
+}
+
+#[test]
+fn the_poll_cache_notices_changes_made_by_another_connection() {
+    let (dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let mut polls = PollCache::default();
+    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls);
+    assert!(results[0].is_ok());
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(0), None], today)], &mut polls);
+    assert_eq!(kind(&results[0]), "ok");
+    assert!(polls.polls.contains_key(id.as_str()), "the vote filled the cache");
+    // Another process (pollctl) closes the poll.
+    let other = Connection::open(dir.path().join("w.sqlite3")).unwrap();
+    other.execute("UPDATE polls SET closed = 1 WHERE id = ?1", [id.as_str()]).unwrap();
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls);
+    assert_eq!(kind(&results[0]), "closed");
+    // ...then shortens its life to end today.
+    other
+        .execute("UPDATE polls SET closed = 0, expires_on = ?2 WHERE id = ?1", [id.as_str(), &today.to_string()])
+        .unwrap();
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls);
+    assert_eq!(kind(&results[0]), "not found");
+    other.execute("DELETE FROM polls WHERE id = ?1", [id.as_str()]).unwrap();
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())], &mut polls);
+    assert_eq!(kind(&results[0]), "not found");
+}
+
+#[test]
+fn the_poll_cache_stays_bounded() {
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let mut polls = PollCache::default();
+    let ids: Vec<PollId> = (0..5).map(|_| PollId::generate().unwrap()).collect();
+    let creates: Vec<Job> = ids.iter().map(|id| create(id, today)).collect();
+    assert!(commit(&mut conn, &creates, &mut polls).0.iter().all(Result::is_ok));
+    let votes: Vec<Job> = ids.iter().map(|id| cast(id, &[Some(0), None], today)).collect();
+    assert!(commit(&mut conn, &votes, &mut polls).0.iter().all(Result::is_ok));
+    assert_eq!(polls.polls.len(), 5);
+    assert!(polls.bytes > 0 && polls.bytes < 5 * 200, "{}", polls.bytes);
+    // Filled to the entry bound, the next poll starts it over.
+    for i in 0..CACHE_POLLS - 5 {
+        polls.polls.insert(format!("filler{i}"), PollState { closed: false, expires_on: today, questions: vec![] });
+    }
+    let one = [cast(&ids[0], &[Some(1), None], today)];
+    assert!(commit(&mut conn, &one, &mut polls).0[0].is_ok());
+    assert_eq!(polls.polls.len(), CACHE_POLLS, "already known: nothing is dropped");
+    polls.polls.remove(ids[1].as_str());
+    polls.polls.insert("filler_again".into(), PollState { closed: false, expires_on: today, questions: vec![] });
+    let other = [cast(&ids[1], &[Some(1), None], today)];
+    assert!(commit(&mut conn, &other, &mut polls).0[0].is_ok());
+    assert_eq!(polls.polls.len(), 1, "past the bound the cache starts over");
+}
