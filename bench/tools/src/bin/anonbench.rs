@@ -75,7 +75,7 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     let mut ids = Vec::new();
     for i in 0..hot {
         let id = PollId::generate()?;
-        store.create_poll(&id, &AdminToken::generate()?.hash(), &bench_poll(&format!("Benchmark poll {i}")), today)?;
+        store.create_poll(&id, &AdminToken::generate()?.hash(), &bench_poll(&format!("Benchmark poll {i}")), &[], today)?;
         ids.push(id.as_str().to_owned());
     }
     store.record_response(&ids[0], &[Some(0), Some(1), None])?;
