@@ -24,4 +24,6 @@ CREATE TABLE media (
     bytes    BLOB    NOT NULL
 ) STRICT;
 
-CREATE INDEX media_by_poll ON media (poll_id, question);
+-- One item per slot (the writer replaces, this makes sure), and the index
+-- for listing a poll's media.
+CREATE UNIQUE INDEX media_one_per_slot ON media (poll_id, ifnull(question, -1));

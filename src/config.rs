@@ -53,15 +53,15 @@ pub struct PolldArgs {
     pub vote_window_minutes: u64,
 
     /// Largest picture accepted, in MiB.
-    #[arg(long, env = "POLL_IMAGE_MAX_MIB", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, env = "POLL_IMAGE_MAX_MIB", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=MAX_FILE_MIB))]
     pub image_max_mib: u32,
 
     /// Largest sound accepted, in MiB.
-    #[arg(long, env = "POLL_AUDIO_MAX_MIB", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, env = "POLL_AUDIO_MAX_MIB", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_FILE_MIB))]
     pub audio_max_mib: u32,
 
     /// Largest video accepted, in MiB.
-    #[arg(long, env = "POLL_VIDEO_MAX_MIB", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, env = "POLL_VIDEO_MAX_MIB", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=MAX_FILE_MIB))]
     pub video_max_mib: u32,
 
     /// Most pixels (width × height, in millions) of a picture, checked before
@@ -80,7 +80,23 @@ pub struct PolldArgs {
     pub upload_hold_mib: u32,
 }
 
+/// Largest file limit: SQLite stores at most 1,000,000,000 bytes in a value.
+const MAX_FILE_MIB: i64 = 900;
+
 impl PolldArgs {
+    /// Options that are fine alone but not together.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let largest = self.image_max_mib.max(self.audio_max_mib).max(self.video_max_mib);
+        if self.upload_max_mib < largest {
+            anyhow::bail!(
+                "--upload-max-mib ({}) must be at least the largest file limit ({largest} MiB), \
+                 or such a file could never be sent",
+                self.upload_max_mib
+            );
+        }
+        Ok(())
+    }
+
     /// The media limits these options set.
     pub fn media_limits(&self) -> crate::media::Limits {
         const MIB: usize = 1024 * 1024;

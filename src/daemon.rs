@@ -20,6 +20,7 @@ use crate::web::{VoteLimits, Web};
 const UPLOADS_AT_ONCE: usize = 4;
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
+    args.check()?;
     let store = Store::open(&args.db)?;
     let trusted = if args.trusted_proxies.is_empty() {
         TrustedProxies::loopback()
@@ -51,7 +52,7 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
         per_window: args.vote_limit,
         window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
     };
-    let uploads = Uploads::new(args.media_limits(), upload_max, args.upload_hold_mib as usize * 1024 * 1024);
+    let uploads = Uploads::new(args.media_limits(), upload_max, args.upload_hold_mib as usize * 1024 * 1024)?;
     let web = Web::new(app.clone(), limits, uploads)?;
     // In-memory keys must expire on time on a quiet server too, not only when
     // the next request happens to rotate them.

@@ -31,11 +31,6 @@ impl Day {
         Day(self.0.checked_add(Duration::days(i64::from(days))).unwrap_or(Date::MAX))
     }
 
-    /// Whole days from `earlier` to this day (negative if `earlier` is later).
-    pub fn days_since(self, earlier: Day) -> i64 {
-        (self.0 - earlier.0).whole_days()
-    }
-
     /// The day before this one.
     pub fn previous(self) -> Day {
         Day(self.0.previous_day().unwrap_or(self.0))

@@ -115,6 +115,17 @@ pub struct Response {
     /// When set, the response is still to be built (see [`Deferred`]); the
     /// fields above are a placeholder.
     deferred: Option<Deferred>,
+    /// Held until the body has been sent: e.g. a share of a memory budget.
+    pub lease: Option<Lease>,
+}
+
+/// Something a response keeps alive until its body is sent or dropped.
+pub struct Lease(pub Box<dyn Send + Sync + 'static>);
+
+impl std::fmt::Debug for Lease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Lease")
+    }
 }
 
 /// The result of a queued write, delivered once it is committed (or refused).
@@ -155,7 +166,7 @@ fn writer_gone() -> Error {
 
 impl Response {
     pub fn new(status: u16) -> Response {
-        Response { status, headers: Vec::new(), body: Vec::new(), deferred: None }
+        Response { status, headers: Vec::new(), body: Vec::new(), deferred: None, lease: None }
     }
 
     /// A response built by `finish` once `commit` delivers its result.

@@ -307,7 +307,7 @@ async fn serve(
         req.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
     // Files come only as multipart bodies to the paths that take them, and
     // only a few at a time: each may hold up to the upload limit in memory.
-    let upload = config.uploads.filter(|u| (u.accepts)(&path) && is_multipart(&headers));
+    let upload = config.uploads.filter(|u| method == Method::Post && (u.accepts)(&path) && is_multipart(&headers));
     let _upload_slot = match upload {
         Some(_) => match shared.upload_slots.clone().try_acquire_owned() {
             Ok(slot) => Some(slot),
@@ -359,10 +359,29 @@ async fn serve(
     Ok(to_hyper(response))
 }
 
+/// Exactly one `Content-Type`, and it is multipart: a second header could
+/// make the handler read the body as another type than the one it was
+/// admitted as.
 fn is_multipart(headers: &[(String, String)]) -> bool {
-    headers.iter().any(|(n, v)| {
-        n == "content-type" && v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("multipart/form-data"))
-    })
+    let mut types = headers.iter().filter(|(n, _)| n == "content-type");
+    match (types.next(), types.next()) {
+        (Some((_, v)), None) => {
+            v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("multipart/form-data"))
+        }
+        _ => false,
+    }
+}
+
+/// A body that holds a lease (e.g. on a memory budget) until it is dropped.
+struct Leased {
+    body: Vec<u8>,
+    _lease: crate::http::Lease,
+}
+
+impl AsRef<[u8]> for Leased {
+    fn as_ref(&self) -> &[u8] {
+        &self.body
+    }
 }
 
 fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {
@@ -377,7 +396,12 @@ fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {
     for (name, value) in &response.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
-    builder.body(Full::new(Bytes::from(response.body))).unwrap_or_else(|e| {
+    let body = match response.lease.take() {
+        // The lease is given back once hyper has sent (or dropped) the body.
+        Some(lease) => Bytes::from_owner(Leased { body: std::mem::take(&mut response.body), _lease: lease }),
+        None => Bytes::from(std::mem::take(&mut response.body)),
+    };
+    builder.body(Full::new(body)).unwrap_or_else(|e| {
         eprintln!("anonpoll: could not build a response: {e}");
         let mut r = hyper::Response::new(Full::new(Bytes::new()));
         *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;

@@ -460,21 +460,6 @@ fn an_oversized_body_is_refused_by_caddy() {
     s.caddy.get("/api").assert_status(200);
 }
 
-/// A picture of `w`×`h` noise: it does not compress, so its PNG is large.
-fn noise_png(w: u32, h: u32) -> Vec<u8> {
-    let mut state = 0x2545_f491_u32;
-    let img = image::RgbImage::from_fn(w, h, |_, _| {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        let [a, b, c, _] = state.to_le_bytes();
-        image::Rgb([a, b, c])
-    });
-    let mut out = Vec::new();
-    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).unwrap();
-    out
-}
-
 #[test]
 fn uploads_pass_through_caddy_within_their_own_limit_and_media_keep_their_headers() {
     if !caddy_available() {
@@ -502,7 +487,7 @@ fn uploads_pass_through_caddy_within_their_own_limit_and_media_keep_their_header
 
     // Through the real stack: a form with a picture far over 256 KiB.
     let Some(s) = stack() else { return };
-    let png = noise_png(400, 400);
+    let png = media::noise_png(400, 400);
     assert!(png.len() > 400 * 1024, "{}", png.len());
     let page = s.caddy.get("/").text();
     let at = page.find("name=\"once\" value=\"").unwrap() + 19;

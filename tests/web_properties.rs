@@ -43,7 +43,7 @@ fn fixture() -> &'static Fixture {
         .unwrap();
         let mut reader = app.store.reader().unwrap();
         let created = app.create_poll(&mut reader, IpAddr::V4(Ipv4Addr::LOCALHOST), &poll, &[], Day::today()).unwrap();
-        let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20);
+        let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
         let web =
             Web::new(app, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, uploads).unwrap();
         Fixture { _dir: dir, web, poll: created.poll.id.to_string() }

@@ -78,7 +78,7 @@ fn start() -> Polld {
     let mut reader = app.store.reader().unwrap();
     let created =
         app.create_poll(&mut reader, IpAddr::V4(Ipv4Addr::LOCALHOST), &new_poll(), &[], Day::today()).unwrap();
-    let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20);
+    let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
     let web =
         Web::new(app.clone(), VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, uploads).unwrap();
     let server = Server::bind("127.0.0.1:0", ServerConfig::new(4, TrustedProxies::loopback(), 64 * 1024)).unwrap();

@@ -235,6 +235,8 @@ pub const DE: Catalogue = Catalogue {
     err_media_codec: "Diese Datei ist in einem Format kodiert, das nicht angenommen wird. Videos müssen H.264 in MP4 oder VP8, VP9 bzw. AV1 in WebM sein; Töne MP3, Opus oder Vorbis in Ogg oder AAC in M4A.",
     err_media_empty: "Diese Datei ist leer.",
     err_media_busy: "Gerade werden zu viele Dateien verarbeitet. Bitte senden Sie das Formular gleich noch einmal.",
+    err_media_full: "Der Server hält gerade zu viele Dateien für noch nicht abgeschickte Formulare. Bitte versuchen Sie es später noch einmal.",
+    err_media_quota: "Sie haben zu viele Dateien in noch nicht abgeschickten Formularen. Erstellen Sie Ihre Umfrage oder entfernen Sie nicht benötigte Dateien und versuchen Sie es dann noch einmal.",
     err_media_lost: "Die zuvor gewählte Datei liegt nicht mehr auf dem Server. Bitte wählen Sie sie noch einmal.",
     err_alt_required: "Beschreiben Sie das Bild für Menschen, die es nicht sehen können.",
     media_heading: "Bilder, Töne und Videos",

@@ -236,6 +236,8 @@ pub const EN: Catalogue = Catalogue {
     err_media_codec: "This file uses an encoding that is not accepted. Videos must be H.264 in MP4, or VP8, VP9 or AV1 in WebM; sounds MP3, Opus or Vorbis in Ogg, or AAC in M4A.",
     err_media_empty: "This file is empty.",
     err_media_busy: "Too many files are being processed right now. Please send the form again in a moment.",
+    err_media_full: "The server holds too many files for forms being filled in right now. Please try again later.",
+    err_media_quota: "You have too many files waiting in forms not yet sent. Create your poll, or remove files you no longer need, then try again.",
     err_media_lost: "The file chosen earlier is no longer held by the server. Please choose it again.",
     err_alt_required: "Describe the picture for people who cannot see it.",
     media_heading: "Pictures, sounds and videos",

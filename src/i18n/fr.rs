@@ -244,6 +244,8 @@ pub const FR: Catalogue = Catalogue {
     err_media_codec: "Ce fichier utilise un codage qui n’est pas accepté. Les vidéos doivent être en H.264 dans un MP4, ou en VP8, VP9 ou AV1 dans un WebM\u{202f}; les sons en MP3, en Opus ou Vorbis dans un Ogg, ou en AAC dans un M4A.",
     err_media_empty: "Ce fichier est vide.",
     err_media_busy: "Trop de fichiers sont en cours de traitement. Veuillez renvoyer le formulaire dans un instant.",
+    err_media_full: "Le serveur conserve trop de fichiers pour des formulaires en cours en ce moment. Veuillez réessayer plus tard.",
+    err_media_quota: "Vous avez trop de fichiers en attente dans des formulaires pas encore envoyés. Créez votre sondage ou retirez les fichiers inutiles, puis réessayez.",
     err_media_lost: "Le fichier choisi plus tôt n’est plus conservé par le serveur. Veuillez le choisir à nouveau.",
     err_alt_required: "Décrivez l’image pour les personnes qui ne la voient pas.",
     media_heading: "Images, sons et vidéos",

@@ -237,6 +237,8 @@ pub const IT: Catalogue = Catalogue {
     err_media_codec: "Questo file usa una codifica non accettata. I video devono essere H.264 in MP4, oppure VP8, VP9 o AV1 in WebM; l’audio MP3, Opus o Vorbis in Ogg, oppure AAC in M4A.",
     err_media_empty: "Questo file è vuoto.",
     err_media_busy: "In questo momento si stanno elaborando troppi file. Invii di nuovo il modulo tra poco.",
+    err_media_full: "Il server conserva in questo momento troppi file per moduli non ancora inviati. Riprovi più tardi.",
+    err_media_quota: "Ha troppi file in attesa in moduli non ancora inviati. Crei il sondaggio o rimuova i file che non servono, poi riprovi.",
     err_media_lost: "Il file scelto prima non è più conservato dal server. Lo scelga di nuovo.",
     err_alt_required: "Descriva l’immagine per chi non può vederla.",
     media_heading: "Immagini, audio e video",

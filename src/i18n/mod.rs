@@ -203,6 +203,8 @@ pub struct Catalogue {
     pub err_media_codec: &'static str,
     pub err_media_empty: &'static str,
     pub err_media_busy: &'static str,
+    pub err_media_full: &'static str,
+    pub err_media_quota: &'static str,
     pub err_media_lost: &'static str,
     pub err_alt_required: &'static str,
     pub media_heading: &'static str,

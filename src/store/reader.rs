@@ -139,20 +139,27 @@ fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
     Ok(Tallies { total, votes, by_day })
 }
 
-/// A media item ready to be served: what it is, until when it may be cached,
-/// and where its bytes are.
+/// A media item ready to be served: what it is, and until when its poll lives.
 #[derive(Debug)]
 pub struct MediaBlob {
     pub item: MediaItem,
     pub expires_on: Day,
-    rowid: i64,
 }
 
 impl Reader {
-    /// The media item `id` if its poll is live on `today`.
-    pub fn media(&mut self, id: &MediaId, today: Day) -> Result<Option<MediaBlob>, Error> {
-        let row = self
-            .conn
+    /// The media item `id` if its poll is live on `today`, with the bytes
+    /// `pick` asks for (offset and length, within the item's size). Both
+    /// are read in one transaction, so the bytes are this item's even if it
+    /// is replaced or erased meanwhile; and straight from the BLOB, so a
+    /// range of a large video never loads the rest of it.
+    pub fn media(
+        &mut self,
+        id: &MediaId,
+        today: Day,
+        pick: impl FnOnce(&MediaBlob) -> Option<(u64, usize)>,
+    ) -> Result<Option<(MediaBlob, Vec<u8>)>, Error> {
+        let tx = self.conn.transaction()?;
+        let row = tx
             .prepare_cached(
                 "SELECT m.id, m.question, m.kind, m.mime, m.size, m.sha256, m.alt, m.width, m.height,
                         m.rowid, p.expires_on
@@ -164,22 +171,16 @@ impl Reader {
             })
             .optional()?;
         let Some((item, rowid, expires_on)) = row else { return Ok(None) };
-        Ok(Some(MediaBlob {
-            item: item?,
-            expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
-            rowid,
-        }))
-    }
-
-    /// `len` bytes of `blob` from `offset` (the caller keeps within its size).
-    /// Read straight from the BLOB, so serving a range of a large video never
-    /// loads the rest of it.
-    pub fn media_bytes(&mut self, blob: &MediaBlob, offset: u64, len: usize) -> Result<Vec<u8>, Error> {
-        let handle = self.conn.blob_open(rusqlite::MAIN_DB, "media", "bytes", blob.rowid, true)?;
-        let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
-        let mut buf = vec![0u8; len];
-        handle.read_at_exact(&mut buf, offset)?;
-        Ok(buf)
+        let blob = MediaBlob { item: item?, expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))? };
+        let mut bytes = Vec::new();
+        if let Some((offset, len)) = pick(&blob) {
+            let handle = tx.blob_open(rusqlite::MAIN_DB, "media", "bytes", rowid, true)?;
+            let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
+            bytes = vec![0u8; len];
+            handle.read_at_exact(&mut bytes, offset)?;
+        }
+        tx.finish()?;
+        Ok(Some((blob, bytes)))
     }
 }
 

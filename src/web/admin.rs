@@ -18,6 +18,7 @@ use super::media::figure;
 use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
 use super::uploads::{SlotDraft, Uploads, message as upload_message};
+use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, Poll, PollPatch, Slot, check_alt};
 use crate::error::Error;
@@ -90,11 +91,18 @@ fn parse_slot(value: Option<&str>, questions: usize) -> Option<Slot> {
     }
 }
 
-/// Attaches the file of the admin media form; a problem goes to `view`.
-fn attach(w: &WebWorker, ctx: &Ctx, form: &Form, poll: &Poll, today: Day, view: &mut View) -> Result<(), Error> {
+/// Attaches the file of the admin media form, sent by `client`; a problem goes to `view`.
+fn attach(
+    w: &WebWorker,
+    ctx: &Ctx,
+    (form, client): (&Form, std::net::IpAddr),
+    poll: &Poll,
+    today: Day,
+    view: &mut View,
+) -> Result<(), Error> {
     let t = ctx.t;
     let uploads = &w.web.uploads;
-    let draft = SlotDraft::read(uploads, form, MEDIA_FIELD);
+    let draft = SlotDraft::read(uploads, form, MEDIA_FIELD, ClientGroup::of(client));
     let slot_value = form.text("slot");
     let Some(slot) = parse_slot(Some(&slot_value), poll.questions.len()) else {
         view.problems.general.push(t.bad_form.to_owned());
@@ -157,9 +165,15 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
             Some(l) => Some(json!({"translations": {l.code(): null}})),
             None => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
         },
-        "version-save" | "media-drop-am" => None,
+        "version-save" => None,
+        "media-drop-am" => {
+            if let Some(r) = form.get(&format!("{MEDIA_FIELD}-held")) {
+                w.web.uploads.release([r]);
+            }
+            None
+        }
         "media-attach" => {
-            if let Err(e) = attach(w, &ctx, form, &poll, today, &mut view) {
+            if let Err(e) = attach(w, &ctx, (form, req.client), &poll, today, &mut view) {
                 return outcome_error(w, req, &ctx, &poll, &token, e);
             }
             if !view.problems.is_empty() {

@@ -15,6 +15,7 @@ use super::ballot::Verdict;
 use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
 use super::layout::{Ctx, message_page, notice, page, respond};
 use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as upload_message, mib};
+use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, NewPoll, OPTIONS, QUESTIONS, Slot, check_alt};
 use crate::error::Error;
@@ -125,8 +126,8 @@ impl Draft {
     /// Reads the files of the form: new uploads are cleaned and held, held
     /// ones are found again by their reference. Rows are found from their
     /// fields, so a question with only a file counts as a row.
-    pub fn read_media(&mut self, uploads: &Uploads, form: &Form) {
-        self.media = SlotDraft::read(uploads, form, &media_prefix(None));
+    pub fn read_media(&mut self, uploads: &Uploads, form: &Form, client: ClientGroup) {
+        self.media = SlotDraft::read(uploads, form, &media_prefix(None), client);
         let rows_with_media = (0..QUESTIONS.max)
             .filter(|&i| {
                 let prefix = media_prefix(Some(i));
@@ -138,7 +139,7 @@ impl Draft {
             self.questions.push(DraftQuestion { options: Vec::new(), ..DraftQuestion::blank() });
         }
         for (i, q) in self.questions.iter_mut().enumerate() {
-            q.media = SlotDraft::read(uploads, form, &media_prefix(Some(i)));
+            q.media = SlotDraft::read(uploads, form, &media_prefix(Some(i)), client);
         }
     }
 
@@ -567,10 +568,14 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     let ctx = w.ctx(req, None);
     let uploads = &w.web.uploads;
     let mut draft = Draft::from_form(form);
-    draft.read_media(uploads, form);
+    draft.read_media(uploads, form, ClientGroup::of(req.client));
     let action = form.get("action").unwrap_or("create");
     if action != "create" {
+        let before = draft.held_references();
         let focus = draft.edit(action);
+        // A file removed, or removed with its question, is forgotten now.
+        let after = draft.held_references();
+        uploads.release(before.iter().filter(|r| !after.contains(r)).map(String::as_str));
         // A file refused while the form was being edited is reported now.
         let mut p = Problems::default();
         let (_, origins) = draft.to_json();

@@ -45,6 +45,12 @@ impl Form {
             Err(_) => return Err(FormError::WrongType),
         };
         match req.media_type().as_deref() {
+            // Only multipart bodies may use the upload limit; a urlencoded
+            // body admitted under it (e.g. behind a second Content-Type)
+            // would cost many times its size once split into pairs.
+            Some("application/x-www-form-urlencoded") if bytes.len() > crate::domain::MAX_JSON_BODY => {
+                return Err(FormError::TooLarge);
+            }
             Some("application/x-www-form-urlencoded") => {}
             Some("multipart/form-data") => {
                 let content_type = req.header("content-type").unwrap_or("");

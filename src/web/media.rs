@@ -7,10 +7,18 @@
 //!   `sandbox` CSP (a file opened on its own can run nothing) and
 //!   `Cross-Origin-Resource-Policy: same-origin`;
 //! - byte ranges (one per request) for seeking in audio and video, read
-//!   straight from the database without loading the whole file; an
-//!   open-ended range is answered in chunks of at most [`CHUNK`];
-//! - caching is keyed by the content hash (`ETag`) and long, but `private`
-//!   (no shared cache keeps it) and never beyond the poll's erasure day.
+//!   straight from the database without loading the whole file, in one
+//!   transaction with the item's listing; a range is answered with at most
+//!   [`CHUNK`] bytes;
+//! - caching is keyed by the content hash (`ETag`), `private` (no shared
+//!   cache keeps a file) and `no-cache` (a browser asks before each use and
+//!   gets a bodiless 304), so an erased or replaced file is never shown from
+//!   a cache;
+//! - bounded: at most [`MEDIA_BYTES_IN_FLIGHT`] bytes of media are being sent
+//!   at once across all requests (503 past it), and HEAD reads no bytes.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use maud::{Markup, html};
 
@@ -25,8 +33,6 @@ use crate::store::Reader;
 
 /// Largest part of a file sent for an open-ended range request.
 pub const CHUNK: u64 = 4 * 1024 * 1024;
-/// The longest a browser is told to keep a file.
-const MAX_AGE_CAP: i64 = 365 * 24 * 3600;
 
 /// The path of `/media/{id}` requests, if `path` is one.
 pub fn route(path: &str) -> Option<&str> {
@@ -62,49 +68,129 @@ pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {
     }
 }
 
-/// Answers `GET`/`HEAD /media/{id}`.
-pub fn serve(reader: &mut Reader, req: &Request, id: &str, today: Day) -> Result<Response, Error> {
-    if !matches!(req.method, Method::Get | Method::Head) {
-        return Ok(plain(405, "Method not allowed.").with_header("Allow", "GET, HEAD"));
+/// Bytes of media being sent at once, across all requests: a GET holds its
+/// share until its body is written, however slowly the client reads.
+pub const MEDIA_BYTES_IN_FLIGHT: usize = 256 * 1024 * 1024;
+
+/// A process-wide budget of media bytes being sent.
+#[derive(Clone, Default)]
+pub struct MediaBudget(Arc<AtomicUsize>);
+
+/// A share of the budget, given back when dropped.
+struct Share(Arc<AtomicUsize>, usize);
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        self.0.fetch_sub(self.1, Ordering::AcqRel);
     }
+}
+
+impl MediaBudget {
+    fn take(&self, n: usize) -> Option<Share> {
+        let mut used = self.0.load(Ordering::Acquire);
+        loop {
+            if used.saturating_add(n) > MEDIA_BYTES_IN_FLIGHT {
+                return None;
+            }
+            match self.0.compare_exchange_weak(used, used + n, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some(Share(self.0.clone(), n)),
+                Err(now) => used = now,
+            }
+        }
+    }
+}
+
+/// What a request for a media item gets.
+enum Plan {
+    NotModified,
+    Unsatisfiable,
+    Busy,
+    Send { status: u16, start: u64, len: u64 },
+}
+
+/// Answers `GET`/`HEAD /media/{id}`.
+pub fn serve(
+    reader: &mut Reader,
+    budget: &MediaBudget,
+    req: &Request,
+    id: &str,
+    today: Day,
+) -> Result<Response, Error> {
+    let head = match req.method {
+        Method::Get => false,
+        Method::Head => true,
+        _ => return Ok(plain(405, "Method not allowed.").with_header("Allow", "GET, HEAD")),
+    };
     let Some(id) = MediaId::parse(id) else { return Ok(plain(404, "No such file.")) };
-    let Some(blob) = reader.media(&id, today)? else { return Ok(plain(404, "No such file.")) };
+    let (mut plan, mut share) = (Plan::NotModified, None);
+    let read = reader.media(&id, today, |blob| {
+        plan = plan_for(req, &etag_of(&blob.item), blob.item.size);
+        let Plan::Send { start, len, .. } = plan else { return None };
+        let len = usize::try_from(len).ok()?;
+        if head {
+            return None;
+        }
+        match budget.take(len) {
+            Some(s) => {
+                share = Some(s);
+                Some((start, len))
+            }
+            None => {
+                plan = Plan::Busy;
+                None
+            }
+        }
+    })?;
+    let Some((blob, body)) = read else { return Ok(plain(404, "No such file.")) };
     let item = &blob.item;
-    let etag = format!("\"{}\"", hex(&item.sha256));
     let size = item.size;
     let headers = |r: Response| {
-        r.with_header("ETag", etag.as_str())
-            .with_header("Cache-Control", cache_control(blob.expires_on, today))
+        r.with_header("ETag", etag_of(item))
+            .with_header("Cache-Control", CACHE_CONTROL)
             .with_header("Accept-Ranges", "bytes")
             .with_header("X-Content-Type-Options", "nosniff")
             .with_header("Content-Security-Policy", "sandbox; default-src 'none'")
             .with_header("Cross-Origin-Resource-Policy", "same-origin")
             .with_header("Referrer-Policy", "no-referrer")
     };
-    if req.header("if-none-match").is_some_and(|v| etag_matches(v, &etag)) {
-        return Ok(headers(Response::new(304)));
+    Ok(match plan {
+        Plan::NotModified => headers(Response::new(304)),
+        Plan::Unsatisfiable => {
+            plain(416, "Range not satisfiable.").with_header("Content-Range", format!("bytes */{size}"))
+        }
+        Plan::Busy => {
+            plain(503, "Too many files are being sent; try again in a moment.").with_header("Retry-After", "5")
+        }
+        Plan::Send { status, start, len } => {
+            let mut r = headers(Response::new(status).with_header("Content-Type", item.mime.as_str()));
+            if status == 206 {
+                r = r.with_header("Content-Range", format!("bytes {start}-{}/{size}", start + len - 1));
+            }
+            if head {
+                r.with_header("Content-Length", len.to_string())
+            } else {
+                r.lease = share.map(|s| crate::http::Lease(Box::new(s)));
+                r.with_body(body)
+            }
+        }
+    })
+}
+
+/// The whole file, one range of it, or nothing new, for this request.
+fn plan_for(req: &Request, etag: &str, size: u64) -> Plan {
+    if req.header("if-none-match").is_some_and(|v| etag_matches(v, etag)) {
+        return Plan::NotModified;
     }
     // A range applies only if the file is still the one the client has
     // (If-Range with our strong ETag); otherwise the whole file is sent.
     let range_applies = req.header("if-range").is_none_or(|v| v.trim() == etag);
-    let range = req.header("range").filter(|_| range_applies).map(|v| parse_range(v, size));
-    let (status, start, len) = match range {
-        None | Some(Range::Ignored) => (200, 0, size),
-        Some(Range::Unsatisfiable) => {
-            return Ok(plain(416, "Range not satisfiable.").with_header("Content-Range", format!("bytes */{size}")));
-        }
-        Some(Range::Bytes { start, end, open }) => {
-            let end = if open { end.min(start + CHUNK - 1) } else { end };
-            (206, start, end - start + 1)
-        }
-    };
-    let len_usize = usize::try_from(len).map_err(Error::internal)?;
-    let body = reader.media_bytes(&blob, start, len_usize)?;
-    let mut r = headers(Response::new(status).with_header("Content-Type", item.mime.as_str()).with_body(body));
-    if status == 206 {
-        r = r.with_header("Content-Range", format!("bytes {start}-{}/{size}", start + len - 1));
+    match req.header("range").filter(|_| range_applies).map(|v| parse_range(v, size)) {
+        None | Some(Range::Ignored) => Plan::Send { status: 200, start: 0, len: size },
+        Some(Range::Unsatisfiable) => Plan::Unsatisfiable,
+        // At most CHUNK bytes per answer: a client asking for more gets
+        // the first part and asks again (RFC 9110 allows a shorter 206).
+        Some(Range::Bytes { start, end }) => Plan::Send { status: 206, start, len: (end - start + 1).min(CHUNK) },
     }
-    Ok(r)
 }
 
 /// A short answer without a file (the connection layer adds `no-store`).
@@ -112,13 +198,15 @@ fn plain(status: u16, text: &str) -> Response {
     Response::new(status).with_header("Content-Type", "text/plain; charset=utf-8").with_body(text.as_bytes().to_vec())
 }
 
-/// Long but private caching that ends with the poll: a browser may keep the
-/// file until the day before its poll is erased (whatever the hour now), and
-/// no shared cache may keep it.
-fn cache_control(expires_on: Day, today: Day) -> String {
-    let days = (expires_on.days_since(today) - 1).max(0);
-    let max_age = (days * 86_400).min(MAX_AGE_CAP);
-    format!("private, max-age={max_age}, immutable")
+/// Browsers may keep a file but must ask before each use (a 304 costs no
+/// bytes): a file erased with its poll, or replaced, is then never shown
+/// again from a cache, whatever its poll's expiry was or becomes. `private`
+/// keeps shared caches out altogether.
+const CACHE_CONTROL: &str = "private, no-cache";
+
+/// The strong ETag of an item: its content's SHA-256.
+fn etag_of(item: &MediaItem) -> String {
+    format!("\"{}\"", hex(&item.sha256))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -134,17 +222,20 @@ enum Range {
     /// Malformed, or several ranges: the whole file is sent (RFC 9110 allows it).
     Ignored,
     Unsatisfiable,
-    /// Inclusive bounds within the file; `open` when the client asked "to the end".
+    /// Inclusive bounds within the file.
     Bytes {
         start: u64,
         end: u64,
-        open: bool,
     },
 }
 
 /// One `Range: bytes=…` range against a file of `size` bytes (RFC 9110 §14.1.2).
 fn parse_range(header: &str, size: u64) -> Range {
-    let Some(spec) = header.trim().strip_prefix("bytes=") else { return Range::Ignored };
+    // The unit is case-insensitive (RFC 9110 §14.1).
+    let header = header.trim();
+    let Some(spec) = header.get(..6).filter(|u| u.eq_ignore_ascii_case("bytes=")).map(|_| &header[6..]) else {
+        return Range::Ignored;
+    };
     if spec.contains(',') {
         return Range::Ignored;
     }
@@ -162,7 +253,7 @@ fn parse_range(header: &str, size: u64) -> Range {
         if n == 0 {
             return Range::Unsatisfiable;
         }
-        return Range::Bytes { start: size.saturating_sub(n), end: size - 1, open: false };
+        return Range::Bytes { start: size.saturating_sub(n), end: size - 1 };
     }
     let Some(start) = Some(first).filter(|s| digits(s)).and_then(|s| s.parse::<u64>().ok()) else {
         return Range::Ignored;
@@ -171,10 +262,10 @@ fn parse_range(header: &str, size: u64) -> Range {
         return Range::Unsatisfiable;
     }
     if last.is_empty() {
-        return Range::Bytes { start, end: size - 1, open: true };
+        return Range::Bytes { start, end: size - 1 };
     }
     match Some(last).filter(|s| digits(s)).and_then(|s| s.parse::<u64>().ok()) {
-        Some(end) if end >= start => Range::Bytes { start, end: end.min(size - 1), open: false },
+        Some(end) if end >= start => Range::Bytes { start, end: end.min(size - 1) },
         _ => Range::Ignored,
     }
 }
@@ -185,12 +276,13 @@ mod tests {
 
     #[test]
     fn ranges_follow_rfc_9110() {
-        let b = |start, end, open| Range::Bytes { start, end, open };
-        assert_eq!(parse_range("bytes=0-99", 1000), b(0, 99, false));
-        assert_eq!(parse_range("bytes=500-", 1000), b(500, 999, true));
-        assert_eq!(parse_range("bytes=-100", 1000), b(900, 999, false));
-        assert_eq!(parse_range("bytes=-5000", 1000), b(0, 999, false));
-        assert_eq!(parse_range("bytes=990-2000", 1000), b(990, 999, false));
+        let b = |start, end| Range::Bytes { start, end };
+        assert_eq!(parse_range("bytes=0-99", 1000), b(0, 99));
+        assert_eq!(parse_range("Bytes=0-99", 1000), b(0, 99), "the unit is case-insensitive");
+        assert_eq!(parse_range("bytes=500-", 1000), b(500, 999));
+        assert_eq!(parse_range("bytes=-100", 1000), b(900, 999));
+        assert_eq!(parse_range("bytes=-5000", 1000), b(0, 999));
+        assert_eq!(parse_range("bytes=990-2000", 1000), b(990, 999));
         assert_eq!(parse_range("bytes=1000-", 1000), Range::Unsatisfiable);
         assert_eq!(parse_range("bytes=-0", 1000), Range::Unsatisfiable);
         for ignored in ["bytes=5-1", "bytes=0-1,5-6", "items=0-1", "bytes=a-b", "bytes=-", "bytes=+1-2", "bytes=1--2"] {
@@ -199,13 +291,22 @@ mod tests {
     }
 
     #[test]
-    fn caching_ends_with_the_poll_and_is_never_shared() {
-        let today = Day::parse("2027-01-01").unwrap();
-        assert_eq!(cache_control(Day::parse("2027-01-08").unwrap(), today), "private, max-age=518400, immutable");
-        assert_eq!(cache_control(Day::parse("2029-01-01").unwrap(), today), "private, max-age=31536000, immutable");
-        assert_eq!(cache_control(today.plus_days(1), today), "private, max-age=0, immutable");
+    fn etags_match_as_rfc_9110_says() {
         assert!(etag_matches("W/\"ab\", \"cd\"", "\"ab\""));
+        assert!(etag_matches("*", "\"ab\""));
         assert!(!etag_matches("\"abc\"", "\"ab\""));
+    }
+
+    #[test]
+    fn the_media_budget_is_shared_and_given_back() {
+        let budget = MediaBudget::default();
+        let a = budget.take(MEDIA_BYTES_IN_FLIGHT - 10).unwrap();
+        assert!(budget.take(11).is_none());
+        let b = budget.take(10).unwrap();
+        drop(a);
+        assert!(budget.take(MEDIA_BYTES_IN_FLIGHT - 10).is_some());
+        drop(b);
+        assert_eq!(budget.0.load(Ordering::Acquire), 0);
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub struct Web {
     ballots: BallotBox,
     throttle: VoteThrottle,
     uploads: Uploads,
+    media_budget: media::MediaBudget,
 }
 
 /// Whether a request to `path` may carry files (a `multipart/form-data` body
@@ -83,6 +84,7 @@ impl Web {
             ballots: BallotBox::new(Day::today())?,
             throttle: VoteThrottle::new(limits.per_window, limits.window)?,
             uploads,
+            media_budget: media::MediaBudget::default(),
         }))
     }
 
@@ -132,7 +134,7 @@ impl WebWorker {
         }
         let today = Day::today();
         if let Some(id) = media::route(&req.path) {
-            return media::serve(&mut self.reader, req, id, today).unwrap_or_else(|e| {
+            return media::serve(&mut self.reader, &self.web.media_budget, req, id, today).unwrap_or_else(|e| {
                 if let Error::Internal(cause) = &e {
                     eprintln!("anonpoll: internal error: {cause:#}");
                 }

@@ -13,7 +13,12 @@
 //!   and type never get here (`multipart.rs` drops them);
 //! - bounded: at most [`CONCURRENT`] uploads are cleaned at once (decoding
 //!   an image takes memory), the staging area holds at most
-//!   `staging_bytes` and forgets an entry after [`STAGING_TTL`];
+//!   `staging_bytes`, one client (IPv4 address or IPv6 /64) at most a
+//!   [`PER_CLIENT`] share of it, and an entry is forgotten after
+//!   [`STAGING_TTL`] or as soon as it is replaced or removed; room is
+//!   checked before the costly cleaning;
+//! - the client is known only as an HMAC of its address group with an
+//!   in-memory key of the hour (`keyed.rs`), as for the creation limit;
 //! - a reference names one cleaned file and nothing else; it is 128 random
 //!   bits, and is forgotten once its poll is created.
 
@@ -25,20 +30,29 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use crate::client::ClientGroup;
 use crate::i18n::Catalogue;
+use crate::keyed::{Generations, Key};
 use crate::media::{Clean, Kind, Limits, Rejection};
 
 /// Uploads cleaned at the same time; more wait for none and get "busy".
 pub const CONCURRENT: usize = 2;
 /// How long a cleaned upload is held for a form that is being filled in.
 pub const STAGING_TTL: Duration = Duration::from_secs(3600);
+/// The share of the staging area one client may fill: one full form's worth
+/// at the default sizes, so that nobody can lock everyone else out.
+pub const PER_CLIENT: usize = 4;
 
 /// Why an upload was not taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UploadError {
     Rejected(Rejection),
-    /// Too many uploads are being cleaned, or the staging area is full.
+    /// Too many uploads are being cleaned right now.
     Busy,
+    /// The staging area is full.
+    Full,
+    /// This client holds its whole share of the staging area.
+    Quota,
     /// The form refers to a held file that is no longer held (expired, or
     /// the server restarted).
     Lost,
@@ -54,6 +68,33 @@ pub struct Staged {
 struct Entry {
     clean: Arc<Clean>,
     since: Instant,
+    owner: Key,
+}
+
+/// The staging area and the keys that tell its clients apart.
+struct Held {
+    entries: HashMap<String, Entry>,
+    owners: Generations<()>,
+}
+
+impl Held {
+    fn forget_old(&mut self) {
+        self.entries.retain(|_, e| e.since.elapsed() < STAGING_TTL);
+        self.owners.rotate(Instant::now());
+    }
+
+    fn bytes(&self) -> usize {
+        self.entries.values().map(|e| e.clean.bytes.len()).sum()
+    }
+
+    /// Bytes held for `client`, whichever generation keyed them.
+    fn bytes_of(&self, client: ClientGroup) -> usize {
+        let keys: Vec<Key> = std::iter::once(&self.owners.current)
+            .chain(self.owners.previous.as_ref())
+            .map(|g| g.key(&[client.as_bytes()]))
+            .collect();
+        self.entries.values().filter(|e| keys.contains(&e.owner)).map(|e| e.clean.bytes.len()).sum()
+    }
 }
 
 pub struct Uploads {
@@ -61,7 +102,7 @@ pub struct Uploads {
     /// Largest multipart body read (the sum of a form's files and fields).
     pub body_limit: usize,
     staging_bytes: usize,
-    held: Mutex<HashMap<String, Entry>>,
+    held: Mutex<Held>,
     cleaning: AtomicUsize,
 }
 
@@ -75,12 +116,33 @@ impl Drop for Slot<'_> {
 }
 
 impl Uploads {
-    pub fn new(limits: Limits, body_limit: usize, staging_bytes: usize) -> Uploads {
-        Uploads { limits, body_limit, staging_bytes, held: Mutex::new(HashMap::new()), cleaning: AtomicUsize::new(0) }
+    pub fn new(limits: Limits, body_limit: usize, staging_bytes: usize) -> anyhow::Result<Uploads> {
+        let held = Held { entries: HashMap::new(), owners: Generations::new(STAGING_TTL, Instant::now())? };
+        Ok(Uploads { limits, body_limit, staging_bytes, held: Mutex::new(held), cleaning: AtomicUsize::new(0) })
     }
 
-    /// Cleans one uploaded file and holds it for the form.
-    pub fn take(&self, bytes: &[u8]) -> Result<Staged, UploadError> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        held.forget_old();
+        held
+    }
+
+    /// Whether `n` more bytes would fit for `client`.
+    fn room(&self, held: &Held, client: ClientGroup, n: usize) -> Result<(), UploadError> {
+        if held.bytes_of(client).saturating_add(n) > self.staging_bytes / PER_CLIENT {
+            return Err(UploadError::Quota);
+        }
+        if held.bytes().saturating_add(n) > self.staging_bytes {
+            return Err(UploadError::Full);
+        }
+        Ok(())
+    }
+
+    /// Cleans one file uploaded by `client` and holds it for the form.
+    pub fn take(&self, bytes: &[u8], client: ClientGroup) -> Result<Staged, UploadError> {
+        // Room first (the cleaned file is about the size of the upload):
+        // cleaning costs time and memory, and is not spent on a refusal.
+        self.room(&self.lock(), client, bytes.len())?;
         if self.cleaning.fetch_add(1, Ordering::AcqRel) >= CONCURRENT {
             self.cleaning.fetch_sub(1, Ordering::AcqRel);
             return Err(UploadError::Busy);
@@ -88,53 +150,46 @@ impl Uploads {
         let slot = Slot(&self.cleaning);
         let clean = crate::media::sanitize(bytes, &self.limits).map_err(UploadError::Rejected)?;
         drop(slot);
-        self.hold(Arc::new(clean))
+        self.hold(Arc::new(clean), client)
     }
 
-    fn hold(&self, clean: Arc<Clean>) -> Result<Staged, UploadError> {
+    fn hold(&self, clean: Arc<Clean>, client: ClientGroup) -> Result<Staged, UploadError> {
         let mut raw = [0u8; 16];
         crate::secret::random_bytes(&mut raw).map_err(|_| UploadError::Busy)?;
         let reference = URL_SAFE_NO_PAD.encode(raw);
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        forget_old(&mut held);
-        let used: usize = held.values().map(|e| e.clean.bytes.len()).sum();
-        if used + clean.bytes.len() > self.staging_bytes {
-            return Err(UploadError::Busy);
-        }
-        held.insert(reference.clone(), Entry { clean: clean.clone(), since: Instant::now() });
+        let mut held = self.lock();
+        self.room(&held, client, clean.bytes.len())?;
+        let owner = held.owners.current.key(&[client.as_bytes()]);
+        held.entries.insert(reference.clone(), Entry { clean: clean.clone(), since: Instant::now(), owner });
         Ok(Staged { reference, clean })
     }
 
     /// The file held under `reference`.
     pub fn held(&self, reference: &str) -> Result<Staged, UploadError> {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        forget_old(&mut held);
-        held.get(reference)
+        self.lock()
+            .entries
+            .get(reference)
             .map(|e| Staged { reference: reference.to_owned(), clean: e.clean.clone() })
             .ok_or(UploadError::Lost)
     }
 
-    /// Forgets held files once they are stored (or no longer wanted).
+    /// Forgets held files once they are stored or no longer wanted.
     pub fn release<'a>(&self, references: impl IntoIterator<Item = &'a str>) {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self.lock();
         for r in references {
-            held.remove(r);
+            held.entries.remove(r);
         }
     }
 
-    /// Forgets expired entries on a quiet server too (called by a timer).
+    /// Forgets expired entries and keys on a quiet server too (a timer calls it).
     pub fn tick(&self) {
-        forget_old(&mut self.held.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(self.lock());
     }
 
     /// Bytes held right now (for tests and the operator's view).
     pub fn held_bytes(&self) -> usize {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).values().map(|e| e.clean.bytes.len()).sum()
+        self.lock().bytes()
     }
-}
-
-fn forget_old(held: &mut HashMap<String, Entry>) {
-    held.retain(|_, e| e.since.elapsed() < STAGING_TTL);
 }
 
 /// What a form's slot (the poll's, or one question's) ends up holding.
@@ -147,13 +202,19 @@ pub struct SlotDraft {
 }
 
 impl SlotDraft {
-    /// Reads one slot of `form`: a newly chosen file (field `file`) replaces a
-    /// held one (field `reference`); `remove` set drops the held one.
-    pub fn read(uploads: &Uploads, form: &super::form::Form, prefix: &str) -> SlotDraft {
+    /// Reads one slot of `form` (fields `{prefix}`, `{prefix}-held`,
+    /// `{prefix}-alt`): a newly chosen file replaces the held one, which is
+    /// then forgotten.
+    pub fn read(uploads: &Uploads, form: &super::form::Form, prefix: &str, client: ClientGroup) -> SlotDraft {
         let alt = form.text(&format!("{prefix}-alt"));
         if let Some(bytes) = form.file(prefix) {
-            return match uploads.take(bytes) {
-                Ok(s) => SlotDraft { staged: Some(s), alt, error: None },
+            return match uploads.take(bytes, client) {
+                Ok(s) => {
+                    if let Some(old) = form.get(&format!("{prefix}-held")) {
+                        uploads.release([old]);
+                    }
+                    SlotDraft { staged: Some(s), alt, error: None }
+                }
                 Err(e) => {
                     // A bad new file leaves the previously held one in place.
                     let previous = form.get(&format!("{prefix}-held")).and_then(|r| uploads.held(r).ok());
@@ -193,6 +254,8 @@ pub fn mib(bytes: usize) -> u64 {
 pub fn message(t: &Catalogue, e: &UploadError) -> String {
     match e {
         UploadError::Busy => t.err_media_busy.to_owned(),
+        UploadError::Full => t.err_media_full.to_owned(),
+        UploadError::Quota => t.err_media_quota.to_owned(),
         UploadError::Lost => t.err_media_lost.to_owned(),
         UploadError::Rejected(r) => match r {
             Rejection::Empty => t.err_media_empty.to_owned(),
@@ -218,25 +281,33 @@ mod tests {
         Arc::new(Clean { kind: Kind::Image, mime: "image/png", bytes: vec![7; n], width: Some(1), height: Some(1) })
     }
 
+    fn client(n: u8) -> ClientGroup {
+        ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]))
+    }
+
     #[test]
-    fn held_files_are_bounded_and_released() {
-        let u = Uploads::new(Limits::default(), 1 << 20, 100);
-        let a = u.hold(clean(60)).unwrap();
+    fn held_files_are_bounded_per_client_and_in_all_and_released() {
+        let u = Uploads::new(Limits::default(), 1 << 20, 400).unwrap();
+        let a = u.hold(clean(60), client(1)).unwrap();
         assert_eq!(u.held(&a.reference).unwrap().clean.bytes.len(), 60);
-        assert_eq!(u.hold(clean(60)).unwrap_err(), UploadError::Busy, "over the staging cap");
+        assert_eq!(u.hold(clean(60), client(1)).unwrap_err(), UploadError::Quota, "over one client's share");
         assert_eq!(u.held("not-a-reference").unwrap_err(), UploadError::Lost);
+        for n in 2..=6 {
+            u.hold(clean(60), client(n)).unwrap();
+        }
+        assert_eq!(u.hold(clean(60), client(7)).unwrap_err(), UploadError::Full, "over the whole area");
         u.release([a.reference.as_str()]);
         assert_eq!(u.held(&a.reference).unwrap_err(), UploadError::Lost);
-        assert_eq!(u.held_bytes(), 0);
-        let b = u.hold(clean(60)).unwrap();
+        assert_eq!(u.held_bytes(), 300);
+        let b = u.hold(clean(60), client(1)).unwrap();
         assert_ne!(a.reference, b.reference);
         assert_eq!(b.reference.len(), 22);
     }
 
     #[test]
     fn bad_uploads_are_refused_before_being_held() {
-        let u = Uploads::new(Limits::default(), 1 << 20, 1 << 20);
-        let e = u.take(b"<html><script>alert(1)</script></html>").unwrap_err();
+        let u = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
+        let e = u.take(b"<html><script>alert(1)</script></html>", client(1)).unwrap_err();
         assert_eq!(e, UploadError::Rejected(Rejection::UnsupportedType));
         assert_eq!(u.held_bytes(), 0);
         assert_eq!(u.cleaning.load(Ordering::Acquire), 0, "the cleaning slot is given back");

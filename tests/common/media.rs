@@ -104,3 +104,18 @@ pub fn png_with_text(marker: &str, tail: &[u8]) -> Vec<u8> {
     out.extend_from_slice(tail);
     out
 }
+
+/// A picture of `w`×`h` noise: it does not compress, so its PNG is large.
+pub fn noise_png(w: u32, h: u32) -> Vec<u8> {
+    let mut state = 0x2545_f491_u32;
+    let img = image::RgbImage::from_fn(w, h, |_, _| {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        let [a, b, c, _] = state.to_le_bytes();
+        image::Rgb([a, b, c])
+    });
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).unwrap();
+    out
+}
