@@ -493,16 +493,7 @@ fn uploads_pass_through_caddy_within_their_own_limit_and_media_keep_their_header
     let at = page.find("name=\"once\" value=\"").unwrap() + 19;
     let once = &page[at..at + page[at..].find('"').unwrap()];
     let body = media::multipart(
-        &[
-            ("once", once),
-            ("title", "Through Caddy"),
-            ("lang", "en"),
-            ("expiry", "7"),
-            ("q0", "Q"),
-            ("q0o0", "a"),
-            ("q0o1", "b"),
-            ("pm-alt", "Noise"),
-        ],
+        &media::minimal_form(once, "Through Caddy", "Noise"),
         &[media::File("pm", "noise.png", "image/png", &png)],
     );
     let resp = s.caddy.request("POST", "/").header("Content-Type", &media::multipart_type()).body(body).send();

@@ -553,16 +553,7 @@ fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
         let resp = post_multipart(
             &server,
             "/",
-            &[
-                ("once", &code),
-                ("title", "After"),
-                ("lang", "en"),
-                ("expiry", "7"),
-                ("q0", "Q"),
-                ("q0o0", "a"),
-                ("q0o1", "b"),
-                ("pm-alt", "p"),
-            ],
+            &minimal_form(&code, "After", "p"),
             &[File("pm", "p.png", "image/png", &png_with_text("after", b""))],
         );
         if resp.status == 201 {
@@ -581,21 +572,8 @@ fn ranges_are_answered_in_bounded_chunks_and_only_multipart_gets_the_upload_limi
     let server = Server::start();
     let big = noise_png(1300, 1100);
     let code = once(&server);
-    let resp = post_multipart(
-        &server,
-        "/",
-        &[
-            ("once", &code),
-            ("title", "Big"),
-            ("lang", "en"),
-            ("expiry", "7"),
-            ("q0", "Q"),
-            ("q0o0", "a"),
-            ("q0o1", "b"),
-            ("pm-alt", "Noise"),
-        ],
-        &[File("pm", "n.png", "image/png", &big)],
-    );
+    let resp =
+        post_multipart(&server, "/", &minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]);
     assert_eq!(resp.status, 201, "{}", resp.describe());
     let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
     let path = format!("/media/{}", api_media(&server, &id)[0]["id"].as_str().unwrap());

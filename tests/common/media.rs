@@ -119,3 +119,19 @@ pub fn noise_png(w: u32, h: u32) -> Vec<u8> {
     img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).unwrap();
     out
 }
+
+/// The fields of a minimal valid creation form (one question, two answers,
+/// English, 7 days) with its one-time code, a title and the poll picture's alt
+/// text.
+pub fn minimal_form<'a>(once: &'a str, title: &'a str, alt: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("once", once),
+        ("title", title),
+        ("lang", "en"),
+        ("expiry", "7"),
+        ("q0", "Q"),
+        ("q0o0", "a"),
+        ("q0o1", "b"),
+        ("pm-alt", alt),
+    ]
+}
