@@ -16,7 +16,7 @@ use crate::web::uploads::Uploads;
 use crate::web::{VoteLimits, Web};
 
 /// Form bodies with files read or handled at once (each holds up to
-/// `POLL_UPLOAD_MAX_MIB` in memory, and a copy while it is split).
+/// `POLL_UPLOAD_MAX_MIB` in memory while it is read and handled).
 const UPLOADS_AT_ONCE: usize = 4;
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {

@@ -45,8 +45,11 @@ impl Method {
 /// limit, or refused unread because it declared (or grew) past the limit.
 #[derive(Debug)]
 pub enum Body {
-    Bytes(Vec<u8>),
-    TooLarge { limit: usize },
+    /// Shared, not copied: a multipart form hands slices of it to its files.
+    Bytes(bytes::Bytes),
+    TooLarge {
+        limit: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -74,6 +77,11 @@ impl Request {
 
     /// The body bytes, or 413.
     pub fn body_bytes(&self) -> Result<&[u8], Error> {
+        self.body_shared().map(|b| &b[..])
+    }
+
+    /// The body as a shared buffer (cloning it copies nothing), or 413.
+    pub fn body_shared(&self) -> Result<&bytes::Bytes, Error> {
         match &self.body {
             Body::Bytes(b) => Ok(b),
             Body::TooLarge { limit } => Err(Error::TooLarge { limit: *limit }),

@@ -328,7 +328,7 @@ async fn serve(
     } else {
         let limited = Limited::new(req.into_body(), max_body);
         match tokio::time::timeout(body_timeout, limited.collect()).await {
-            Ok(Ok(collected)) => Body::Bytes(collected.to_bytes().to_vec()),
+            Ok(Ok(collected)) => Body::Bytes(collected.to_bytes()),
             Ok(Err(e)) if e.is::<LengthLimitError>() => Body::TooLarge { limit: max_body },
             Ok(Err(_)) => {
                 return Ok(to_hyper(Response::from_error(&Error::Malformed("The body could not be read.".into()))));

@@ -319,7 +319,7 @@ fn request_with(headers: Vec<(String, String)>) -> Request {
         path: "/api/polls/x".into(),
         query: None,
         headers,
-        body: Body::Bytes(Vec::new()),
+        body: Body::Bytes(Default::default()),
         client: IpAddr::V4(Ipv4Addr::LOCALHOST),
     }
 }

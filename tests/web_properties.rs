@@ -68,7 +68,14 @@ fn request(method: Method, path: &str, headers: Vec<(String, String)>, body: Vec
         Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
         None => (path.to_owned(), None),
     };
-    Request { method, path, query, headers, body: Body::Bytes(body), client: IpAddr::V4(Ipv4Addr::new(192, 0, 2, 7)) }
+    Request {
+        method,
+        path,
+        query,
+        headers,
+        body: Body::Bytes(body.into()),
+        client: IpAddr::V4(Ipv4Addr::new(192, 0, 2, 7)),
+    }
 }
 
 fn form_post(path: &str, body: Vec<u8>) -> Request {

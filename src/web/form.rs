@@ -39,7 +39,7 @@ impl Form {
     /// Reads a urlencoded or multipart body; `upload_limit` bounds the latter
     /// (the connection layer has already bounded what it read).
     pub fn parse(req: &Request, upload_limit: usize) -> Result<Form, FormError> {
-        let bytes = match req.body_bytes() {
+        let bytes = match req.body_shared() {
             Ok(b) => b,
             Err(Error::TooLarge { .. }) => return Err(FormError::TooLarge),
             Err(_) => return Err(FormError::WrongType),
@@ -55,11 +55,10 @@ impl Form {
             Some("multipart/form-data") => {
                 let content_type = req.header("content-type").unwrap_or("");
                 let limits = crate::multipart::Limits::new(upload_limit);
-                let parts = crate::multipart::parse(content_type, bytes::Bytes::copy_from_slice(bytes), &limits)
-                    .map_err(|e| match e {
-                        crate::multipart::MultipartError::TooLarge => FormError::TooLarge,
-                        _ => FormError::Malformed,
-                    })?;
+                let parts = crate::multipart::parse(content_type, bytes.clone(), &limits).map_err(|e| match e {
+                    crate::multipart::MultipartError::TooLarge => FormError::TooLarge,
+                    _ => FormError::Malformed,
+                })?;
                 let first = index(&parts.texts);
                 return Ok(Form(parts.texts, first, parts.files));
             }
