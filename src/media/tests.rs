@@ -516,37 +516,35 @@ fn webm_with_other_codecs_or_doc_types_is_refused() {
     assert_eq!(sanitize(&junk, &limits).unwrap_err(), Rejection::Corrupt { kind: Kind::Video });
 }
 
-/// xorshift64*: a fixed-seed generator, so a failure replays exactly.
-struct Rng(u64);
+/// A fixed-seed generator (`rand`'s StdRng), so a failure replays exactly.
+type Rng = rand::rngs::StdRng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
+/// A number in `0..n` (0 for an empty range).
+fn below(rng: &mut Rng, n: usize) -> usize {
+    use rand::RngExt;
+    rng.random_range(0..n.max(1))
+}
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
+fn byte(rng: &mut Rng) -> u8 {
+    use rand::RngExt;
+    rng.random()
 }
 
 fn mutate(raw: &[u8], rng: &mut Rng) -> Vec<u8> {
     let mut bytes = raw.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(bytes.len());
-        match rng.below(6) {
-            0 | 1 => bytes[at] ^= 1 << rng.below(8),
-            2 => bytes[at] = rng.next() as u8,
+    for _ in 0..1 + below(rng, 4) {
+        let at = below(rng, bytes.len());
+        match below(rng, 6) {
+            0 | 1 => bytes[at] ^= 1 << below(rng, 8),
+            2 => bytes[at] = byte(rng),
             3 => bytes.truncate(at.max(1)),
             4 => {
-                let run: Vec<u8> = (0..1 + rng.below(8)).map(|_| rng.next() as u8).collect();
+                let run: Vec<u8> = (0..1 + below(rng, 8)).map(|_| byte(rng)).collect();
                 bytes.splice(at..at, run);
             }
             _ => {
                 // Lengths and sizes are where parsers break: put 0x00 or 0xFF at a random place.
-                bytes[at] = if rng.below(2) == 0 { 0 } else { 0xFF };
+                bytes[at] = if below(rng, 2) == 0 { 0 } else { 0xFF };
             }
         }
     }
@@ -558,7 +556,7 @@ fn mutated_fixtures_never_panic_and_never_come_out_with_the_marker() {
     // MEDIA_MUTATION_ROUNDS=20000 for a longer run by hand.
     let default = if cfg!(debug_assertions) { 150 } else { 1500 };
     let rounds = std::env::var("MEDIA_MUTATION_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(default);
-    let mut rng = Rng(0x5EED_A110_C0FF_EE00);
+    let mut rng = <Rng as rand::SeedableRng>::seed_from_u64(0x5EED_A110_C0FF_EE00);
     let mut accepted = 0;
     for (name, raw, _, _) in fixtures() {
         for round in 0..rounds {

@@ -20,24 +20,12 @@ use crate::http::{Request, Response};
 pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let blank = vec![None; poll.questions.len()];
-    share_response(w, &ctx, poll, today, 200, &blank, None)
+    share_response(&w.web, &ctx, poll, today, 200, &blank, None)
 }
 
-/// The share page with `choices` selected and an optional message.
+/// The share page with `choices` selected and an optional message. It needs
+/// only what all workers share, so answers built after a commit use it too.
 fn share_response(
-    w: &WebWorker,
-    ctx: &Ctx,
-    poll: &Poll,
-    today: Day,
-    status: u16,
-    choices: &[Option<usize>],
-    message: Option<&str>,
-) -> Result<Response, Error> {
-    share_response_of(&w.web, ctx, poll, today, status, choices, message)
-}
-
-/// [`share_response`] without a worker, for answers built after a commit.
-fn share_response_of(
     web: &Web,
     ctx: &Ctx,
     poll: &Poll,
@@ -120,22 +108,24 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
     if poll.closed {
-        return share_response(w, &ctx, poll, today, 409, &[], None);
+        return share_response(&w.web, &ctx, poll, today, 409, &[], None);
     }
     let Ok(choices) = choices(form, poll) else {
         return Ok(message_page(&ctx, 400, t.error_title, t.bad_form));
     };
     if choices.iter().all(Option::is_none) {
-        return share_response(w, &ctx, poll, today, 422, &choices, Some(t.err_no_answer));
+        return share_response(&w.web, &ctx, poll, today, 422, &choices, Some(t.err_no_answer));
     }
     let token = form.get("ballot").unwrap_or("");
     match w.web.ballots.check(&poll.id, token, today) {
         Verdict::Valid => {}
         Verdict::Used => return Ok(used_page(&ctx, poll)),
-        Verdict::Invalid => return share_response(w, &ctx, poll, today, 409, &choices, Some(t.err_ballot_expired)),
+        Verdict::Invalid => {
+            return share_response(&w.web, &ctx, poll, today, 409, &choices, Some(t.err_ballot_expired));
+        }
     }
     if !w.web.throttle.admit(req.client, &poll.id) {
-        let r = share_response(w, &ctx, poll, today, 429, &choices, Some(t.err_throttled))?;
+        let r = share_response(&w.web, &ctx, poll, today, 429, &choices, Some(t.err_throttled))?;
         return Ok(r.with_header("Retry-After", w.web.throttle.window().as_secs().to_string()));
     }
     // Redeem only now, so a refused attempt leaves the form usable; two
@@ -152,7 +142,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         let r = match result {
             Ok(()) => Ok(thanks_page(&ctx, &poll)),
             Err(Error::Closed) => {
-                share_response_of(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
+                share_response(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
             }
             Err(Error::NotFound) => {
                 let ctx = Ctx::new(page_choice, &path);
@@ -166,11 +156,12 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                     Error::Unavailable { retry_after_secs, .. } => Some(retry_after_secs.to_string()),
                     _ => None,
                 };
-                share_response_of(&web, &ctx, &poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved))
-                    .map(|r| match retry {
+                share_response(&web, &ctx, &poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved)).map(
+                    |r| match retry {
                         Some(secs) => r.with_header("Retry-After", secs),
                         None => r,
-                    })
+                    },
+                )
             }
         };
         r.unwrap_or_else(|e| {
