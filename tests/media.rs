@@ -635,3 +635,36 @@ fn one_client_holds_at_most_its_share_of_files_in_progress() {
     assert!(page.contains("name=\"pm-held\"") && page.contains("name=\"q0m-held\""), "the first two are held");
     assert!(!page.contains("name=\"q1m-held\""), "the third is not");
 }
+
+/// Uploads are tied to their client only in memory (the held files' share
+/// per client): the uploader's address reaches no database file and no log.
+#[test]
+fn an_uploaders_address_is_neither_stored_nor_logged() {
+    const ADDR: &str = "203.0.113.199";
+    let server = Server::start();
+    let send = |texts: &[(&str, &str)], files: &[File]| {
+        server
+            .request("POST", "/")
+            .xff(ADDR)
+            .header("Content-Type", &multipart_type())
+            .body(multipart(texts, files))
+            .send()
+    };
+    let png = png_with_text("addr", b"");
+    // Held (alt text missing), then sent again with its reference: created.
+    let resp =
+        send(&[("title", "T"), ("q0", "Q"), ("q0o0", "a"), ("q0o1", "b")], &[File("pm", "p.png", "image/png", &png)]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    let held = input_value(&resp.text(), "name=\"pm-held\"");
+    let code = once(&server);
+    let mut form = minimal_form(&code, "Address", "alt");
+    form.push(("pm-held", &held));
+    let resp = send(&form, &[]);
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    // A refused upload too, so the error path is covered.
+    send(&[("title", "T")], &[File("pm", "x.png", "image/png", b"<html></html>")]);
+    for needle in [ADDR.as_bytes(), &[203, 0, 113, 199][..], b"cb0071c7"] {
+        assert_not_in_db(server.dir(), needle, "the uploader's address");
+        assert!(!contains_bytes(&server.log_bytes(), needle), "the uploader's address is in polld's output");
+    }
+}
