@@ -17,11 +17,11 @@ use anyhow::{Context, anyhow};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::api::{check_token, poll_json, results_json};
+use crate::api::json;
+use crate::app::{Access, App, Session};
 use crate::day::Day;
-use crate::domain::{Poll, PollPatch};
+use crate::domain::{ExpiryDays, FieldError, Key, Lang, LanguageVersion, Poll, PollPatch, Problem};
 use crate::error::{AuthFailure, Error};
-use crate::secret::PollId;
 use crate::store::Store;
 
 #[derive(Debug, Parser)]
@@ -211,7 +211,7 @@ impl From<Error> for Failure {
             }
             Error::Unauthorized(_) => "the token is not this poll's admin token; nothing was changed".to_owned(),
             Error::Invalid(errors) => {
-                let lines: Vec<String> = errors.iter().map(|f| format!("  {}: {}", f.field, f.message)).collect();
+                let lines: Vec<String> = errors.iter().map(|f| format!("  {}: {}", f.path, f.problem)).collect();
                 format!("invalid input; nothing was changed:\n{}", lines.join("\n"))
             }
             other => other.to_string(),
@@ -285,18 +285,17 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             }
         }
         Command::Show { id, auth } => {
-            let poll = authorized(&store, id, auth, today)?;
-            let v = poll_json(&poll, cli.base_url.trim_end_matches('/'));
+            let mut session = session(cli, store)?;
+            let poll = session.admin(id, &token(auth)?, today)?;
+            let v = json::poll(&poll, session.links());
             print(cli, &v, || describe(&poll));
         }
         Command::Results { id, auth } => {
-            let poll = authorized(&store, id, auth, today)?;
-            let v = results_json(&poll, &store.reader()?.tallies(&poll)?);
+            let v = results(cli, store, id, auth, today)?;
             print(cli, &v, || serde_json::to_string_pretty(&v).unwrap_or_default());
         }
         Command::Export { id, format, output, auth } => {
-            let poll = authorized(&store, id, auth, today)?;
-            let results = results_json(&poll, &store.reader()?.tallies(&poll)?);
+            let results = results(cli, store, id, auth, today)?;
             let bytes = match format {
                 ExportFormat::Json => {
                     let mut b = serde_json::to_vec_pretty(&results).map_err(anyhow::Error::from)?;
@@ -307,25 +306,82 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             };
             write_output(output.as_deref(), &bytes)?;
         }
-        Command::Close { id, auth } => change(cli, &store, id, auth, json!({"closed": true}), today)?,
-        Command::Reopen { id, auth } => change(cli, &store, id, auth, json!({"closed": false}), today)?,
-        Command::Expiry { id, days, auth } => change(cli, &store, id, auth, json!({"expiryDays": days}), today)?,
+        Command::Close { id, auth } => {
+            change(cli, store, id, auth, PollPatch { closed: Some(true), ..PollPatch::default() }, today)?;
+        }
+        Command::Reopen { id, auth } => {
+            change(cli, store, id, auth, PollPatch { closed: Some(false), ..PollPatch::default() }, today)?;
+        }
+        Command::Expiry { id, days, auth } => {
+            // Token first: without it, nothing about the input is told.
+            let mut session = session(cli, store)?;
+            let poll = session.admin(id, &token(auth)?, today)?;
+            let expiry = ExpiryDays::try_from(*days).map_err(|p| invalid(Key::ExpiryDays.into(), p))?;
+            let patch = PollPatch { expiry: Some(expiry), ..PollPatch::default() };
+            show_change(cli, &mut session, &poll, &patch, today)?;
+        }
         Command::Translation { action: TranslationAction::Set { id, lang, file, auth } } => {
+            let mut session = session(cli, store)?;
+            let poll = session.admin(id, &token(auth)?, today)?;
+            let lang = language(lang)?;
             let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-            let version: Value = serde_json::from_str(&text)
+            let body: Value = crate::api::strict::parse(text.as_bytes())
                 .map_err(|e| Error::Malformed(format!("{} is not valid JSON: {e}", file.display())))?;
-            change(cli, &store, id, auth, json!({"translations": {lang: version}}), today)?;
+            let version = LanguageVersion::from_json(&body, lang).map_err(Error::Invalid)?;
+            let patch = PollPatch { translations: [(lang, Some(version))].into(), ..PollPatch::default() };
+            show_change(cli, &mut session, &poll, &patch, today)?;
         }
         Command::Translation { action: TranslationAction::Remove { id, lang, auth } } => {
-            change(cli, &store, id, auth, json!({"translations": {lang: null}}), today)?;
+            let mut session = session(cli, store)?;
+            let poll = session.admin(id, &token(auth)?, today)?;
+            let patch = PollPatch { translations: [(language(lang)?, None)].into(), ..PollPatch::default() };
+            show_change(cli, &mut session, &poll, &patch, today)?;
         }
         Command::Delete { id, auth } => {
-            let poll = authorized(&store, id, auth, today)?;
-            store.delete_poll(&poll.id)?;
+            let mut session = session(cli, store)?;
+            let poll = session.admin(id, &token(auth)?, today)?;
+            session.app().delete(&poll)?;
             let v = json!({"deleted": poll.id.as_str()});
             print(cli, &v, || format!("poll {} and all its responses erased", poll.id));
         }
     }
+    Ok(())
+}
+
+/// The application over `store`, for one command.
+fn session(cli: &Cli, store: Store) -> Result<Session, Failure> {
+    Ok(std::sync::Arc::new(App::offline(store, &cli.base_url)?).session()?)
+}
+
+fn invalid(path: crate::domain::FieldPath, problem: Problem) -> Error {
+    Error::Invalid(vec![FieldError::new(path, problem)])
+}
+
+/// A language code given on the command line.
+fn language(code: &str) -> Result<Lang, Failure> {
+    Lang::from_code(code).ok_or_else(|| invalid(crate::domain::FieldPath::from(Key::Translations).name(code), Problem::UnknownLanguage).into())
+}
+
+/// A poll's results as the API shows them, with the admin token.
+fn results(cli: &Cli, store: Store, id: &str, auth: &TokenArgs, today: Day) -> Result<Value, Failure> {
+    let mut session = session(cli, store)?;
+    let token = token(auth)?;
+    let poll = session.admin(id, &token, today)?;
+    let results = session.results(&poll, Access::Token(&token))?;
+    Ok(json::results(&poll, &results))
+}
+
+/// Applies a change with the API's own checks, once the token is checked.
+fn change(cli: &Cli, store: Store, id: &str, auth: &TokenArgs, patch: PollPatch, today: Day) -> Result<(), Failure> {
+    let mut session = session(cli, store)?;
+    let poll = session.admin(id, &token(auth)?, today)?;
+    show_change(cli, &mut session, &poll, &patch, today)
+}
+
+fn show_change(cli: &Cli, session: &mut Session, poll: &Poll, patch: &PollPatch, today: Day) -> Result<(), Failure> {
+    let updated = session.patch(poll, patch, today)?;
+    let v = json::poll(&updated, session.links());
+    print(cli, &v, || describe(&updated));
     Ok(())
 }
 
@@ -341,27 +397,6 @@ fn token(auth: &TokenArgs) -> Result<String, Failure> {
     Err(Error::Unauthorized(AuthFailure::Missing).into())
 }
 
-/// The live poll `id`, once its admin token has been checked.
-fn authorized(store: &Store, id: &str, auth: &TokenArgs, today: Day) -> Result<Poll, Failure> {
-    let token = token(auth)?;
-    let id = PollId::parse(id).ok_or(Error::NotFound)?;
-    let poll = store.reader()?.poll(&id, today)?.ok_or(Error::NotFound)?;
-    check_token(&poll, &token)?;
-    Ok(poll)
-}
-
-/// Applies a PATCH-shaped change with the API's own validation.
-fn change(cli: &Cli, store: &Store, id: &str, auth: &TokenArgs, body: Value, today: Day) -> Result<(), Failure> {
-    let poll = authorized(store, id, auth, today)?;
-    let patch = PollPatch::from_json(&body).map_err(Error::Invalid)?;
-    patch.check_against(&poll.shape()).map_err(Error::Invalid)?;
-    store.patch_poll(&poll.id, &patch, today)?;
-    let updated = store.reader()?.poll(&poll.id, today)?.ok_or(Error::NotFound)?;
-    let v = poll_json(&updated, cli.base_url.trim_end_matches('/'));
-    print(cli, &v, || describe(&updated));
-    Ok(())
-}
-
 fn describe(poll: &Poll) -> String {
     let langs: Vec<&str> = poll.translations.keys().map(|l| l.code()).collect();
     let mut out = format!(
@@ -370,7 +405,7 @@ fn describe(poll: &Poll) -> String {
         poll.title,
         poll.lang.code(),
         if langs.is_empty() { String::new() } else { format!(" (also {})", langs.join(", ")) },
-        crate::api::status(poll),
+        json::status(poll),
         if poll.results_public { "public" } else { "private" },
         poll.created_on,
         poll.expires_on,

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::api::App;
+use crate::api::Api;
+use crate::app::{App, VoteLimits};
 use crate::client::TrustedProxies;
 use crate::config::PolldArgs;
 use crate::domain::MAX_JSON_BODY;
@@ -13,7 +14,7 @@ use crate::ratelimit::RateLimiter;
 use crate::server::{Server, ServerConfig, UploadRoute};
 use crate::store::Store;
 use crate::web::uploads::Uploads;
-use crate::web::{VoteLimits, Web};
+use crate::web::Web;
 
 /// Form bodies with files read or handled at once (each holds up to
 /// `POLL_UPLOAD_MAX_MIB` in memory while it is read and handled).
@@ -41,19 +42,20 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let addr = server.local_addr();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
-    let app = Arc::new(App::new(store, limiter, &base_url)?);
+    let votes = VoteLimits {
+        per_window: args.vote_limit,
+        window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
+    };
+    let app = Arc::new(App::new(store, limiter, votes, &base_url)?);
 
     let shutdown = server.shutdown_handle();
     ctrlc::set_handler(move || shutdown.trigger()).context("cannot install the signal handler")?;
 
     eprintln!("polld: listening on http://{addr}");
-    eprintln!("polld: database {}, base URL {}", args.db.display(), app.base_url);
-    let limits = VoteLimits {
-        per_window: args.vote_limit,
-        window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
-    };
+    eprintln!("polld: database {}, base URL {}", args.db.display(), app.links().base());
     let uploads = Uploads::new(args.media_limits(), upload_max, args.upload_hold_mib as usize * 1024 * 1024)?;
-    let web = Web::new(app.clone(), limits, uploads)?;
+    let web = Web::new(app.clone(), uploads)?;
+    let api = Api::new(app.clone())?;
     // In-memory keys must expire on time on a quiet server too, not only when
     // the next request happens to rotate them.
     let (stop_janitor, janitor_stop) = std::sync::mpsc::channel::<()>();
@@ -63,14 +65,13 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
                 janitor_stop.recv_timeout(Duration::from_secs(60))
             {
-                app.limiter.tick();
+                app.tick();
                 web.tick();
             }
         })?
     };
-    let handler_app = app.clone();
     server.run(move || {
-        let mut api = handler_app.worker()?;
+        let mut api = api.worker()?;
         let mut pages = web.worker()?;
         Ok(
             move |req: &crate::http::Request| {

@@ -4,19 +4,7 @@
 
 use serde::Serialize;
 
-/// One invalid field of a request body: a JSON-pointer-like path
-/// (`questions[2].options[0]`) and a message for people.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
-        FieldError { field: field.into(), message: message.into() }
-    }
-}
+pub use crate::domain::FieldError;
 
 /// Why a Bearer credential was refused (RFC 6750 section 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,8 +45,11 @@ pub enum Error {
     UnsupportedMediaType { accepted: &'static [&'static str] },
     /// 422 with per-field errors.
     Invalid(Vec<FieldError>),
-    /// 429
+    /// 429: too many poll creations from one client.
     RateLimited(RateLimited),
+    /// 429: too many votes on one poll from one client (web only: no API
+    /// endpoint takes votes, so it shares the creation limit's problem code).
+    VotesThrottled { retry_after_secs: u64 },
     /// 503: the write queue is full or storage refuses writes (disk full, locked).
     Unavailable { reason: &'static str, retry_after_secs: u64 },
     /// 500: anything else. The cause is logged, the client sees a generic text.
@@ -93,7 +84,7 @@ impl Error {
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
             Error::Invalid(_) => 422,
-            Error::RateLimited(_) => 429,
+            Error::RateLimited(_) | Error::VotesThrottled { .. } => 429,
             Error::Internal(_) => 500,
             Error::Unavailable { .. } => 503,
         }
@@ -114,7 +105,7 @@ impl Error {
             Error::TooLarge { .. } => "body-too-large",
             Error::UnsupportedMediaType { .. } => "unsupported-media-type",
             Error::Invalid(_) => "validation-failed",
-            Error::RateLimited(_) => "rate-limited",
+            Error::RateLimited(_) | Error::VotesThrottled { .. } => "rate-limited",
             Error::Internal(_) => "internal-error",
             Error::Unavailable { .. } => "unavailable",
         }
@@ -131,7 +122,7 @@ impl Error {
             Error::TooLarge { .. } => "Request body too large",
             Error::UnsupportedMediaType { .. } => "Unsupported media type",
             Error::Invalid(_) => "Validation failed",
-            Error::RateLimited(_) => "Too many requests",
+            Error::RateLimited(_) | Error::VotesThrottled { .. } => "Too many requests",
             Error::Internal(_) => "Internal server error",
             Error::Unavailable { .. } => "Service unavailable",
         }
@@ -165,6 +156,9 @@ impl Error {
                 r.window_secs / 60,
                 r.retry_after_secs
             ),
+            Error::VotesThrottled { retry_after_secs } => {
+                format!("Too many responses to this poll from one client; retry in {retry_after_secs} seconds.")
+            }
             Error::Unavailable { reason, .. } => format!("{reason} Please retry shortly."),
             Error::Internal(_) => "An internal error occurred; it has been logged without request data.".into(),
         };
@@ -255,12 +249,15 @@ mod tests {
             Error::Closed,
             Error::TooLarge { limit: 1 },
             Error::UnsupportedMediaType { accepted: &["application/json"] },
-            Error::Invalid(vec![FieldError::new("title", "must not be empty")]),
+            Error::Invalid(vec![FieldError::new(crate::domain::Key::Title, crate::domain::Problem::Blank)]),
             Error::RateLimited(RateLimited { limit: 1, window_secs: 3600, retry_after_secs: 5 }),
+            Error::VotesThrottled { retry_after_secs: 5 },
             Error::internal(anyhow::anyhow!("secret internal detail")),
             Error::Unavailable { reason: "Storage is full.", retry_after_secs: 1 },
         ];
-        assert_eq!(all.len(), PROBLEM_CODES.len());
+        let mut codes: Vec<&str> = all.iter().map(Error::code).collect();
+        codes.dedup();
+        assert_eq!(codes.len(), PROBLEM_CODES.len());
         for e in &all {
             assert!(PROBLEM_CODES.contains(&(e.code(), e.status())), "{} is not listed", e.code());
             let p = e.to_problem();

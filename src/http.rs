@@ -2,9 +2,9 @@
 //! [`Response`] value. Handlers are plain functions from one to the other;
 //! only `server.rs` knows which HTTP implementation carries them.
 //!
-//! A response may be *deferred* ([`Response::after_commit`]): the handler
-//! queued a write and returns at once, and the response is built when the
-//! write is committed. The connection layer awaits the commit without holding
+//! A response may be *deferred* ([`Response::after`]): the handler queued
+//! work (a write) and returns at once, and the response is built when the
+//! work is done ([`Pending`]). The connection layer awaits the commit without holding
 //! a worker thread, so many requests can wait for one group commit while the
 //! workers serve others.
 
@@ -136,14 +136,32 @@ impl std::fmt::Debug for Lease {
     }
 }
 
-/// The result of a queued write, delivered once it is committed (or refused).
-pub type Commit = tokio::sync::oneshot::Receiver<Result<(), Error>>;
+/// Work finishing elsewhere (e.g. a write queued for the store's group
+/// commit) whose outcome a deferred response waits for. The store's
+/// [`PendingWrite`](crate::store::PendingWrite) is one; this layer needs to
+/// know nothing else of it.
+pub trait Pending: Send + 'static {
+    /// Waits without holding a thread (on the connection layer's runtime).
+    fn wait(self: Box<Self>) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send>>;
+    /// Blocks the calling thread; must not be called on an async runtime's thread.
+    fn wait_blocking(self: Box<Self>) -> Result<(), Error>;
+}
 
-/// A response to complete once a queued write is committed: the commit to
-/// wait for and how to answer its result. Building the answer must be cheap
-/// (it runs on the connection layer's I/O threads).
+impl Pending for crate::store::PendingWrite {
+    fn wait(self: Box<Self>) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send>> {
+        Box::pin((*self).committed())
+    }
+
+    fn wait_blocking(self: Box<Self>) -> Result<(), Error> {
+        (*self).committed_blocking()
+    }
+}
+
+/// A response to complete once pending work is done: what to wait for and
+/// how to answer its result. Building the answer must be cheap (it runs on
+/// the connection layer's I/O threads).
 pub struct Deferred {
-    commit: Commit,
+    pending: Box<dyn Pending>,
     finish: Box<dyn FnOnce(Result<(), Error>) -> Response + Send>,
 }
 
@@ -154,22 +172,18 @@ impl std::fmt::Debug for Deferred {
 }
 
 impl Deferred {
-    /// Waits for the commit and builds the answer (for async callers).
+    /// Waits for the pending work and builds the answer (for async callers).
     pub async fn resolve(self) -> Response {
-        let result = self.commit.await.unwrap_or_else(|_| Err(writer_gone()));
+        let result = self.pending.wait().await;
         (self.finish)(result)
     }
 
-    /// Blocks the calling thread until the commit, then builds the answer.
-    /// Must not be called on an async runtime's thread.
+    /// Blocks the calling thread until the pending work is done, then builds
+    /// the answer. Must not be called on an async runtime's thread.
     pub fn resolve_blocking(self) -> Response {
-        let result = self.commit.blocking_recv().unwrap_or_else(|_| Err(writer_gone()));
+        let result = self.pending.wait_blocking();
         (self.finish)(result)
     }
-}
-
-fn writer_gone() -> Error {
-    Error::internal(anyhow::anyhow!("the writer dropped a queued write"))
 }
 
 impl Response {
@@ -177,12 +191,15 @@ impl Response {
         Response { status, headers: Vec::new(), body: Vec::new(), deferred: None, lease: None }
     }
 
-    /// A response built by `finish` once `commit` delivers its result.
-    pub fn after_commit(
-        commit: Commit,
+    /// A response built by `finish` once `pending` delivers its result.
+    pub fn after(
+        pending: impl Pending,
         finish: impl FnOnce(Result<(), Error>) -> Response + Send + 'static,
     ) -> Response {
-        Response { deferred: Some(Deferred { commit, finish: Box::new(finish) }), ..Response::new(500) }
+        Response {
+            deferred: Some(Deferred { pending: Box::new(pending), finish: Box::new(finish) }),
+            ..Response::new(500)
+        }
     }
 
     /// The pending part of a deferred response, leaving the placeholder.
@@ -257,7 +274,7 @@ impl Response {
                     r = r.with_header(name, value);
                 }
             }
-            Error::Unavailable { retry_after_secs, .. } => {
+            Error::Unavailable { retry_after_secs, .. } | Error::VotesThrottled { retry_after_secs } => {
                 r = r.with_header("Retry-After", retry_after_secs.to_string());
             }
             _ => {}

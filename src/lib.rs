@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod app;
 pub mod client;
 pub mod config;
 pub mod ctl;

@@ -164,3 +164,8 @@ mod tests {
         assert_eq!(h.0, <[u8; 32]>::from(Sha256::digest(t.expose().as_bytes())));
     }
 }
+
+/// Lower-case hexadecimal of `bytes` (ETags of content hashes).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -261,7 +261,7 @@ fn near_valid_patch() -> impl Strategy<Value = Value> {
 fn check_errors(errs: &[FieldError], input: &Value) -> Result<(), TestCaseError> {
     prop_assert!(!errs.is_empty(), "empty error list for {input}");
     for e in errs {
-        prop_assert!(!e.message.trim().is_empty(), "error without message for {input}: {e:?}");
+        prop_assert!(!e.problem.to_string().trim().is_empty(), "error without message for {input}: {e:?}");
     }
     Ok(())
 }

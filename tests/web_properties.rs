@@ -11,7 +11,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use anonpoll::api::App;
+use anonpoll::app::{App, VoteLimits};
 use anonpoll::day::Day;
 use anonpoll::domain::NewPoll;
 use anonpoll::http::{Body, Method, Request};
@@ -19,7 +19,7 @@ use anonpoll::media::Limits;
 use anonpoll::ratelimit::RateLimiter;
 use anonpoll::store::Store;
 use anonpoll::web::uploads::Uploads;
-use anonpoll::web::{VoteLimits, Web, WebWorker};
+use anonpoll::web::{Web, WebWorker};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -35,17 +35,15 @@ fn fixture() -> &'static Fixture {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("p.sqlite3")).unwrap();
         let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-        let app = Arc::new(App::new(store, limiter, "http://polls.test").unwrap());
+        let app = Arc::new(App::new(store, limiter, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, "http://polls.test").unwrap());
         let poll = NewPoll::from_json(&json!({
             "title": "Property poll", "lang": "en", "expiryDays": 30, "resultsPublic": true,
             "questions": [{"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]
         }))
         .unwrap();
-        let mut reader = app.store.reader().unwrap();
-        let created = app.create_poll(&mut reader, IpAddr::V4(Ipv4Addr::LOCALHOST), &poll, &[], Day::today()).unwrap();
+        let created = app.session().unwrap().create(IpAddr::V4(Ipv4Addr::LOCALHOST), &poll, &[], Day::today()).unwrap();
         let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
-        let web =
-            Web::new(app, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, uploads).unwrap();
+        let web = Web::new(app, uploads).unwrap();
         Fixture { _dir: dir, web, poll: created.poll.id.to_string() }
     })
 }

@@ -22,10 +22,11 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anonpoll::api::{App, Worker};
+use anonpoll::api::{Api, Worker};
+use anonpoll::app::{App, VoteLimits};
 use anonpoll::client::TrustedProxies;
 use anonpoll::day::Day;
-use anonpoll::domain::NewPoll;
+use anonpoll::domain::{Ballot, NewPoll};
 use anonpoll::error::Error;
 use anonpoll::http::Request;
 use anonpoll::media::Limits;
@@ -34,7 +35,7 @@ use anonpoll::secret::{AdminToken, PollId};
 use anonpoll::server::{Server, ServerConfig, Shutdown};
 use anonpoll::store::{Store, WriterConfig};
 use anonpoll::web::uploads::Uploads;
-use anonpoll::web::{VoteLimits, Web};
+use anonpoll::web::Web;
 use serde_json::json;
 
 /// Writes the writer queue holds beyond the one it is committing.
@@ -74,19 +75,18 @@ fn start() -> Polld {
     let config = WriterConfig { queue_capacity: QUEUE, max_batch: 1, busy_timeout: Duration::from_secs(30) };
     let store = Store::open_with(&db, config).unwrap();
     let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-    let app = Arc::new(App::new(store, limiter, "http://polls.test").unwrap());
-    let mut reader = app.store.reader().unwrap();
+    let app = Arc::new(App::new(store, limiter, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, "http://polls.test").unwrap());
     let created =
-        app.create_poll(&mut reader, IpAddr::V4(Ipv4Addr::LOCALHOST), &new_poll(), &[], Day::today()).unwrap();
+        app.session().unwrap().create(IpAddr::V4(Ipv4Addr::LOCALHOST), &new_poll(), &[], Day::today()).unwrap();
     let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
-    let web =
-        Web::new(app.clone(), VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, uploads).unwrap();
+    let web = Web::new(app.clone(), uploads).unwrap();
+    let api = Api::new(app.clone()).unwrap();
     let server = Server::bind("127.0.0.1:0", ServerConfig::new(4, TrustedProxies::loopback(), 64 * 1024)).unwrap();
     let addr = server.local_addr();
     let stop = server.shutdown_handle();
     let thread = std::thread::spawn(move || {
         server.run(move || {
-            let mut api = app.worker()?;
+            let mut api = api.worker()?;
             let mut pages = web.worker()?;
             Ok(move |req: &Request| if Worker::owns(&req.path) { api.handle(req) } else { pages.handle(req) })
         })
@@ -268,6 +268,11 @@ fn a_vote_whose_client_hung_up_is_committed_and_the_client_can_vote_again() {
     assert_eq!(read_answer(&mut s).status, 409);
 }
 
+/// A ballot of [`new_poll`], checked as polld checks a vote before queueing it.
+fn checked(choices: &[Option<usize>]) -> Ballot {
+    Ballot::new(&new_poll().questions, choices.to_vec()).unwrap()
+}
+
 #[test]
 fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
     let dir = tempfile::tempdir().unwrap();
@@ -278,7 +283,7 @@ fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
     let today = Day::today();
     store.create_poll(&id, &token.hash(), &new_poll(), &[], today).unwrap();
     // A vote first: the writer now knows the poll as open.
-    store.cast(&id, vec![Some(0), None], today).unwrap();
+    store.cast(&id, checked(&[Some(0), None]), today).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
         .arg("--db")
         .arg(&db)
@@ -287,7 +292,7 @@ fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(matches!(store.cast(&id, vec![Some(1), None], today), Err(Error::Closed)));
+    assert!(matches!(store.cast(&id, checked(&[Some(1), None]), today), Err(Error::Closed)));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
         .arg("--db")
         .arg(&db)
@@ -296,7 +301,7 @@ fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(matches!(store.cast(&id, vec![Some(1), None], today), Err(Error::NotFound)));
+    assert!(matches!(store.cast(&id, checked(&[Some(1), None]), today), Err(Error::NotFound)));
 }
 
 #[test]

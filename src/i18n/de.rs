@@ -97,6 +97,7 @@ pub const DE: Catalogue = Catalogue {
     err_required: "Bitte füllen Sie dieses Feld aus.",
     err_too_long: |n| format!("Bitte verwenden Sie höchstens {n} Zeichen."),
     err_control: "Zeilenumbrüche und Tabulatoren sind hier nicht erlaubt.",
+    err_bidi: "Zeichen, die die Schreibrichtung umkehren (etwa U+202E), sind hier nicht erlaubt.",
     err_questions_count: |min, max| {
         format!("Eine Umfrage braucht mindestens {min} Frage mit mindestens zwei Antworten und höchstens {max} Fragen.")
     },
@@ -139,6 +140,7 @@ pub const DE: Catalogue = Catalogue {
     closed_text: "Sie nimmt keine Antworten mehr an.",
     see_results: "Ergebnisse ansehen",
     err_no_answer: "Bitte beantworten Sie mindestens eine Frage.",
+    err_vote_form: "Dieses Formular wurde verändert: Jede Frage nimmt eine Antwort, und nur die Fragen dieser Umfrage. Bitte prüfen Sie Ihre Antworten und senden Sie sie erneut.",
     err_ballot_used: "Diese Antwort wurde bereits gezählt. Jedes Formular kann nur einmal abgeschickt werden.",
     err_ballot_expired: "Dieses Formular ist abgelaufen. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
     err_create_sent: "Mit diesem Formular wurde die Umfrage bereits erstellt. Ihre Links wurden einmal angezeigt, direkt nach dem Erstellen, und können nicht erneut angezeigt werden.",

@@ -92,6 +92,7 @@ pub const EN: Catalogue = Catalogue {
     err_required: "Please fill this in.",
     err_too_long: |n| format!("Please use at most {n} characters."),
     err_control: "Line breaks and tabs are not allowed here.",
+    err_bidi: "Direction-changing characters (such as U+202E) are not allowed here.",
     err_questions_count: |min, max| {
         format!("A poll needs at least {min} question with at least two answers, and at most {max} questions.")
     },
@@ -134,6 +135,7 @@ pub const EN: Catalogue = Catalogue {
     closed_text: "It no longer accepts responses.",
     see_results: "See the results",
     err_no_answer: "Please answer at least one question.",
+    err_vote_form: "This form was changed: each question takes one answer, and only the questions of this poll. Please check your answers and send again.",
     err_ballot_used: "This response has already been counted. Each form can be sent only once.",
     err_ballot_expired: "This form has expired. Your choices are kept below: please send them again.",
     err_create_sent: "This form has already created its poll. The poll's links were shown once, right after it was created, and cannot be shown again.",

@@ -104,6 +104,7 @@ pub const FR: Catalogue = Catalogue {
     err_required: "Veuillez remplir ce champ.",
     err_too_long: |n| format!("Veuillez utiliser au maximum {n} caractères."),
     err_control: "Les retours à la ligne et les tabulations ne sont pas admis ici.",
+    err_bidi: "Les caractères qui inversent le sens du texte (comme U+202E) ne sont pas admis ici.",
     err_questions_count: |min, max| {
         format!(
             "Un sondage doit compter au moins {min} question avec au moins deux réponses, et au plus {max} questions."
@@ -148,6 +149,7 @@ pub const FR: Catalogue = Catalogue {
     closed_text: "Il n’accepte plus de réponses.",
     see_results: "Voir les résultats",
     err_no_answer: "Veuillez répondre à au moins une question.",
+    err_vote_form: "Ce formulaire a été modifié : chaque question prend une seule réponse, et seules les questions de ce sondage sont acceptées. Vérifiez vos réponses et envoyez-les de nouveau.",
     err_ballot_used: "Cette réponse a déjà été comptée. Chaque formulaire ne peut être envoyé qu’une fois.",
     err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",
     err_create_sent: "Ce formulaire a déjà créé son sondage. Les liens du sondage n’ont été affichés qu’une fois, juste après sa création, et ne peuvent plus l’être.",

@@ -99,6 +99,7 @@ pub const IT: Catalogue = Catalogue {
     err_required: "Compili questo campo.",
     err_too_long: |n| format!("Usi al massimo {n} caratteri."),
     err_control: "Qui non sono ammessi a capo né tabulazioni.",
+    err_bidi: "Qui non sono ammessi caratteri che invertono la direzione del testo (come U+202E).",
     err_questions_count: |min, max| {
         format!("Un sondaggio deve avere almeno {min} domanda con almeno due risposte e al massimo {max} domande.")
     },
@@ -141,6 +142,7 @@ pub const IT: Catalogue = Catalogue {
     closed_text: "Non accetta più risposte.",
     see_results: "Vedi i risultati",
     err_no_answer: "Risponda ad almeno una domanda.",
+    err_vote_form: "Questo modulo è stato modificato: ogni domanda accetta una sola risposta e solo le domande di questo sondaggio. Controlli le risposte e le invii di nuovo.",
     err_ballot_used: "Questa risposta è già stata contata. Ogni modulo può essere inviato una sola volta.",
     err_ballot_expired: "Questo modulo è scaduto. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",
     err_create_sent: "Questo modulo ha già creato il suo sondaggio. I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione, e non possono essere mostrati di nuovo.",

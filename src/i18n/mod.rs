@@ -68,6 +68,7 @@ pub struct Catalogue {
     pub err_required: &'static str,
     pub err_too_long: fn(usize) -> String,
     pub err_control: &'static str,
+    pub err_bidi: &'static str,
     pub err_questions_count: fn(usize, usize) -> String,
     pub err_options_count: fn(usize, usize) -> String,
     pub err_duplicate: &'static str,
@@ -105,6 +106,7 @@ pub struct Catalogue {
     pub closed_text: &'static str,
     pub see_results: &'static str,
     pub err_no_answer: &'static str,
+    pub err_vote_form: &'static str,
     pub err_ballot_used: &'static str,
     pub err_ballot_expired: &'static str,
     /// The creation form was sent a second time (e.g. a page reload).

@@ -185,33 +185,31 @@ impl Store {
         Ok(())
     }
 
-    /// Records one response cast `today`. `Error::NotFound` for an unknown or
-    /// expired poll, `Error::Closed` for a closed one, `Error::Invalid` for a
-    /// ballot that does not fit the poll.
-    pub fn cast(&self, id: &PollId, choices: Vec<Option<usize>>, today: Day) -> Result<(), Error> {
-        self.writer.submit(writer::Op::Cast { id: id.clone(), choices, today })?;
+    /// Records one response cast `today`: a ballot already checked against
+    /// the poll's questions, which never change. `Error::NotFound` for an
+    /// unknown or expired poll, `Error::Closed` for a closed one (both
+    /// decided at the commit).
+    pub fn cast(&self, id: &PollId, ballot: Ballot, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::Cast { id: id.clone(), ballot, today })?;
         Ok(())
     }
 
     /// [`Store::cast`] without waiting: the vote is queued (or refused at
-    /// once with 503 when the queue is full) and the returned [`Commit`]
-    /// delivers its result after the commit. The web's vote handler uses it
-    /// so that no worker thread waits through the fsync.
-    ///
-    /// [`Commit`]: crate::http::Commit
-    pub fn cast_later(
-        &self,
-        id: &PollId,
-        choices: Vec<Option<usize>>,
-        today: Day,
-    ) -> Result<crate::http::Commit, Error> {
-        self.writer.submit_later(writer::Op::Cast { id: id.clone(), choices, today })
+    /// once with 503 when the queue is full) and the returned
+    /// [`PendingWrite`] delivers its result after the commit. The web's vote
+    /// handler uses it so that no worker thread waits through the fsync.
+    pub fn cast_later(&self, id: &PollId, ballot: Ballot, today: Day) -> Result<PendingWrite, Error> {
+        self.writer.submit_later(writer::Op::Cast { id: id.clone(), ballot, today }).map(PendingWrite)
     }
 
-    /// Convenience for tools and tests: [`Store::cast`] today, by id text.
+    /// Convenience for tools and tests: [`Store::cast`] today, by id text,
+    /// with the ballot checked against the poll first.
     pub fn record_response(&self, id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
         let id = PollId::parse(id).context("malformed poll id")?;
-        self.cast(&id, choices.to_vec(), Day::today()).map_err(|e| anyhow::anyhow!("{e}"))
+        let today = Day::today();
+        let poll = self.reader()?.poll(&id, today)?.context("no such poll")?;
+        let ballot = Ballot::new(&poll.questions, choices.to_vec()).map_err(|p| anyhow::anyhow!("{p}"))?;
+        self.cast(&id, ballot, today).map_err(|e| anyhow::anyhow!("{e}"))
     }
 
     /// Erases every poll with `expires_on <= as_of`, then truncates the WAL.
@@ -223,9 +221,26 @@ impl Store {
     }
 }
 
-/// Checks a ballot against a poll's questions inside the writer's transaction.
-fn ballot(questions: &[crate::domain::Question], choices: Vec<Option<usize>>) -> Result<Ballot, Error> {
-    Ballot::new(questions, choices).map_err(|m| Error::Invalid(vec![crate::error::FieldError::new("choices", m)]))
+/// A write queued for the group commit, whose result arrives once it is on
+/// disk (or refused). The store's own type: whoever waits for it (the HTTP
+/// layer, a test) needs nothing but these two methods.
+pub struct PendingWrite(tokio::sync::oneshot::Receiver<Result<(), Error>>);
+
+impl PendingWrite {
+    /// Waits for the commit without holding a thread.
+    pub async fn committed(self) -> Result<(), Error> {
+        self.0.await.unwrap_or_else(|_| Err(writer_gone()))
+    }
+
+    /// Blocks the calling thread until the commit; must not be called on an
+    /// async runtime's thread.
+    pub fn committed_blocking(self) -> Result<(), Error> {
+        self.0.blocking_recv().unwrap_or_else(|_| Err(writer_gone()))
+    }
+}
+
+fn writer_gone() -> Error {
+    Error::internal(anyhow::anyhow!("the writer dropped a queued write"))
 }
 
 #[cfg(test)]

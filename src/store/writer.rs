@@ -41,7 +41,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use tokio::sync::oneshot;
 
 use crate::day::Day;
-use crate::domain::{NewMedia, NewPoll, PollPatch, Question, Shape};
+use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
 
@@ -91,7 +91,7 @@ pub(super) enum Op {
     },
     Cast {
         id: PollId,
-        choices: Vec<Option<usize>>,
+        ballot: Ballot,
         today: Day,
     },
     Sweep {
@@ -343,7 +343,7 @@ fn try_commit(
     let mut erased = false;
     for job in batch {
         let result = match &job.op {
-            Op::Cast { id, choices, today } => cast(&tx, polls, &mut counts, id, choices, *today),
+            Op::Cast { id, ballot, today } => cast(&tx, polls, &mut counts, id, ballot, *today),
             op => {
                 // Other writes may change or delete a poll just counted: the
                 // counters go first, and the cache is rebuilt from the table.
@@ -386,20 +386,21 @@ fn try_commit(
 
 /// Records one vote: every check first, then its one `INSERT` (atomic by
 /// itself, so a refused or failed vote wrote nothing), then its counters in
-/// memory until the batch's [`Counts::flush`].
+/// memory until the batch's [`Counts::flush`]. The ballot was checked against
+/// the poll's questions before it was queued (they never change); what may
+/// have changed since is whether the poll is open, so that is checked here.
 fn cast(
     tx: &Transaction,
     polls: &mut PollCache,
     counts: &mut Counts,
     id: &PollId,
-    choices: &[Option<usize>],
+    ballot: &Ballot,
     today: Day,
 ) -> Result<Outcome, Error> {
     let poll = polls.get(tx, id)?.filter(|p| today < p.expires_on).ok_or(Error::NotFound)?;
     if poll.closed {
         return Err(Error::Closed);
     }
-    let ballot = super::ballot(&poll.questions, choices.to_vec())?;
     let day = today.to_string();
     let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
     tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?.execute(params![
@@ -469,29 +470,22 @@ impl Counts {
 struct PollState {
     closed: bool,
     expires_on: Day,
-    questions: Vec<Question>,
 }
 
 /// The writer's memory of polls between batches (see the module docs for
-/// when it is dropped). Bounded in entries and in the size of the questions
-/// it holds; past either bound it starts over.
+/// when it is dropped). Bounded in entries; past the bound it starts over.
 #[derive(Default)]
 struct PollCache {
     polls: HashMap<String, PollState>,
-    /// Bytes of questions JSON behind the cached entries.
-    bytes: usize,
     data_version: Option<i64>,
 }
 
 /// Most polls the writer remembers.
 const CACHE_POLLS: usize = 10_000;
-/// Most bytes of questions JSON behind the remembered polls.
-const CACHE_BYTES: usize = 16 << 20;
 
 impl PollCache {
     fn clear(&mut self) {
         self.polls.clear();
-        self.bytes = 0;
     }
 
     /// Drops everything if the database changed under another connection.
@@ -506,42 +500,30 @@ impl PollCache {
     fn get(&mut self, tx: &Connection, id: &PollId) -> Result<Option<&PollState>, Error> {
         if !self.polls.contains_key(id.as_str()) {
             let row = tx
-                .prepare_cached("SELECT closed, expires_on, questions FROM polls WHERE id = ?1")?
-                .query_row(params![id.as_str()], |r| {
-                    Ok((r.get::<_, bool>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
-                })
+                .prepare_cached("SELECT closed, expires_on FROM polls WHERE id = ?1")?
+                .query_row(params![id.as_str()], |r| Ok((r.get::<_, bool>(0)?, r.get::<_, String>(1)?)))
                 .optional()?;
             // An unknown poll is not remembered: votes for it are rare (the
             // page handler looked the poll up first).
-            let Some((closed, expires_on, questions)) = row else { return Ok(None) };
+            let Some((closed, expires_on)) = row else { return Ok(None) };
             let expires_on =
                 Day::parse(&expires_on).ok_or_else(|| Error::internal(anyhow!("stored expires_on is malformed")))?;
-            let parsed: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
-            if self.polls.len() >= CACHE_POLLS || self.bytes + questions.len() > CACHE_BYTES {
+            if self.polls.len() >= CACHE_POLLS {
                 self.clear();
             }
-            self.bytes += questions.len();
-            self.polls.insert(id.as_str().to_owned(), PollState { closed, expires_on, questions: parsed });
+            self.polls.insert(id.as_str().to_owned(), PollState { closed, expires_on });
         }
         Ok(self.polls.get(id.as_str()))
     }
 }
 
-/// The poll's language and questions, if it is live on `today`.
-fn live_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<(String, bool, Vec<Question>)>, Error> {
+/// The poll's number of questions, if it is live on `today`.
+fn live_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<usize>, Error> {
     let row = tx
-        .prepare_cached("SELECT lang, closed, questions FROM polls WHERE id = ?1 AND expires_on > ?2")?
-        .query_row(params![id.as_str(), today.to_string()], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, bool>(1)?, r.get::<_, String>(2)?))
-        })
+        .prepare_cached("SELECT json_array_length(questions) FROM polls WHERE id = ?1 AND expires_on > ?2")?
+        .query_row(params![id.as_str(), today.to_string()], |r| r.get::<_, i64>(0))
         .optional()?;
-    match row {
-        None => Ok(None),
-        Some((lang, closed, questions)) => {
-            let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
-            Ok(Some((lang, closed, questions)))
-        }
-    }
+    row.map(|n| usize::try_from(n).map_err(Error::internal)).transpose()
 }
 
 /// Applies one write. Returns its outcome and whether it erased data.
@@ -569,7 +551,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             Ok((Outcome::Done, false))
         }
         Op::AttachMedia { id, media, today } => {
-            let Some((_, _, questions)) = live_poll(tx, id, *today)? else {
+            let Some(questions) = live_poll(tx, id, *today)? else {
                 return Err(Error::NotFound);
             };
             // The slot's old item, if any, is erased (secure_delete, then the
@@ -577,7 +559,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             let replaced = tx
                 .prepare_cached("DELETE FROM media WHERE poll_id = ?1 AND question IS ?2")?
                 .execute(params![id.as_str(), media.slot.question().map(|q| q as i64)])?;
-            insert_media(tx, id, media, questions.len())?;
+            insert_media(tx, id, media, questions)?;
             Ok((Outcome::Done, replaced > 0))
         }
         Op::DetachMedia { id, media, today } => {
@@ -592,13 +574,12 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             }
             Ok((Outcome::Done, true))
         }
+        // The patch was checked against the poll's shape (language and
+        // questions, which never change) before it was queued.
         Op::Patch { id, patch, today } => {
-            let Some((lang, _, questions)) = live_poll(tx, id, *today)? else {
+            if live_poll(tx, id, *today)?.is_none() {
                 return Err(Error::NotFound);
-            };
-            let lang = crate::domain::Lang::from_code(&lang)
-                .ok_or_else(|| Error::internal(anyhow!("stored poll has an unknown language")))?;
-            patch.check_against(&Shape { lang, questions: &questions }).map_err(Error::Invalid)?;
+            }
             if let Some(closed) = patch.closed {
                 tx.prepare_cached("UPDATE polls SET closed = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), closed])?;
@@ -648,10 +629,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
 /// Stores one cleaned media item of poll `id`, which has `questions` questions.
 fn insert_media(tx: &Connection, id: &PollId, m: &NewMedia, questions: usize) -> Result<(), Error> {
     if m.slot.question().is_some_and(|q| q >= questions) {
-        return Err(Error::Invalid(vec![crate::error::FieldError::new(
-            "media",
-            "belongs to no question of this poll",
-        )]));
+        return Err(Error::Invalid(vec![FieldError::new(Key::Media, Problem::NoSuchQuestion)]));
     }
     let sha: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(&m.clean.bytes).into();
     tx.prepare_cached(

@@ -4,23 +4,28 @@
 //! after `#`, the page's form takes it in a password field (filled by the
 //! script from the fragment, or pasted), and every action form carries it
 //! back as a hidden field of a POST body. Every action checks it again
-//! (constant time) and goes through `PollPatch::from_json`, the API's own
-//! validation, so the page can do nothing the API would refuse.
+//! (constant time) and goes through the application layer with the API's
+//! own validation, so the page can do nothing the API would refuse.
+
+use std::net::IpAddr;
 
 use maud::{Markup, html};
-use serde_json::{Value, json};
 
 use super::WebWorker;
-use super::create::{SlotField, link_field, media_fieldset};
-use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
+use super::create::{SlotField, alt_text, link_field, media_fieldset};
+use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use super::media::figure;
 use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
 use super::uploads::{SlotDraft, Uploads, message as upload_message};
+use crate::app::{Access, check_token};
 use crate::client::ClientGroup;
 use crate::day::Day;
-use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, Poll, PollPatch, Slot, check_alt};
+use crate::domain::results::Results;
+use crate::domain::{
+    EXPIRY_DAYS, ExpiryDays, FieldError, Key, Lang, LanguageVersion, NewMedia, Poll, PollPatch, Seg, Slot, check_alt,
+};
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::secret::MediaId;
@@ -64,24 +69,74 @@ impl VersionDraft {
         }
     }
 
-    fn to_json(&self) -> Value {
-        let questions: Vec<Value> =
-            self.questions.iter().map(|(label, options)| json!({"label": label, "options": options})).collect();
-        json!({"translations": {self.lang.code(): {"title": self.title, "questions": questions}}})
-    }
 }
 
-/// What the dashboard shows above its sections.
-struct View<'a> {
+/// What the dashboard shows above its sections, after an action.
+struct View {
     notice: Option<(&'static str, String)>,
-    draft: Option<&'a VersionDraft>,
+    /// A language version's form as sent, when it is shown again with a problem.
+    draft: Option<VersionDraft>,
     problems: Problems,
     /// The media form as sent, when it is shown again with a problem.
     media: Option<(String, SlotDraft)>,
+    status: u16,
+}
+
+impl View {
+    fn done(&mut self, text: String) {
+        self.notice = Some(("ok", text));
+    }
+
+    fn refused(&mut self) {
+        self.status = 422;
+    }
 }
 
 /// The admin media form's file field (`f-am`, `f-am-alt`).
 const MEDIA_FIELD: &str = "am";
+
+/// What an admin form asks for, read once from its `action` field (and the
+/// fields that say what it applies to).
+#[derive(Debug, PartialEq, Eq)]
+enum AdminAction {
+    /// Show the dashboard: the key was just given, or a deletion cancelled.
+    Open,
+    Close,
+    Reopen,
+    /// Set the erase date from the `expiry` field.
+    Expiry,
+    VersionSave(Lang),
+    VersionRemove(Lang),
+    /// Forget the file held by the media form.
+    MediaDrop,
+    MediaAttach,
+    MediaRemove(MediaId),
+    /// Ask to confirm the deletion.
+    Delete,
+    DeleteConfirmed,
+}
+
+impl AdminAction {
+    fn parse(form: &Form, poll: &Poll) -> Result<AdminAction, Error> {
+        let bad = || Error::Malformed("The admin form was not one this page sends.".into());
+        let lang = || form.get("vlang").and_then(Lang::from_code).ok_or_else(bad);
+        Ok(match form.get("action").unwrap_or("") {
+            "" | "open" => AdminAction::Open,
+            "close" => AdminAction::Close,
+            "reopen" => AdminAction::Reopen,
+            "expiry" => AdminAction::Expiry,
+            // The page offers no form for the poll's own language.
+            "version-save" => AdminAction::VersionSave(Some(lang()?).filter(|l| *l != poll.lang).ok_or_else(bad)?),
+            "version-remove" => AdminAction::VersionRemove(lang()?),
+            "media-drop-am" => AdminAction::MediaDrop,
+            "media-attach" => AdminAction::MediaAttach,
+            "media-remove" => AdminAction::MediaRemove(form.get("media").and_then(MediaId::parse).ok_or_else(bad)?),
+            "delete" => AdminAction::Delete,
+            "delete-confirmed" => AdminAction::DeleteConfirmed,
+            _ => return Err(bad()),
+        })
+    }
+}
 
 /// `poll` or `q{i}` (a question of the poll) from the media form's `slot`.
 fn parse_slot(value: Option<&str>, questions: usize) -> Option<Slot> {
@@ -92,20 +147,14 @@ fn parse_slot(value: Option<&str>, questions: usize) -> Option<Slot> {
 }
 
 /// Attaches the file of the admin media form, sent by `client`; a problem goes to `view`.
-fn attach(
-    w: &WebWorker,
-    ctx: &Ctx,
-    (form, client): (&Form, std::net::IpAddr),
-    poll: &Poll,
-    today: Day,
-    view: &mut View,
-) -> Result<(), Error> {
+fn attach(w: &WebWorker, ctx: &Ctx, (form, client): (&Form, IpAddr), poll: &Poll, today: Day, view: &mut View) -> Result<(), Error> {
     let t = ctx.t;
     let uploads = &w.web.uploads;
     let draft = SlotDraft::read(uploads, form, MEDIA_FIELD, ClientGroup::of(client));
     let slot_value = form.text("slot");
     let Some(slot) = parse_slot(Some(&slot_value), poll.questions.len()) else {
         view.problems.general.push(t.bad_form.to_owned());
+        view.refused();
         return Ok(());
     };
     let file_id = format!("f-{MEDIA_FIELD}");
@@ -118,27 +167,29 @@ fn attach(
         (None, None) => {
             view.problems.field(file_id, name, t.err_media_empty.to_owned());
             view.media = Some((slot_value, draft));
+            view.refused();
             return Ok(());
         }
         _ => {
             view.media = Some((slot_value, draft));
+            view.refused();
             return Ok(());
         }
     };
     let alt = match check_alt(staged.clean.kind, &draft.alt) {
         Ok(alt) => alt,
-        Err(message) => {
-            let text =
-                if message == "is required" { t.err_alt_required.to_owned() } else { localize(t, "alt", &message) };
-            view.problems.field(format!("f-{MEDIA_FIELD}-alt"), format!("{}, {}", t.media_heading, t.media_alt), text);
+        Err(problem) => {
+            let name = format!("{}, {}", t.media_heading, t.media_alt);
+            view.problems.field(format!("f-{MEDIA_FIELD}-alt"), name, alt_text(t, &problem));
             view.media = Some((slot_value, draft));
+            view.refused();
             return Ok(());
         }
     };
     let media = NewMedia { id: MediaId::generate()?, slot, clean: staged.clean.clone(), alt };
-    w.web.app.store.attach_media(&poll.id, media, today)?;
+    w.web.app.attach_media(poll, media, today)?;
     uploads.release([staged.reference.as_str()]);
-    view.notice = Some(("ok", t.media_attached.to_owned()));
+    view.done(t.media_attached.to_owned());
     Ok(())
 }
 
@@ -146,167 +197,151 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
     let Some(token) = presented_token(form) else { return Ok(prompt(&ctx, &poll, 200, None)) };
-    if !poll.token_hash.matches(token) {
+    if check_token(&poll, token).is_err() {
         return Ok(prompt(&ctx, &poll, 403, Some(t.err_bad_token)));
     }
     let token = token.to_owned();
-    let action = form.get("action").unwrap_or("");
-    let mut view = View { notice: None, draft: None, problems: Problems::default(), media: None };
-    let mut status = 200;
-    let patch = match action {
-        "" | "open" => None,
-        "close" => Some(json!({"closed": true})),
-        "reopen" => Some(json!({"closed": false})),
-        "expiry" => {
-            let days = form.get("expiry").and_then(|d| d.trim().parse::<i64>().ok());
-            Some(days.map_or_else(|| json!({"expiryDays": form.text("expiry")}), |d| json!({"expiryDays": d})))
+    let mut view = View { notice: None, draft: None, problems: Problems::default(), media: None, status: 200 };
+    match AdminAction::parse(form, &poll)? {
+        AdminAction::Open => {}
+        AdminAction::Close => {
+            let patch = PollPatch { closed: Some(true), ..PollPatch::default() };
+            change(w, &ctx, &poll, &patch, today, &mut view, t.closed_done.to_owned())?;
         }
-        "version-remove" => match form.get("vlang").and_then(Lang::from_code) {
-            Some(l) => Some(json!({"translations": {l.code(): null}})),
-            None => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
+        AdminAction::Reopen => {
+            let patch = PollPatch { closed: Some(false), ..PollPatch::default() };
+            change(w, &ctx, &poll, &patch, today, &mut view, t.reopened_done.to_owned())?;
+        }
+        AdminAction::Expiry => match ExpiryDays::from_text(&form.text("expiry")) {
+            Ok(days) => {
+                let patch = PollPatch { expiry: Some(days), ..PollPatch::default() };
+                let updated = change(w, &ctx, &poll, &patch, today, &mut view, String::new())?;
+                if let Some(updated) = updated {
+                    view.done((t.expiry_done)(&t.day(&updated.expires_on.to_string())));
+                }
+            }
+            Err(problem) => {
+                view.problems.field("a-expiry", t.expiry_label, problem_text(t, &problem));
+                view.refused();
+            }
         },
-        "version-save" => None,
-        "media-drop-am" => {
+        AdminAction::VersionSave(lang) => save_version(w, &ctx, form, &poll, lang, today, &mut view)?,
+        AdminAction::VersionRemove(lang) => {
+            let patch = PollPatch { translations: [(lang, None)].into(), ..PollPatch::default() };
+            change(w, &ctx, &poll, &patch, today, &mut view, (t.version_removed)(t.lang_name(lang)))?;
+        }
+        AdminAction::MediaDrop => {
             if let Some(r) = form.get(&format!("{MEDIA_FIELD}-held")) {
                 w.web.uploads.release([r]);
             }
-            None
         }
-        "media-attach" => {
-            if let Err(e) = attach(w, &ctx, (form, req.client), &poll, today, &mut view) {
-                return outcome_error(w, req, &ctx, &poll, &token, e);
-            }
-            if !view.problems.is_empty() {
-                status = 422;
-            }
-            None
-        }
-        "media-remove" => {
-            let removed =
-                form.get("media").and_then(MediaId::parse).map(|m| w.web.app.store.detach_media(&poll.id, &m, today));
-            match removed {
-                Some(Ok(())) => view.notice = Some(("ok", t.media_removed.to_owned())),
-                // Already gone (a second click): the page shows the truth.
-                Some(Err(Error::NotFound)) => {}
-                Some(Err(e)) => return outcome_error(w, req, &ctx, &poll, &token, e),
-                None => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
-            }
-            None
-        }
-        "delete" => return Ok(confirm_delete(&ctx, &poll, &token)),
-        "delete-confirmed" => {
-            return match w.web.app.store.delete_poll(&poll.id) {
+        AdminAction::MediaAttach => attach(w, &ctx, (form, req.client), &poll, today, &mut view)?,
+        AdminAction::MediaRemove(media) => match w.web.app.detach_media(&poll, &media, today) {
+            Ok(()) => view.done(t.media_removed.to_owned()),
+            // Already gone (a second click): the page shows the truth.
+            Err(Error::NotFound) => {}
+            Err(e) => return Err(e),
+        },
+        AdminAction::Delete => return Ok(confirm_delete(&ctx, &poll, &token)),
+        AdminAction::DeleteConfirmed => {
+            return match w.web.app.delete(&poll) {
                 Ok(()) | Err(Error::NotFound) => Ok(message_page(&ctx, 200, t.deleted_title, t.deleted_text)),
                 Err(e) => Err(e),
             };
         }
-        _ => return Ok(message_page(&ctx, 400, t.error_title, t.bad_form)),
-    };
-    let version_draft;
-    if action == "version-save" {
-        let Some(lang) = form.get("vlang").and_then(Lang::from_code).filter(|l| *l != poll.lang) else {
-            return Ok(message_page(&ctx, 400, t.error_title, t.bad_form));
-        };
-        version_draft = VersionDraft::from_form(form, &poll, lang);
-        match apply(w, &poll, &version_draft.to_json(), today) {
-            Ok(()) => view.notice = Some(("ok", (t.version_saved)(t.lang_name(lang)))),
-            Err(Error::Invalid(errors)) => {
-                status = 422;
-                view.problems = version_problems(&ctx, lang, &errors);
-                view.draft = Some(&version_draft);
-            }
-            Err(e) => return outcome_error(w, req, &ctx, &poll, &token, e),
-        }
-    } else if let Some(body) = patch {
-        match apply(w, &poll, &body, today) {
-            Ok(()) => {
-                view.notice = Some((
-                    "ok",
-                    match action {
-                        "close" => t.closed_done.to_owned(),
-                        "reopen" => t.reopened_done.to_owned(),
-                        "version-remove" => {
-                            let l = form.get("vlang").and_then(Lang::from_code).unwrap_or(poll.lang);
-                            (t.version_removed)(t.lang_name(l))
-                        }
-                        _ => String::new(),
-                    },
-                ));
-            }
-            Err(Error::Invalid(errors)) => {
-                status = 422;
-                for e in errors {
-                    let msg = localize(t, &e.field, &e.message);
-                    if e.field == "expiryDays" {
-                        view.problems.field("a-expiry", t.expiry_label, msg);
-                    } else {
-                        view.problems.general.push(msg);
-                    }
-                }
-            }
-            Err(e) => return outcome_error(w, req, &ctx, &poll, &token, e),
-        }
     }
     // Show the poll as it is now.
-    let Some(poll) = w.reader.poll(&poll.id, today)? else { return Ok(w.poll_not_found(req)) };
-    if action == "expiry" && view.problems.is_empty() {
-        view.notice = Some(("ok", (t.expiry_done)(&t.day(&poll.expires_on.to_string()))));
-    }
-    let tallies = w.reader.tallies(&poll)?;
-    let body = dashboard(&ctx, &poll, &tallies, &token, &view, w);
+    let poll = w.session.reload(&poll, today)?;
+    let results = w.session.results(&poll, Access::Token(&token))?;
+    let body = dashboard(&ctx, &poll, &results, &token, &view, w);
     let ctx = Ctx { key: Some(token.clone()), ..ctx };
-    Ok(respond(status, ctx.lang, page(&ctx, t.admin_title, body)))
+    Ok(respond(view.status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
 
-/// Validates `body` as the API would, then writes it.
-fn apply(w: &WebWorker, poll: &Poll, body: &Value, today: Day) -> Result<(), Error> {
-    let patch = PollPatch::from_json(body).map_err(Error::Invalid)?;
-    patch.check_against(&poll.shape()).map_err(Error::Invalid)?;
-    w.web.app.store.patch_poll(&poll.id, &patch, today)
-}
-
-fn outcome_error(
+/// Applies `patch`; on success says `done` (unless empty) and answers the
+/// poll as it is now; a refused patch is shown on the page instead.
+fn change(
     w: &mut WebWorker,
-    req: &Request,
     ctx: &Ctx,
-    _poll: &Poll,
-    _token: &str,
-    e: Error,
-) -> Result<Response, Error> {
-    match e {
-        Error::NotFound => Ok(w.poll_not_found(req)),
-        Error::Unavailable { retry_after_secs, .. } => {
-            Ok(message_page(ctx, 503, ctx.t.error_title, ctx.t.err_unavailable)
-                .with_header("Retry-After", retry_after_secs.to_string()))
+    poll: &Poll,
+    patch: &PollPatch,
+    today: Day,
+    view: &mut View,
+    done: String,
+) -> Result<Option<Poll>, Error> {
+    match w.session.patch(poll, patch, today) {
+        Ok(updated) => {
+            if !done.is_empty() {
+                view.done(done);
+            }
+            Ok(Some(updated))
         }
-        e => Err(e),
+        Err(Error::Invalid(errors)) => {
+            view.refused();
+            for e in &errors {
+                view.problems.general.push(problem_text(ctx.t, &e.problem));
+            }
+            Ok(None)
+        }
+        Err(e) => Err(e),
     }
 }
 
-/// Maps `translations.xx.…` paths to the fields of that version's form.
-fn version_problems(ctx: &Ctx, lang: Lang, errors: &[crate::error::FieldError]) -> Problems {
+/// Saves the language version typed in its form, or shows it again with
+/// its problems.
+fn save_version(
+    w: &mut WebWorker,
+    ctx: &Ctx,
+    form: &Form,
+    poll: &Poll,
+    lang: Lang,
+    today: Day,
+    view: &mut View,
+) -> Result<(), Error> {
+    let draft = VersionDraft::from_form(form, poll, lang);
+    let version = LanguageVersion::from_texts(lang, &draft.title, &draft.questions);
+    let result = match version {
+        Ok(v) => {
+            let patch = PollPatch { translations: [(lang, Some(v))].into(), ..PollPatch::default() };
+            w.session.patch(poll, &patch, today).map(|_| ())
+        }
+        Err(errors) => Err(Error::Invalid(errors)),
+    };
+    match result {
+        Ok(()) => view.done((ctx.t.version_saved)(ctx.t.lang_name(lang))),
+        Err(Error::Invalid(errors)) => {
+            view.refused();
+            view.problems = version_problems(ctx, lang, &errors);
+            view.draft = Some(draft);
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+/// Maps problems under `translations.{lang}` to the fields of that version's form.
+fn version_problems(ctx: &Ctx, lang: Lang, errors: &[FieldError]) -> Problems {
+    use Seg::{Index, Key as K};
     let t = ctx.t;
-    let prefix = format!("translations.{}.", lang.code());
+    let code = lang.code();
     let mut p = Problems::default();
     for e in errors {
-        let msg = localize(t, &e.field, &e.message);
-        let Some(path) = e.field.strip_prefix(&prefix) else {
-            p.general.push(msg);
-            continue;
+        let msg = problem_text(t, &e.problem);
+        let rest = match e.path.segs() {
+            [K(Key::Translations), Seg::Lang(l), rest @ ..] if *l == lang => rest,
+            _ => &[],
         };
-        let code = lang.code();
-        match question_path(path) {
-            PathPart::Other("title") => p.field(format!("v-{code}-t"), t.version_title, msg),
-            PathPart::Question(i, ".label") => p.field(format!("v-{code}-q{i}"), (t.question_legend)(i + 1), msg),
-            PathPart::Question(i, rest) => match option_index(rest) {
-                Some(j) => p.field(
-                    format!("v-{code}-q{i}o{j}"),
-                    format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
-                    msg,
-                ),
-                None => p.general.push(msg),
-            },
-            PathPart::Other(_) => p.general.push(msg),
+        match rest {
+            [K(Key::Title)] => p.field(format!("v-{code}-t"), t.version_title, msg),
+            [K(Key::Questions), Index(i), K(Key::Label)] => {
+                p.field(format!("v-{code}-q{i}"), (t.question_legend)(i + 1), msg)
+            }
+            [K(Key::Questions), Index(i), K(Key::Options), Index(j)] => p.field(
+                format!("v-{code}-q{i}o{j}"),
+                format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
+                msg,
+            ),
+            _ => p.general.push(msg),
         }
     }
     p
@@ -316,15 +351,8 @@ fn hidden_token(token: &str) -> Markup {
     html! { input type="hidden" name="token" value=(token); }
 }
 
-fn dashboard(
-    ctx: &Ctx,
-    poll: &Poll,
-    tallies: &crate::domain::Tallies,
-    token: &str,
-    view: &View,
-    w: &WebWorker,
-) -> Markup {
-    let (base, uploads) = (w.web.app.base_url.as_str(), &w.web.uploads);
+fn dashboard(ctx: &Ctx, poll: &Poll, results: &Results, token: &str, view: &View, w: &WebWorker) -> Markup {
+    let (links, uploads) = (w.session.links(), &w.web.uploads);
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let id = &poll.id;
@@ -343,9 +371,9 @@ fn dashboard(
         }
         section aria-labelledby="links-heading" {
             h2 id="links-heading" { (t.links_heading) }
-            (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &format!("{base}/p/{id}")))
+            (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &links.share(id)))
             (link_field(ctx, "link-results", t.created_results,
-                if poll.results_public { t.results_public } else { t.created_results_private }, &format!("{base}/p/{id}/results")))
+                if poll.results_public { t.results_public } else { t.created_results_private }, &links.results(id)))
         }
         section aria-labelledby="status-heading" {
             h2 id="status-heading" { (t.status_heading) }
@@ -374,7 +402,7 @@ fn dashboard(
             }
         }
         (media_section(ctx, poll, token, view, uploads))
-        (results_section(ctx, poll, tallies, 2))
+        (results_section(ctx, poll, results, 2))
         section aria-labelledby="versions-heading" {
             h2 id="versions-heading" { (t.versions_heading) }
             p { (t.versions_intro) }
@@ -447,7 +475,7 @@ fn version_form(ctx: &Ctx, poll: &Poll, lang: Lang, token: &str, view: &View) ->
     let t = ctx.t;
     let code = lang.code();
     let existing = poll.translations.get(&lang);
-    let draft = view.draft.filter(|d| d.lang == lang);
+    let draft = view.draft.as_ref().filter(|d| d.lang == lang);
     let title = draft.map(|d| d.title.clone()).or_else(|| existing.map(|v| v.title.to_string())).unwrap_or_default();
     let value = |i: usize, j: Option<usize>| -> String {
         if let Some(d) = draft {

@@ -12,12 +12,16 @@ use serde_json::{Value, json};
 
 use super::WebWorker;
 use super::ballot::Verdict;
-use super::form::{Form, PathPart, Problems, localize, option_index, question_path};
+use super::errors::with_headers;
+use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, message_page, notice, page, respond};
 use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as upload_message, mib};
+use crate::app::{Created, Links};
 use crate::client::ClientGroup;
 use crate::day::Day;
-use crate::domain::{EXPIRY_DAYS, Lang, NewMedia, NewPoll, OPTIONS, QUESTIONS, Slot, check_alt};
+use crate::domain::{
+    EXPIRY_DAYS, FieldError, Key, Lang, NewMedia, NewPoll, OPTIONS, Problem, QUESTIONS, Seg, Slot, check_alt,
+};
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::i18n::endonym;
@@ -225,62 +229,97 @@ impl Draft {
     }
 }
 
-/// Field ids and names for the problem summary.
-fn field_name(ctx: &Ctx, id: &str) -> String {
-    let t = ctx.t;
-    match id {
-        "f-title" => t.field_title.to_owned(),
-        "f-lang" => t.field_lang.to_owned(),
-        "f-expiry" => t.field_expiry.to_owned(),
-        "f-results-private" => t.field_results.to_owned(),
-        "f-questions" => t.questions_heading.to_owned(),
-        "f-pm" => format!("{}, {}", t.media_poll_legend, t.media_file),
-        "f-pm-alt" => format!("{}, {}", t.media_poll_legend, t.media_alt),
-        _ if id.ends_with("m") || id.ends_with("m-alt") => {
-            let q = id.strip_prefix("f-q").and_then(|r| r.split('m').next()).and_then(|n| n.parse::<usize>().ok());
-            let field = if id.ends_with("-alt") { t.media_alt } else { t.media_file };
-            format!("{}, {field}", (t.question_legend)(q.map_or(0, |n| n + 1)))
+/// A field of the creation form, as problems point at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Title,
+    Lang,
+    Expiry,
+    Results,
+    Questions,
+    /// A question row as a whole (its options, for a count problem).
+    QuestionSet(usize),
+    /// A question row's text.
+    Question(usize),
+    Option(usize, usize),
+    /// The file of the poll (`None`) or of a question row.
+    Media(Option<usize>),
+    MediaAlt(Option<usize>),
+}
+
+impl Field {
+    /// The HTML id of the field.
+    fn id(self) -> String {
+        match self {
+            Field::Title => "f-title".into(),
+            Field::Lang => "f-lang".into(),
+            Field::Expiry => "f-expiry".into(),
+            Field::Results => "f-results-private".into(),
+            Field::Questions => "f-questions".into(),
+            Field::QuestionSet(i) => format!("f-q{i}-set"),
+            Field::Question(i) => format!("f-q{i}"),
+            Field::Option(i, j) => format!("f-q{i}o{j}"),
+            Field::Media(row) => format!("f-{}", media_prefix(row)),
+            Field::MediaAlt(row) => format!("f-{}-alt", media_prefix(row)),
         }
-        _ => {
-            let rest = id.strip_prefix("f-q").unwrap_or("");
-            let (q, o) = match rest.split_once('o') {
-                Some((q, o)) => (q, Some(o)),
-                None => (rest.trim_end_matches("-set"), None),
-            };
-            let q = q.parse::<usize>().map_or(0, |n| n + 1);
-            match o.and_then(|o| o.parse::<usize>().ok()) {
-                Some(o) => format!("{}, {}", (t.question_legend)(q), (t.field_option)(o + 1)),
-                None => (t.question_legend)(q),
+    }
+
+    /// The field's name in the problem summary.
+    fn name(self, t: &crate::i18n::Catalogue) -> String {
+        match self {
+            Field::Title => t.field_title.to_owned(),
+            Field::Lang => t.field_lang.to_owned(),
+            Field::Expiry => t.field_expiry.to_owned(),
+            Field::Results => t.field_results.to_owned(),
+            Field::Questions => t.questions_heading.to_owned(),
+            Field::QuestionSet(i) | Field::Question(i) => (t.question_legend)(i + 1),
+            Field::Option(i, j) => format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
+            Field::Media(None) => format!("{}, {}", t.media_poll_legend, t.media_file),
+            Field::MediaAlt(None) => format!("{}, {}", t.media_poll_legend, t.media_alt),
+            Field::Media(Some(i)) => format!("{}, {}", (t.question_legend)(i + 1), t.media_file),
+            Field::MediaAlt(Some(i)) => format!("{}, {}", (t.question_legend)(i + 1), t.media_alt),
+        }
+    }
+
+    /// The form field a problem of the creation body points at, given where
+    /// each question of the body came from; `None` for the form as a whole.
+    fn of(error: &FieldError, origins: &[Origin]) -> Option<Field> {
+        use Seg::{Index, Key as K};
+        match error.path.segs() {
+            [K(Key::Title)] => Some(Field::Title),
+            [K(Key::Lang)] => Some(Field::Lang),
+            [K(Key::ExpiryDays)] => Some(Field::Expiry),
+            [K(Key::ResultsPublic)] => Some(Field::Results),
+            [K(Key::Questions)] => Some(Field::Questions),
+            [K(Key::Questions), Index(i), rest @ ..] => {
+                let o = origins.get(*i)?;
+                Some(match rest {
+                    [K(Key::Label)] => Field::Question(o.row),
+                    [K(Key::Options), Index(j)] => match o.options.get(*j) {
+                        Some(&j) => Field::Option(o.row, j),
+                        None => Field::QuestionSet(o.row),
+                    },
+                    _ => Field::QuestionSet(o.row),
+                })
             }
+            _ => None,
         }
     }
 }
 
-/// Maps the domain's field paths to this form's fields.
-fn problems(ctx: &Ctx, errors: &[crate::error::FieldError], origins: &[Origin]) -> Problems {
+impl Problems {
+    fn at(&mut self, t: &crate::i18n::Catalogue, field: Field, message: String) {
+        self.field(field.id(), field.name(t), message);
+    }
+}
+
+/// Maps the domain's problems to this form's fields.
+fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> Problems {
     let mut p = Problems::default();
     for e in errors {
-        let message = localize(ctx.t, &e.field, &e.message);
-        let id = match question_path(&e.field) {
-            PathPart::Other("title") => Some("f-title".to_owned()),
-            PathPart::Other("lang") => Some("f-lang".to_owned()),
-            PathPart::Other("expiryDays") => Some("f-expiry".to_owned()),
-            PathPart::Other("resultsPublic") => Some("f-results-private".to_owned()),
-            PathPart::Other("questions") => Some("f-questions".to_owned()),
-            PathPart::Other(_) => None,
-            PathPart::Question(i, rest) => origins.get(i).map(|o| match rest {
-                ".label" => format!("f-q{}", o.row),
-                _ => match option_index(rest).and_then(|j| o.options.get(j)) {
-                    Some(j) => format!("f-q{}o{j}", o.row),
-                    None => format!("f-q{}-set", o.row),
-                },
-            }),
-        };
-        match id {
-            Some(id) => {
-                let name = field_name(ctx, &id);
-                p.field(id, name, message);
-            }
+        let message = problem_text(ctx.t, &e.problem);
+        match Field::of(e, origins) {
+            Some(field) => p.at(ctx.t, field, message),
             None => p.general.push(message),
         }
     }
@@ -299,9 +338,8 @@ fn media_problems(ctx: &Ctx, draft: &Draft, origins: &[Origin], p: &mut Problems
     }
     let mut media = Vec::new();
     for (row, slot, m) in slots {
-        let id = format!("f-{}", media_prefix(row));
         if let Some(e) = &m.error {
-            p.field(id.clone(), field_name(ctx, &id), upload_message(ctx.t, e));
+            p.at(ctx.t, Field::Media(row), upload_message(ctx.t, e));
         }
         let Some(staged) = &m.staged else { continue };
         match check_alt(staged.clean.kind, &m.alt) {
@@ -309,18 +347,18 @@ fn media_problems(ctx: &Ctx, draft: &Draft, origins: &[Origin], p: &mut Problems
                 Ok(mid) => media.push(NewMedia { id: mid, slot, clean: staged.clean.clone(), alt }),
                 Err(_) => p.general.push(ctx.t.err_unavailable.to_owned()),
             },
-            Err(message) => {
-                let alt_id = format!("{id}-alt");
-                let text = if message == "is required" {
-                    ctx.t.err_alt_required.to_owned()
-                } else {
-                    localize(ctx.t, "alt", &message)
-                };
-                p.field(alt_id.clone(), field_name(ctx, &alt_id), text);
-            }
+            Err(problem) => p.at(ctx.t, Field::MediaAlt(row), alt_text(ctx.t, &problem)),
         }
     }
     media
+}
+
+/// A problem with an alt text or caption, in the reader's words.
+pub fn alt_text(t: &crate::i18n::Catalogue, problem: &Problem) -> String {
+    match problem {
+        Problem::Required => t.err_alt_required.to_owned(),
+        other => problem_text(t, other),
+    }
 }
 
 pub fn form_page(ctx: &Ctx, draft: &Draft, uploads: &Uploads) -> Response {
@@ -613,22 +651,19 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     }
     // From here on the code is used up: a form shown again needs a new one.
     draft.once = fresh_once(w, today)?;
-    match w.web.app.create_poll(&mut w.reader, req.client, &poll, &media, today) {
+    match w.session.create(req.client, &poll, &media, today) {
         Ok(created) => {
             uploads.release(draft.held_references().iter().map(String::as_str));
-            Ok(created_page(&ctx, &w.web.app.base_url, &created))
+            Ok(created_page(&ctx, w.session.links(), &created))
         }
-        Err(Error::RateLimited(rl)) => {
+        // Worth another try later: the form comes back as typed.
+        Err(e @ (Error::RateLimited(_) | Error::Unavailable { .. })) => {
             let mut p = Problems::default();
-            p.general.push((ctx.t.err_rate_limited)(rl.retry_after_secs.div_ceil(60)));
-            Ok(form_response(&ctx, 429, &draft, &p, None, uploads)
-                .with_header("Retry-After", rl.retry_after_secs.to_string()))
-        }
-        Err(Error::Unavailable { retry_after_secs, .. }) => {
-            let mut p = Problems::default();
-            p.general.push(ctx.t.err_unavailable.to_owned());
-            Ok(form_response(&ctx, 503, &draft, &p, None, uploads)
-                .with_header("Retry-After", retry_after_secs.to_string()))
+            p.general.push(match &e {
+                Error::RateLimited(rl) => (ctx.t.err_rate_limited)(rl.retry_after_secs.div_ceil(60)),
+                _ => ctx.t.err_unavailable.to_owned(),
+            });
+            Ok(with_headers(form_response(&ctx, e.status(), &draft, &p, None, uploads), &e))
         }
         Err(e) => Err(e),
     }
@@ -648,13 +683,13 @@ pub fn link_field(ctx: &Ctx, id: &str, label: &str, hint: &str, url: &str) -> Ma
     }
 }
 
-fn created_page(ctx: &Ctx, base: &str, created: &crate::api::Created) -> Response {
+fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
     let t = ctx.t;
     let poll = &created.poll;
     let id = &poll.id;
-    let share = format!("{base}/p/{id}");
-    let results = format!("{base}/p/{id}/results");
-    let admin = format!("{base}/p/{id}/admin#{}", created.token.expose());
+    let share = links.share(id);
+    let results = links.results(id);
+    let admin = links.admin(id, &created.token);
     let results_hint = if poll.results_public { t.results_public } else { t.created_results_private };
     let body = html! {
         h1 { (t.created_title) }
@@ -667,7 +702,7 @@ fn created_page(ctx: &Ctx, base: &str, created: &crate::api::Created) -> Respons
             p { (t.created_warning) }
             (link_field(ctx, "link-admin", t.created_admin, t.created_admin_hint, &admin))
         }
-        p { a.button href=(format!("/p/{id}")) { (t.open_poll) } }
+        p { a.button href=(Links::share_path(id)) { (t.open_poll) } }
     };
     respond(201, ctx.lang, page(ctx, t.created_title, body))
 }

@@ -2,25 +2,18 @@
 //!
 //! Why here: every page form is `application/x-www-form-urlencoded` (or
 //! `multipart/form-data` where it carries files, see `multipart.rs`) and every
-//! validation rule lives once in `domain.rs`, which reports problems as field
-//! paths (`questions[2].options[1]`) with English messages. This module reads
-//! form bodies, and turns those messages into the reader's language; the
-//! pages map the paths to their own fields.
+//! validation rule lives once in `domain`, which reports typed problems
+//! ([`Problem`]) at typed field paths. This module reads form bodies and
+//! says each problem in the reader's language; the pages map the paths to
+//! their own fields.
 
-use crate::domain::{OPTIONS, QUESTIONS};
+use crate::domain::Problem;
 use crate::error::Error;
 use crate::http::Request;
 use crate::i18n::Catalogue;
 
-/// Why a form body could not be read.
-#[derive(Debug, PartialEq, Eq)]
-pub enum FormError {
-    TooLarge,
-    /// Neither `application/x-www-form-urlencoded` nor `multipart/form-data`.
-    WrongType,
-    /// A multipart body that could not be split.
-    Malformed,
-}
+/// The media types a form body may have.
+const FORM_TYPES: &[&str] = &["application/x-www-form-urlencoded", "multipart/form-data"];
 
 /// The decoded name/value pairs of a form body, in order, with an index of
 /// each name's first value (a form is looked up hundreds of times; scanning
@@ -38,33 +31,29 @@ fn index(pairs: &[(String, String)]) -> std::collections::HashMap<String, usize>
 impl Form {
     /// Reads a urlencoded or multipart body; `upload_limit` bounds the latter
     /// (the connection layer has already bounded what it read).
-    pub fn parse(req: &Request, upload_limit: usize) -> Result<Form, FormError> {
-        let bytes = match req.body_shared() {
-            Ok(b) => b,
-            Err(Error::TooLarge { .. }) => return Err(FormError::TooLarge),
-            Err(_) => return Err(FormError::WrongType),
-        };
+    pub fn parse(req: &Request, upload_limit: usize) -> Result<Form, Error> {
+        let bytes = req.body_shared()?;
         match req.media_type().as_deref() {
             // Only multipart bodies may use the upload limit; a urlencoded
             // body admitted under it (e.g. behind a second Content-Type)
             // would cost many times its size once split into pairs.
             Some("application/x-www-form-urlencoded") if bytes.len() > crate::domain::MAX_JSON_BODY => {
-                return Err(FormError::TooLarge);
+                return Err(Error::TooLarge { limit: crate::domain::MAX_JSON_BODY });
             }
             Some("application/x-www-form-urlencoded") => {}
             Some("multipart/form-data") => {
                 let content_type = req.header("content-type").unwrap_or("");
                 let limits = crate::multipart::Limits::new(upload_limit);
                 let parts = crate::multipart::parse(content_type, bytes.clone(), &limits).map_err(|e| match e {
-                    crate::multipart::MultipartError::TooLarge => FormError::TooLarge,
-                    _ => FormError::Malformed,
+                    crate::multipart::MultipartError::TooLarge => Error::TooLarge { limit: upload_limit },
+                    _ => Error::Malformed("The form body could not be read.".into()),
                 })?;
                 let first = index(&parts.texts);
                 return Ok(Form(parts.texts, first, parts.files));
             }
             // An empty body needs no type (e.g. a bare POST from a tool).
             None if bytes.is_empty() => {}
-            _ => return Err(FormError::WrongType),
+            _ => return Err(Error::UnsupportedMediaType { accepted: FORM_TYPES }),
         }
         let pairs: Vec<(String, String)> =
             form_urlencoded::parse(bytes).map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
@@ -129,59 +118,36 @@ impl Problems {
     }
 }
 
-/// A `domain.rs` validation message in the reader's language. `path` tells
-/// which list a count message is about.
-pub fn localize(t: &Catalogue, path: &str, message: &str) -> String {
-    if let Some(rest) = message.strip_prefix("must be at most ")
-        && let Some(n) = rest.split(' ').next().and_then(|n| n.parse().ok())
-    {
-        return (t.err_too_long)(n);
+/// A validation problem in the reader's language.
+pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
+    match problem {
+        Problem::TooLong { max } => (t.err_too_long)(*max),
+        Problem::ControlCharacter => t.err_control.to_owned(),
+        Problem::BidiControl => t.err_bidi.to_owned(),
+        Problem::Required | Problem::Blank | Problem::NotAString => t.err_required.to_owned(),
+        Problem::Count { list: crate::domain::List::Options, min, max } => (t.err_options_count)(*min, *max),
+        Problem::Count { list: crate::domain::List::Questions, min, max } => (t.err_questions_count)(*min, *max),
+        Problem::DuplicateOption => t.err_duplicate.to_owned(),
+        Problem::NotOneOf(_) | Problem::NotABoolean => t.err_choice.to_owned(),
+        Problem::EmptyBallot => t.err_no_answer.to_owned(),
+        // No form of ours can send these: whoever built the request gets
+        // the general words.
+        Problem::NotAnObject
+        | Problem::NotAStringList
+        | Problem::NotAQuestionList
+        | Problem::UnknownField { .. }
+        | Problem::UnknownLanguage
+        | Problem::NothingToChange { .. }
+        | Problem::NotKeyedByLanguage
+        | Problem::NoLanguage
+        | Problem::OwnLanguage
+        | Problem::QuestionsUnlikePoll { .. }
+        | Problem::OptionsUnlikePoll { .. }
+        | Problem::InvalidBody
+        | Problem::NoSuchQuestion
+        | Problem::BallotLength { .. }
+        | Problem::NoSuchOption { .. } => t.err_generic.to_owned(),
     }
-    if message.contains("control characters") {
-        return t.err_control.to_owned();
-    }
-    if message == "must not be empty" || message == "is required" || message == "must be a string" {
-        return t.err_required.to_owned();
-    }
-    if message.starts_with("must have between") {
-        return if path.ends_with("options") {
-            (t.err_options_count)(OPTIONS.min, OPTIONS.max)
-        } else {
-            (t.err_questions_count)(QUESTIONS.min, QUESTIONS.max)
-        };
-    }
-    if message.starts_with("duplicates another option") {
-        return t.err_duplicate.to_owned();
-    }
-    if message.starts_with("must be one of") || message == "must be true or false" {
-        return t.err_choice.to_owned();
-    }
-    t.err_generic.to_owned()
-}
-
-/// A `questions[3].options[1].rest` path split into its indexes.
-#[derive(Debug, PartialEq, Eq)]
-pub enum PathPart<'a> {
-    Question(usize, &'a str),
-    Other(&'a str),
-}
-
-/// Splits `questions[i]…` off `path`; `rest` keeps what follows `]`
-/// (such as `.label`, `.options[2]`, or "").
-pub fn question_path(path: &str) -> PathPart<'_> {
-    let parsed = path.strip_prefix("questions[").and_then(|rest| {
-        let (n, rest) = rest.split_once(']')?;
-        Some((n.parse().ok()?, rest))
-    });
-    match parsed {
-        Some((i, rest)) => PathPart::Question(i, rest),
-        None => PathPart::Other(path),
-    }
-}
-
-/// `.options[j]` → `Some(j)`.
-pub fn option_index(rest: &str) -> Option<usize> {
-    rest.strip_prefix(".options[")?.strip_suffix(']')?.parse().ok()
 }
 
 #[cfg(test)]
@@ -191,12 +157,10 @@ mod tests {
     use crate::i18n::catalogue;
     use serde_json::json;
 
-    /// Every message `domain.rs` produces for a creation body maps to a
-    /// specific text: a reworded domain message fails here, not in front of
-    /// a reader as a vague "not valid".
+    /// Every problem a creation form can cause has a specific text in every
+    /// language (the vague "not valid" is for requests no form sends).
     #[test]
-    fn every_domain_message_has_a_specific_translation() {
-        let en = catalogue(Lang::En);
+    fn every_problem_of_a_form_has_a_specific_translation() {
         let q = |label: serde_json::Value, options: serde_json::Value| json!({"label": label, "options": options});
         let bodies = [
             json!({"title": "x".repeat(201), "lang": "en", "expiryDays": 7, "questions": [q(json!("a"), json!(["a", "b"]))]}),
@@ -206,31 +170,26 @@ mod tests {
             json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [q(json!(""), json!(["a", "a"]))]}),
             json!({"lang": "en", "expiryDays": 7, "questions": [q(json!("a"), json!(["a", "b"]))]}),
         ];
-        let mut seen = 0;
-        for body in bodies {
-            for e in NewPoll::from_json(&body).unwrap_err() {
-                let text = localize(en, &e.field, &e.message);
-                assert_ne!(text, en.err_generic, "{} {}", e.field, e.message);
-                seen += 1;
+        for lang in Lang::ALL {
+            let t = catalogue(lang);
+            let mut seen = 0;
+            for body in &bodies {
+                for e in NewPoll::from_json(body).unwrap_err() {
+                    assert_ne!(problem_text(t, &e.problem), t.err_generic, "{lang:?} {} {}", e.path, e.problem);
+                    seen += 1;
+                }
             }
+            assert!(seen >= 9, "{seen}");
         }
-        assert!(seen >= 9, "{seen}");
-        assert_eq!(
-            localize(en, "questions[0].options", "must have between 2 and 12 items"),
-            (en.err_options_count)(2, 12)
-        );
-        assert_eq!(localize(en, "questions", "must have between 1 and 20 items"), (en.err_questions_count)(1, 20));
+        let en = catalogue(Lang::En);
+        let options = Problem::Count { list: crate::domain::List::Options, min: 2, max: 12 };
+        assert_eq!(problem_text(en, &options), (en.err_options_count)(2, 12));
+        let questions = Problem::Count { list: crate::domain::List::Questions, min: 1, max: 20 };
+        assert_eq!(problem_text(en, &questions), (en.err_questions_count)(1, 20));
     }
 
     #[test]
-    fn question_paths_split() {
-        assert_eq!(question_path("questions[3].options[1]"), PathPart::Question(3, ".options[1]"));
-        assert_eq!(question_path("questions[0]"), PathPart::Question(0, ""));
-        assert_eq!(question_path("title"), PathPart::Other("title"));
-        assert_eq!(question_path("questions[x]"), PathPart::Other("questions[x]"));
-        assert_eq!(option_index(".options[11]"), Some(11));
-        assert_eq!(option_index(".options"), None);
-        assert_eq!(option_index(".label"), None);
+    fn forms_keep_the_first_value_of_a_name() {
         let f = Form::from_pairs(&[("a", "1"), ("a", "2")]);
         assert_eq!(f.get("a"), Some("1"));
         assert_eq!(f.text("b"), "");

@@ -29,7 +29,7 @@ use crate::error::Error;
 use crate::http::{Method, Request, Response};
 use crate::media::Kind;
 use crate::secret::MediaId;
-use crate::store::Reader;
+use crate::app::{Links, Session};
 
 /// Largest part of a file sent for an open-ended range request.
 pub const CHUNK: u64 = 4 * 1024 * 1024;
@@ -42,7 +42,7 @@ pub fn route(path: &str) -> Option<&str> {
 /// How a media item is shown on a page. `poll_lang` is the language of its
 /// alt text or caption (the poll's own).
 pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {
-    let src = crate::api::media_path(m);
+    let src = Links::media_path(&m.id);
     let lang = (poll_lang != ctx.lang).then_some(poll_lang.code());
     html! {
         figure.media lang=[lang] {
@@ -110,7 +110,7 @@ enum Plan {
 
 /// Answers `GET`/`HEAD /media/{id}`.
 pub fn serve(
-    reader: &mut Reader,
+    session: &mut Session,
     budget: &MediaBudget,
     req: &Request,
     id: &str,
@@ -123,7 +123,7 @@ pub fn serve(
     };
     let Some(id) = MediaId::parse(id) else { return Ok(plain(404, "No such file.")) };
     let (mut plan, mut share) = (Plan::NotModified, None);
-    let read = reader.media(&id, today, |blob| {
+    let read = session.media(&id, today, |blob| {
         plan = plan_for(req, &etag_of(&blob.item), blob.item.size);
         let Plan::Send { start, len, .. } = plan else { return None };
         let len = usize::try_from(len).ok()?;
@@ -206,11 +206,7 @@ const CACHE_CONTROL: &str = "private, no-cache";
 
 /// The strong ETag of an item: its content's SHA-256.
 fn etag_of(item: &MediaItem) -> String {
-    format!("\"{}\"", hex(&item.sha256))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    format!("\"{}\"", crate::secret::hex(&item.sha256))
 }
 
 fn etag_matches(header: &str, etag: &str) -> bool {

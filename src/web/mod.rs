@@ -12,14 +12,16 @@
 //! - every text a person typed is escaped by construction (maud templates);
 //! - no cookie, no stored or logged address: the client address is used only
 //!   by the in-memory limiters (creation limit, vote throttle);
-//! - polls are created only through [`App::create_poll`] and validated only by
-//!   `domain.rs`, exactly like the JSON API;
-//! - a request can never crash a worker: every failure is a page.
+//! - every action goes through the application layer (`app`), exactly like
+//!   the JSON API; forms are validated by `domain` alone;
+//! - a request can never crash a worker: every failure is a page, made by
+//!   one function ([`errors::page`]) with the status that fits the error.
 
 mod admin;
 pub mod assets;
 pub mod ballot;
 mod create;
+mod errors;
 pub mod form;
 pub mod lang;
 mod layout;
@@ -31,34 +33,22 @@ pub mod throttle;
 pub mod uploads;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::api::App;
+use crate::app::{App, Session};
 use crate::day::Day;
-use crate::domain::{Lang, Poll};
+use crate::domain::Lang;
 use crate::error::Error;
 use crate::http::{Method, Request, Response};
-use crate::secret::PollId;
-use crate::store::Reader;
 
 use ballot::BallotBox;
-use form::{Form, FormError};
+use form::Form;
 use layout::{Ctx, message_page};
-use throttle::VoteThrottle;
 use uploads::Uploads;
-
-/// Limits of the vote throttle.
-#[derive(Clone, Copy, Debug)]
-pub struct VoteLimits {
-    pub per_window: u32,
-    pub window: Duration,
-}
 
 /// What all web workers share.
 pub struct Web {
     app: Arc<App>,
     ballots: BallotBox,
-    throttle: VoteThrottle,
     uploads: Uploads,
     media_budget: media::MediaBudget,
 }
@@ -70,33 +60,26 @@ pub fn accepts_uploads(path: &str) -> bool {
 }
 
 impl Web {
-    /// Lets the in-memory keys of the vote throttle and the ballot box
-    /// expire on time even when no request comes (called by a timer).
+    /// Lets the in-memory keys of the ballot box and held uploads expire on
+    /// time even when no request comes (called by a timer).
     pub fn tick(&self) {
-        self.throttle.tick();
         self.ballots.tick(Day::today());
         self.uploads.tick();
     }
 
-    pub fn new(app: Arc<App>, limits: VoteLimits, uploads: Uploads) -> anyhow::Result<Arc<Web>> {
-        Ok(Arc::new(Web {
-            app,
-            ballots: BallotBox::new(Day::today())?,
-            throttle: VoteThrottle::new(limits.per_window, limits.window)?,
-            uploads,
-            media_budget: media::MediaBudget::default(),
-        }))
+    pub fn new(app: Arc<App>, uploads: Uploads) -> anyhow::Result<Arc<Web>> {
+        Ok(Arc::new(Web { app, ballots: BallotBox::new(Day::today())?, uploads, media_budget: media::MediaBudget::default() }))
     }
 
-    /// A per-worker handler with its own read connection.
+    /// A per-worker handler with its own session (read connection).
     pub fn worker(self: &Arc<Web>) -> anyhow::Result<WebWorker> {
-        Ok(WebWorker { web: self.clone(), reader: self.app.store.reader()? })
+        Ok(WebWorker { web: self.clone(), session: self.app.session()? })
     }
 }
 
 pub struct WebWorker {
     web: Arc<Web>,
-    reader: Reader,
+    session: Session,
 }
 
 /// The pages, by path shape.
@@ -134,7 +117,8 @@ impl WebWorker {
         }
         let today = Day::today();
         if let Some(id) = media::route(&req.path) {
-            return media::serve(&mut self.reader, &self.web.media_budget, req, id, today).unwrap_or_else(|e| {
+            // Media answer players and <img>, not people: a bare status.
+            return media::serve(&mut self.session, &self.web.media_budget, req, id, today).unwrap_or_else(|e| {
                 if let Error::Internal(cause) = &e {
                     eprintln!("anonpoll: internal error: {cause:#}");
                 }
@@ -148,13 +132,9 @@ impl WebWorker {
         let result = match req.method {
             Method::Get | Method::Head => self.get(req, &route, today),
             Method::Post => self.post(req, &route, today),
-            _ => {
-                let ctx = Ctx::new(lang::negotiate(req, None), &req.path);
-                Ok(message_page(&ctx, 405, ctx.t.error_title, ctx.t.method_not_allowed)
-                    .with_header("Allow", "GET, HEAD, POST"))
-            }
+            _ => Err(Error::MethodNotAllowed(&["GET", "HEAD", "POST"])),
         };
-        result.unwrap_or_else(|e| self.error_page(req, &e))
+        result.unwrap_or_else(|e| errors::page(&self.ctx(req, None), &e))
     }
 
     fn get(&mut self, req: &Request, route: &Route, today: Day) -> Result<Response, Error> {
@@ -164,17 +144,17 @@ impl WebWorker {
                 draft.once = create::fresh_once(self, today)?;
                 Ok(create::form_page(&self.ctx(req, None), &draft, &self.web.uploads))
             }
-            Route::Privacy => Ok(privacy::page_response(&self.ctx(req, None), self.web.throttle.window())),
+            Route::Privacy => Ok(privacy::page_response(&self.ctx(req, None), self.web.app.vote_window())),
             Route::Share(id) => {
-                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let poll = self.session.poll(id, today)?;
                 poll::share_page(self, req, &poll, today)
             }
             Route::Results(id) => {
-                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let poll = self.session.poll(id, today)?;
                 results::get(self, req, &poll)
             }
             Route::Admin(id) => {
-                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let poll = self.session.poll(id, today)?;
                 let ctx = self.ctx(req, Some(poll.lang));
                 Ok(admin::prompt(&ctx, &poll, 200, None))
             }
@@ -191,36 +171,20 @@ impl WebWorker {
             let ctx = self.ctx(req, None);
             return Ok(message_page(&ctx, 403, ctx.t.error_title, ctx.t.cross_site));
         }
-        let form = match Form::parse(req, self.web.uploads.body_limit) {
-            Ok(f) => f,
-            Err(e) => {
-                let ctx = self.ctx(req, None);
-                return Ok(match e {
-                    FormError::TooLarge => {
-                        message_page(&ctx, 413, ctx.t.error_title, ctx.t.too_large).with_header("Connection", "close")
-                    }
-                    FormError::WrongType => message_page(&ctx, 415, ctx.t.error_title, ctx.t.bad_form),
-                    FormError::Malformed => message_page(&ctx, 400, ctx.t.error_title, ctx.t.bad_form),
-                });
-            }
-        };
+        let form = Form::parse(req, self.web.uploads.body_limit)?;
         match route {
             Route::Create => create::post(self, req, &form, today),
-            Route::Privacy => {
-                let ctx = self.ctx(req, None);
-                Ok(message_page(&ctx, 405, ctx.t.error_title, ctx.t.method_not_allowed)
-                    .with_header("Allow", "GET, HEAD"))
-            }
+            Route::Privacy => Err(Error::MethodNotAllowed(&["GET", "HEAD"])),
             Route::Share(id) => {
-                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let poll = self.session.poll(id, today)?;
                 poll::vote(self, req, &form, &poll, today)
             }
             Route::Results(id) => {
-                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let poll = self.session.poll(id, today)?;
                 results::post(self, req, &form, &poll)
             }
             Route::Admin(id) => {
-                let Some(poll) = self.poll(id, today)? else { return Ok(self.poll_not_found(req)) };
+                let poll = self.session.poll(id, today)?;
                 admin::post(self, req, &form, poll, today)
             }
         }
@@ -232,36 +196,6 @@ impl WebWorker {
 
     fn ctx<'r>(&self, req: &'r Request, fallback: Option<Lang>) -> Ctx<'r> {
         Ctx::new(lang::negotiate(req, fallback), &req.path)
-    }
-
-    /// The live poll `id`; `None` if malformed, unknown or expired.
-    fn poll(&mut self, id: &str, today: Day) -> Result<Option<Poll>, Error> {
-        match PollId::parse(id) {
-            Some(id) => self.reader.poll(&id, today),
-            None => Ok(None),
-        }
-    }
-
-    fn poll_not_found(&self, req: &Request) -> Response {
-        let ctx = self.ctx(req, None);
-        message_page(&ctx, 404, ctx.t.not_found_title, ctx.t.not_found_text)
-    }
-
-    fn error_page(&self, req: &Request, e: &Error) -> Response {
-        if let Error::Internal(cause) = e {
-            eprintln!("anonpoll: internal error: {cause:#}");
-        }
-        let ctx = self.ctx(req, None);
-        let status = match e.status() {
-            s @ (503 | 500) => s,
-            _ => 500,
-        };
-        let r = message_page(&ctx, status, ctx.t.error_title, ctx.t.error_text);
-        if let Error::Unavailable { retry_after_secs, .. } = e {
-            r.with_header("Retry-After", retry_after_secs.to_string())
-        } else {
-            r
-        }
     }
 }
 

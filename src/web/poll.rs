@@ -8,10 +8,12 @@
 use maud::{Markup, html};
 
 use super::ballot::Verdict;
-use super::form::Form;
-use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
+use super::errors::{self, with_headers};
+use super::form::{Form, problem_text};
+use super::layout::{Ctx, lang_attr, notice, page, respond};
 use super::media::figure;
 use super::{Web, WebWorker};
+use crate::app::Links;
 use crate::day::Day;
 use crate::domain::{Poll, Slot};
 use crate::error::Error;
@@ -70,7 +72,7 @@ fn share_response(
             }
         }
         @if poll.results_public {
-            p { a href=(ctx.href(&format!("/p/{}/results", poll.id))) { (t.see_results) } }
+            p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
@@ -91,15 +93,38 @@ pub fn facts(ctx: &Ctx, poll: &Poll) -> Markup {
     }
 }
 
-/// Reads `q{i}` for every question: `None` for unanswered, `Err` for a value
-/// no form of ours sends.
-fn choices(form: &Form, poll: &Poll) -> Result<Vec<Option<usize>>, ()> {
+/// The field names of the vote form besides the answers (`docs/WEB.md`).
+const VOTE_FIELDS: [&str; 1] = ["ballot"];
+
+/// Why a vote form cannot be read as a ballot.
+enum BadVote {
+    /// A value no form of ours sends (an option that does not exist).
+    Malformed,
+    /// A question answered twice, or a field that is no question of this
+    /// poll: the form was changed, and the voter should look again.
+    Changed,
+}
+
+/// Reads `q{i}` for every question: `None` for unanswered. Every field must
+/// be one the vote form has, and a question takes at most one answer.
+fn choices(form: &Form, poll: &Poll) -> Result<Vec<Option<usize>>, BadVote> {
+    let mut seen = vec![false; poll.questions.len()];
+    for name in form.names() {
+        if VOTE_FIELDS.contains(&name) {
+            continue;
+        }
+        let question = name.strip_prefix('q').and_then(|i| i.parse::<usize>().ok()).filter(|i| *i < seen.len());
+        match question {
+            Some(i) if !seen[i] => seen[i] = true,
+            _ => return Err(BadVote::Changed),
+        }
+    }
     poll.questions
         .iter()
         .enumerate()
         .map(|(i, q)| match form.get(&format!("q{i}")).map(str::trim) {
             None | Some("") => Ok(None),
-            Some(v) => v.parse::<usize>().ok().filter(|&j| j < q.options.len()).map(Some).ok_or(()),
+            Some(v) => v.parse::<usize>().ok().filter(|&j| j < q.options.len()).map(Some).ok_or(BadVote::Malformed),
         })
         .collect()
 }
@@ -107,34 +132,47 @@ fn choices(form: &Form, poll: &Poll) -> Result<Vec<Option<usize>>, ()> {
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
-    if poll.closed {
-        return share_response(&w.web, &ctx, poll, today, 409, &[], None);
-    }
-    let Ok(choices) = choices(form, poll) else {
-        return Ok(message_page(&ctx, 400, t.error_title, t.bad_form));
+    let choices = match choices(form, poll) {
+        Ok(choices) => choices,
+        Err(BadVote::Malformed) => {
+            return Err(Error::Malformed("The vote form holds an answer its poll does not have.".into()));
+        }
+        // Nothing is kept of a changed form: the voter answers afresh.
+        Err(BadVote::Changed) => {
+            return share_response(&w.web, &ctx, poll, today, 422, &[], Some(t.err_vote_form));
+        }
     };
-    if choices.iter().all(Option::is_none) {
-        return share_response(&w.web, &ctx, poll, today, 422, &choices, Some(t.err_no_answer));
-    }
+    // The one-time form token is looked at first (without using it up), so
+    // a replayed form costs the client nothing of its vote budget.
     let token = form.get("ballot").unwrap_or("");
     match w.web.ballots.check(&poll.id, token, today) {
         Verdict::Valid => {}
         Verdict::Used => return Ok(used_page(&ctx, poll)),
+        Verdict::Invalid if poll.closed => return share_response(&w.web, &ctx, poll, today, 409, &[], None),
         Verdict::Invalid => {
             return share_response(&w.web, &ctx, poll, today, 409, &choices, Some(t.err_ballot_expired));
         }
     }
-    if !w.web.throttle.admit(req.client, &poll.id) {
-        let r = share_response(&w.web, &ctx, poll, today, 429, &choices, Some(t.err_throttled))?;
-        return Ok(r.with_header("Retry-After", w.web.throttle.window().as_secs().to_string()));
-    }
+    let admitted = match w.session.admit_vote(req.client, poll, choices.clone(), today) {
+        Ok(admitted) => admitted,
+        Err(Error::Closed) => return share_response(&w.web, &ctx, poll, today, 409, &[], None),
+        Err(Error::Invalid(errors)) => {
+            let text = errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
+            return share_response(&w.web, &ctx, poll, today, 422, &choices, Some(&text));
+        }
+        Err(e @ Error::VotesThrottled { .. }) => {
+            let r = share_response(&w.web, &ctx, poll, today, 429, &choices, Some(t.err_throttled))?;
+            return Ok(with_headers(r, &e));
+        }
+        Err(e) => return Err(e),
+    };
     // Redeem only now, so a refused attempt leaves the form usable; two
     // concurrent sends of one form still count once (redeem is atomic).
     if w.web.ballots.redeem(&poll.id, token, today) != Verdict::Valid {
         return Ok(used_page(&ctx, poll));
     }
     // The answer waits for the commit on the connection, not on this worker.
-    let commit = w.web.app.store.cast_later(&poll.id, choices.clone(), today);
+    let pending = w.web.app.cast(admitted);
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
     let answer = move |result: Result<(), Error>| {
@@ -144,34 +182,20 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             Err(Error::Closed) => {
                 share_response(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
             }
-            Err(Error::NotFound) => {
-                let ctx = Ctx::new(page_choice, &path);
-                Ok(message_page(&ctx, 404, ctx.t.not_found_title, ctx.t.not_found_text))
-            }
+            Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
+            // The vote is not stored: the form comes back with the choices.
             Err(e) => {
                 if let Error::Internal(cause) = &e {
                     eprintln!("anonpoll: internal error: {cause:#}");
                 }
-                let retry = match &e {
-                    Error::Unavailable { retry_after_secs, .. } => Some(retry_after_secs.to_string()),
-                    _ => None,
-                };
-                share_response(&web, &ctx, &poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved)).map(
-                    |r| match retry {
-                        Some(secs) => r.with_header("Retry-After", secs),
-                        None => r,
-                    },
-                )
+                share_response(&web, &ctx, &poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved))
+                    .map(|r| with_headers(r, &e))
             }
         };
-        r.unwrap_or_else(|e| {
-            eprintln!("anonpoll: internal error: {e}");
-            let ctx = Ctx::new(page_choice, &path);
-            message_page(&ctx, 500, ctx.t.error_title, ctx.t.error_text)
-        })
+        r.unwrap_or_else(|e| errors::page(&Ctx::new(page_choice, &path), &e))
     };
-    Ok(match commit {
-        Ok(commit) => Response::after_commit(commit, answer),
+    Ok(match pending {
+        Ok(pending) => Response::after(pending, answer),
         Err(e) => answer(Err(e)),
     })
 }
@@ -184,7 +208,7 @@ fn thanks_page(ctx: &Ctx, poll: &Poll) -> Response {
         // erased so the note can be dropped then.
         p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (t.thanks_text) }
         @if poll.results_public {
-            p { a.button href=(ctx.href(&format!("/p/{}/results", poll.id))) { (t.see_results) } }
+            p { a.button href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         } @else {
             p { (t.thanks_private) }
         }
@@ -198,7 +222,7 @@ fn used_page(ctx: &Ctx, poll: &Poll) -> Response {
         h1 { (t.thanks_title) }
         (notice("info", t.err_ballot_used))
         @if poll.results_public {
-            p { a href=(ctx.href(&format!("/p/{}/results", poll.id))) { (t.see_results) } }
+            p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         }
     };
     respond(409, ctx.lang, page(ctx, t.thanks_title, body))

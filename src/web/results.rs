@@ -13,36 +13,37 @@ use super::form::Form;
 use super::layout::{Ctx, lang_attr, notice, page, respond};
 use super::media::figure;
 use super::poll::facts;
-use crate::api::percent;
-use crate::domain::{Poll, Slot, Tallies};
-use crate::error::Error;
+use crate::app::{Access, Links};
+use crate::domain::results::{Results, percent};
+use crate::domain::{Poll, Slot};
+use crate::error::{AuthFailure, Error};
 use crate::http::{Request, Response};
 
 pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll) -> Result<Response, Error> {
-    let ctx = w.ctx(req, Some(poll.lang));
-    if !poll.results_public {
-        return Ok(prompt(&ctx, poll, 200, None));
-    }
-    let tallies = w.reader.tallies(poll)?;
-    Ok(results_page(&ctx, poll, &tallies))
+    show(w, req, poll, Access::Anyone)
 }
 
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll) -> Result<Response, Error> {
+    let access = presented_token(form).map_or(Access::Anyone, Access::Token);
+    show(w, req, poll, access)
+}
+
+/// The results for a reader presenting `access`, or the key prompt.
+fn show(w: &mut WebWorker, req: &Request, poll: &Poll, access: Access) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
-    match presented_token(form) {
-        Some(token) if poll.token_hash.matches(token) => {
-            let tallies = w.reader.tallies(poll)?;
+    match w.session.results(poll, access) {
+        Ok(results) => {
             // Private results were unlocked with the key: the language
             // switcher must post it along, or it would lock the page again.
-            let key = (!poll.results_public).then(|| token.to_owned());
-            Ok(results_page(&Ctx { key, ..ctx }, poll, &tallies))
+            let key = match access {
+                Access::Token(token) if !poll.results_public => Some(token.to_owned()),
+                _ => None,
+            };
+            Ok(results_page(&Ctx { key, ..ctx }, poll, &results))
         }
-        Some(_) => Ok(prompt(&ctx, poll, 403, Some(ctx.t.err_bad_token))),
-        None if poll.results_public => {
-            let tallies = w.reader.tallies(poll)?;
-            Ok(results_page(&ctx, poll, &tallies))
-        }
-        None => Ok(prompt(&ctx, poll, 200, None)),
+        Err(Error::Unauthorized(AuthFailure::Missing)) => Ok(prompt(&ctx, poll, 200, None)),
+        Err(Error::Unauthorized(_)) => Ok(prompt(&ctx, poll, 403, Some(ctx.t.err_bad_token))),
+        Err(e) => Err(e),
     }
 }
 
@@ -83,39 +84,39 @@ pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>) -> Markup {
     }
 }
 
-fn results_page(ctx: &Ctx, poll: &Poll, tallies: &Tallies) -> Response {
+fn results_page(ctx: &Ctx, poll: &Poll, results: &Results) -> Response {
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         (facts(ctx, poll))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
-        (results_section(ctx, poll, tallies, 2))
+        (results_section(ctx, poll, results, 2))
         @if !poll.closed {
-            p { a href=(ctx.href(&format!("/p/{}", poll.id))) { (title) } }
+            p { a href=(ctx.href(&Links::share_path(&poll.id))) { (title) } }
         }
     };
     respond(200, ctx.lang, page(ctx, &format!("{} – {}", ctx.t.results_heading, title), body))
 }
 
 /// The results as tables with bars; `level` is the heading level to use.
-pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> Markup {
+pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> Markup {
     let t = ctx.t;
     let (content_lang, _, questions) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
-    let max_day = tallies.by_day.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    let max_day = results.by_day.iter().map(|(_, n)| *n).max().unwrap_or(0);
     html! {
         section.results aria-labelledby="results-heading" {
             @if level == 2 { h2 id="results-heading" { (t.results_heading) } } @else { h3 id="results-heading" { (t.results_heading) } }
-            p.total { strong { ((t.responses_total)(tallies.total)) } }
-            @for (i, ((label, options), votes)) in questions.iter().zip(&tallies.votes).enumerate() {
-                @let answered: u64 = votes.iter().sum();
+            p.total { strong { ((t.responses_total)(results.total)) } }
+            @for (i, ((label, options), figures)) in questions.iter().zip(&results.questions).enumerate() {
+                @let answered = figures.answered;
                 div.table-wrap {
                     table.tally id=(format!("result-q{i}")) {
                         caption { span lang=[clang] { (label.as_str()) } span.answered { ((t.answered)(answered)) } }
                         thead { tr { th scope="col" { (t.col_answer) } th scope="col" .num { (t.col_votes) } th scope="col" .num { (t.col_share) } } }
                         tbody {
-                            @for (o, &n) in options.iter().zip(votes) {
-                                @let pct = percent(n, answered);
+                            @for (o, f) in options.iter().zip(&figures.options) {
+                                @let (n, pct) = (f.count, f.percent);
                                 tr {
                                     th scope="row" {
                                         span lang=[clang] { (o.as_str()) }
@@ -132,7 +133,7 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> 
                 @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
             }
             @if level == 2 { h2 { (t.by_day_heading) } } @else { h3 { (t.by_day_heading) } }
-            @if tallies.by_day.is_empty() {
+            @if results.by_day.is_empty() {
                 p { (t.no_responses) }
             } @else {
                 div.table-wrap {
@@ -140,7 +141,7 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, tallies: &Tallies, level: u8) -> 
                         caption.visually-hidden { (t.by_day_heading) }
                         thead { tr { th scope="col" { (t.col_day) } th scope="col" .num { (t.col_responses) } } }
                         tbody {
-                            @for (day, n) in &tallies.by_day {
+                            @for (day, n) in &results.by_day {
                                 @let d = day.to_string();
                                 tr {
                                     th scope="row" { time datetime=(d) { (t.day(&d)) } (bar(percent(*n, max_day))) }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anonpoll::day::Day;
-use anonpoll::domain::NewPoll;
+use anonpoll::domain::{Ballot, NewPoll};
 use anonpoll::secret::{AdminToken, PollId};
 use anonpoll::store::Store;
 use rusqlite::params;
@@ -172,6 +172,7 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<(
         .map(|t| {
             let store = store.clone();
             let id = PollId::parse(&ids[t % ids.len()]).expect("poll id");
+            let questions = bench_poll("").questions;
             std::thread::spawn(move || {
                 let mut rng = Rng(0x1234_5678 + t as u64 * 7919);
                 let mut lat = Vec::new();
@@ -179,7 +180,9 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<(
                 let today = Day::today();
                 while Instant::now() < deadline {
                     let t0 = Instant::now();
-                    if store.cast(&id, ballot(&mut rng), today).is_err() {
+                    // Checked as polld checks a vote before queueing it.
+                    let ballot = Ballot::new(&questions, ballot(&mut rng)).expect("a ballot of the bench poll");
+                    if store.cast(&id, ballot, today).is_err() {
                         errors += 1;
                     }
                     lat.push(t0.elapsed().as_micros() as u32);

@@ -12,7 +12,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::error::FieldError;
+pub mod problem;
+pub mod results;
+
+pub use problem::{Choices, FieldError, FieldPath, Key, List, Problem, Seg};
 
 /// Bounds of one kind of user text: at most `max_chars` Unicode scalar values,
 /// at least one non-space character, no control characters. Stored trimmed.
@@ -30,10 +33,11 @@ pub const OPTION: TextRule = TextRule { max_chars: 200 };
 pub struct CountRule {
     pub min: usize,
     pub max: usize,
+    pub list: List,
 }
 
-pub const QUESTIONS: CountRule = CountRule { min: 1, max: 20 };
-pub const OPTIONS: CountRule = CountRule { min: 2, max: 12 };
+pub const QUESTIONS: CountRule = CountRule { min: 1, max: 20, list: List::Questions };
+pub const OPTIONS: CountRule = CountRule { min: 2, max: 12, list: List::Options };
 
 /// The only allowed lifetimes of a poll, in days.
 pub const EXPIRY_DAYS: [u16; 5] = [7, 30, 90, 365, 730];
@@ -41,7 +45,7 @@ pub const EXPIRY_DAYS: [u16; 5] = [7, 30, 90, 365, 730];
 /// Largest accepted JSON request body.
 pub const MAX_JSON_BODY: usize = 256 * 1024;
 
-/// What counts as blank around a text: Unicode white space plus U+FEFF (the
+/// What is trimmed around a text: Unicode white space plus U+FEFF (the
 /// zero-width no-break space), which ECMA-262's `\s` (used by the schema's
 /// pattern) counts as blank too, so schema and validator agree.
 fn is_blank(c: char) -> bool {
@@ -51,41 +55,87 @@ fn is_blank(c: char) -> bool {
 /// The control characters refused in texts, as an ECMA-262 character class body.
 const CONTROL_CLASS: &str = "\\u0000-\\u001F\\u007F-\\u009F";
 
+/// The bidirectional embedding, override and isolate controls refused in
+/// texts: they can make a poll's text read differently from what is stored.
+const BIDI: [(char, char); 2] = [('\u{202a}', '\u{202e}'), ('\u{2066}', '\u{2069}')];
+
+/// Default-ignorable code points of the Basic Multilingual Plane (Unicode's
+/// `Default_Ignorable_Code_Point`, e.g. U+200B zero-width space, U+2060 word
+/// joiner): invisible, so a text made only of them (and spaces) is blank.
+/// They are not trimmed: inside an emoji sequence they carry meaning.
+const IGNORABLE: [(char, char); 14] = [
+    ('\u{00ad}', '\u{00ad}'),
+    ('\u{034f}', '\u{034f}'),
+    ('\u{061c}', '\u{061c}'),
+    ('\u{115f}', '\u{1160}'),
+    ('\u{17b4}', '\u{17b5}'),
+    ('\u{180b}', '\u{180f}'),
+    ('\u{200b}', '\u{200f}'),
+    ('\u{202a}', '\u{202e}'),
+    ('\u{2060}', '\u{206f}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{fe00}', '\u{fe0f}'),
+    ('\u{feff}', '\u{feff}'),
+    ('\u{ffa0}', '\u{ffa0}'),
+    ('\u{fff0}', '\u{fff8}'),
+];
+
+fn in_ranges(c: char, ranges: &[(char, char)]) -> bool {
+    ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+}
+
+/// An ECMA-262 character class body for `ranges`.
+fn class(ranges: &[(char, char)]) -> String {
+    let esc = |c: char| format!("\\u{:04X}", u32::from(c));
+    ranges.iter().map(|&(lo, hi)| if lo == hi { esc(lo) } else { format!("{}-{}", esc(lo), esc(hi)) }).collect()
+}
+
 impl TextRule {
     /// Checks `v` and returns the trimmed text.
-    pub fn check(&self, v: &Value) -> Result<String, String> {
+    pub fn check(&self, v: &Value) -> Result<String, Problem> {
         let Some(s) = v.as_str() else {
-            return Err("must be a string".into());
+            return Err(Problem::NotAString);
         };
+        self.check_text(s)
+    }
+
+    /// [`TextRule::check`] for a text that is known to be one (a form field).
+    pub fn check_text(&self, s: &str) -> Result<String, Problem> {
         if s.chars().count() > self.max_chars {
-            return Err(format!("must be at most {} characters", self.max_chars));
+            return Err(Problem::TooLong { max: self.max_chars });
         }
         if s.chars().any(char::is_control) {
-            return Err("must not contain control characters (such as line breaks or tabs)".into());
+            return Err(Problem::ControlCharacter);
+        }
+        if s.chars().any(|c| in_ranges(c, &BIDI)) {
+            return Err(Problem::BidiControl);
         }
         let t = s.trim_matches(is_blank);
-        if t.is_empty() {
-            return Err("must not be empty".into());
+        if t.chars().all(|c| is_blank(c) || in_ranges(c, &IGNORABLE)) {
+            return Err(Problem::Blank);
         }
         Ok(t.to_owned())
     }
 
     /// The JSON Schema of a text under this rule.
     pub fn schema(&self, description: &str) -> Value {
+        let (bidi, ignorable) = (class(&BIDI), class(&IGNORABLE));
+        let allowed = format!("[^{CONTROL_CLASS}{bidi}]");
+        let visible = format!("[^\\s{CONTROL_CLASS}{ignorable}]");
         json!({
             "type": "string",
             "minLength": 1,
             "maxLength": self.max_chars,
-            "pattern": format!("^[^{CONTROL_CLASS}]*[^\\s{CONTROL_CLASS}][^{CONTROL_CLASS}]*$"),
-            "description": format!("{description} At most {} characters, not blank, no control characters; surrounding spaces are trimmed.", self.max_chars),
+            "pattern": format!("^{allowed}*{visible}{allowed}*$"),
+            "description": format!("{description} At most {} characters, not blank (spaces and invisible characters such as U+200B do not count), no control characters and no bidirectional controls (U+202A–U+202E, U+2066–U+2069); surrounding spaces are trimmed.", self.max_chars),
         })
     }
 }
 
 impl CountRule {
-    pub fn check(&self, len: usize) -> Result<(), String> {
+    pub fn check(&self, len: usize) -> Result<(), Problem> {
         if len < self.min || len > self.max {
-            Err(format!("must have between {} and {} items", self.min, self.max))
+            Err(Problem::Count { list: self.list, min: self.min, max: self.max })
         } else {
             Ok(())
         }
@@ -100,8 +150,12 @@ macro_rules! text_type {
         pub struct $name(String);
 
         impl $name {
-            pub fn parse(v: &Value) -> Result<$name, String> {
+            pub fn parse(v: &Value) -> Result<$name, Problem> {
                 $rule.check(v).map($name)
+            }
+            /// Parses a text typed in a form field.
+            pub fn from_text(s: &str) -> Result<$name, Problem> {
+                $rule.check_text(s).map($name)
             }
             pub fn as_str(&self) -> &str {
                 &self.0
@@ -150,8 +204,8 @@ impl Lang {
         Lang::ALL.iter().map(|l| l.code()).collect()
     }
 
-    fn parse(v: &Value) -> Result<Lang, String> {
-        v.as_str().and_then(Lang::from_code).ok_or_else(|| format!("must be one of {}", Lang::codes().join(", ")))
+    fn parse(v: &Value) -> Result<Lang, Problem> {
+        v.as_str().and_then(Lang::from_code).ok_or(Problem::NotOneOf(Choices::Lang))
     }
 }
 
@@ -164,28 +218,28 @@ impl ExpiryDays {
         self.0
     }
 
-    fn parse(v: &Value) -> Result<ExpiryDays, String> {
+    fn parse(v: &Value) -> Result<ExpiryDays, Problem> {
         // JSON Schema counts 7.0 as the integer 7, so the server does too.
         v.as_i64()
             .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e6).map(|f| f as i64))
-            .ok_or(())
-            .and_then(|n| ExpiryDays::try_from(n).map_err(|_| ()))
-            .map_err(|()| format!("must be one of {}", expiry_list()))
+            .ok_or(Problem::NotOneOf(Choices::ExpiryDays))
+            .and_then(ExpiryDays::try_from)
+    }
+
+    /// Parses a number of days typed or chosen in a form.
+    pub fn from_text(s: &str) -> Result<ExpiryDays, Problem> {
+        s.trim().parse::<i64>().map_err(|_| Problem::NotOneOf(Choices::ExpiryDays)).and_then(ExpiryDays::try_from)
     }
 }
 
-fn expiry_list() -> String {
-    EXPIRY_DAYS.map(|d| d.to_string()).join(", ")
-}
-
 impl TryFrom<i64> for ExpiryDays {
-    type Error = String;
-    fn try_from(n: i64) -> Result<ExpiryDays, String> {
+    type Error = Problem;
+    fn try_from(n: i64) -> Result<ExpiryDays, Problem> {
         EXPIRY_DAYS
             .into_iter()
             .find(|&d| i64::from(d) == n)
             .map(ExpiryDays)
-            .ok_or_else(|| format!("must be one of {}", expiry_list()))
+            .ok_or(Problem::NotOneOf(Choices::ExpiryDays))
     }
 }
 
@@ -257,67 +311,67 @@ pub struct Shape<'a> {
 struct Errors(Vec<FieldError>);
 
 impl Errors {
-    fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.0.push(FieldError::new(field, message));
+    fn push(&mut self, path: FieldPath, problem: Problem) {
+        self.0.push(FieldError { path, problem });
     }
 
-    /// Records `r`'s error under `field` and returns its value, if any.
-    fn take<T>(&mut self, field: impl Into<String>, r: Result<T, String>) -> Option<T> {
-        r.map_err(|m| self.push(field, m)).ok()
+    /// Records `r`'s problem at `path` and returns its value, if any.
+    fn take<T>(&mut self, path: FieldPath, r: Result<T, Problem>) -> Option<T> {
+        r.map_err(|p| self.push(path, p)).ok()
     }
 
     fn finish<T>(self, value: Option<T>) -> Result<T, Vec<FieldError>> {
         match value {
             Some(v) if self.0.is_empty() => Ok(v),
-            _ if self.0.is_empty() => Err(vec![FieldError::new("", "invalid body")]),
+            _ if self.0.is_empty() => Err(vec![FieldError::new(FieldPath::root(), Problem::InvalidBody)]),
             _ => Err(self.0),
         }
     }
 }
 
-fn join(prefix: &str, field: &str) -> String {
-    if prefix.is_empty() { field.to_owned() } else { format!("{prefix}.{field}") }
-}
-
 /// Checks that `v` is an object with only `allowed` keys and all `required` ones.
 fn object<'a>(
     v: &'a Value,
-    at: &str,
-    allowed: &[&str],
-    required: &[&str],
+    at: &FieldPath,
+    allowed: &'static [&'static str],
+    required: &[Key],
     errs: &mut Errors,
 ) -> Option<&'a Map<String, Value>> {
     let Some(obj) = v.as_object() else {
-        errs.push(at, "must be an object");
+        errs.push(at.clone(), Problem::NotAnObject);
         return None;
     };
     for key in obj.keys() {
         if !allowed.contains(&key.as_str()) {
-            errs.push(join(at, key), format!("unknown field; allowed: {}", allowed.join(", ")));
+            errs.push(at.name(key), Problem::UnknownField { allowed });
         }
     }
     for key in required {
-        if !obj.contains_key(*key) {
-            errs.push(join(at, key), "is required");
+        if !obj.contains_key(key.name()) {
+            errs.push(at.key(*key), Problem::Required);
         }
     }
     Some(obj)
 }
 
+/// The value of `key` in `obj`, with its path.
+fn field<'a>(obj: &'a Map<String, Value>, at: &FieldPath, key: Key) -> Option<(&'a Value, FieldPath)> {
+    obj.get(key.name()).map(|v| (v, at.key(key)))
+}
+
 /// Parses a list of option texts at `at`, distinct after trimming.
-fn options(v: &Value, at: &str, errs: &mut Errors) -> Option<Vec<OptionText>> {
+fn options(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Vec<OptionText>> {
     let Some(items) = v.as_array() else {
-        errs.push(at, "must be an array of strings");
+        errs.push(at.clone(), Problem::NotAStringList);
         return None;
     };
-    errs.take(at, OPTIONS.check(items.len()))?;
+    errs.take(at.clone(), OPTIONS.check(items.len()))?;
     let mut out: Vec<OptionText> = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
-        let field = format!("{at}[{i}]");
-        match errs.take(field.clone(), OptionText::parse(item)) {
+        match errs.take(at.index(i), OptionText::parse(item)) {
             Some(o) if out.contains(&o) => {
-                errs.push(field, "duplicates another option of this question");
+                errs.push(at.index(i), Problem::DuplicateOption);
                 ok = false;
             }
             Some(o) => out.push(o),
@@ -327,48 +381,60 @@ fn options(v: &Value, at: &str, errs: &mut Errors) -> Option<Vec<OptionText>> {
     ok.then_some(out)
 }
 
-/// Parses the `questions` array; `with_type` says whether items carry `type`
-/// (polls) or not (language versions).
+/// Parses the `questions` array at `at`, each item with `item`.
 fn question_list<T>(
     v: &Value,
-    at: &str,
+    at: &FieldPath,
     errs: &mut Errors,
-    mut item: impl FnMut(&Value, &str, &mut Errors) -> Option<T>,
+    mut item: impl FnMut(&Value, &FieldPath, &mut Errors) -> Option<T>,
 ) -> Option<Vec<T>> {
     let Some(items) = v.as_array() else {
-        errs.push(at, "must be an array of questions");
+        errs.push(at.clone(), Problem::NotAQuestionList);
         return None;
     };
-    errs.take(at, QUESTIONS.check(items.len()))?;
-    let parsed: Vec<Option<T>> = items.iter().enumerate().map(|(i, q)| item(q, &format!("{at}[{i}]"), errs)).collect();
+    errs.take(at.clone(), QUESTIONS.check(items.len()))?;
+    let parsed: Vec<Option<T>> = items.iter().enumerate().map(|(i, q)| item(q, &at.index(i), errs)).collect();
     parsed.into_iter().collect()
 }
 
-fn question(v: &Value, at: &str, errs: &mut Errors) -> Option<Question> {
-    let obj = object(v, at, &["type", "label", "options"], &["label", "options"], errs)?;
+fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Question> {
+    let obj = object(v, at, &["type", "label", "options"], &[Key::Label, Key::Options], errs)?;
     let kind = match obj.get("type") {
         None => Some(QuestionKind::Single),
         Some(Value::String(s)) if s == "single" => Some(QuestionKind::Single),
         Some(_) => {
-            errs.push(join(at, "type"), format!("must be one of {}", QuestionKind::ALL.join(", ")));
+            errs.push(at.key(Key::Type), Problem::NotOneOf(Choices::QuestionType));
             None
         }
     };
-    let label = obj.get("label").and_then(|l| errs.take(join(at, "label"), Label::parse(l)));
-    let opts = obj.get("options").and_then(|o| options(o, &join(at, "options"), errs));
+    let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
+    let opts = field(obj, at, Key::Options).and_then(|(o, p)| options(o, &p, errs));
     Some(Question { kind: kind?, label: label?, options: opts? })
 }
 
-fn version_question(v: &Value, at: &str, errs: &mut Errors) -> Option<VersionQuestion> {
-    let obj = object(v, at, &["label", "options"], &["label", "options"], errs)?;
-    let label = obj.get("label").and_then(|l| errs.take(join(at, "label"), Label::parse(l)));
-    let opts = obj.get("options").and_then(|o| options(o, &join(at, "options"), errs));
+fn version_question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<VersionQuestion> {
+    let obj = object(v, at, &["label", "options"], &[Key::Label, Key::Options], errs)?;
+    let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
+    let opts = field(obj, at, Key::Options).and_then(|(o, p)| options(o, &p, errs));
     Some(VersionQuestion { label: label?, options: opts? })
+}
+
+/// `true`/`false` at `key`, or `default` when absent.
+fn boolean(obj: &Map<String, Value>, key: Key, errs: &mut Errors) -> Option<Option<bool>> {
+    match obj.get(key.name()) {
+        None => Some(None),
+        Some(Value::Bool(b)) => Some(Some(*b)),
+        Some(_) => {
+            errs.push(key.into(), Problem::NotABoolean);
+            None
+        }
+    }
 }
 
 impl NewPoll {
     pub const FIELDS: [&'static str; 5] = ["title", "lang", "expiryDays", "resultsPublic", "questions"];
     pub const REQUIRED: [&'static str; 4] = ["title", "lang", "expiryDays", "questions"];
+    const REQUIRED_KEYS: [Key; 4] = [Key::Title, Key::Lang, Key::ExpiryDays, Key::Questions];
 
     /// Validates a creation body, reporting every invalid field.
     pub fn from_json(v: &Value) -> Result<NewPoll, Vec<FieldError>> {
@@ -378,45 +444,76 @@ impl NewPoll {
     }
 
     fn walk(v: &Value, errs: &mut Errors) -> Option<NewPoll> {
-        let obj = object(v, "", &NewPoll::FIELDS, &NewPoll::REQUIRED, errs)?;
-        let title = obj.get("title").and_then(|t| errs.take("title", Title::parse(t)));
-        let lang = obj.get("lang").and_then(|l| errs.take("lang", Lang::parse(l)));
-        let expiry = obj.get("expiryDays").and_then(|e| errs.take("expiryDays", ExpiryDays::parse(e)));
-        let results_public = match obj.get("resultsPublic") {
-            None => Some(false),
-            Some(Value::Bool(b)) => Some(*b),
-            Some(_) => {
-                errs.push("resultsPublic", "must be true or false");
-                None
-            }
-        };
-        let questions = obj.get("questions").and_then(|q| question_list(q, "questions", errs, question));
+        let root = FieldPath::root();
+        let obj = object(v, &root, &NewPoll::FIELDS, &NewPoll::REQUIRED_KEYS, errs)?;
+        let title = field(obj, &root, Key::Title).and_then(|(t, p)| errs.take(p, Title::parse(t)));
+        let lang = field(obj, &root, Key::Lang).and_then(|(l, p)| errs.take(p, Lang::parse(l)));
+        let expiry = field(obj, &root, Key::ExpiryDays).and_then(|(e, p)| errs.take(p, ExpiryDays::parse(e)));
+        let results_public = boolean(obj, Key::ResultsPublic, errs);
+        let questions = field(obj, &root, Key::Questions).and_then(|(q, p)| question_list(q, &p, errs, question));
         Some(NewPoll {
             title: title?,
             lang: lang?,
             expiry: expiry?,
-            results_public: results_public?,
+            results_public: results_public?.unwrap_or(false),
             questions: questions?,
         })
     }
 }
 
 impl LanguageVersion {
-    fn walk(v: &Value, at: &str, errs: &mut Errors) -> Option<LanguageVersion> {
-        let obj = object(v, at, &["title", "questions"], &["title", "questions"], errs)?;
-        let title = obj.get("title").and_then(|t| errs.take(join(at, "title"), Title::parse(t)));
-        let questions =
-            obj.get("questions").and_then(|q| question_list(q, &join(at, "questions"), errs, version_question));
+    fn walk(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<LanguageVersion> {
+        let obj = object(v, at, &["title", "questions"], &[Key::Title, Key::Questions], errs)?;
+        let title = field(obj, at, Key::Title).and_then(|(t, p)| errs.take(p, Title::parse(t)));
+        let questions = field(obj, at, Key::Questions).and_then(|(q, p)| question_list(q, &p, errs, version_question));
         Some(LanguageVersion { title: title?, questions: questions? })
     }
 
+    /// Validates one language version given as JSON (as `pollctl` reads it
+    /// from a file), reporting paths under `translations.{lang}`.
+    pub fn from_json(v: &Value, lang: Lang) -> Result<LanguageVersion, Vec<FieldError>> {
+        let mut errs = Errors::default();
+        let parsed = LanguageVersion::walk(v, &FieldPath::from(Key::Translations).lang(lang), &mut errs);
+        errs.finish(parsed)
+    }
+
+    /// Validates one language version typed in a form: a title, and per
+    /// question its label and options. Paths are under `translations.{lang}`,
+    /// as for the API.
+    pub fn from_texts(lang: Lang, title: &str, questions: &[(String, Vec<String>)]) -> Result<LanguageVersion, Vec<FieldError>> {
+        let mut errs = Errors::default();
+        let at = FieldPath::from(Key::Translations).lang(lang);
+        let title = errs.take(at.key(Key::Title), Title::from_text(title));
+        let list = at.key(Key::Questions);
+        let mut parsed = Vec::with_capacity(questions.len());
+        for (i, (label, opts)) in questions.iter().enumerate() {
+            let q = list.index(i);
+            let label = errs.take(q.key(Key::Label), Label::from_text(label));
+            let opts: Vec<Option<OptionText>> = opts
+                .iter()
+                .enumerate()
+                .map(|(j, o)| errs.take(q.key(Key::Options).index(j), OptionText::from_text(o)))
+                .collect();
+            let opts: Option<Vec<OptionText>> = opts.into_iter().collect();
+            if let Some(opts) = &opts {
+                for (j, o) in opts.iter().enumerate() {
+                    if opts[..j].contains(o) {
+                        errs.push(q.key(Key::Options).index(j), Problem::DuplicateOption);
+                    }
+                }
+            }
+            parsed.push(label.zip(opts).map(|(label, options)| VersionQuestion { label, options }));
+        }
+        let parsed: Option<Vec<VersionQuestion>> = parsed.into_iter().collect();
+        let version = title.zip(parsed).map(|(title, questions)| LanguageVersion { title, questions });
+        errs.finish(version)
+    }
+
     /// Errors where this version's structure differs from the poll's.
-    fn mismatches(&self, questions: &[Question], at: &str) -> Vec<FieldError> {
+    fn mismatches(&self, questions: &[Question], at: &FieldPath) -> Vec<FieldError> {
+        let list = at.key(Key::Questions);
         if self.questions.len() != questions.len() {
-            return vec![FieldError::new(
-                join(at, "questions"),
-                format!("must have exactly {} questions, like the poll", questions.len()),
-            )];
+            return vec![FieldError::new(list, Problem::QuestionsUnlikePoll { expected: questions.len() })];
         }
         self.questions
             .iter()
@@ -425,8 +522,8 @@ impl LanguageVersion {
             .filter(|(_, (mine, theirs))| mine.options.len() != theirs.options.len())
             .map(|(i, (_, theirs))| {
                 FieldError::new(
-                    format!("{at}.questions[{i}].options"),
-                    format!("must have exactly {} options, like the poll's question", theirs.options.len()),
+                    list.index(i).key(Key::Options),
+                    Problem::OptionsUnlikePoll { expected: theirs.options.len() },
                 )
             })
             .collect()
@@ -443,25 +540,24 @@ impl PollPatch {
         errs.finish(parsed)
     }
 
+    /// True when the patch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.closed.is_none() && self.expiry.is_none() && self.translations.is_empty()
+    }
+
     fn walk(v: &Value, errs: &mut Errors) -> Option<PollPatch> {
-        let obj = object(v, "", &PollPatch::FIELDS, &[], errs)?;
+        let root = FieldPath::root();
+        let obj = object(v, &root, &PollPatch::FIELDS, &[], errs)?;
         if !obj.keys().any(|k| PollPatch::FIELDS.contains(&k.as_str())) {
-            errs.push("", format!("must contain at least one of {}", PollPatch::FIELDS.join(", ")));
+            errs.push(root, Problem::NothingToChange { fields: &PollPatch::FIELDS });
             return None;
         }
-        let closed = match obj.get("closed") {
+        let closed = boolean(obj, Key::Closed, errs);
+        let expiry = match field(obj, &root, Key::ExpiryDays) {
             None => Some(None),
-            Some(Value::Bool(b)) => Some(Some(*b)),
-            Some(_) => {
-                errs.push("closed", "must be true or false");
-                None
-            }
+            Some((e, p)) => errs.take(p, ExpiryDays::parse(e)).map(Some),
         };
-        let expiry = match obj.get("expiryDays") {
-            None => Some(None),
-            Some(e) => errs.take("expiryDays", ExpiryDays::parse(e)).map(Some),
-        };
-        let translations = match obj.get("translations") {
+        let translations = match obj.get(Key::Translations.name()) {
             None => Some(BTreeMap::new()),
             Some(t) => PollPatch::translations(t, errs),
         };
@@ -469,26 +565,26 @@ impl PollPatch {
     }
 
     fn translations(v: &Value, errs: &mut Errors) -> Option<BTreeMap<Lang, Option<LanguageVersion>>> {
+        let at = FieldPath::from(Key::Translations);
         let Some(obj) = v.as_object() else {
-            errs.push("translations", "must be an object keyed by language code");
+            errs.push(at, Problem::NotKeyedByLanguage);
             return None;
         };
         if obj.is_empty() {
-            errs.push("translations", "must name at least one language");
+            errs.push(at, Problem::NoLanguage);
             return None;
         }
         let mut out = BTreeMap::new();
         let mut ok = true;
         for (code, body) in obj {
-            let at = format!("translations.{code}");
             let Some(lang) = Lang::from_code(code) else {
-                errs.push(at, format!("unknown language; use one of {}", Lang::codes().join(", ")));
+                errs.push(at.name(code), Problem::UnknownLanguage);
                 ok = false;
                 continue;
             };
             if body.is_null() {
                 out.insert(lang, None);
-            } else if let Some(version) = LanguageVersion::walk(body, &at, errs) {
+            } else if let Some(version) = LanguageVersion::walk(body, &at.lang(lang), errs) {
                 out.insert(lang, Some(version));
             } else {
                 ok = false;
@@ -502,9 +598,9 @@ impl PollPatch {
     pub fn check_against(&self, shape: &Shape<'_>) -> Result<(), Vec<FieldError>> {
         let mut errors = Vec::new();
         for (lang, version) in &self.translations {
-            let at = format!("translations.{}", lang.code());
+            let at = FieldPath::from(Key::Translations).lang(*lang);
             if *lang == shape.lang {
-                errors.push(FieldError::new(at, "is the poll's own language; its text cannot be replaced"));
+                errors.push(FieldError::new(at, Problem::OwnLanguage));
                 continue;
             }
             if let Some(v) = version {
@@ -529,8 +625,8 @@ mod tests {
         })
     }
 
-    fn fields(errs: &[FieldError]) -> Vec<&str> {
-        errs.iter().map(|e| e.field.as_str()).collect()
+    fn fields(errs: &[FieldError]) -> Vec<String> {
+        errs.iter().map(|e| e.path.to_string()).collect()
     }
 
     #[test]
@@ -591,6 +687,47 @@ mod tests {
         let mut v = poll();
         v["questions"] = json!([1]);
         assert_eq!(fields(&NewPoll::from_json(&v).unwrap_err()), ["questions[0]"]);
+    }
+
+    #[test]
+    fn invisible_titles_are_blank_and_bidi_controls_are_refused() {
+        for blank in ["\u{200b}", "\u{2060}\u{200b} \u{feff}", " \u{200d}\u{fe0f} ", "\u{3164}"] {
+            assert_eq!(Title::from_text(blank), Err(Problem::Blank), "{blank:?}");
+        }
+        for bidi in ["abc\u{202e}def", "\u{2066}x\u{2069}", "x\u{202a}"] {
+            assert_eq!(Title::from_text(bidi), Err(Problem::BidiControl), "{bidi:?}");
+        }
+        // Invisible characters inside a text carry meaning (emoji variation
+        // selectors, joiners, marks in right-to-left text): kept.
+        assert_eq!(Title::from_text(" I \u{2764}\u{fe0f} it ").map(|t| t.to_string()), Ok("I \u{2764}\u{fe0f} it".into()));
+        assert_eq!(Title::from_text("\u{200f}שלום").map(|t| t.to_string()), Ok("\u{200f}שלום".into()));
+    }
+
+    #[test]
+    fn ballots_must_fit_their_poll() {
+        let poll = NewPoll::from_json(&json!({
+            "title": "t", "lang": "en", "expiryDays": 7,
+            "questions": [{"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]
+        }))
+        .unwrap();
+        let q = &poll.questions;
+        assert_eq!(Ballot::new(q, vec![Some(3), None]), Err(Problem::NoSuchOption { question: 0, option: 3 }));
+        assert_eq!(Ballot::new(q, vec![None, None]), Err(Problem::EmptyBallot));
+        assert_eq!(Ballot::new(q, vec![Some(0)]), Err(Problem::BallotLength { expected: 2 }));
+        assert_eq!(Ballot::new(q, vec![None, Some(1)]).map(|b| b.choices().to_vec()), Ok(vec![None, Some(1)]));
+    }
+
+    #[test]
+    fn form_texts_of_a_language_version_are_checked_like_json() {
+        let qs = vec![("Où".to_owned(), vec!["Ici".to_owned(), " Ici ".to_owned()]), ("".to_owned(), vec![])];
+        let errs = LanguageVersion::from_texts(Lang::Fr, "x".repeat(201).as_str(), &qs).unwrap_err();
+        assert_eq!(
+            fields(&errs),
+            ["translations.fr.title", "translations.fr.questions[0].options[1]", "translations.fr.questions[1].label"]
+        );
+        let ok = vec![("Où".to_owned(), vec!["Ici".to_owned(), "Là".to_owned()])];
+        let v = LanguageVersion::from_texts(Lang::Fr, " Déjeuner ", &ok).unwrap();
+        assert_eq!(v.title.as_str(), "Déjeuner");
     }
 
     #[test]
@@ -675,19 +812,19 @@ pub struct Ballot(Vec<Option<usize>>);
 
 impl Ballot {
     /// Checks `choices` against the poll's questions.
-    pub fn new(questions: &[Question], choices: Vec<Option<usize>>) -> Result<Ballot, String> {
+    pub fn new(questions: &[Question], choices: Vec<Option<usize>>) -> Result<Ballot, Problem> {
         if choices.len() != questions.len() {
-            return Err(format!("a ballot must have {} answers", questions.len()));
+            return Err(Problem::BallotLength { expected: questions.len() });
         }
         for (i, (c, q)) in choices.iter().zip(questions).enumerate() {
             if let Some(o) = c
                 && *o >= q.options.len()
             {
-                return Err(format!("question {} has no option {}", i + 1, o + 1));
+                return Err(Problem::NoSuchOption { question: i, option: *o });
             }
         }
         if choices.iter().all(Option::is_none) {
-            return Err("a ballot must answer at least one question".into());
+            return Err(Problem::EmptyBallot);
         }
         Ok(Ballot(choices))
     }
@@ -728,12 +865,12 @@ impl Slot {
 }
 
 /// Checks an alt text or caption for a media item of `kind`; returns it trimmed.
-pub fn check_alt(kind: crate::media::Kind, text: &str) -> Result<String, String> {
+pub fn check_alt(kind: crate::media::Kind, text: &str) -> Result<String, Problem> {
     let trimmed = text.trim_matches(is_blank);
     if trimmed.is_empty() {
-        return if kind == crate::media::Kind::Image { Err("is required".into()) } else { Ok(String::new()) };
+        return if kind == crate::media::Kind::Image { Err(Problem::Required) } else { Ok(String::new()) };
     }
-    ALT.check(&Value::String(trimmed.to_owned()))
+    ALT.check_text(trimmed)
 }
 
 /// A media item of a poll, as listed; its bytes are read only when served.

@@ -1,0 +1,87 @@
+//! The JSON representations of the API: the public poll, the creation
+//! answer and the results. `pollctl` prints the same documents (`show`,
+//! `results`, `export --format json`), so they are built here once; the
+//! OpenAPI document (`schema.rs`) describes exactly these shapes.
+
+use serde_json::{Value, json};
+
+use crate::app::{Created, Links};
+use crate::domain::results::Results;
+use crate::domain::{MediaItem, Poll};
+
+/// `open` or `closed`.
+pub fn status(poll: &Poll) -> &'static str {
+    if poll.closed { "closed" } else { "open" }
+}
+
+/// The public poll: everything but the token.
+pub fn poll(poll: &Poll, links: &Links) -> Value {
+    json!({
+        "id": poll.id.as_str(),
+        "title": poll.title,
+        "lang": poll.lang,
+        "status": status(poll),
+        "resultsPublic": poll.results_public,
+        "createdOn": poll.created_on.to_string(),
+        "expiresOn": poll.expires_on.to_string(),
+        "questions": poll.questions,
+        "translations": poll.translations.iter().map(|(l, v)| (l.code().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "media": poll.media.iter().map(|m| media(m, links)).collect::<Vec<_>>(),
+        "shareUrl": links.share(&poll.id),
+    })
+}
+
+/// The answer to a creation: the only document that holds the admin token.
+pub fn created(created: &Created, links: &Links) -> Value {
+    let id = &created.poll.id;
+    json!({
+        "id": id.as_str(),
+        "adminToken": created.token.expose(),
+        "shareUrl": links.share(id),
+        "adminUrl": links.admin(id, &created.token),
+        "resultsUrl": links.results(id),
+        "expiresOn": created.poll.expires_on.to_string(),
+        "poll": poll(&created.poll, links),
+    })
+}
+
+/// One media item of the public poll.
+fn media(m: &MediaItem, links: &Links) -> Value {
+    json!({
+        "id": m.id.as_str(),
+        "url": links.media(&m.id),
+        "kind": m.kind,
+        "mimeType": m.mime,
+        "bytes": m.size,
+        "question": m.slot.question(),
+        "alt": m.alt,
+        "width": m.width,
+        "height": m.height,
+    })
+}
+
+/// A poll's results, labelled in the poll's own language.
+pub fn results(poll: &Poll, results: &Results) -> Value {
+    let questions: Vec<Value> = poll
+        .questions
+        .iter()
+        .zip(&results.questions)
+        .map(|(q, figures)| {
+            json!({
+                "label": q.label,
+                "type": q.kind,
+                "answered": figures.answered,
+                "options": q.options.iter().zip(&figures.options).map(|(o, f)| json!({
+                    "label": o, "count": f.count, "percent": f.percent,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "id": poll.id.as_str(),
+        "status": status(poll),
+        "totalResponses": results.total,
+        "questions": questions,
+        "responsesByDay": results.by_day.iter().map(|(d, n)| json!({"date": d.to_string(), "count": n})).collect::<Vec<_>>(),
+    })
+}

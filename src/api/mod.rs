@@ -1,0 +1,182 @@
+//! The JSON API: routing and one handler per endpoint.
+//!
+//! Handlers take a fully read request and return a response; every failure is
+//! an [`Error`] turned into a problem document at the edge. The order of
+//! checks is fixed: route, method (405), poll existence (404), credentials
+//! (401), media type (415), size (413), syntax (400), validation (422), rate
+//! limit (429), write.
+
+pub mod json;
+pub mod strict;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::app::{Access, App, Links, Session, check_token};
+use crate::day::Day;
+use crate::domain::{NewPoll, PollPatch};
+use crate::error::Error;
+use crate::http::{Method, Request, Response};
+use crate::schema;
+
+const JSON: &[&str] = &["application/json"];
+const PATCH_TYPES: &[&str] = &["application/json", "application/merge-patch+json"];
+
+/// What every API worker shares: the application and the OpenAPI document,
+/// rendered once.
+pub struct Api {
+    app: Arc<App>,
+    doc: Arc<Vec<u8>>,
+}
+
+impl Api {
+    pub fn new(app: Arc<App>) -> anyhow::Result<Api> {
+        let doc = serde_json::to_vec_pretty(&schema::openapi(app.links().base(), app.limiter.limit()))?;
+        Ok(Api { app, doc: Arc::new(doc) })
+    }
+
+    /// A per-worker handler with its own session (read connection).
+    pub fn worker(&self) -> anyhow::Result<Worker> {
+        Ok(Worker { session: self.app.session()?, doc: self.doc.clone() })
+    }
+}
+
+pub struct Worker {
+    session: Session,
+    doc: Arc<Vec<u8>>,
+}
+
+/// The routes of the API, by shape.
+enum Route<'a> {
+    Doc,
+    Polls,
+    Poll(&'a str),
+    Results(&'a str),
+}
+
+impl Route<'_> {
+    fn allowed(&self) -> &'static [&'static str] {
+        match self {
+            Route::Doc | Route::Results(_) => &["GET", "HEAD", "OPTIONS"],
+            Route::Polls => &["POST", "OPTIONS"],
+            Route::Poll(_) => &["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"],
+        }
+    }
+}
+
+fn route(path: &str) -> Option<Route<'_>> {
+    let rest = path.strip_prefix("/api")?;
+    if rest.is_empty() {
+        return Some(Route::Doc);
+    }
+    let rest = rest.strip_prefix("/polls")?;
+    if rest.is_empty() {
+        return Some(Route::Polls);
+    }
+    let rest = rest.strip_prefix('/')?;
+    match rest.split_once('/') {
+        None if !rest.is_empty() => Some(Route::Poll(rest)),
+        Some((id, "results")) if !id.is_empty() => Some(Route::Results(id)),
+        _ => None,
+    }
+}
+
+impl Worker {
+    /// Answers one request. Never panics by design; the server layer still
+    /// turns a panic into a 500.
+    pub fn handle(&mut self, req: &Request) -> Response {
+        self.dispatch(req).unwrap_or_else(|e| Response::from_error(&e))
+    }
+
+    /// True for paths this module owns.
+    pub fn owns(path: &str) -> bool {
+        path == "/api" || path.starts_with("/api/")
+    }
+
+    fn dispatch(&mut self, req: &Request) -> Result<Response, Error> {
+        let Some(route) = route(&req.path) else {
+            return Err(Error::NotFound);
+        };
+        let today = Day::today();
+        let links = self.session.links().clone();
+        match (&route, req.method) {
+            (_, Method::Options) => Ok(Response::new(204).with_header("Allow", route.allowed().join(", "))),
+            (Route::Doc, Method::Get | Method::Head) => Ok(Response::new(200)
+                .with_header("Content-Type", "application/json")
+                .with_header("Cache-Control", "no-cache")
+                .with_body(self.doc.as_ref().clone())),
+            (Route::Polls, Method::Post) => {
+                let poll = NewPoll::from_json(&json_body(req, JSON)?).map_err(Error::Invalid)?;
+                let created = self.session.create(req.client, &poll, &[], today)?;
+                let mut r = Response::json(201, &json::created(&created, &links))
+                    .with_header("Location", Links::api_path(&created.poll.id));
+                for (name, value) in created.quota.headers() {
+                    r = r.with_header(name, value);
+                }
+                Ok(r)
+            }
+            (Route::Poll(id), Method::Get | Method::Head) => {
+                let poll = self.session.poll(id, today)?;
+                Ok(Response::json(200, &json::poll(&poll, &links)))
+            }
+            (Route::Poll(id), Method::Patch) => {
+                // Token before body: an unauthenticated caller learns nothing
+                // about a body's validity.
+                let poll = self.session.poll(id, today)?;
+                check_token(&poll, bearer(req)?)?;
+                let patch = PollPatch::from_json(&json_body(req, PATCH_TYPES)?).map_err(Error::Invalid)?;
+                let updated = self.session.patch(&poll, &patch, today)?;
+                Ok(Response::json(200, &json::poll(&updated, &links)))
+            }
+            (Route::Poll(id), Method::Delete) => {
+                let poll = self.session.poll(id, today)?;
+                check_token(&poll, bearer(req)?)?;
+                self.session.app().delete(&poll)?;
+                Ok(Response::new(204))
+            }
+            (Route::Results(id), Method::Get | Method::Head) => {
+                let poll = self.session.poll(id, today)?;
+                let results = self.session.results(&poll, Access::from_bearer(req.bearer()))?;
+                Ok(Response::json(200, &json::results(&poll, &results)))
+            }
+            _ => Err(Error::MethodNotAllowed(route.allowed())),
+        }
+    }
+}
+
+/// The Bearer token of the request, or why there is none (401).
+fn bearer(req: &Request) -> Result<&str, Error> {
+    req.bearer().map_err(Error::Unauthorized)
+}
+
+/// The body as JSON, after the media type and size checks.
+fn json_body(req: &Request, accepted: &'static [&'static str]) -> Result<Value, Error> {
+    match req.media_type() {
+        Some(t) if accepted.contains(&t.as_str()) => {}
+        _ => return Err(Error::UnsupportedMediaType { accepted }),
+    }
+    let bytes = req.body_bytes()?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::Malformed("The request body is empty; a JSON object is expected.".into()));
+    }
+    strict::parse(bytes).map_err(|e| Error::Malformed(format!("The request body is not valid JSON: {e}.")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_by_shape() {
+        assert!(matches!(route("/api"), Some(Route::Doc)));
+        assert!(matches!(route("/api/polls"), Some(Route::Polls)));
+        assert!(matches!(route("/api/polls/abc"), Some(Route::Poll("abc"))));
+        assert!(matches!(route("/api/polls/abc/results"), Some(Route::Results("abc"))));
+        for p in
+            ["/api/", "/api/polls/", "/api/polls/abc/", "/api/polls/abc/votes", "/apix", "/", "/api/polls//results"]
+        {
+            assert!(route(p).is_none(), "{p}");
+        }
+    }
+}

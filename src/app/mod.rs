@@ -1,0 +1,259 @@
+//! The application: every use case of anonpoll, once.
+//!
+//! Why: the JSON API (`api`), the web pages (`web`) and `pollctl` (`ctl`)
+//! are three ways in to the same actions. Each use case lives here, taking
+//! validated domain input (types from `domain`, parsed at the edge) and
+//! answering domain output or one typed [`Error`]; the front ends only
+//! translate their input (JSON, a form, arguments) into a call and its
+//! answer into JSON, a page, or text and an exit code.
+//!
+//! Promises:
+//! - a poll is read only while it lives (`today < expiresOn`); a malformed
+//!   id reads as an unknown one (404), so ids cannot be probed by shape;
+//! - everything about one poll beyond its public view needs its admin
+//!   token, compared in constant time ([`Session::admin`]);
+//! - who may read results is decided in one place ([`Session::results`]);
+//! - creations share one per-client limit and votes one per-client throttle,
+//!   whatever front end they come through; both know a client only in memory.
+
+mod links;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use links::Links;
+
+use crate::day::Day;
+use crate::domain::results::Results;
+use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch};
+use crate::error::{AuthFailure, Error};
+use crate::ratelimit::{Quota, RateLimiter};
+use crate::secret::{AdminToken, MediaId, PollId};
+use crate::store::{MediaBlob, PendingWrite, Reader, Store};
+use crate::web::throttle::VoteThrottle;
+
+/// Limits of the vote throttle.
+#[derive(Clone, Copy, Debug)]
+pub struct VoteLimits {
+    pub per_window: u32,
+    pub window: Duration,
+}
+
+/// What every worker shares.
+pub struct App {
+    pub store: Store,
+    pub limiter: Arc<RateLimiter>,
+    throttle: VoteThrottle,
+    links: Links,
+}
+
+/// A poll just created, with the token to show once.
+pub struct Created {
+    pub poll: Poll,
+    pub token: AdminToken,
+    pub quota: Quota,
+}
+
+/// What a reader of results presents.
+#[derive(Clone, Copy, Debug)]
+pub enum Access<'a> {
+    /// No credential.
+    Anyone,
+    /// The admin token, as presented (not yet checked).
+    Token(&'a str),
+    /// A credential in a form that cannot be a token (e.g. not Bearer).
+    Malformed,
+}
+
+impl<'a> Access<'a> {
+    /// From an `Authorization` header as `http::Request::bearer` read it.
+    pub fn from_bearer(bearer: Result<&'a str, AuthFailure>) -> Access<'a> {
+        match bearer {
+            Ok(token) => Access::Token(token),
+            Err(AuthFailure::Missing) => Access::Anyone,
+            Err(_) => Access::Malformed,
+        }
+    }
+}
+
+/// A vote that passed every check but the commit: built by
+/// [`Session::admit_vote`], stored by [`App::cast`].
+pub struct Admitted {
+    id: PollId,
+    ballot: Ballot,
+    today: Day,
+}
+
+impl App {
+    pub fn new(store: Store, limiter: Arc<RateLimiter>, votes: VoteLimits, base_url: &str) -> anyhow::Result<App> {
+        Ok(App { store, limiter, throttle: VoteThrottle::new(votes.per_window, votes.window)?, links: Links::new(base_url) })
+    }
+
+    /// For tools that neither create polls nor take votes (`pollctl`).
+    pub fn offline(store: Store, base_url: &str) -> anyhow::Result<App> {
+        let limiter = Arc::new(RateLimiter::new(0, Duration::from_secs(3600))?);
+        App::new(store, limiter, VoteLimits { per_window: 0, window: Duration::from_secs(600) }, base_url)
+    }
+
+    pub fn links(&self) -> &Links {
+        &self.links
+    }
+
+    /// The vote throttle's window (the privacy page says how long a client
+    /// is remembered).
+    pub fn vote_window(&self) -> Duration {
+        self.throttle.window()
+    }
+
+    /// Lets in-memory keys expire on time on a quiet server too (a timer
+    /// calls this).
+    pub fn tick(&self) {
+        self.limiter.tick();
+        self.throttle.tick();
+    }
+
+    /// A per-worker session with its own read connection.
+    pub fn session(self: &Arc<App>) -> anyhow::Result<Session> {
+        Ok(Session { app: self.clone(), reader: self.store.reader()? })
+    }
+
+    /// Stores an admitted vote; the answer comes once it is committed.
+    pub fn cast(&self, vote: Admitted) -> Result<PendingWrite, Error> {
+        self.store.cast_later(&vote.id, vote.ballot, vote.today)
+    }
+
+    /// Erases a poll and everything of it.
+    pub fn delete(&self, poll: &Poll) -> Result<(), Error> {
+        self.store.delete_poll(&poll.id)
+    }
+
+    /// Attaches a cleaned file to a poll, replacing what its slot held.
+    pub fn attach_media(&self, poll: &Poll, media: NewMedia, today: Day) -> Result<(), Error> {
+        if media.slot.question().is_some_and(|q| q >= poll.questions.len()) {
+            return Err(Error::Invalid(vec![FieldError::new(Key::Media, crate::domain::Problem::NoSuchQuestion)]));
+        }
+        self.store.attach_media(&poll.id, media, today)
+    }
+
+    /// Erases one file of a poll; `Error::NotFound` if it has none such.
+    pub fn detach_media(&self, poll: &Poll, media: &MediaId, today: Day) -> Result<(), Error> {
+        self.store.detach_media(&poll.id, media, today)
+    }
+}
+
+/// One worker's way in to the use cases: the shared [`App`] and a read
+/// connection of its own.
+pub struct Session {
+    app: Arc<App>,
+    reader: Reader,
+}
+
+impl Session {
+    pub fn app(&self) -> &Arc<App> {
+        &self.app
+    }
+
+    pub fn links(&self) -> &Links {
+        &self.app.links
+    }
+
+    /// Creates a poll for `client`, within the creation limit that the API
+    /// and the web form share. Only the web form brings media.
+    pub fn create(
+        &mut self,
+        client: IpAddr,
+        poll: &NewPoll,
+        media: &[NewMedia],
+        today: Day,
+    ) -> Result<Created, Error> {
+        let quota = self.app.limiter.try_acquire(client).map_err(Error::RateLimited)?;
+        let id = PollId::generate()?;
+        let token = AdminToken::generate()?;
+        if let Err(e) = self.app.store.create_poll(&id, &token.hash(), poll, media, today) {
+            self.app.limiter.refund(client);
+            return Err(e);
+        }
+        let poll = self.reader.poll(&id, today)?.ok_or_else(|| Error::internal(anyhow::anyhow!("new poll vanished")))?;
+        Ok(Created { poll, token, quota })
+    }
+
+    /// The live poll with id `id` (as given: a malformed id is unknown).
+    pub fn poll(&mut self, id: &str, today: Day) -> Result<Poll, Error> {
+        let id = PollId::parse(id).ok_or(Error::NotFound)?;
+        self.reader.poll(&id, today)?.ok_or(Error::NotFound)
+    }
+
+    /// The live poll `id`, once `token` is found to be its admin token.
+    pub fn admin(&mut self, id: &str, token: &str, today: Day) -> Result<Poll, Error> {
+        let poll = self.poll(id, today)?;
+        check_token(&poll, token)?;
+        Ok(poll)
+    }
+
+    /// The poll as it is now (after a change), or `Error::NotFound`.
+    pub fn reload(&mut self, poll: &Poll, today: Day) -> Result<Poll, Error> {
+        self.reader.poll(&poll.id, today)?.ok_or(Error::NotFound)
+    }
+
+    /// The results of `poll` for a reader presenting `access`: public
+    /// results for anyone (a credential is not even looked at), private ones
+    /// with the admin token only.
+    pub fn results(&mut self, poll: &Poll, access: Access) -> Result<Results, Error> {
+        if !poll.results_public {
+            match access {
+                Access::Token(token) => check_token(poll, token)?,
+                Access::Anyone => return Err(Error::Unauthorized(AuthFailure::Missing)),
+                Access::Malformed => return Err(Error::Unauthorized(AuthFailure::Malformed)),
+            }
+        }
+        let tallies = self.reader.tallies(poll)?;
+        Ok(Results::of(poll, &tallies))
+    }
+
+    /// Applies a validated patch to `poll` (checked against its language and
+    /// questions) and answers the poll as it is afterwards.
+    pub fn patch(&mut self, poll: &Poll, patch: &PollPatch, today: Day) -> Result<Poll, Error> {
+        patch.check_against(&poll.shape()).map_err(Error::Invalid)?;
+        self.app.store.patch_poll(&poll.id, patch, today)?;
+        self.reload(poll, today)
+    }
+
+    /// A media item of a live poll, with the bytes `pick` asks for (see
+    /// [`Reader::media`]).
+    pub fn media(
+        &mut self,
+        id: &MediaId,
+        today: Day,
+        pick: impl FnOnce(&MediaBlob) -> Option<(u64, usize)>,
+    ) -> Result<Option<(MediaBlob, Vec<u8>)>, Error> {
+        self.reader.media(id, today, pick)
+    }
+
+    /// Checks a vote of `client` on `poll`: the poll is open, the choices fit
+    /// its questions, and the client is within the vote throttle. The vote
+    /// is counted against the throttle from here on.
+    pub fn admit_vote(
+        &self,
+        client: IpAddr,
+        poll: &Poll,
+        choices: Vec<Option<usize>>,
+        today: Day,
+    ) -> Result<Admitted, Error> {
+        if poll.closed {
+            return Err(Error::Closed);
+        }
+        let ballot = Ballot::new(&poll.questions, choices)
+            .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
+        if !self.app.throttle.admit(client, &poll.id) {
+            return Err(Error::VotesThrottled { retry_after_secs: self.app.throttle.window().as_secs() });
+        }
+        Ok(Admitted { id: poll.id.clone(), ballot, today })
+    }
+}
+
+/// Checks a presented admin token (from a header, a form or the command
+/// line) against the poll's stored hash, in constant time.
+pub fn check_token(poll: &Poll, token: &str) -> Result<(), Error> {
+    if poll.token_hash.matches(token) { Ok(()) } else { Err(Error::Unauthorized(AuthFailure::InvalidToken)) }
+}

@@ -1,0 +1,89 @@
+//! From an [`Error`] to a page: one function for every web handler.
+//!
+//! Why: a person who mistyped a link, sent a form twice or hit a full disk
+//! must read what happened in their language, and a client's mistake must
+//! never look like a server failure (a 500). Each error gets the status the
+//! API would give it (a wrong admin key is 403 here: a page cannot answer
+//! with a Bearer challenge), the headers that go with that status, and a
+//! text from the page's catalogue. Internal causes go to stderr, here only.
+
+use super::layout::{Ctx, message_page};
+use crate::error::{AuthFailure, Error};
+use crate::http::Response;
+
+/// The page for `e`, in `ctx`'s language.
+pub fn page(ctx: &Ctx, e: &Error) -> Response {
+    let t = ctx.t;
+    let rate_limited;
+    let (status, title, text): (u16, &str, &str) = match e {
+        Error::NotFound => (404, t.not_found_title, t.not_found_text),
+        Error::Malformed(_) | Error::Invalid(_) => (400, t.error_title, t.bad_form),
+        Error::UnsupportedMediaType { .. } => (415, t.error_title, t.bad_form),
+        Error::TooLarge { .. } => (413, t.error_title, t.too_large),
+        Error::MethodNotAllowed(_) => (405, t.error_title, t.method_not_allowed),
+        Error::Unauthorized(AuthFailure::InvalidToken | AuthFailure::Malformed) => (403, t.error_title, t.err_bad_token),
+        Error::Unauthorized(AuthFailure::Missing) => (403, t.error_title, t.private_results_text),
+        Error::Closed => (409, t.closed_title, t.closed_text),
+        Error::RequestTimeout => (408, t.error_title, t.bad_form),
+        Error::RateLimited(rl) => {
+            rate_limited = (t.err_rate_limited)(rl.retry_after_secs.div_ceil(60));
+            (429, t.error_title, rate_limited.as_str())
+        }
+        Error::VotesThrottled { .. } => (429, t.error_title, t.err_throttled),
+        Error::Unavailable { .. } => (503, t.error_title, t.err_unavailable),
+        Error::Internal(cause) => {
+            eprintln!("anonpoll: internal error: {cause:#}");
+            (500, t.error_title, t.error_text)
+        }
+    };
+    let r = message_page(ctx, status, title, text);
+    with_headers(r, e)
+}
+
+/// The headers an error's status calls for (the same as the API's).
+pub fn with_headers(r: Response, e: &Error) -> Response {
+    match e {
+        Error::RateLimited(rl) => r.with_header("Retry-After", rl.retry_after_secs.to_string()),
+        Error::VotesThrottled { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
+            r.with_header("Retry-After", retry_after_secs.to_string())
+        }
+        Error::MethodNotAllowed(allowed) => r.with_header("Allow", allowed.join(", ")),
+        Error::TooLarge { .. } => r.with_header("Connection", "close"),
+        _ => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Lang;
+    use crate::error::RateLimited;
+    use crate::web::lang::Choice;
+
+    #[test]
+    fn a_clients_mistake_is_never_a_server_error() {
+        let ctx = Ctx::new(Choice { lang: Lang::De, explicit: false }, "/p/x");
+        let cases = [
+            (Error::NotFound, 404),
+            (Error::Malformed("x".into()), 400),
+            (Error::TooLarge { limit: 1 }, 413),
+            (Error::UnsupportedMediaType { accepted: &["application/x-www-form-urlencoded"] }, 415),
+            (Error::MethodNotAllowed(&["GET"]), 405),
+            (Error::Unauthorized(AuthFailure::InvalidToken), 403),
+            (Error::Closed, 409),
+            (Error::RateLimited(RateLimited { limit: 1, window_secs: 60, retry_after_secs: 61 }), 429),
+            (Error::VotesThrottled { retry_after_secs: 5 }, 429),
+            (Error::Unavailable { reason: "x", retry_after_secs: 1 }, 503),
+        ];
+        for (e, status) in cases {
+            let r = page(&ctx, &e);
+            assert_eq!(r.status, status, "{e}");
+            assert_eq!(r.header("Content-Language"), Some("de"));
+        }
+        assert_eq!(page(&ctx, &Error::Unavailable { reason: "x", retry_after_secs: 7 }).header("Retry-After"), Some("7"));
+        assert_eq!(page(&ctx, &Error::MethodNotAllowed(&["GET", "HEAD"])).header("Allow"), Some("GET, HEAD"));
+        let internal = page(&ctx, &Error::internal(anyhow::anyhow!("secret cause")));
+        assert_eq!(internal.status, 500);
+        assert!(!String::from_utf8_lossy(&internal.body).contains("secret cause"));
+    }
+}
