@@ -471,7 +471,7 @@ impl Drop for Polld {
 
 #[test]
 fn the_vote_throttle_limits_each_client_per_poll() {
-    let polld = Polld::start(&["--vote-limit", "3"]);
+    let polld = Polld::start(&["--vote-limit", "3", "--trusted-proxy", "127.0.0.1/8"]);
     let resp = Request::new(&polld.addr, "POST", "/api/polls")
         .json(&with(valid_poll_json(), "/resultsPublic", json!(true)))
         .send();
@@ -495,6 +495,84 @@ fn the_vote_throttle_limits_each_client_per_poll() {
     assert_eq!(vote("198.51.100.8").status, 200, "another client");
     let api = Request::new(&polld.addr, "GET", &format!("/api/polls/{}/results", poll.id)).send().json();
     assert_eq!(api["totalResponses"], 4);
+}
+
+#[test]
+fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
+    // 4 votes at once, then one back every 4 s / 4 = 1 s; a client tries
+    // to vote every 0.1 s for 10 s, two and a half windows.
+    let polld = Polld::start(&["--vote-limit", "4", "--vote-window-secs", "4", "--trusted-proxy", "127.0.0.1/8"]);
+    let resp = Request::new(&polld.addr, "POST", "/api/polls")
+        .json(&with(valid_poll_json(), "/resultsPublic", json!(true)))
+        .send();
+    let poll = Created::from_response(&resp);
+    let path = format!("/p/{}", poll.id);
+    let start = std::time::Instant::now();
+    let mut accepted = Vec::new();
+    let mut refused = 0;
+    while start.elapsed() < std::time::Duration::from_secs(10) {
+        let page = Request::new(&polld.addr, "GET", &path).xff("198.51.100.30").send();
+        let resp = Request::new(&polld.addr, "POST", &path)
+            .xff("198.51.100.30")
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
+            .send();
+        match resp.status {
+            200 => accepted.push(start.elapsed().as_secs_f64()),
+            429 => refused += 1,
+            _ => panic!("{}", resp.describe()),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    eprintln!("vote budget: {} accepted at {accepted:.2?}, {refused} refused, in {elapsed:.1} s", accepted.len());
+    // The first four at once; then one a second, in every window alike.
+    assert!(accepted.len() >= 4 && accepted[3] < 1.0, "the budget of 4 at once: {accepted:.2?}");
+    let gaps: Vec<f64> = accepted.windows(2).skip(4).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.iter().all(|g| (0.7..=1.6).contains(g)), "after the first 4, one vote a second: gaps {gaps:.2?}");
+    let expected = 4.0 + elapsed.floor();
+    assert!(
+        (accepted.len() as f64 - expected).abs() <= 2.0,
+        "{} accepted in {elapsed:.1} s, expected about {expected}",
+        accepted.len()
+    );
+    let first_window = accepted.iter().filter(|t| **t < 4.0).count();
+    assert!((7..=9).contains(&first_window), "{first_window} in the first window, expected 4 + 4");
+}
+
+#[test]
+fn votes_sent_from_another_site_are_refused_without_sec_fetch_site() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    let vote = |headers: &[(&str, &str)]| {
+        let token = ballot(&server.get(&path).text());
+        let mut req = server.request("POST", &path).header("Content-Type", "application/x-www-form-urlencoded");
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        req.body(form(&[("q0", "0"), ("ballot", &token)])).send().status
+    };
+    for hostile in [
+        vec![("Origin", "https://evil.example")],
+        vec![("Origin", "null")],
+        vec![("Referer", "https://evil.example/page")],
+        vec![("Origin", "https://evil.example"), ("Referer", &format!("{}/", server.base_url))],
+    ] {
+        assert_eq!(vote(&hostile), 403, "{hostile:?}");
+    }
+    assert_eq!(total(&server, &poll), 0, "no cross-site vote counted");
+    // This site (the base URL, or the host the request went to), or no
+    // origin at all (tools, old browsers): counted.
+    let own = server.base_url.clone();
+    let referer = format!("{own}/p/{}", poll.id);
+    for friendly in [vec![], vec![("Origin", own.as_str())], vec![("Referer", referer.as_str())]] {
+        assert_eq!(vote(&friendly), 200, "{friendly:?}");
+    }
+    // A browser that says Sec-Fetch-Site is judged by it: our pages ask for
+    // no referrer, so its own form posts carry Origin: null.
+    assert_eq!(vote(&[("Sec-Fetch-Site", "same-origin"), ("Origin", "null")]), 200);
+    assert_eq!(total(&server, &poll), 4);
 }
 
 #[test]
