@@ -318,6 +318,9 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                     }
                 };
                 let _ = stream.set_nodelay(true);
+                if per_client.is_some() {
+                    cap_send_buffer(&stream);
+                }
                 let header_timeout = shared.config.header_timeout;
                 let stream = StallGuard::new(stream, shared.config.send_timeout);
                 let shared = shared.clone();
@@ -445,6 +448,21 @@ async fn serve(
         response = pending.resolve().await;
     }
     Ok(to_hyper(response))
+}
+
+/// The kernel's send buffer of a direct client's connection. Left to grow,
+/// it takes megabytes of answers from a client that pipelines requests and
+/// never reads, and a hundred such clients exhaust the machine's socket
+/// memory; capped, such a client stalls after a few answers and the send
+/// timeout cuts it. Trusted proxies (a Caddy on loopback) keep the default.
+const SEND_BUFFER: u32 = 64 * 1024;
+
+fn cap_send_buffer(stream: &tokio::net::TcpStream) {
+    use std::os::fd::AsFd;
+    // A second descriptor of the same socket: the option is the socket's.
+    if let Ok(fd) = stream.as_fd().try_clone_to_owned() {
+        let _ = tokio::net::TcpSocket::from_std_stream(std::net::TcpStream::from(fd)).set_send_buffer_size(SEND_BUFFER);
+    }
 }
 
 /// Reads a body up to `max` bytes within `timeout`, and no slower than
