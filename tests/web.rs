@@ -526,18 +526,23 @@ fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
     }
     let elapsed = start.elapsed().as_secs_f64();
     eprintln!("vote budget: {} accepted at {accepted:.2?}, {refused} refused, in {elapsed:.1} s", accepted.len());
-    // The first four at once; then one a second, in every window alike.
-    assert!(accepted.len() >= 4 && accepted[3] < 1.0, "the budget of 4 at once: {accepted:.2?}");
-    let gaps: Vec<f64> = accepted.windows(2).skip(4).map(|w| w[1] - w[0]).collect();
-    assert!(gaps.iter().all(|g| (0.7..=1.6).contains(g)), "after the first 4, one vote a second: gaps {gaps:.2?}");
+    // Never more than the budget allows: by any time t, 4 + t votes (one
+    // refilled each second), across all windows alike.
+    for (k, t) in accepted.iter().enumerate() {
+        assert!(k as f64 + 1.0 <= 4.0 + t + 0.3, "vote {} accepted at {t:.2} s: more than 4 + t", k + 1);
+    }
+    // And the budget does refill: after the first 4, about one a second
+    // (not one window of nothing). Loose, for a loaded machine.
+    assert!(accepted.len() >= 4 && accepted[3] < 2.0, "the budget of 4 at once: {accepted:.2?}");
     let expected = 4.0 + elapsed.floor();
     assert!(
-        (accepted.len() as f64 - expected).abs() <= 2.0,
+        accepted.len() as f64 >= expected - 3.0,
         "{} accepted in {elapsed:.1} s, expected about {expected}",
         accepted.len()
     );
     let first_window = accepted.iter().filter(|t| **t < 4.0).count();
-    assert!((7..=9).contains(&first_window), "{first_window} in the first window, expected 4 + 4");
+    assert!(first_window >= 6, "{first_window} in the first window, expected 4 + 4");
+    assert!(refused > 0, "the budget was never exhausted");
 }
 
 #[test]
