@@ -78,29 +78,31 @@ mod tests {
 
     #[test]
     fn only_this_sites_origin_passes() {
-        for ok in [
-            vec![],
-            vec![("host", "polls.example.org"), ("origin", "https://polls.example.org")],
-            vec![("origin", "HTTPS://Polls.Example.org:443")],
-            vec![("host", "127.0.0.1:8080"), ("origin", "http://127.0.0.1:8080")],
-            vec![("referer", "https://polls.example.org/p/abc")],
-            vec![("host", "127.0.0.1:8080"), ("referer", "http://127.0.0.1:8080/")],
-        ] {
-            assert!(from_this_site(&post(&ok), BASE), "{ok:?}");
+        let ok: &[&[(&str, &str)]] = &[
+            &[],
+            &[("host", "polls.example.org"), ("origin", "https://polls.example.org")],
+            &[("origin", "HTTPS://Polls.Example.org:443")],
+            &[("host", "127.0.0.1:8080"), ("origin", "http://127.0.0.1:8080")],
+            &[("referer", "https://polls.example.org/p/abc")],
+            &[("host", "127.0.0.1:8080"), ("referer", "http://127.0.0.1:8080/")],
+        ];
+        for headers in ok {
+            assert!(from_this_site(&post(headers), BASE), "{headers:?}");
         }
-        for refused in [
-            vec![("host", "polls.example.org"), ("origin", "https://evil.example")],
-            vec![("host", "polls.example.org"), ("origin", "null")],
-            vec![("origin", "http://polls.example.org")],
-            vec![("origin", "https://polls.example.org.evil.example")],
-            vec![("origin", "https://polls.example.org:8443")],
-            vec![("referer", "https://evil.example/https://polls.example.org")],
-            vec![("referer", "https://polls.example.org@evil.example/")],
-            vec![("host", "127.0.0.1:8080"), ("origin", "http://127.0.0.1:8081")],
-            vec![("origin", "https://evil.example"), ("referer", "https://polls.example.org/")],
-            vec![("origin", "")],
-        ] {
-            assert!(!from_this_site(&post(&refused), BASE), "{refused:?}");
+        let refused: &[&[(&str, &str)]] = &[
+            &[("host", "polls.example.org"), ("origin", "https://evil.example")],
+            &[("host", "polls.example.org"), ("origin", "null")],
+            &[("origin", "http://polls.example.org")],
+            &[("origin", "https://polls.example.org.evil.example")],
+            &[("origin", "https://polls.example.org:8443")],
+            &[("referer", "https://evil.example/https://polls.example.org")],
+            &[("referer", "https://polls.example.org@evil.example/")],
+            &[("host", "127.0.0.1:8080"), ("origin", "http://127.0.0.1:8081")],
+            &[("origin", "https://evil.example"), ("referer", "https://polls.example.org/")],
+            &[("origin", "")],
+        ];
+        for headers in refused {
+            assert!(!from_this_site(&post(headers), BASE), "{headers:?}");
         }
     }
 }
