@@ -563,7 +563,7 @@ fn votes_sent_from_another_site_are_refused_without_sec_fetch_site() {
         &[("Origin", "https://evil.example")],
         &[("Origin", "null")],
         &[("Referer", "https://evil.example/page")],
-        &[("Origin", "https://evil.example"), ("Referer", &own_page)],
+        &[("Origin", "https://evil.example"), ("Referer", own_page.as_str())],
     ];
     for headers in hostile {
         assert_eq!(vote(headers), 403, "{headers:?}");
@@ -573,7 +573,7 @@ fn votes_sent_from_another_site_are_refused_without_sec_fetch_site() {
     // origin at all (tools, old browsers): counted.
     let own = server.base_url.clone();
     let referer = format!("{own}/p/{}", poll.id);
-    let friendly: &[&[(&str, &str)]] = &[&[], &[("Origin", &own)], &[("Referer", &referer)]];
+    let friendly: &[&[(&str, &str)]] = &[&[], &[("Origin", own.as_str())], &[("Referer", referer.as_str())]];
     for headers in friendly {
         assert_eq!(vote(headers), 200, "{headers:?}");
     }
