@@ -128,7 +128,9 @@ stop() { # stop PID: SIGTERM, then wait
 }
 # Bench-only limits: lift the creation limit and, where polld has one, the
 # per-client vote throttle (every bench request comes from 127.0.0.1).
-POLLD_FLAGS=(--create-limit 1000000000)
+# Loopback is trusted as the shipped unit does, so the bench's many connections
+# from 127.0.0.1 are a proxy's, and its rotating X-Forwarded-For is believed.
+POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8)
 [ -n "$VOTE_LIMIT_FLAG" ] && POLLD_FLAGS+=(--vote-limit 4000000000)
 start_polld() { # start_polld DB
     start_listening "$WORK/polld.log" "$BIN/polld" --db "$1" --listen 127.0.0.1:0 "${POLLD_FLAGS[@]}"

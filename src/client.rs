@@ -5,6 +5,10 @@
 //! reduced to a [`ClientGroup`]: the IPv4 address or the IPv6 /64. Limiters
 //! only ever keep a keyed HMAC of the group, in memory. No address is stored or
 //! logged anywhere.
+//!
+//! Forwarding headers are believed only from the proxies the operator named
+//! (`--trusted-proxy`); by default none, since any local process could
+//! otherwise claim a fresh identity per request.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
@@ -16,7 +20,12 @@ use ipnet::IpNet;
 pub struct TrustedProxies(Vec<IpNet>);
 
 impl TrustedProxies {
-    /// Loopback only: the default, for a Caddy on the same machine.
+    /// No proxy: every client is its TCP peer (the default).
+    pub fn none() -> TrustedProxies {
+        TrustedProxies(Vec::new())
+    }
+
+    /// Loopback: what a Caddy on the same machine needs (the shipped setup).
     pub fn loopback() -> TrustedProxies {
         TrustedProxies(vec![
             IpNet::new_assert(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 0)), 8),
@@ -121,6 +130,9 @@ mod tests {
         let none = TrustedProxies::new(vec![parse_net("10.0.0.0/8").unwrap()]);
         assert_eq!(client_ip(ip("127.0.0.1"), Some("203.0.113.9"), &none), ip("127.0.0.1"));
         assert_eq!(client_ip(ip("::ffff:10.1.2.3"), Some("203.0.113.9"), &none), ip("203.0.113.9"));
+        let nobody = TrustedProxies::none();
+        assert_eq!(client_ip(ip("127.0.0.1"), Some("203.0.113.9"), &nobody), ip("127.0.0.1"));
+        assert!(!nobody.trusts(ip("::1")));
     }
 
     #[test]

@@ -23,7 +23,9 @@ pub struct PolldArgs {
     pub base_url: Option<String>,
 
     /// Proxy whose X-Forwarded-For is believed (CIDR or address; repeatable,
-    /// or comma-separated in the environment). Default: loopback only.
+    /// or comma-separated in the environment). Default: none, so every client
+    /// is its TCP peer; behind a Caddy on the same machine, name loopback
+    /// (`--trusted-proxy 127.0.0.1/8 --trusted-proxy ::1/128`).
     #[arg(long = "trusted-proxy", env = "POLL_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
     pub trusted_proxies: Vec<IpNet>,
 
@@ -39,18 +41,35 @@ pub struct PolldArgs {
     #[arg(long, env = "POLL_MAX_CONNECTIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
 
+    /// Open connections one client (IPv4 address or IPv6 /64) may hold;
+    /// more are closed at once. Not applied to trusted proxies, whose
+    /// connections carry many clients.
+    #[arg(long, env = "POLL_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections_per_client: u32,
+
+    /// Seconds a reply may wait for the client to read any of it; a client
+    /// that reads nothing for that long is disconnected.
+    #[arg(long, env = "POLL_SEND_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub send_timeout_secs: u64,
+
     /// Poll creations allowed per client per rolling hour.
     #[arg(long, env = "POLL_CREATE_LIMIT", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub create_limit: u32,
 
-    /// Responses accepted per poll from one client (IPv4 address or IPv6 /64)
-    /// per vote window. Generous, so that a class behind one address can vote.
+    /// Responses one client (IPv4 address or IPv6 /64) may send to a poll at
+    /// once: a budget that refills at this many per vote window (one every
+    /// window / N). Generous, so that a class behind one address can vote.
     #[arg(long, env = "POLL_VOTE_LIMIT", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub vote_limit: u32,
 
-    /// Length of the vote window, in minutes.
+    /// The vote window, in minutes: the time in which an emptied vote budget
+    /// refills completely.
     #[arg(long, env = "POLL_VOTE_WINDOW_MINUTES", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
     pub vote_window_minutes: u64,
+
+    /// The vote window in seconds instead (overrides the minutes).
+    #[arg(long, env = "POLL_VOTE_WINDOW_SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub vote_window_secs: Option<u64>,
 
     /// Largest picture accepted, in MiB.
     #[arg(long, env = "POLL_IMAGE_MAX_MIB", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=MAX_FILE_MIB))]
@@ -95,6 +114,11 @@ impl PolldArgs {
             );
         }
         Ok(())
+    }
+
+    /// The vote window these options set.
+    pub fn vote_window(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.vote_window_secs.unwrap_or(self.vote_window_minutes.saturating_mul(60)))
     }
 
     /// The media limits these options set.

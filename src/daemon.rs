@@ -11,7 +11,7 @@ use crate::client::TrustedProxies;
 use crate::config::PolldArgs;
 use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
-use crate::server::{Server, ServerConfig, UploadRoute};
+use crate::server::{MinRate, Server, ServerConfig, UploadRoute};
 use crate::store::Store;
 use crate::web::uploads::Uploads;
 use crate::web::Web;
@@ -19,17 +19,21 @@ use crate::web::Web;
 /// Form bodies with files read or handled at once (each holds up to
 /// `POLL_UPLOAD_MAX_MIB` in memory while it is read and handled).
 const UPLOADS_AT_ONCE: usize = 4;
+/// Of those, how many one client may hold, so that one client (four slow
+/// connections, say) cannot take them all.
+const UPLOADS_PER_CLIENT: u32 = 1;
+/// The slowest a form body with files may arrive, after a head start: a
+/// client trickling a body must not hold an upload slot for minutes.
+const UPLOAD_MIN_RATE: MinRate = MinRate { bytes_per_sec: 16 * 1024, head_start: Duration::from_secs(10) };
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     args.check()?;
     let store = Store::open(&args.db)?;
-    let trusted = if args.trusted_proxies.is_empty() {
-        TrustedProxies::loopback()
-    } else {
-        TrustedProxies::new(args.trusted_proxies.clone())
-    };
+    let trusted = TrustedProxies::new(args.trusted_proxies.clone());
     let mut config = ServerConfig::new(usize::from(args.workers), trusted, MAX_JSON_BODY);
     config.max_connections = args.max_connections as usize;
+    config.max_connections_per_client = args.max_connections_per_client;
+    config.send_timeout = Duration::from_secs(args.send_timeout_secs);
     let upload_max = args.upload_max_mib as usize * 1024 * 1024;
     config.uploads = Some(UploadRoute {
         accepts: crate::web::accepts_uploads,
@@ -37,6 +41,8 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
         // Slow home uplinks: 64 MiB at 2 Mbit/s takes about four minutes.
         body_timeout: Duration::from_secs(300),
         concurrent: UPLOADS_AT_ONCE,
+        per_client: UPLOADS_PER_CLIENT,
+        min_rate: UPLOAD_MIN_RATE,
     });
     let server = Server::bind(&args.listen, config)?;
     let addr = server.local_addr();
@@ -44,7 +50,7 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
     let votes = VoteLimits {
         per_window: args.vote_limit,
-        window: Duration::from_secs(args.vote_window_minutes.saturating_mul(60)),
+        window: args.vote_window(),
     };
     let app = Arc::new(App::new(store, limiter, votes, &base_url)?);
 

@@ -8,8 +8,14 @@
 //! window old; it is kept as "previous" only while a rolling window can still
 //! reach into it, then dropped with its secret, so an old entry can no longer
 //! be linked to anything, even by this process.
+//!
+//! [`Occupancy`] counts what each client holds right now (open connections,
+//! uploads being read) under the same kind of key. It needs no generations:
+//! an entry exists only while its client holds something, and goes with the
+//! last [`Held`] guard.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use hmac::{Hmac, KeyInit, Mac};
@@ -80,9 +86,74 @@ impl<V> Generations<V> {
     }
 }
 
+/// At most `limit` of something held at once per client.
+pub struct Occupancy {
+    limit: u32,
+    held: Mutex<Generation<u32>>,
+}
+
+/// One unit held by one client; given back when dropped.
+pub struct Held {
+    owner: Arc<Occupancy>,
+    key: Key,
+}
+
+impl Occupancy {
+    pub fn new(limit: u32) -> anyhow::Result<Arc<Occupancy>> {
+        Ok(Arc::new(Occupancy { limit, held: Mutex::new(Generation::new(Instant::now())?) }))
+    }
+
+    /// One more unit for `client`, unless it holds `limit` already.
+    pub fn try_take(self: &Arc<Self>, client: crate::client::ClientGroup) -> Option<Held> {
+        // Every mutation is a single insert, add or remove: the map stays
+        // consistent even if a holder panicked.
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let key = held.key(&[client.as_bytes()]);
+        let count = held.entries.entry(key).or_insert(0);
+        if *count >= self.limit {
+            return None;
+        }
+        *count += 1;
+        Some(Held { owner: self.clone(), key })
+    }
+
+    /// Clients holding anything now (for tests: entries must not outlive their holders).
+    pub fn clients(&self) -> usize {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).entries.len()
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut held = self.owner.held.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.entries.get_mut(&self.key) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                held.entries.remove(&self.key);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn occupancy_caps_each_client_and_forgets_it_when_nothing_is_held() {
+        let o = Occupancy::new(2).unwrap();
+        let a = crate::client::ClientGroup::of(std::net::IpAddr::from([192, 0, 2, 1]));
+        let b = crate::client::ClientGroup::of(std::net::IpAddr::from([192, 0, 2, 2]));
+        let first = o.try_take(a).unwrap();
+        let second = o.try_take(a).unwrap();
+        assert!(o.try_take(a).is_none(), "a third unit for the same client");
+        let other = o.try_take(b).unwrap();
+        drop(first);
+        let third = o.try_take(a).unwrap();
+        assert_eq!(o.clients(), 2);
+        drop((second, third, other));
+        assert_eq!(o.clients(), 0, "no entry outlives its holders");
+    }
 
     #[test]
     fn keys_differ_per_generation_and_old_generations_go() {

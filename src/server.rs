@@ -12,8 +12,15 @@
 //! - request heads are bounded (size, count, and a read timeout); bodies are
 //!   read only up to the limit, within a timeout; a declared or actual larger
 //!   body is handed to the handler as `Body::TooLarge` without being read;
-//! - open connections are capped; work waiting for a worker is capped, and
+//! - open connections are capped, in all and per client (the TCP peer,
+//!   unless it is a trusted proxy); work waiting for a worker is capped, and
 //!   past the cap the answer is 503 at once;
+//! - a reply waits at most `send_timeout` for a client that reads none of
+//!   it, then the connection is dropped; a connection is answered at most
+//!   [`MAX_REQUESTS_PER_CONNECTION`] times, so pipelining cannot queue
+//!   unbounded work behind one connection;
+//! - upload bodies are read a few at a time, at most `per_client` of them
+//!   per client, each at a minimum rate after a head start;
 //! - a panicking handler answers 500 and its worker carries on with a fresh
 //!   handler (and so fresh per-worker state);
 //! - a deferred response ([`Response::after_commit`]) is completed on the
@@ -25,24 +32,30 @@
 //!   connections are closed, and the workers stop.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{Notify, Semaphore, oneshot};
 
-use crate::client::{TrustedProxies, client_ip};
+use crate::client::{ClientGroup, TrustedProxies, client_ip};
 use crate::error::Error;
 use crate::http::{Body, Method, Request, Response};
+use crate::keyed::Occupancy;
 
 /// Headers every response carries unless the handler set its own value.
 const BASELINE_HEADERS: [(&str, &str); 5] = [
@@ -62,6 +75,10 @@ pub struct ServerConfig {
     pub max_body: usize,
     /// Open connections beyond this are closed at once.
     pub max_connections: usize,
+    /// Open connections one client may hold (trusted proxies: no cap).
+    pub max_connections_per_client: u32,
+    /// How long a reply waits for a client that reads none of it.
+    pub send_timeout: Duration,
     /// Time a client has to send a request head (also bounds idle keep-alive).
     pub header_timeout: Duration,
     /// Time a client has to send a request body.
@@ -79,6 +96,17 @@ pub struct UploadRoute {
     pub body_timeout: Duration,
     /// Upload requests in progress at once; more get 503 without being read.
     pub concurrent: usize,
+    /// Of those, how many one client may have.
+    pub per_client: u32,
+    pub min_rate: MinRate,
+}
+
+/// The slowest a body may arrive: after `head_start`, it must keep up with
+/// `bytes_per_sec` on average since the end of the request head.
+#[derive(Clone, Copy, Debug)]
+pub struct MinRate {
+    pub bytes_per_sec: u32,
+    pub head_start: Duration,
 }
 
 impl ServerConfig {
@@ -88,6 +116,8 @@ impl ServerConfig {
             trusted,
             max_body,
             max_connections: 1000,
+            max_connections_per_client: 8,
+            send_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(20),
             uploads: None,
@@ -98,6 +128,12 @@ impl ServerConfig {
 /// Largest request head (request line and headers) accepted; hyper answers
 /// 431 past it. hyper's minimum is 8 KiB.
 const MAX_HEAD: usize = 16 * 1024;
+
+/// Requests answered on one connection before it is closed. hyper answers a
+/// connection's requests one after another, so pipelined requests wait in
+/// its read buffer (at most [`MAX_HEAD`]) and in the kernel's; this bounds
+/// the work one connection can queue in all, whether or not its client reads.
+pub const MAX_REQUESTS_PER_CONNECTION: u32 = 100;
 
 /// Stops a running server from any thread (e.g. a signal handler).
 #[derive(Clone)]
@@ -132,6 +168,12 @@ struct Shared {
     /// Upload bodies being read or handled; each may hold `max_body` of
     /// memory, so they are few.
     upload_slots: Arc<Semaphore>,
+    /// Upload slots per client.
+    uploaders: Arc<Occupancy>,
+    /// Open connections per client.
+    connections: Arc<Occupancy>,
+    /// Whether the "X-Forwarded-For from an untrusted peer" warning was given.
+    warned_forwarded: AtomicBool,
 }
 
 impl Server {
@@ -185,8 +227,14 @@ impl Server {
             .enable_all()
             .build()?;
         let uploads = self.config.uploads.map_or(0, |u| u.concurrent);
-        let shared =
-            Arc::new(Shared { jobs, config: self.config.clone(), upload_slots: Arc::new(Semaphore::new(uploads)) });
+        let shared = Arc::new(Shared {
+            jobs,
+            config: self.config.clone(),
+            upload_slots: Arc::new(Semaphore::new(uploads)),
+            uploaders: Occupancy::new(self.config.uploads.map_or(1, |u| u.per_client))?,
+            connections: Occupancy::new(self.config.max_connections_per_client)?,
+            warned_forwarded: AtomicBool::new(false),
+        });
         let served = runtime.block_on(accept_loop(self.listener, shared, self.shutdown.notify.clone()));
         // Connections still open after the grace period are dropped here,
         // which drops the last job senders and lets the workers finish.
@@ -256,10 +304,41 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                     drop(stream); // over the connection cap: close at once
                     continue;
                 };
+                // A trusted proxy's connections carry many clients, who are
+                // told apart only by their requests' headers: no cap per peer.
+                let per_client = if shared.config.trusted.trusts(peer.ip()) {
+                    None
+                } else {
+                    match shared.connections.try_take(ClientGroup::of(peer.ip())) {
+                        Some(held) => Some(held),
+                        None => {
+                            drop(stream); // over this client's cap: close at once
+                            continue;
+                        }
+                    }
+                };
                 let _ = stream.set_nodelay(true);
+                if per_client.is_some() {
+                    cap_send_buffer(&stream);
+                }
                 let header_timeout = shared.config.header_timeout;
+                let stream = StallGuard::new(stream, shared.config.send_timeout);
                 let shared = shared.clone();
-                let service = service_fn(move |req| serve(req, peer, shared.clone()));
+                let answered = Arc::new(AtomicU32::new(0));
+                let service = service_fn(move |req| {
+                    let last = answered.fetch_add(1, Ordering::Relaxed) + 1 >= MAX_REQUESTS_PER_CONNECTION;
+                    let reply = serve(req, peer, shared.clone());
+                    async move {
+                        let mut response = reply.await?;
+                        if last {
+                            // hyper closes the connection after this answer.
+                            response
+                                .headers_mut()
+                                .insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"));
+                        }
+                        Ok::<_, Infallible>(response)
+                    }
+                });
                 let conn = http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(header_timeout)
@@ -271,7 +350,7 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                     // Connection errors are the client's business (resets,
                     // timeouts, malformed heads, which hyper answers itself).
                     let _ = conn.await;
-                    drop(slot);
+                    drop((slot, per_client));
                 });
             }
             () = stop.notified() => break,
@@ -299,6 +378,17 @@ async fn serve(
     let forwarded: Vec<&str> =
         headers.iter().filter(|(n, _)| n == "x-forwarded-for").map(|(_, v)| v.as_str()).collect();
     let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
+    if forwarded.is_some()
+        && !config.trusted.trusts(peer.ip())
+        && !shared.warned_forwarded.swap(true, Ordering::Relaxed)
+    {
+        // Once per start, and without the address: a proxy in front that is
+        // not named would make every client one client for the limits.
+        eprintln!(
+            "polld: a request carried X-Forwarded-For from a peer that is not a trusted proxy, so the header \
+             was ignored; if polld runs behind a proxy, name it with --trusted-proxy (POLL_TRUSTED_PROXIES)"
+        );
+    }
     let client = client_ip(peer.ip(), forwarded.as_deref(), &config.trusted);
     let method = Method::parse(req.method().as_str());
     let path = req.uri().path().to_owned();
@@ -309,31 +399,32 @@ async fn serve(
     // only a few at a time: each may hold up to the upload limit in memory.
     let upload = config.uploads.filter(|u| method == Method::Post && (u.accepts)(&path) && is_multipart(&headers));
     let _upload_slot = match upload {
-        Some(_) => match shared.upload_slots.clone().try_acquire_owned() {
-            Ok(slot) => Some(slot),
-            Err(_) => {
+        Some(_) => {
+            // The client's own share first, so that its refusal costs no
+            // shared slot; both go when the request is done.
+            let slot = shared
+                .uploaders
+                .try_take(ClientGroup::of(client))
+                .and_then(|mine| shared.upload_slots.clone().try_acquire_owned().ok().map(|slot| (mine, slot)));
+            if slot.is_none() {
                 let busy = Error::Unavailable { reason: "Too many uploads are in progress.", retry_after_secs: 5 };
                 return Ok(to_hyper(Response::from_error(&busy).with_header("Connection", "close")));
             }
-        },
+            slot
+        }
         None => None,
     };
-    let (max_body, body_timeout) = match upload {
-        Some(u) => (u.max_body, u.body_timeout),
-        None => (config.max_body, config.body_timeout),
+    let (max_body, body_timeout, min_rate) = match upload {
+        Some(u) => (u.max_body, u.body_timeout, Some(u.min_rate)),
+        None => (config.max_body, config.body_timeout, None),
     };
     let body = if declared.is_some_and(|n| n > max_body as u64) {
         // Not read at all; hyper closes the connection after the answer.
         Body::TooLarge { limit: max_body }
     } else {
-        let limited = Limited::new(req.into_body(), max_body);
-        match tokio::time::timeout(body_timeout, limited.collect()).await {
-            Ok(Ok(collected)) => Body::Bytes(collected.to_bytes()),
-            Ok(Err(e)) if e.is::<LengthLimitError>() => Body::TooLarge { limit: max_body },
-            Ok(Err(_)) => {
-                return Ok(to_hyper(Response::from_error(&Error::Malformed("The body could not be read.".into()))));
-            }
-            Err(_) => return Ok(to_hyper(Response::from_error(&Error::RequestTimeout))),
+        match read_body(req.into_body(), max_body, body_timeout, min_rate).await {
+            Ok(body) => body,
+            Err(e) => return Ok(to_hyper(Response::from_error(&e).with_header("Connection", "close"))),
         }
     };
     let request = Request { method, path, query, headers, body, client };
@@ -357,6 +448,133 @@ async fn serve(
         response = pending.resolve().await;
     }
     Ok(to_hyper(response))
+}
+
+/// The kernel's send buffer of a direct client's connection. Left to grow,
+/// it takes megabytes of answers from a client that pipelines requests and
+/// never reads, and a hundred such clients exhaust the machine's socket
+/// memory; capped, such a client stalls after a few answers and the send
+/// timeout cuts it. Trusted proxies (a Caddy on loopback) keep the default.
+const SEND_BUFFER: u32 = 64 * 1024;
+
+fn cap_send_buffer(stream: &tokio::net::TcpStream) {
+    use std::os::fd::AsFd;
+    // A second descriptor of the same socket: the option is the socket's.
+    if let Ok(fd) = stream.as_fd().try_clone_to_owned() {
+        let _ = tokio::net::TcpSocket::from_std_stream(std::net::TcpStream::from(fd)).set_send_buffer_size(SEND_BUFFER);
+    }
+}
+
+/// Reads a body up to `max` bytes within `timeout`, and no slower than
+/// `min_rate` if given. Larger is [`Body::TooLarge`] (read no further).
+async fn read_body(body: Incoming, max: usize, timeout: Duration, min_rate: Option<MinRate>) -> Result<Body, Error> {
+    let start = tokio::time::Instant::now();
+    let mut limited = Limited::new(body, max);
+    let mut bytes = BytesMut::new();
+    loop {
+        // By when the next frame must come: the body's deadline, or the
+        // moment the bytes so far no longer keep up with the minimum rate.
+        let mut until = start + timeout;
+        if let Some(rate) = min_rate {
+            let due =
+                rate.head_start + Duration::from_secs_f64(bytes.len() as f64 / f64::from(rate.bytes_per_sec.max(1)));
+            until = until.min(start + due);
+        }
+        match tokio::time::timeout_at(until, limited.frame()).await {
+            Err(_) => return Err(Error::RequestTimeout),
+            Ok(None) => return Ok(Body::Bytes(bytes.freeze())),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    bytes.extend_from_slice(&data);
+                }
+            }
+            Ok(Some(Err(e))) if e.is::<LengthLimitError>() => return Ok(Body::TooLarge { limit: max }),
+            Ok(Some(Err(_))) => return Err(Error::Malformed("The body could not be read.".into())),
+        }
+    }
+}
+
+/// A connection's stream whose writes fail with `TimedOut` once the client
+/// has taken no byte for `limit`: a reply waits that long for a reader that
+/// stopped reading, then hyper drops the connection (and its slots).
+struct StallGuard {
+    stream: tokio::net::TcpStream,
+    limit: Duration,
+    /// Running while the last write attempt could not make progress.
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl StallGuard {
+    fn new(stream: tokio::net::TcpStream, limit: Duration) -> StallGuard {
+        StallGuard { stream, limit, stalled: None }
+    }
+
+    /// What a write attempt that returned `poll` means, given the stall so
+    /// far. Only bytes taken count as progress: a flush that is ready at
+    /// once (as a socket's always is) must not restart the clock.
+    fn watch<T>(
+        &mut self,
+        cx: &mut TaskContext<'_>,
+        poll: Poll<std::io::Result<T>>,
+        took: bool,
+    ) -> Poll<std::io::Result<T>> {
+        if poll.is_ready() {
+            if took {
+                self.stalled = None;
+            }
+            return poll;
+        }
+        let limit = self.limit;
+        let timer = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => {
+                Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client stopped reading")))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl AsyncRead for StallGuard {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for StallGuard {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.stream).poll_write(cx, buf);
+        let took = matches!(poll, Poll::Ready(Ok(n)) if n > 0);
+        this.watch(cx, poll, took)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        let took = matches!(poll, Poll::Ready(Ok(n)) if n > 0);
+        this.watch(cx, poll, took)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.stream).poll_flush(cx);
+        this.watch(cx, poll, false)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let poll = Pin::new(&mut this.stream).poll_shutdown(cx);
+        this.watch(cx, poll, false)
+    }
 }
 
 /// Exactly one `Content-Type`, and it is multipart: a second header could

@@ -3,19 +3,38 @@
 //! bodies declared larger than the limit that never arrive. None of them may
 //! starve the worker pool, kill the process or blow up its memory.
 //!
-//! Every wait is bounded; the whole file runs in well under 30 s.
+//! And the attacks of issue 13: floods of pipelining connections that never
+//! read, from one address and from a hundred; a reader that stalls; slow
+//! uploads; X-Forwarded-For from a peer nobody named.
+//!
+//! Every wait is bounded. The floods load the machine, so they run alone
+//! (`alone()`); the other tests share it (`shared()`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
+use std::net::{IpAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
+use common::hostile::{connect_from, loopback};
+use common::media::{multipart, multipart_type};
 use common::{Server, find_bytes};
+
+static MACHINE: RwLock<()> = RwLock::new(());
+
+/// For a test that may run beside others.
+fn shared() -> RwLockReadGuard<'static, ()> {
+    MACHINE.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// For a test that loads the machine: it runs alone.
+fn alone() -> RwLockWriteGuard<'static, ()> {
+    MACHINE.write().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The answer time every well-behaved client is promised.
 const PROMPT: Duration = Duration::from_secs(2);
@@ -253,6 +272,7 @@ const BURST_ATTEMPTS: usize = 5;
 
 #[test]
 fn a_burst_of_64_keep_alive_connections_is_answered_promptly() {
+    let _machine = shared();
     for attempt in 1..=BURST_ATTEMPTS {
         burst(attempt);
     }
@@ -304,6 +324,7 @@ fn burst(attempt: usize) {
 
 #[test]
 fn fifty_slow_clients_do_not_block_a_normal_one() {
+    let _machine = shared();
     const SLOW: usize = 50;
     let server = Server::start();
     // Half trickle a request head that never ends, one byte every 200 ms;
@@ -362,6 +383,7 @@ fn fifty_slow_clients_do_not_block_a_normal_one() {
 
 #[test]
 fn a_one_mebibyte_header_is_refused_without_hurting_the_server() {
+    let _machine = shared();
     let server = Server::start();
     let pid = server.pid();
     // Warm up, so the baseline includes the first request's allocations.
@@ -421,6 +443,7 @@ fn declare_body(addr: &str, declared: u64) -> Conn {
 
 #[test]
 fn a_huge_declared_body_gets_413_and_the_server_survives() {
+    let _machine = shared();
     let server = Server::start();
     let pid = server.pid();
     let start = Instant::now();
@@ -450,6 +473,7 @@ fn a_huge_declared_body_gets_413_and_the_server_survives() {
 
 #[test]
 fn bodies_declared_too_large_and_never_sent_do_not_pin_workers() {
+    let _machine = shared();
     // Twice the default worker count (8), each declaring 1 MiB (over the
     // 256 KiB limit, small enough to allocate) and then sending nothing more.
     const HOLDERS: usize = 16;
@@ -473,4 +497,247 @@ fn bodies_declared_too_large_and_never_sent_do_not_pin_workers() {
     assert_eq!(got_413, HOLDERS, "every too-large declared body must get 413 within {PROMPT:?}: {answers:?}");
     assert_probes_ok("while 16 too-large-body connections are held open", &results);
     drop(held);
+}
+
+// ---------------------------------------------------------------------------
+// Floods that never read (issue 13, item 1)
+// ---------------------------------------------------------------------------
+
+/// `per_address` connections from each of `addresses`, each sending
+/// `pipelined` requests for `path` at once and then reading nothing.
+fn flood(addr: &str, addresses: &[IpAddr], per_address: usize, pipelined: usize, path: &str) -> Vec<TcpStream> {
+    let burst = format!("GET {path} HTTP/1.1\r\nHost: polld\r\n\r\n").repeat(pipelined).into_bytes();
+    let mut held = Vec::new();
+    for &from in addresses {
+        for _ in 0..per_address {
+            let Ok(mut stream) = connect_from(from, addr) else { continue };
+            // A refused connection resets; a stalled one stops taking bytes.
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+            let _ = stream.write_all(&burst);
+            held.push(stream);
+        }
+    }
+    held
+}
+
+/// How many of `streams` the server kept: those it answered something on
+/// (a refused one was closed before reading a request, so it has nothing).
+fn answered(streams: &mut [TcpStream]) -> usize {
+    streams
+        .iter_mut()
+        .filter(|s| {
+            let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+            let mut byte = [0u8; 1];
+            matches!(s.read(&mut byte), Ok(1))
+        })
+        .count()
+}
+
+/// Probes (fresh connections from 127.0.0.1, one `GET /api` each) spread
+/// over `span`, while a flood holds its connections; returns the waits.
+fn probes_during(addr: &str, span: Duration, n: usize) -> Vec<Result<Duration, String>> {
+    (0..n)
+        .map(|_| {
+            let r = probe(addr, Instant::now() + PROMPT);
+            std::thread::sleep(span / n as u32);
+            r
+        })
+        .collect()
+}
+
+fn waits(results: &[Result<Duration, String>]) -> String {
+    let mut ok: Vec<Duration> = results.iter().filter_map(|r| r.as_ref().ok().copied()).collect();
+    ok.sort();
+    match (ok.first(), ok.get(ok.len() / 2), ok.last()) {
+        (Some(min), Some(median), Some(max)) => format!("min {min:?}, median {median:?}, max {max:?}"),
+        _ => "none answered".into(),
+    }
+}
+
+#[test]
+fn a_flood_from_one_address_leaves_other_clients_answered() {
+    let _machine = alone();
+    // The flood may fill the whole connection cap of 300 if nothing stops
+    // it; 127.0.0.1 (the probes) and 127.0.5.1 (the flood) are two clients.
+    let server = Server::builder().trusted_proxy("192.0.2.1/32").arg("--max-connections").arg("300").start();
+    assert_probes_ok("before the flood", &probes(&server.addr, 2));
+    let started = Instant::now();
+    let mut flood = flood(&server.addr, &[loopback(0, 5, 1)], 320, 2000, "/api");
+    eprintln!("one-address flood: {} connections opened in {:?}", flood.len(), started.elapsed());
+    let results = probes_during(&server.addr, Duration::from_secs(3), 12);
+    eprintln!("one-address flood: another client waited {}", waits(&results));
+    let kept = answered(&mut flood);
+    eprintln!("one-address flood: polld kept {kept} of its {} connections", flood.len());
+    assert_probes_ok("during a flood of 320 pipelining connections from one address", &results);
+    assert!(kept <= 8, "one address holds {kept} connections, more than the per-client cap of 8");
+    drop(flood);
+}
+
+#[test]
+fn a_flood_from_a_hundred_addresses_leaves_other_clients_answered() {
+    let _machine = alone();
+    let server = Server::builder().trusted_proxy("192.0.2.1/32").arg("--max-connections").arg("900").start();
+    assert_probes_ok("before the flood", &probes(&server.addr, 2));
+    let addresses: Vec<IpAddr> = (1..=100).map(|i| loopback(0, 6, i)).collect();
+    let started = Instant::now();
+    let mut flood = flood(&server.addr, &addresses, 10, 100, "/api");
+    eprintln!("hundred-address flood: {} connections opened in {:?}", flood.len(), started.elapsed());
+    let results = probes_during(&server.addr, Duration::from_secs(3), 12);
+    eprintln!("hundred-address flood: another client waited {}", waits(&results));
+    let kept = answered(&mut flood);
+    eprintln!("hundred-address flood: polld kept {kept} of its {} connections", flood.len());
+    assert_probes_ok("during a flood of 1000 pipelining connections from 100 addresses", &results);
+    assert!(kept <= 800, "100 addresses hold {kept} connections, more than 8 each");
+    drop(flood);
+}
+
+#[test]
+fn a_reader_that_stalls_is_cut_off_and_its_connections_come_back() {
+    let _machine = shared();
+    let server = Server::builder()
+        .trusted_proxy("192.0.2.1/32")
+        .arg("--send-timeout-secs")
+        .arg("2")
+        .arg("--max-connections-per-client")
+        .arg("2")
+        .start();
+    let stalled_client = loopback(0, 7, 1);
+    let mut stalled = flood(&server.addr, &[stalled_client], 2, 300, "/api");
+    assert_eq!(stalled.len(), 2);
+    // A third connection of the same client is over its cap: closed unanswered.
+    let mut third = connect_from(stalled_client, &server.addr).expect("connect");
+    third.set_read_timeout(Some(PROMPT)).unwrap();
+    let _ = third.write_all(&get_api(false));
+    let mut buf = [0u8; 64];
+    let third_got = third.read(&mut buf);
+    assert!(matches!(third_got, Ok(0) | Err(_)), "a third connection of one client was served: {third_got:?}");
+    // Within the send timeout (2 s) and some slack, the stalled connections
+    // are dropped, and the client may connect again.
+    let start = Instant::now();
+    let back = loop {
+        let mut again = connect_from(stalled_client, &server.addr).expect("connect");
+        again.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+        let _ = again.write_all(&get_api(false));
+        if matches!(again.read(&mut buf), Ok(n) if n > 0) {
+            break Some(start.elapsed());
+        }
+        if start.elapsed() > Duration::from_secs(8) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    eprintln!("stalled reader: its client could connect again after {back:?}");
+    assert!(back.is_some(), "the stalled connections still held the client's slots after 8 s");
+    // What the stalled connections got before they were cut: far fewer than
+    // the 300 requests each sent, then the end of the stream.
+    for s in &mut stalled {
+        s.set_read_timeout(Some(PROMPT)).unwrap();
+        let mut got = Vec::new();
+        let end = s.read_to_end(&mut got);
+        let answers = got.windows(12).filter(|w| w == b"HTTP/1.1 200").count();
+        eprintln!("stalled reader: {answers} answers, then {end:?}");
+        assert!(answers < 300, "a stalled connection was answered all {answers} requests");
+    }
+}
+
+#[test]
+fn pipelined_requests_are_answered_at_most_a_hundred_per_connection() {
+    let _machine = shared();
+    let server = Server::start();
+    let mut conn = Conn::connect(&server.addr).unwrap_or_else(|f| panic!("{f}"));
+    conn.send(&b"GET /api/polls/AAAAAAAAAAAAAAAA HTTP/1.1\r\nHost: polld\r\n\r\n".repeat(150)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut answers = 0;
+    let mut closing = false;
+    while let Ok(r) = conn.response(deadline) {
+        answers += 1;
+        closing = r.closes();
+    }
+    eprintln!("150 pipelined requests: {answers} answered, the last saying close: {closing}");
+    assert_eq!(answers, 100, "answers on one connection");
+    assert!(closing, "the 100th answer must say Connection: close");
+}
+
+// ---------------------------------------------------------------------------
+// Forwarding headers from a peer nobody named (issue 13, item 2)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn x_forwarded_for_is_not_believed_by_default_and_is_warned_about_once() {
+    let _machine = shared();
+    let server = Server::builder().polld_default_trust().start();
+    let mut created = 0;
+    let mut refused = 0;
+    for i in 0..12 {
+        let resp = server.create_from(&format!("198.51.100.{}", 100 + i), &common::valid_poll_json());
+        match resp.status {
+            201 => created += 1,
+            429 => refused += 1,
+            other => panic!("creation {i}: {}", resp.describe()),
+        }
+    }
+    eprintln!("12 creations, each with its own X-Forwarded-For, from one peer: {created} created, {refused} refused");
+    assert_eq!((created, refused), (10, 2), "one peer is one client, whatever X-Forwarded-For says");
+    let logs = server.logs();
+    let warnings = logs.lines().filter(|l| l.contains("X-Forwarded-For")).collect::<Vec<_>>();
+    assert_eq!(warnings.len(), 1, "one warning per start: {logs}");
+    assert!(warnings[0].contains("--trusted-proxy"), "the warning names the option: {}", warnings[0]);
+    assert!(!logs.contains("198.51.100"), "a forwarded address reached the log: {logs}");
+    assert!(!warnings[0].contains("127.0.0.1"), "the peer's address is in the warning: {}", warnings[0]);
+    // The shipped unit names loopback for the Caddy in front of it.
+    let unit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/anonpoll.service")).unwrap();
+    assert!(
+        unit.lines().any(|l| l.trim() == "Environment=POLL_TRUSTED_PROXIES=127.0.0.1/8,::1/128"),
+        "deploy/anonpoll.service must trust loopback explicitly"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Slow uploads (issue 13, item 4)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn slow_uploads_cannot_hold_every_upload_slot() {
+    let _machine = shared();
+    let server = Server::builder().trusted_proxy("192.0.2.1/32").start();
+    let slow_client = loopback(0, 8, 1);
+    // Four uploads from one client, each declaring 100 kB and trickling it.
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: polld\r\nContent-Type: {}\r\nContent-Length: 100000\r\n\r\n",
+        multipart_type()
+    );
+    let mut slow: Vec<Conn> = (0..4)
+        .map(|_| {
+            let stream = connect_from(slow_client, &server.addr).expect("connect");
+            let mut conn = Conn { stream, buf: Vec::new() };
+            conn.send(head.as_bytes()).unwrap();
+            conn.send(b"-").unwrap();
+            conn
+        })
+        .collect();
+    let started = Instant::now();
+    // Only one of them has a slot: the others are told at once.
+    let refused: Vec<u16> =
+        slow[1..].iter_mut().filter_map(|c| c.response(Instant::now() + PROMPT).ok().map(|r| r.status)).collect();
+    eprintln!("slow uploads: the 2nd to 4th of one client got {refused:?}");
+    // Another client's creation form is taken (whatever it then says of the
+    // form's content), not answered "busy".
+    let form = multipart(&[("title", "A poll")], &[]);
+    let other = server.request("POST", "/").header("Content-Type", &multipart_type()).body(form).send();
+    eprintln!("slow uploads: another client's form got {}", other.status);
+    assert_ne!(other.status, 503, "an upload slot must be left for others: {}", other.describe());
+    assert_eq!(refused, vec![503, 503, 503], "one client holds at most one upload slot");
+    // The first trickles on, one byte a second: below the minimum rate, it is
+    // cut once its 10 s head start is used up.
+    let cut = loop {
+        if let Ok(r) = slow[0].response(Instant::now() + Duration::from_secs(1)) {
+            break Some((r.status, started.elapsed()));
+        }
+        if started.elapsed() > Duration::from_secs(16) {
+            break None;
+        }
+        let _ = slow[0].stream.write_all(b"-");
+    };
+    eprintln!("slow uploads: the trickling one got {cut:?}");
+    assert!(matches!(cut, Some((408, t)) if t < Duration::from_secs(14)), "a trickled upload was not cut: {cut:?}");
 }

@@ -518,13 +518,15 @@ fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
     let server = Server::start();
     let (poll, _) = create_with_pictures(&server, &unique_marker("busy"));
     let media = format!("/media/{}", api_media(&server, &poll)[0]["id"].as_str().unwrap());
-    // Four slow uploads: a head announcing a large body, then a trickle.
+    // Four slow uploads, from four clients (one may hold only one upload
+    // slot): a head announcing a large body, then a trickle.
     let slow: Vec<std::net::TcpStream> = (0..4)
         .map(|_| {
             let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
             write!(
                 s,
-                "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n",
+                "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {}\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n",
+                Server::fresh_client_ip(),
                 multipart_type()
             )
             .unwrap();

@@ -251,7 +251,20 @@ fn schema_has_no_ip_or_timestamp_columns() {
         .collect();
     let mut sorted = resp_cols.clone();
     sorted.sort();
-    assert_eq!(sorted, ["cast_on", "choices", "poll_id"], "responses must hold nothing but poll, day and choices");
+    assert_eq!(
+        sorted,
+        ["cast_on", "choices", "id", "poll_id"],
+        "responses must hold nothing but poll, random key, day and choices"
+    );
+    // The key is random: 16 bytes that order the table by nothing else.
+    let keys: Vec<usize> = conn
+        .prepare("SELECT length(id) FROM responses")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(keys.iter().all(|n| *n == 16), "{keys:?}");
 }
 
 // ===========================================================================
@@ -743,4 +756,141 @@ fn private_counts_do_not_leak_without_token() {
     for key in ["totalResponses", "answered", "percent"] {
         assert!(!text.contains(key), "401 body exposes {key}: {text}");
     }
+}
+
+// ===========================================================================
+// The order of ballots (issue 13, item 5)
+// ===========================================================================
+
+/// The choices of ballot `i` (0-999): its three digits, one per question.
+fn digits(i: usize) -> [usize; 3] {
+    [i / 100, i / 10 % 10, i % 10]
+}
+
+/// Where ballot `i` (cast on `day` with [`digits`]) first appears in `bytes`:
+/// its record holds the day and then the choices, side by side.
+fn ballot_at(bytes: &[u8], day: &str, i: usize) -> Option<usize> {
+    let [a, b, c] = digits(i);
+    find_bytes(bytes, format!("{day}[{a},{b},{c}]").as_bytes())
+}
+
+/// Fails if the places of ballots 0..n in any database file follow the order
+/// they were cast in: over the whole file (Spearman's rho; random places give
+/// |rho| < 0.3 at n = 300 with probability 1 - 2e-7, cast order about 0.9),
+/// or within the pages (sum over pages of (m - 1) rho^2, about chi-squared
+/// with one degree per page if places are random; cast order gives about
+/// m - 1 per page).
+fn assert_no_cast_order(dir: &std::path::Path, day: &str, n: usize) {
+    let mut seen = 0;
+    for (name, bytes) in db_files(dir) {
+        let places: Vec<Option<usize>> = (0..n).map(|i| ballot_at(&bytes, day, i)).collect();
+        let found: Vec<(usize, usize)> = places.iter().enumerate().filter_map(|(i, p)| p.map(|p| (i, p))).collect();
+        if found.is_empty() {
+            continue;
+        }
+        // The WAL keeps frames in commit order; the writer empties it once idle.
+        assert_eq!(name, DB_NAME, "{name} still holds {} ballots after the writer went idle", found.len());
+        seen += 1;
+        assert_eq!(found.len(), n, "every ballot is in {name}");
+        let rho = hostile::rank_correlation(&found.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+        let mut pages: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for (_, p) in &found {
+            pages.entry(p / 4096).or_default().push(*p);
+        }
+        let (mut chi2, mut k) = (0.0, 0);
+        for places in pages.values().filter(|v| v.len() >= 20) {
+            let r = hostile::rank_correlation(places);
+            chi2 += (places.len() as f64 - 1.0) * r * r;
+            k += 1;
+        }
+        let bound = k as f64 + 8.0 * (2.0 * k as f64).sqrt() + 20.0;
+        eprintln!(
+            "{name}: {n} ballots, rank correlation of place with cast order {rho:.3}; within {k} pages \
+             chi2 {chi2:.1} (bound {bound:.1})"
+        );
+        assert!(rho.abs() < 0.3, "{name}: ballots lie in the order they were cast (rho {rho:.3})");
+        assert!(k >= 2, "{name}: expected the ballots to fill several pages");
+        assert!(chi2 < bound, "{name}: within pages, ballots lie in cast order (chi2 {chi2:.1} over {k} pages)");
+    }
+    assert!(seen > 0, "no ballot found in any file");
+}
+
+/// Waits (up to 5 s) until polld's writer has gone idle and emptied the WAL.
+fn wait_for_empty_wal(dir: &std::path::Path) {
+    let wal = dir.join(format!("{DB_NAME}-wal"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_database_files_do_not_keep_the_order_ballots_were_cast_in() {
+    const N: usize = 300;
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["questions"] = questions(3, 10);
+    let poll = server.create_poll(&body);
+    let day = today();
+    for i in 0..N {
+        let [a, b, c] = digits(i);
+        server.vote(&poll.id, &[Some(a), Some(b), Some(c)], &Server::fresh_client_ip()).unwrap();
+    }
+    wait_for_empty_wal(server.dir());
+    assert_no_cast_order(server.dir(), &day, N);
+    // One more ballot: now only the rows around it are rewritten. Every
+    // ballot is still there once, and counted.
+    server.vote(&poll.id, &[Some(9), Some(9), Some(9)], &Server::fresh_client_ip()).unwrap();
+    wait_for_empty_wal(server.dir());
+    let stored: Vec<String> = server
+        .sql()
+        .prepare("SELECT choices FROM responses WHERE poll_id = ?1")
+        .unwrap()
+        .query_map([&poll.id], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let distinct: std::collections::BTreeSet<&String> = stored.iter().collect();
+    assert_eq!((stored.len(), distinct.len()), (N + 1, N + 1), "every ballot stored once");
+    let results = server.get_auth(&poll.results_path(), &poll.token).json();
+    assert_eq!(results["totalResponses"], N + 1);
+}
+
+#[test]
+fn ballots_stored_before_the_upgrade_lose_their_order_too() {
+    const N: usize = 300;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(DB_NAME);
+    let day = today();
+    {
+        // A database as the previous release left it (schema version 2).
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA secure_delete = ON;").unwrap();
+        conn.execute_batch(include_str!("../sql/001_init.sql")).unwrap();
+        conn.execute_batch(include_str!("../sql/002_media.sql")).unwrap();
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        let question =
+            json!({"type": "single", "label": "q", "options": (0..10).map(|o| o.to_string()).collect::<Vec<_>>()});
+        conn.execute(
+            "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
+             VALUES ('UPGRADEDPOLL0001', randomblob(32), 't', 'en', 1, ?1, ?2, ?3)",
+            rusqlite::params![day, date_from_today(30), json!([question, question, question]).to_string()],
+        )
+        .unwrap();
+        for i in 0..N {
+            let [a, b, c] = digits(i);
+            conn.execute(
+                "INSERT INTO responses (poll_id, cast_on, choices) VALUES ('UPGRADEDPOLL0001', ?1, ?2)",
+                rusqlite::params![day, format!("[{a},{b},{c}]")],
+            )
+            .unwrap();
+        }
+        conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+    }
+    // Opening it with this release migrates it (and truncates the WAL).
+    drop(anonpoll::store::Store::open(&db).unwrap());
+    assert_no_cast_order(dir.path(), &day, N);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let stored: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0)).unwrap();
+    assert_eq!(stored, N as i64);
 }

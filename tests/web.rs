@@ -471,7 +471,7 @@ impl Drop for Polld {
 
 #[test]
 fn the_vote_throttle_limits_each_client_per_poll() {
-    let polld = Polld::start(&["--vote-limit", "3"]);
+    let polld = Polld::start(&["--vote-limit", "3", "--trusted-proxy", "127.0.0.1/8"]);
     let resp = Request::new(&polld.addr, "POST", "/api/polls")
         .json(&with(valid_poll_json(), "/resultsPublic", json!(true)))
         .send();
@@ -495,6 +495,92 @@ fn the_vote_throttle_limits_each_client_per_poll() {
     assert_eq!(vote("198.51.100.8").status, 200, "another client");
     let api = Request::new(&polld.addr, "GET", &format!("/api/polls/{}/results", poll.id)).send().json();
     assert_eq!(api["totalResponses"], 4);
+}
+
+#[test]
+fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
+    // 4 votes at once, then one back every 4 s / 4 = 1 s; a client tries
+    // to vote every 0.1 s for 10 s, two and a half windows.
+    let polld = Polld::start(&["--vote-limit", "4", "--vote-window-secs", "4", "--trusted-proxy", "127.0.0.1/8"]);
+    let resp = Request::new(&polld.addr, "POST", "/api/polls")
+        .json(&with(valid_poll_json(), "/resultsPublic", json!(true)))
+        .send();
+    let poll = Created::from_response(&resp);
+    let path = format!("/p/{}", poll.id);
+    let start = std::time::Instant::now();
+    let mut accepted = Vec::new();
+    let mut refused = 0;
+    while start.elapsed() < std::time::Duration::from_secs(10) {
+        let page = Request::new(&polld.addr, "GET", &path).xff("198.51.100.30").send();
+        let resp = Request::new(&polld.addr, "POST", &path)
+            .xff("198.51.100.30")
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
+            .send();
+        match resp.status {
+            200 => accepted.push(start.elapsed().as_secs_f64()),
+            429 => refused += 1,
+            _ => panic!("{}", resp.describe()),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    eprintln!("vote budget: {} accepted at {accepted:.2?}, {refused} refused, in {elapsed:.1} s", accepted.len());
+    // Never more than the budget allows: by any time t, 4 + t votes (one
+    // refilled each second), across all windows alike.
+    for (k, t) in accepted.iter().enumerate() {
+        assert!(k as f64 + 1.0 <= 4.0 + t + 0.3, "vote {} accepted at {t:.2} s: more than 4 + t", k + 1);
+    }
+    // And the budget does refill: after the first 4, about one a second
+    // (not one window of nothing). Loose, for a loaded machine.
+    assert!(accepted.len() >= 4 && accepted[3] < 2.0, "the budget of 4 at once: {accepted:.2?}");
+    let expected = 4.0 + elapsed.floor();
+    assert!(
+        accepted.len() as f64 >= expected - 3.0,
+        "{} accepted in {elapsed:.1} s, expected about {expected}",
+        accepted.len()
+    );
+    let first_window = accepted.iter().filter(|t| **t < 4.0).count();
+    assert!(first_window >= 6, "{first_window} in the first window, expected 4 + 4");
+    assert!(refused > 0, "the budget was never exhausted");
+}
+
+#[test]
+fn votes_sent_from_another_site_are_refused_without_sec_fetch_site() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    let vote = |headers: &[(&str, &str)]| {
+        let token = ballot(&server.get(&path).text());
+        let mut req = server.request("POST", &path).header("Content-Type", "application/x-www-form-urlencoded");
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        req.body(form(&[("q0", "0"), ("ballot", &token)])).send().status
+    };
+    let own_page = format!("{}/", server.base_url);
+    let hostile: &[&[(&str, &str)]] = &[
+        &[("Origin", "https://evil.example")],
+        &[("Origin", "null")],
+        &[("Referer", "https://evil.example/page")],
+        &[("Origin", "https://evil.example"), ("Referer", own_page.as_str())],
+    ];
+    for headers in hostile {
+        assert_eq!(vote(headers), 403, "{headers:?}");
+    }
+    assert_eq!(total(&server, &poll), 0, "no cross-site vote counted");
+    // This site (the base URL, or the host the request went to), or no
+    // origin at all (tools, old browsers): counted.
+    let own = server.base_url.clone();
+    let referer = format!("{own}/p/{}", poll.id);
+    let friendly: &[&[(&str, &str)]] = &[&[], &[("Origin", own.as_str())], &[("Referer", referer.as_str())]];
+    for headers in friendly {
+        assert_eq!(vote(headers), 200, "{headers:?}");
+    }
+    // A browser that says Sec-Fetch-Site is judged by it: our pages ask for
+    // no referrer, so its own form posts carry Origin: null.
+    assert_eq!(vote(&[("Sec-Fetch-Site", "same-origin"), ("Origin", "null")]), 200);
+    assert_eq!(total(&server, &poll), 4);
 }
 
 #[test]

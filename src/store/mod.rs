@@ -34,6 +34,7 @@ pub use writer::WriterConfig;
 const MIGRATIONS: &[(&str, &str)] = &[
     ("001_init.sql", include_str!("../../sql/001_init.sql")),
     ("002_media.sql", include_str!("../../sql/002_media.sql")),
+    ("003_ballot_order.sql", include_str!("../../sql/003_ballot_order.sql")),
 ];
 
 /// The schema version this binary writes (`PRAGMA user_version`).

@@ -29,12 +29,19 @@
 //!
 //! Other writes each run in their own savepoint, so one failing write does not
 //! undo the others of its batch.
+//!
+//! Ballots keep no order (sql/003_ballot_order.sql): each is stored under a
+//! random key, but SQLite still lays out a page's new rows, and appends WAL
+//! frames, in the order they come. So once the writer is idle after votes
+//! (or at least every [`MIX_EVERY`] under steady load), it rewrites the rows
+//! around each new ballot in key order and truncates the WAL: from then on,
+//! where a ballot sits in the files follows its random key alone.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
@@ -200,12 +207,22 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration
     let mut checkpoint_owed = !checkpoint(&conn, busy);
     let mut last_try = std::time::Instant::now();
     let mut polls = PollCache::default();
+    let mut fresh = Fresh::default();
     loop {
-        let first = if checkpoint_owed {
+        let first = if checkpoint_owed || fresh.waiting() {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
-                    checkpoint_owed = !checkpoint(&conn, busy);
+                    // Idle: the moment to hide the order of new ballots.
+                    if fresh.waiting() {
+                        // The WAL holds the votes' frames in commit order,
+                        // and now the mix's: it is truncated either way.
+                        fresh.mix(&mut conn);
+                        checkpoint_owed = true;
+                    }
+                    if checkpoint_owed {
+                        checkpoint_owed = !checkpoint(&conn, busy);
+                    }
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -223,7 +240,11 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration
                 Err(_) => break,
             }
         }
-        let (results, erased) = commit(&mut conn, &batch, &mut polls);
+        let (results, erased) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+        if fresh.overdue() {
+            fresh.mix(&mut conn);
+            checkpoint_owed = true;
+        }
         // Retry an owed checkpoint at most once a second under load: each try
         // may hold the write lock for up to CHECKPOINT_WAIT.
         if erased || (checkpoint_owed && last_try.elapsed() >= Duration::from_secs(1)) {
@@ -233,6 +254,10 @@ fn run(mut conn: Connection, rx: Receiver<Job>, max_batch: usize, busy: Duration
         for (job, result) in batch.into_iter().zip(results) {
             job.reply.send(result);
         }
+    }
+    if fresh.count > 0 {
+        fresh.mix(&mut conn);
+        checkpoint_owed = true;
     }
     let give_up = std::time::Instant::now() + FINAL_CHECKPOINT_TRIES;
     while checkpoint_owed {
@@ -297,8 +322,13 @@ fn clone_sqlite_error(e: &rusqlite::Error) -> rusqlite::Error {
 
 /// Applies a batch in one transaction. Returns each job's result and whether
 /// anything was erased.
-fn commit(conn: &mut Connection, batch: &[Job], polls: &mut PollCache) -> (Vec<Result<Outcome, Error>>, bool) {
-    try_commit(conn, batch, polls).unwrap_or_else(|BatchFailed(err)| {
+fn commit(
+    conn: &mut Connection,
+    batch: &[Job],
+    polls: &mut PollCache,
+    fresh: &mut Fresh,
+) -> (Vec<Result<Outcome, Error>>, bool) {
+    try_commit(conn, batch, polls, fresh).unwrap_or_else(|BatchFailed(err)| {
         // The transaction was rolled back: nothing of the batch is written,
         // and the cache may hold what it had written.
         polls.clear();
@@ -331,6 +361,7 @@ fn try_commit(
     conn: &mut Connection,
     batch: &[Job],
     polls: &mut PollCache,
+    fresh: &mut Fresh,
 ) -> Result<(Vec<Result<Outcome, Error>>, bool), BatchFailed> {
     let failed = |e: &rusqlite::Error| BatchFailed::sqlite(batch.len(), e);
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| failed(&e))?;
@@ -343,7 +374,7 @@ fn try_commit(
     let mut erased = false;
     for job in batch {
         let result = match &job.op {
-            Op::Cast { id, ballot, today } => cast(&tx, polls, &mut counts, id, ballot, *today),
+            Op::Cast { id, ballot, today } => cast(&tx, polls, &mut counts, fresh, id, ballot, *today),
             op => {
                 // Other writes may change or delete a poll just counted: the
                 // counters go first, and the cache is rebuilt from the table.
@@ -393,6 +424,7 @@ fn cast(
     tx: &Transaction,
     polls: &mut PollCache,
     counts: &mut Counts,
+    fresh: &mut Fresh,
     id: &PollId,
     ballot: &Ballot,
     today: Day,
@@ -403,13 +435,118 @@ fn cast(
     }
     let day = today.to_string();
     let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
-    tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?.execute(params![
-        id.as_str(),
-        day,
-        choices_json
-    ])?;
+    let mut key = [0u8; 16];
+    crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
+    tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![id.as_str(), &key[..], day, choices_json])?;
+    // A key of a batch that then fails is mixed for nothing, harmlessly.
+    fresh.add(id, key);
     counts.add(id, day, ballot.choices());
     Ok(Outcome::Done)
+}
+
+/// Rows rewritten on each side of a new ballot: more than a page holds, so
+/// the new ballot's page is rewritten whole.
+const NEIGHBOURS: i64 = 100;
+/// Under steady load the writer is never idle; it mixes at least this often.
+pub const MIX_EVERY: Duration = Duration::from_secs(60);
+/// New ballots remembered before the writer mixes whatever the time.
+const MAX_FRESH: usize = 100_000;
+
+/// The keys of ballots stored since the last mix, by poll.
+#[derive(Default)]
+struct Fresh {
+    keys: BTreeMap<String, Vec<[u8; 16]>>,
+    count: usize,
+    /// When the oldest of them was stored.
+    since: Option<Instant>,
+    /// After a failed mix, the next is not tried before this.
+    not_before: Option<Instant>,
+}
+
+impl Fresh {
+    fn add(&mut self, poll: &PollId, key: [u8; 16]) {
+        self.keys.entry(poll.as_str().to_owned()).or_default().push(key);
+        self.count += 1;
+        self.since.get_or_insert_with(Instant::now);
+    }
+
+    /// Whether there are ballots to mix, and a mix may be tried now.
+    fn waiting(&self) -> bool {
+        self.count > 0 && self.not_before.is_none_or(|t| Instant::now() >= t)
+    }
+
+    /// Whether mixing cannot wait for an idle moment any longer.
+    fn overdue(&self) -> bool {
+        self.waiting() && (self.count >= MAX_FRESH || self.since.is_some_and(|t| t.elapsed() >= MIX_EVERY))
+    }
+
+    /// Rewrites the rows around every new ballot in key order, in one
+    /// transaction, then forgets the keys; on failure keeps them and tries
+    /// again after [`MIX_EVERY`]. The caller then truncates the WAL.
+    fn mix(&mut self, conn: &mut Connection) {
+        match mix(conn, &self.keys) {
+            Ok(()) => *self = Fresh::default(),
+            Err(e) => {
+                eprintln!("anonpoll: could not rewrite new ballots in random order (will retry): {e}");
+                self.not_before = Some(Instant::now() + MIX_EVERY);
+            }
+        }
+    }
+}
+
+/// Deletes the rows around each key of `fresh` and writes them back in key
+/// order. The keys are random, so the rows' new places (in their pages, and
+/// the pages' order) say nothing about when each was cast; secure_delete
+/// zeroes what the deletes free.
+fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut rows: BTreeMap<(String, Vec<u8>), (String, String)> = BTreeMap::new();
+    {
+        let mut keep = |r: &rusqlite::Row, poll: &str| -> rusqlite::Result<()> {
+            rows.insert((poll.to_owned(), r.get(0)?), (r.get(1)?, r.get(2)?));
+            Ok(())
+        };
+        let mut total = tx.prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?;
+        let mut all = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1")?;
+        let mut below = tx.prepare_cached(
+            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+        )?;
+        let mut above = tx.prepare_cached(
+            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
+        )?;
+        for (poll, keys) in fresh {
+            let stored: i64 = total.query_row([poll], |r| r.get(0)).optional()?.unwrap_or(0);
+            if keys.len() as i64 * (2 * NEIGHBOURS + 1) >= stored {
+                // The neighbourhoods would cover the poll anyway.
+                let mut q = all.query([poll])?;
+                while let Some(r) = q.next()? {
+                    keep(r, poll)?;
+                }
+                continue;
+            }
+            for key in keys {
+                for stmt in [&mut below, &mut above] {
+                    let mut q = stmt.query(params![poll, &key[..], NEIGHBOURS])?;
+                    while let Some(r) = q.next()? {
+                        keep(r, poll)?;
+                    }
+                }
+            }
+        }
+    }
+    {
+        let mut delete = tx.prepare_cached("DELETE FROM responses WHERE poll_id = ?1 AND id = ?2")?;
+        for (poll, id) in rows.keys() {
+            delete.execute(params![poll, id])?;
+        }
+        let mut insert =
+            tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?;
+        for ((poll, id), (day, choices)) in &rows {
+            insert.execute(params![poll, id, day, choices])?;
+        }
+    }
+    tx.commit()
 }
 
 /// The counter increments of a batch's votes, summed per counter row.

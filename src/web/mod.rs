@@ -26,6 +26,7 @@ pub mod form;
 pub mod lang;
 mod layout;
 pub mod media;
+mod origin;
 mod poll;
 mod privacy;
 mod results;
@@ -168,6 +169,12 @@ impl WebWorker {
         if let Some(site) = req.header("sec-fetch-site")
             && !matches!(site.trim(), "same-origin" | "none")
         {
+            let ctx = self.ctx(req, None);
+            return Ok(message_page(&ctx, 403, ctx.t.error_title, ctx.t.cross_site));
+        }
+        // Browsers that do not send Sec-Fetch-Site still name the page that
+        // sent the form (origin.rs).
+        if req.header("sec-fetch-site").is_none() && !origin::from_this_site(req, self.web.app.links().base()) {
             let ctx = self.ctx(req, None);
             return Ok(message_page(&ctx, 403, ctx.t.error_title, ctx.t.cross_site));
         }

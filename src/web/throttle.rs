@@ -1,16 +1,22 @@
-//! The vote throttle: at most N responses per poll per client in a sliding
-//! window, to blunt scripted ballot stuffing.
+//! The vote throttle: a budget of N responses per poll per client that
+//! refills at N per window, to blunt scripted ballot stuffing.
+//!
+//! What the limit means: a client may send up to N responses to a poll at
+//! once; each one spent comes back after window / N (6 s at the default 100
+//! per 10 minutes), so an emptied budget is whole again one window after its
+//! last use. Over any span of time T, a client gets at most N + N × T / window
+//! responses in. A refilling budget rather than a rolling window: it needs
+//! one small entry per client and poll instead of one instant per response.
 //!
 //! Why this shape: a classroom or an office answers from one address (NAT),
-//! so the limit must be generous (default 100 per 10 minutes) and it only
-//! slows a script down; the one-time ballot tokens (`ballot.rs`) do the rest.
+//! so the limit must be generous and it only slows a script down; the
+//! one-time ballot tokens (`ballot.rs`) do the rest.
 //!
 //! Privacy: a client is known here only as HMAC-SHA256(key, client group ‖
 //! poll id) truncated to 128 bits, with a random key that lives in memory for
-//! one window and is dropped with its counts after the next one. Nothing is
-//! written anywhere. The count is a sliding-window estimate from two fixed
-//! windows (current count plus the previous one's, weighted by how much of it
-//! still overlaps), which needs one counter per client and window.
+//! one window and is dropped with its entries after the next one (by then
+//! every budget it keyed is whole again, so forgetting it changes nothing).
+//! Nothing is written anywhere.
 
 use std::net::IpAddr;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -24,7 +30,14 @@ use crate::secret::PollId;
 /// refused until the next window, so memory stays bounded under a flood.
 pub const MAX_TRACKED: usize = 500_000;
 
-type State = Generations<u32>;
+/// What is left of one client's budget for one poll, as of `at`.
+#[derive(Clone, Copy)]
+struct Budget {
+    left: f64,
+    at: Instant,
+}
+
+type State = Generations<Budget>;
 
 pub struct VoteThrottle {
     limit: u32,
@@ -34,11 +47,8 @@ pub struct VoteThrottle {
 
 impl VoteThrottle {
     pub fn new(limit: u32, window: Duration) -> anyhow::Result<VoteThrottle> {
-        Ok(VoteThrottle {
-            limit,
-            window: window.max(Duration::from_secs(1)),
-            state: Mutex::new(Generations::new(window.max(Duration::from_secs(1)), Instant::now())?),
-        })
+        let window = window.max(Duration::from_secs(1));
+        Ok(VoteThrottle { limit, window, state: Mutex::new(Generations::new(window, Instant::now())?) })
     }
 
     pub fn window(&self) -> Duration {
@@ -46,41 +56,43 @@ impl VoteThrottle {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // Every mutation is a single insert or swap: the data stays consistent.
+        // Every mutation is a single insert: the data stays consistent.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Counts one response of `ip` to `poll`, or refuses it.
     /// Rotates windows by the clock alone, so that on a quiet server, too,
-    /// keys and counts go when their time is up (called by a timer).
+    /// keys and budgets go when their time is up (called by a timer).
     pub fn tick(&self) {
         self.lock().rotate(Instant::now());
     }
 
+    /// Spends one response of `ip`'s budget for `poll`, or refuses it.
     pub fn admit(&self, ip: IpAddr, poll: &PollId) -> bool {
         self.admit_at(ip, poll, Instant::now())
     }
 
     pub fn admit_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
         let group = ClientGroup::of(ip);
+        let parts: [&[u8]; 2] = [group.as_bytes(), poll.as_str().as_bytes()];
         let mut state = self.lock();
         state.rotate(now);
-        let elapsed = now.saturating_duration_since(state.current.started).as_secs_f64();
-        let overlap = (1.0 - elapsed / self.window.as_secs_f64()).clamp(0.0, 1.0);
-        let before = state
-            .previous
-            .as_ref()
-            .and_then(|w| w.entries.get(&w.key(&[group.as_bytes(), poll.as_str().as_bytes()])).copied())
-            .map_or(0.0, |n| f64::from(n) * overlap);
-        let key = state.current.key(&[group.as_bytes(), poll.as_str().as_bytes()]);
-        let now_count = state.current.entries.get(&key).copied();
-        if before + f64::from(now_count.unwrap_or(0)) >= f64::from(self.limit) {
+        let key = state.current.key(&parts);
+        let known = state.current.entries.get(&key).copied();
+        // A budget last touched in the previous generation carries over; one
+        // older than that is whole again anyway.
+        let last = known.or_else(|| state.previous.as_ref().and_then(|p| p.entries.get(&p.key(&parts)).copied()));
+        let limit = f64::from(self.limit);
+        let window = self.window.as_secs_f64();
+        let left = last.map_or(limit, |b| {
+            (b.left + now.saturating_duration_since(b.at).as_secs_f64() * limit / window).min(limit)
+        });
+        if left < 1.0 {
             return false;
         }
-        if now_count.is_none() && state.current.entries.len() >= MAX_TRACKED {
+        if known.is_none() && state.current.entries.len() >= MAX_TRACKED {
             return false;
         }
-        *state.current.entries.entry(key).or_insert(0) += 1;
+        state.current.entries.insert(key, Budget { left: left - 1.0, at: now });
         true
     }
 }
@@ -95,10 +107,11 @@ mod tests {
     }
 
     #[test]
-    fn limit_is_per_client_and_per_poll_and_slides() {
+    fn the_budget_is_per_client_and_per_poll_and_refills_over_windows() {
         let window = Duration::from_secs(600);
         let t = VoteThrottle::new(3, window).unwrap();
         let t0 = t.lock().current.started;
+        let at = |s: u64| t0 + Duration::from_secs(s);
         let (a, b) = (PollId::parse("AAAAAAAAAAAAAAAA").unwrap(), PollId::parse("BBBBBBBBBBBBBBBB").unwrap());
         for _ in 0..3 {
             assert!(t.admit_at(ip("192.0.2.1"), &a, t0));
@@ -106,12 +119,21 @@ mod tests {
         assert!(!t.admit_at(ip("192.0.2.1"), &a, t0), "fourth vote refused");
         assert!(t.admit_at(ip("192.0.2.1"), &b, t0), "another poll is counted apart");
         assert!(t.admit_at(ip("192.0.2.2"), &a, t0), "another client is counted apart");
-        // Just into the next window the three votes still weigh almost fully.
-        assert!(!t.admit_at(ip("192.0.2.1"), &a, t0 + window + Duration::from_secs(1)));
-        // Two thirds into it, one third of them still counts: 1 < 3.
-        assert!(t.admit_at(ip("192.0.2.1"), &a, t0 + window + Duration::from_secs(400)));
-        // Two windows later everything is forgotten, keys included.
-        assert!(t.admit_at(ip("192.0.2.1"), &a, t0 + window * 4));
+        // One response comes back every window / 3 = 200 s, across rotations.
+        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(199)));
+        assert!(t.admit_at(ip("192.0.2.1"), &a, at(200)));
+        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(201)));
+        assert!(t.admit_at(ip("192.0.2.1"), &a, at(400)));
+        assert!(t.admit_at(ip("192.0.2.1"), &a, at(600)), "the generation rotated; the budget carried over");
+        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(700)));
+        assert!(t.admit_at(ip("192.0.2.1"), &a, at(800)));
+        // A whole window after its last use, the budget is whole again.
+        for _ in 0..3 {
+            assert!(t.admit_at(ip("192.0.2.1"), &a, at(1400)));
+        }
+        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(1400)));
+        // Long after, everything is forgotten, keys included.
+        assert!(t.admit_at(ip("192.0.2.1"), &a, at(5000)));
         assert!(t.lock().previous.is_none());
         assert_eq!(t.lock().current.entries.len(), 1);
     }

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod hostile;
 pub mod media;
 
 /// Largest accepted JSON body (256 KiB).
@@ -42,6 +43,7 @@ pub struct ServerBuilder {
     trusted_proxies: Vec<String>,
     dir: Option<tempfile::TempDir>,
     args: Vec<String>,
+    polld_default_trust: bool,
 }
 
 impl ServerBuilder {
@@ -54,6 +56,13 @@ impl ServerBuilder {
     /// Pass `--trusted-proxy CIDR` (may be repeated).
     pub fn trusted_proxy(mut self, cidr: &str) -> Self {
         self.trusted_proxies.push(cidr.to_string());
+        self
+    }
+
+    /// Trust no proxy, as polld does by default, instead of the harness's
+    /// loopback.
+    pub fn polld_default_trust(mut self) -> Self {
+        self.polld_default_trust = true;
         self
     }
 
@@ -79,6 +88,11 @@ impl ServerBuilder {
         }
         for cidr in &self.trusted_proxies {
             cmd.arg("--trusted-proxy").arg(cidr);
+        }
+        // The tests' clients are told apart by X-Forwarded-For from loopback,
+        // as behind the shipped Caddy (whose unit trusts loopback).
+        if self.trusted_proxies.is_empty() && !self.polld_default_trust {
+            cmd.args(["--trusted-proxy", "127.0.0.1/8", "--trusted-proxy", "::1/128"]);
         }
         cmd.args(&self.args);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
