@@ -43,7 +43,6 @@ from anonpoll_client.models import (
     Results,
     ValidationProblem,
 )
-from anonpoll_client.types import Unset
 
 
 def check(cond: bool, what: str, got: Any = None) -> None:
