@@ -467,8 +467,14 @@ The warnings that remain, and why:
 /// reason; tests/openapi.rs fails on any warning not named here.
 const LINT_WARNINGS_KEPT: &[(&str, &str)] = &[
     ("info-contact", "each deployment is run by its own operator; the document names no one contact for all of them."),
-    ("operation-description", "each operation's `summary` says what it does; a `description` is added where there is more to say."),
-    ("operation-tags", "the API has one resource; tags would only move the generated code into per-tag modules (the Python client's `api.default`)."),
+    (
+        "operation-description",
+        "each operation's `summary` says what it does; a `description` is added where there is more to say.",
+    ),
+    (
+        "operation-tags",
+        "the API has one resource; tags would only move the generated code into per-tag modules (the Python client's `api.default`).",
+    ),
 ];
 
 /// Renders the OpenAPI document as the Markdown reference in `docs/API.md`.
