@@ -1,0 +1,222 @@
+"""Drives every endpoint of a live polld through a client that
+openapi-python-client generated from its `GET /api` document
+(run by tests/openapi.rs: `python drive_python.py BASE_URL`, with the
+generated package `anonpoll_client` on PYTHONPATH).
+
+Only the generated functions and models are used, never raw JSON: a
+document that makes the generator emit wrong types, or a server that answers
+outside the document, fails here. Each answer must parse as the model the
+document names for its status (`parsed` is that model, not None).
+
+Extending: every API addition (question types, result modes, invites, ...)
+adds or widens a step below and lists it in STEPS, in the same change. A step
+takes the shared `State` and records what later steps need on it.
+"""
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from anonpoll_client import AuthenticatedClient, Client
+from anonpoll_client.api.default import (
+    create_poll,
+    delete_poll,
+    get_api_schema,
+    get_poll,
+    get_results,
+    update_poll,
+)
+from anonpoll_client.models import (
+    CreatedPoll,
+    LanguageVersion,
+    LanguageVersionQuestionsItem,
+    NewPoll,
+    NewPollExpiryDays,
+    NewPollLang,
+    Poll,
+    PollPatch,
+    PollPatchExpiryDays,
+    PollPatchTranslations,
+    Problem,
+    Question,
+    QuestionType,
+    Results,
+    ValidationProblem,
+)
+
+
+def check(cond: bool, what: str, got: Any = None) -> None:
+    if not cond:
+        raise AssertionError(f"{what}; got: {got!r}")
+
+
+def expect(resp: Any, status: int, model: type, what: str) -> Any:
+    """The answer has `status` and its body parsed as `model`."""
+    check(resp.status_code == status, f"{what}: status {status}", (resp.status_code, resp.content[:300]))
+    check(isinstance(resp.parsed, model), f"{what}: body parsed as {model.__name__}", resp.parsed)
+    print(f"ok  {what}: {status} {model.__name__}")
+    return resp.parsed
+
+
+@dataclass
+class State:
+    base: str
+    anon: Client
+    polls: dict = field(default_factory=dict)  # name -> CreatedPoll
+
+    def admin(self, name: str) -> AuthenticatedClient:
+        return AuthenticatedClient(base_url=self.base, token=self.polls[name].admin_token)
+
+    def wrong_admin(self) -> AuthenticatedClient:
+        return AuthenticatedClient(base_url=self.base, token="A" * 43)
+
+
+def new_poll(title: str, results_public: bool) -> NewPoll:
+    return NewPoll(
+        title=title,
+        lang=NewPollLang.EN,
+        expiry_days=NewPollExpiryDays.VALUE_7,
+        results_public=results_public,
+        questions=[
+            Question(label="Pick one", options=["Pizza", "Sushi", "Salad"], type_=QuestionType.SINGLE),
+            Question(label="And to drink?", options=["Water", "Juice"]),
+        ],
+    )
+
+
+def step_document(s: State) -> None:
+    resp = get_api_schema.sync_detailed(client=s.anon)
+    check(resp.status_code == 200, "GET /api: 200", resp.status_code)
+    print("ok  GET /api: 200")
+
+
+def step_create(s: State) -> None:
+    for name, public in (("private", False), ("public", True)):
+        created = expect(
+            create_poll.sync_detailed(client=s.anon, body=new_poll(f"Lunch ({name})", public)),
+            201,
+            CreatedPoll,
+            f"create {name} poll",
+        )
+        check(len(created.admin_token) == 43, "adminToken has 43 characters", created.admin_token)
+        check(isinstance(created.poll, Poll) and created.poll.id == created.id, "created.poll is the Poll", created.poll)
+        check(created.poll.results_public is public, "resultsPublic as sent", created.poll.results_public)
+        check(created.expires_on > created.poll.created_on, "expiresOn after createdOn (dates)", created.expires_on)
+        s.polls[name] = created
+
+
+def step_create_invalid(s: State) -> None:
+    bad = new_poll("Too few options", False)
+    bad.questions = [Question(label="Only one", options=["Lonely"])]
+    problem = expect(create_poll.sync_detailed(client=s.anon, body=bad), 422, ValidationProblem, "create invalid")
+    check(problem.status == 422 and problem.errors, "422 lists errors", problem)
+    check(any("options" in e.field for e in problem.errors), "the error names the options field", problem.errors)
+
+
+def step_read(s: State) -> None:
+    poll = expect(get_poll.sync_detailed(s.polls["private"].id, client=s.anon), 200, Poll, "read poll")
+    check(poll.title == "Lunch (private)", "title as created", poll.title)
+    check([q.options for q in poll.questions][0] == ["Pizza", "Sushi", "Salad"], "options as created", poll.questions)
+    check(poll.status.value == "open", "a new poll is open", poll.status)
+    check(poll.media == [], "no media through the API", poll.media)
+
+
+def step_results(s: State) -> None:
+    private, public = s.polls["private"].id, s.polls["public"].id
+    expect(get_results.sync_detailed(private, client=s.anon), 401, Problem, "private results without token")
+    expect(get_results.sync_detailed(private, client=s.wrong_admin()), 401, Problem, "private results, wrong token")
+    results = expect(get_results.sync_detailed(private, client=s.admin("private")), 200, Results, "private results")
+    check(results.total_responses == 0 and len(results.questions) == 2, "empty results of both questions", results)
+    check([o.label for o in results.questions[0].options] == ["Pizza", "Sushi", "Salad"], "option labels", results)
+    expect(get_results.sync_detailed(public, client=s.anon), 200, Results, "public results without token")
+
+
+def step_patch(s: State) -> None:
+    pid = s.polls["private"].id
+    # The body is typed; the generated client sends it as application/json.
+    closed = PollPatch(closed=True)
+    expect(update_poll.sync_detailed(pid, client=s.anon, body=closed), 401, Problem, "patch without token")
+    poll = expect(update_poll.sync_detailed(pid, client=s.admin("private"), body=closed), 200, Poll, "close")
+    check(poll.status.value == "closed", "closed", poll.status)
+
+    longer = PollPatch(closed=False, expiry_days=PollPatchExpiryDays.VALUE_30)
+    poll = expect(update_poll.sync_detailed(pid, client=s.admin("private"), body=longer), 200, Poll, "reopen+expiry")
+    check(poll.status.value == "open" and poll.expires_on > s.polls["private"].expires_on, "reopened, later", poll)
+
+    french = LanguageVersion(
+        title="Déjeuner",
+        questions=[
+            LanguageVersionQuestionsItem(label="Choisissez", options=["Pizza", "Sushi", "Salade"]),
+            LanguageVersionQuestionsItem(label="Et à boire ?", options=["Eau", "Jus"]),
+        ],
+    )
+    translations = PollPatchTranslations()
+    translations["fr"] = french
+    poll = expect(
+        update_poll.sync_detailed(pid, client=s.admin("private"), body=PollPatch(translations=translations)),
+        200,
+        Poll,
+        "set French version",
+    )
+    check("fr" in poll.translations.additional_properties, "French version stored", poll.translations)
+    check(poll.translations["fr"].title == "Déjeuner", "French title", poll.translations["fr"])
+
+    removal = PollPatchTranslations()
+    removal["fr"] = None
+    poll = expect(
+        update_poll.sync_detailed(pid, client=s.admin("private"), body=PollPatch(translations=removal)),
+        200,
+        Poll,
+        "remove French version",
+    )
+    check("fr" not in poll.translations.additional_properties, "French version removed", poll.translations)
+
+    mismatched = PollPatchTranslations()
+    mismatched["de"] = LanguageVersion(title="Mittag", questions=[french.questions[0]])
+    problem = expect(
+        update_poll.sync_detailed(pid, client=s.admin("private"), body=PollPatch(translations=mismatched)),
+        422,
+        ValidationProblem,
+        "version with too few questions",
+    )
+    check(problem.errors, "422 lists errors", problem)
+
+
+def step_delete(s: State) -> None:
+    for name, created in s.polls.items():
+        expect(delete_poll.sync_detailed(created.id, client=s.wrong_admin()), 401, Problem, f"delete {name}, wrong token")
+        resp = delete_poll.sync_detailed(created.id, client=s.admin(name))
+        check(resp.status_code == 204, f"delete {name}: 204", (resp.status_code, resp.content[:300]))
+        print(f"ok  delete {name}: 204")
+        expect(get_poll.sync_detailed(created.id, client=s.anon), 404, Problem, f"read {name} after delete")
+        expect(get_results.sync_detailed(created.id, client=s.admin(name)), 404, Problem, f"results of {name} after delete")
+        expect(
+            update_poll.sync_detailed(created.id, client=s.admin(name), body=PollPatch(closed=True)),
+            404,
+            Problem,
+            f"patch {name} after delete",
+        )
+        expect(delete_poll.sync_detailed(created.id, client=s.admin(name)), 404, Problem, f"delete {name} again")
+
+
+STEPS = [
+    step_document,
+    step_create,
+    step_create_invalid,
+    step_read,
+    step_results,
+    step_patch,
+    step_delete,
+]
+
+
+def main() -> None:
+    base = sys.argv[1]
+    state = State(base=base, anon=Client(base_url=base, raise_on_unexpected_status=True))
+    for step in STEPS:
+        step(state)
+    print(f"python client: {len(STEPS)} steps passed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+// Drives every endpoint of a live polld through openapi-fetch, typed by
+// the `paths` and `components` that openapi-typescript generated from its
+// `GET /api` document (into ./api.d.ts, next to this file when
+// tests/openapi.rs compiles it). tsc type-checks this file against those
+// types first (a document that generates the wrong types fails there), then
+// node runs the output: `node drive_typescript.js BASE_URL`.
+//
+// Bodies are built and answers read only through the generated types; each
+// typed annotation below (`const poll: Poll = ...`) is a compile-time check
+// that the document gives that operation and status the expected schema.
+//
+// Extending: every API addition (question types, result modes, invites, ...)
+// adds or widens a step below and lists it in STEPS, in the same change. A
+// step takes the shared State and records what later steps need on it.
+
+import createClient from "openapi-fetch";
+import type { components, paths } from "./api.js";
+
+// No @types/node: the only Node globals used are declared here.
+declare const process: { argv: string[]; exitCode?: number };
+
+type Schemas = components["schemas"];
+type Problem = Schemas["Problem"];
+type ValidationProblem = Schemas["ValidationProblem"];
+type Poll = Schemas["Poll"];
+type CreatedPoll = Schemas["CreatedPoll"];
+type Results = Schemas["Results"];
+type NewPoll = Schemas["NewPoll"];
+type PollPatch = Schemas["PollPatch"];
+type LanguageVersion = Schemas["LanguageVersion"];
+
+function check(cond: boolean, what: string, got?: unknown): asserts cond {
+  if (!cond) throw new Error(`${what}; got: ${JSON.stringify(got)}`);
+}
+
+/** The answer has `status` and a body; returns the body. */
+function expect<T>(what: string, r: { data?: unknown; error?: unknown; response: Response }, status: number, body: T | undefined): T {
+  check(r.response.status === status, `${what}: status ${status}`, { status: r.response.status, data: r.data, error: r.error });
+  check(body !== undefined && body !== null, `${what}: a body`, r);
+  console.log(`ok  ${what}: ${status}`);
+  return body;
+}
+
+function problem(what: string, p: Problem, status: number): void {
+  check(p.status === status && typeof p.title === "string" && typeof p.type === "string", `${what}: a Problem`, p);
+}
+
+interface State {
+  base: string;
+  api: ReturnType<typeof createClient<paths>>;
+  polls: Map<string, CreatedPoll>;
+}
+
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const WRONG = bearer("A".repeat(43));
+
+function newPoll(title: string, resultsPublic: boolean): NewPoll {
+  return {
+    title,
+    lang: "en",
+    expiryDays: 7,
+    resultsPublic,
+    questions: [
+      { type: "single", label: "Pick one", options: ["Pizza", "Sushi", "Salad"] },
+      { label: "And to drink?", options: ["Water", "Juice"] },
+    ],
+  };
+}
+
+function admin(s: State, name: string) {
+  const created = s.polls.get(name);
+  check(created !== undefined, `poll ${name} was created`);
+  return { id: created.id, headers: bearer(created.adminToken), created };
+}
+
+async function stepDocument(s: State): Promise<void> {
+  const r = await s.api.GET("/api");
+  expect("GET /api", r, 200, r.data);
+}
+
+async function stepCreate(s: State): Promise<void> {
+  for (const [name, resultsPublic] of [["private", false], ["public", true]] as const) {
+    const r = await s.api.POST("/api/polls", { body: newPoll(`Lunch (${name})`, resultsPublic) });
+    const created: CreatedPoll = expect(`create ${name} poll`, r, 201, r.data);
+    check(created.adminToken.length === 43, "adminToken has 43 characters", created.adminToken);
+    check(created.poll.id === created.id && created.poll.resultsPublic === resultsPublic, "created.poll", created.poll);
+    check(created.expiresOn > created.poll.createdOn, "expiresOn after createdOn", created);
+    s.polls.set(name, created);
+  }
+}
+
+async function stepCreateInvalid(s: State): Promise<void> {
+  const bad: NewPoll = { ...newPoll("Too few options", false), questions: [{ label: "Only one", options: ["Lonely"] }] };
+  const r = await s.api.POST("/api/polls", { body: bad });
+  const p: ValidationProblem = expect("create invalid", r, 422, r.error as ValidationProblem | undefined);
+  problem("create invalid", p, 422);
+  check(p.errors.some((e) => e.field.includes("options")), "the error names the options field", p.errors);
+}
+
+async function stepRead(s: State): Promise<void> {
+  const { id } = admin(s, "private");
+  const r = await s.api.GET("/api/polls/{id}", { params: { path: { id } } });
+  const poll: Poll = expect("read poll", r, 200, r.data);
+  check(poll.title === "Lunch (private)" && poll.status === "open", "title and status as created", poll);
+  check(poll.questions[0]?.options.join() === "Pizza,Sushi,Salad", "options as created", poll.questions);
+  check(poll.media.length === 0, "no media through the API", poll.media);
+}
+
+async function stepResults(s: State): Promise<void> {
+  const { id, headers } = admin(s, "private");
+  const path = { params: { path: { id } } };
+  let r = await s.api.GET("/api/polls/{id}/results", path);
+  problem("private results without token", expect("private results without token", r, 401, r.error), 401);
+  r = await s.api.GET("/api/polls/{id}/results", { ...path, headers: WRONG });
+  problem("private results, wrong token", expect("private results, wrong token", r, 401, r.error), 401);
+  r = await s.api.GET("/api/polls/{id}/results", { ...path, headers });
+  const results: Results = expect("private results", r, 200, r.data);
+  check(results.totalResponses === 0 && results.questions.length === 2, "empty results of both questions", results);
+  check(results.questions[0]?.options.map((o) => o.label).join() === "Pizza,Sushi,Salad", "option labels", results);
+  const pub = admin(s, "public");
+  r = await s.api.GET("/api/polls/{id}/results", { params: { path: { id: pub.id } } });
+  expect("public results without token", r, 200, r.data);
+}
+
+async function stepPatch(s: State): Promise<void> {
+  const { id, headers, created } = admin(s, "private");
+  const patch = (body: PollPatch, h: Record<string, string> = headers) =>
+    s.api.PATCH("/api/polls/{id}", { params: { path: { id } }, headers: h, body });
+
+  let r = await patch({ closed: true }, {});
+  problem("patch without token", expect("patch without token", r, 401, r.error), 401);
+  r = await patch({ closed: true });
+  let poll: Poll = expect("close", r, 200, r.data);
+  check(poll.status === "closed", "closed", poll.status);
+
+  r = await patch({ closed: false, expiryDays: 30 });
+  poll = expect("reopen+expiry", r, 200, r.data);
+  check(poll.status === "open" && poll.expiresOn > created.expiresOn, "reopened, later expiry", poll);
+
+  const french: LanguageVersion = {
+    title: "Déjeuner",
+    questions: [
+      { label: "Choisissez", options: ["Pizza", "Sushi", "Salade"] },
+      { label: "Et à boire ?", options: ["Eau", "Jus"] },
+    ],
+  };
+  r = await patch({ translations: { fr: french } });
+  poll = expect("set French version", r, 200, r.data);
+  check(poll.translations["fr"]?.title === "Déjeuner", "French version stored", poll.translations);
+
+  r = await patch({ translations: { fr: null } });
+  poll = expect("remove French version", r, 200, r.data);
+  check(!("fr" in poll.translations), "French version removed", poll.translations);
+
+  r = await patch({ translations: { de: { title: "Mittag", questions: french.questions.slice(0, 1) } } });
+  const p: ValidationProblem = expect("version with too few questions", r, 422, r.error as ValidationProblem | undefined);
+  problem("version with too few questions", p, 422);
+}
+
+async function stepDelete(s: State): Promise<void> {
+  for (const name of s.polls.keys()) {
+    const { id, headers } = admin(s, name);
+    const path = { params: { path: { id } } };
+    let d = await s.api.DELETE("/api/polls/{id}", { ...path, headers: WRONG });
+    problem(`delete ${name}, wrong token`, expect(`delete ${name}, wrong token`, d, 401, d.error), 401);
+    d = await s.api.DELETE("/api/polls/{id}", { ...path, headers });
+    check(d.response.status === 204 && d.error === undefined, `delete ${name}: 204`, d.response.status);
+    console.log(`ok  delete ${name}: 204`);
+    const g = await s.api.GET("/api/polls/{id}", path);
+    problem(`read ${name} after delete`, expect(`read ${name} after delete`, g, 404, g.error), 404);
+    const res = await s.api.GET("/api/polls/{id}/results", { ...path, headers });
+    problem(`results of ${name} after delete`, expect(`results of ${name} after delete`, res, 404, res.error), 404);
+    const p = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: { closed: true } });
+    problem(`patch ${name} after delete`, expect(`patch ${name} after delete`, p, 404, p.error), 404);
+    d = await s.api.DELETE("/api/polls/{id}", { ...path, headers });
+    problem(`delete ${name} again`, expect(`delete ${name} again`, d, 404, d.error), 404);
+  }
+}
+
+const STEPS: ((s: State) => Promise<void>)[] = [
+  stepDocument,
+  stepCreate,
+  stepCreateInvalid,
+  stepRead,
+  stepResults,
+  stepPatch,
+  stepDelete,
+];
+
+async function main(): Promise<void> {
+  const base = process.argv[2];
+  check(base !== undefined, "usage: node drive_typescript.js BASE_URL");
+  const state: State = { base, api: createClient<paths>({ baseUrl: base }), polls: new Map() };
+  for (const step of STEPS) await step(state);
+  console.log(`typescript client: ${STEPS.length} steps passed`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});
