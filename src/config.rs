@@ -29,10 +29,11 @@ pub struct PolldArgs {
     #[arg(long = "trusted-proxy", env = "POLL_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
     pub trusted_proxies: Vec<IpNet>,
 
-    /// Worker threads serving requests. A write (vote, creation) holds its
-    /// worker until the group commit's fsync, so more workers mean bigger
-    /// commit groups under load (docs/PERFORMANCE.md); each idle worker costs
-    /// a thread and a SQLite read connection.
+    /// Worker threads serving requests. A creation, change or deletion holds
+    /// its worker until the group commit's fsync; a vote does not (its answer
+    /// waits on the connection, so commit groups are not capped by the number
+    /// of workers: docs/PERFORMANCE.md). Each idle worker costs a thread and
+    /// a SQLite read connection.
     #[arg(long, env = "POLL_WORKERS", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
 

@@ -359,7 +359,9 @@ fn invalid(path: crate::domain::FieldPath, problem: Problem) -> Error {
 
 /// A language code given on the command line.
 fn language(code: &str) -> Result<Lang, Failure> {
-    Lang::from_code(code).ok_or_else(|| invalid(crate::domain::FieldPath::from(Key::Translations).name(code), Problem::UnknownLanguage).into())
+    Lang::from_code(code).ok_or_else(|| {
+        invalid(crate::domain::FieldPath::from(Key::Translations).name(code), Problem::UnknownLanguage).into()
+    })
 }
 
 /// A poll's results as the API shows them, with the admin token.

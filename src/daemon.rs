@@ -13,8 +13,8 @@ use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
 use crate::server::{MinRate, Server, ServerConfig, UploadRoute};
 use crate::store::Store;
-use crate::web::uploads::Uploads;
 use crate::web::Web;
+use crate::web::uploads::Uploads;
 
 /// Form bodies with files read or handled at once (each holds up to
 /// `POLL_UPLOAD_MAX_MIB` in memory while it is read and handled).
@@ -48,10 +48,7 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let addr = server.local_addr();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
-    let votes = VoteLimits {
-        per_window: args.vote_limit,
-        window: args.vote_window(),
-    };
+    let votes = VoteLimits { per_window: args.vote_limit, window: args.vote_window() };
     let app = Arc::new(App::new(store, limiter, votes, &base_url)?);
 
     let shutdown = server.shutdown_handle();

@@ -1,6 +1,6 @@
 //! In-memory tables keyed by a keyed hash of a client, kept in two
 //! window-long generations: the mechanism behind the creation limit
-//! (`ratelimit.rs`) and the vote throttle (`web/throttle.rs`).
+//! (`ratelimit.rs`) and the vote throttle (`app/throttle.rs`).
 //!
 //! Promises: an entry's key is HMAC-SHA256(secret, parts) truncated to 128
 //! bits, where the secret is random, exists only in this process's memory and
@@ -25,35 +25,53 @@ use crate::secret::random_bytes;
 
 pub type Key = [u8; 16];
 
+/// A random HMAC-SHA256 key that exists only in this process's memory: the
+/// one way anonpoll derives in-memory keys and tags (here, and the ballot
+/// tokens of `web/ballot.rs`).
+pub struct Secret([u8; 32]);
+
+impl Secret {
+    pub fn generate() -> anyhow::Result<Secret> {
+        let mut key = [0u8; 32];
+        random_bytes(&mut key)?;
+        Ok(Secret(key))
+    }
+
+    /// HMAC-SHA256 of `parts` (concatenated), truncated to `N` bytes (N ≤ 32).
+    pub fn tag<const N: usize>(&self, parts: &[&[u8]]) -> [u8; N] {
+        let mut out = [0u8; N];
+        // HMAC accepts keys of any length; 32 bytes never fails.
+        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.0) {
+            for p in parts {
+                mac.update(p);
+            }
+            let full = mac.finalize().into_bytes();
+            let n = N.min(full.len());
+            out[..n].copy_from_slice(&full[..n]);
+        }
+        out
+    }
+}
+
 pub struct Generation<V> {
-    secret: [u8; 32],
+    secret: Secret,
     pub started: Instant,
     pub entries: HashMap<Key, V>,
 }
 
 impl<V> Generation<V> {
     fn new(started: Instant) -> anyhow::Result<Generation<V>> {
-        let mut secret = [0u8; 32];
-        random_bytes(&mut secret)?;
-        Ok(Generation { secret, started, entries: HashMap::new() })
+        Ok(Generation { secret: Secret::generate()?, started, entries: HashMap::new() })
     }
 
     /// The key of `parts` (concatenated) in this generation.
     pub fn key(&self, parts: &[&[u8]]) -> Key {
-        let mut out = [0u8; 16];
-        // HMAC accepts keys of any length; 32 bytes never fails.
-        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.secret) {
-            for p in parts {
-                mac.update(p);
-            }
-            out.copy_from_slice(&mac.finalize().into_bytes()[..16]);
-        }
-        out
+        self.secret.tag(parts)
     }
 
     #[cfg(test)]
     pub fn secret(&self) -> [u8; 32] {
-        self.secret
+        self.secret.0
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! Every bound in it comes from the rule values in [`crate::domain`], the same
 //! values the validators use, so the document cannot promise what the server
-//! does not do. `docs/API.md` is generated from this document too
-//! (`pollctl api-doc`), so the reference cannot drift either.
+//! does not do. `docs/API.md` is generated from this document too (the
+//! unit test `api_reference_is_current` checks it and, with `UPDATE_DOCS=1`,
+//! rewrites it), so the reference cannot drift either.
 
 use serde_json::{Value, json};
 

@@ -23,7 +23,7 @@
 //!   per client, each at a minimum rate after a head start;
 //! - a panicking handler answers 500 and its worker carries on with a fresh
 //!   handler (and so fresh per-worker state);
-//! - a deferred response ([`Response::after_commit`]) is completed on the
+//! - a deferred response ([`Response::after`]) is completed on the
 //!   connection task once its write is committed, without a worker; how many
 //!   can wait is bounded by the writer's queue and the connection cap;
 //! - every response carries the baseline security headers and never a cookie;

@@ -1471,3 +1471,45 @@ fn concurrent_clients_are_all_served() {
 fn option_counts(results: &Value, q: usize) -> Vec<u64> {
     results["questions"][q]["options"].as_array().unwrap().iter().map(|o| o["count"].as_u64().unwrap()).collect()
 }
+
+/// Issue 13, item 6: input that means different things to different readers
+/// is refused, not guessed at.
+#[test]
+fn duplicate_keys_invisible_texts_and_bidi_controls_are_refused() {
+    let server = Server::start();
+    let poll = r#"{"title": "A", "lang": "en", "expiryDays": 7, "title": "B",
+                   "questions": [{"label": "Q", "options": ["a", "b"]}]}"#;
+    let resp = server.post_bytes("/api/polls", Some("application/json"), poll.as_bytes());
+    let problem = assert_problem(&resp, 400);
+    assert!(problem["detail"].as_str().unwrap().contains("duplicate key \"title\""), "{problem}");
+    let nested = r#"{"title": "A", "lang": "en", "expiryDays": 7,
+                     "questions": [{"label": "Q", "options": ["a", "b"], "label": "R"}]}"#;
+    assert_problem(&server.post_bytes("/api/polls", Some("application/json"), nested.as_bytes()), 400);
+    let created = server.create_default();
+    let patch = server
+        .request("PATCH", &format!("/api/polls/{}", created.id))
+        .bearer(&created.token)
+        .header("Content-Type", "application/json")
+        .body(br#"{"closed": true, "closed": false}"#.to_vec())
+        .send();
+    assert_problem(&patch, 400);
+    assert_eq!(server.get(&format!("/api/polls/{}", created.id)).json()["status"], "open", "nothing changed");
+
+    for blank in ["\u{200b}", "\u{2060}\u{200b}\u{feff}", " \u{200d} "] {
+        assert_422_field(&post(&server, &with(valid_poll_json(), "/title", json!(blank))), "title");
+    }
+    for (ptr, field) in [
+        ("/title", "title"),
+        ("/questions/0/label", "questions[0].label"),
+        ("/questions/0/options/1", "questions[0].options[1]"),
+    ] {
+        for bidi in ["abc\u{202e}fed", "\u{2066}x\u{2069}"] {
+            let resp = post(&server, &with(valid_poll_json(), ptr, json!(bidi)));
+            assert_422_field(&resp, field);
+            assert!(resp.text().contains("bidirectional"), "{}", resp.text());
+        }
+    }
+    // Invisible characters inside visible text carry meaning: kept as sent.
+    let hearts = server.create_poll(&with(valid_poll_json(), "/title", json!("I \u{2764}\u{fe0f} polls")));
+    assert_eq!(server.get(&format!("/api/polls/{}", hearts.id)).json()["title"], "I \u{2764}\u{fe0f} polls");
+}

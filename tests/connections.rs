@@ -525,11 +525,12 @@ fn flood(addr: &str, addresses: &[IpAddr], per_address: usize, pipelined: usize,
 fn answered(streams: &mut [TcpStream]) -> usize {
     streams
         .iter_mut()
-        .filter(|s| {
+        .map(|s| {
             let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
             let mut byte = [0u8; 1];
             matches!(s.read(&mut byte), Ok(1))
         })
+        .filter(|answered| *answered)
         .count()
 }
 
@@ -673,7 +674,7 @@ fn x_forwarded_for_is_not_believed_by_default_and_is_warned_about_once() {
         match resp.status {
             201 => created += 1,
             429 => refused += 1,
-            other => panic!("creation {i}: {}", resp.describe()),
+            _ => panic!("creation {i}: {}", resp.describe()),
         }
     }
     eprintln!("12 creations, each with its own X-Forwarded-For, from one peer: {created} created, {refused} refused");

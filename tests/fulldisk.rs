@@ -109,13 +109,13 @@ fn assert_full(resp: &Response, what: &str) {
 #[test]
 fn a_full_disk_refuses_writes_with_503_and_recovers() {
     if !is_root() && !in_ci() {
-        eprintln!("NOTICE: not root; skipping the full-disk test (it mounts a tmpfs)");
+        common::skip_or_fail("root", "the full-disk test mounts a tmpfs");
         return;
     }
     let disk = match Tmpfs::mount("2m") {
         Ok(d) => d,
         Err(e) if !in_ci() => {
-            eprintln!("NOTICE: cannot mount a tmpfs ({e}); skipping the full-disk test");
+            common::skip_or_fail("a tmpfs mount", &format!("the full-disk test cannot mount one: {e}"));
             return;
         }
         Err(e) => panic!("CI=true and the tmpfs cannot be mounted: {e}"),

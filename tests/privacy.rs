@@ -257,7 +257,7 @@ fn schema_has_no_ip_or_timestamp_columns() {
         "responses must hold nothing but poll, random key, day and choices"
     );
     // The key is random: 16 bytes that order the table by nothing else.
-    let keys: Vec<usize> = conn
+    let keys: Vec<i64> = conn
         .prepare("SELECT length(id) FROM responses")
         .unwrap()
         .query_map([], |r| r.get(0))

@@ -748,3 +748,26 @@ fn voters_addresses_are_neither_stored_nor_logged() {
     }
     assert_not_in_db(&dir, poll.token.as_bytes(), "admin token");
 }
+
+/// Issue 13, item 6: a vote form that answers a question twice, or names a
+/// question the poll does not have, comes back with a message; nothing is
+/// counted, and the form sent as the page made it still works.
+#[test]
+fn a_changed_vote_form_comes_back_and_counts_nothing() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    for changed in [&[("q0", "0"), ("q0", "1")][..], &[("q0", "0"), ("q99", "1")], &[("q0", "0"), ("extra", "x")]] {
+        let token = ballot(&server.get(&path).text());
+        let mut pairs = changed.to_vec();
+        pairs.push(("ballot", &token));
+        let resp = post_form(&server, &path, &Server::fresh_client_ip(), &pairs);
+        assert_eq!(resp.status, 422, "{changed:?}: {}", resp.describe());
+        assert!(resp.text().contains("This form was changed"), "{changed:?}: {}", resp.text());
+        assert!(ballot_code(&resp.text()).is_some(), "the form comes back, ready to send");
+        // The same token still works: a refused form uses nothing up.
+        let again = post_form(&server, &path, &Server::fresh_client_ip(), &[("q0", "1"), ("ballot", &token)]);
+        assert_eq!(again.status, 200, "{}", again.describe());
+    }
+    assert_eq!(total(&server, &poll), 3, "only the three forms sent as made were counted");
+}

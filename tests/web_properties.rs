@@ -35,7 +35,15 @@ fn fixture() -> &'static Fixture {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("p.sqlite3")).unwrap();
         let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-        let app = Arc::new(App::new(store, limiter, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, "http://polls.test").unwrap());
+        let app = Arc::new(
+            App::new(
+                store,
+                limiter,
+                VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) },
+                "http://polls.test",
+            )
+            .unwrap(),
+        );
         let poll = NewPoll::from_json(&json!({
             "title": "Property poll", "lang": "en", "expiryDays": 30, "resultsPublic": true,
             "questions": [{"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]

@@ -34,8 +34,8 @@ use anonpoll::ratelimit::RateLimiter;
 use anonpoll::secret::{AdminToken, PollId};
 use anonpoll::server::{Server, ServerConfig, Shutdown};
 use anonpoll::store::{Store, WriterConfig};
-use anonpoll::web::uploads::Uploads;
 use anonpoll::web::Web;
+use anonpoll::web::uploads::Uploads;
 use serde_json::json;
 
 /// Writes the writer queue holds beyond the one it is committing.
@@ -75,7 +75,15 @@ fn start() -> Polld {
     let config = WriterConfig { queue_capacity: QUEUE, max_batch: 1, busy_timeout: Duration::from_secs(30) };
     let store = Store::open_with(&db, config).unwrap();
     let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-    let app = Arc::new(App::new(store, limiter, VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) }, "http://polls.test").unwrap());
+    let app = Arc::new(
+        App::new(
+            store,
+            limiter,
+            VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) },
+            "http://polls.test",
+        )
+        .unwrap(),
+    );
     let created =
         app.session().unwrap().create(IpAddr::V4(Ipv4Addr::LOCALHOST), &new_poll(), &[], Day::today()).unwrap();
     let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();

@@ -17,6 +17,7 @@
 //!   whatever front end they come through; both know a client only in memory.
 
 mod links;
+pub mod throttle;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use crate::error::{AuthFailure, Error};
 use crate::ratelimit::{Quota, RateLimiter};
 use crate::secret::{AdminToken, MediaId, PollId};
 use crate::store::{MediaBlob, PendingWrite, Reader, Store};
-use crate::web::throttle::VoteThrottle;
+use throttle::VoteThrottle;
 
 /// Limits of the vote throttle.
 #[derive(Clone, Copy, Debug)]
@@ -87,7 +88,12 @@ pub struct Admitted {
 
 impl App {
     pub fn new(store: Store, limiter: Arc<RateLimiter>, votes: VoteLimits, base_url: &str) -> anyhow::Result<App> {
-        Ok(App { store, limiter, throttle: VoteThrottle::new(votes.per_window, votes.window)?, links: Links::new(base_url) })
+        Ok(App {
+            store,
+            limiter,
+            throttle: VoteThrottle::new(votes.per_window, votes.window)?,
+            links: Links::new(base_url),
+        })
     }
 
     /// For tools that neither create polls nor take votes (`pollctl`).
@@ -160,13 +166,7 @@ impl Session {
 
     /// Creates a poll for `client`, within the creation limit that the API
     /// and the web form share. Only the web form brings media.
-    pub fn create(
-        &mut self,
-        client: IpAddr,
-        poll: &NewPoll,
-        media: &[NewMedia],
-        today: Day,
-    ) -> Result<Created, Error> {
+    pub fn create(&mut self, client: IpAddr, poll: &NewPoll, media: &[NewMedia], today: Day) -> Result<Created, Error> {
         let quota = self.app.limiter.try_acquire(client).map_err(Error::RateLimited)?;
         let id = PollId::generate()?;
         let token = AdminToken::generate()?;
@@ -174,7 +174,8 @@ impl Session {
             self.app.limiter.refund(client);
             return Err(e);
         }
-        let poll = self.reader.poll(&id, today)?.ok_or_else(|| Error::internal(anyhow::anyhow!("new poll vanished")))?;
+        let poll =
+            self.reader.poll(&id, today)?.ok_or_else(|| Error::internal(anyhow::anyhow!("new poll vanished")))?;
         Ok(Created { poll, token, quota })
     }
 
@@ -246,7 +247,8 @@ impl Session {
         let ballot = Ballot::new(&poll.questions, choices)
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
         if !self.app.throttle.admit(client, &poll.id) {
-            return Err(Error::VotesThrottled { retry_after_secs: self.app.throttle.window().as_secs() });
+            let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;
+            return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
         }
         Ok(Admitted { id: poll.id.clone(), ballot, today })
     }

@@ -480,7 +480,11 @@ impl LanguageVersion {
     /// Validates one language version typed in a form: a title, and per
     /// question its label and options. Paths are under `translations.{lang}`,
     /// as for the API.
-    pub fn from_texts(lang: Lang, title: &str, questions: &[(String, Vec<String>)]) -> Result<LanguageVersion, Vec<FieldError>> {
+    pub fn from_texts(
+        lang: Lang,
+        title: &str,
+        questions: &[(String, Vec<String>)],
+    ) -> Result<LanguageVersion, Vec<FieldError>> {
         let mut errs = Errors::default();
         let at = FieldPath::from(Key::Translations).lang(lang);
         let title = errs.take(at.key(Key::Title), Title::from_text(title));
@@ -699,7 +703,10 @@ mod tests {
         }
         // Invisible characters inside a text carry meaning (emoji variation
         // selectors, joiners, marks in right-to-left text): kept.
-        assert_eq!(Title::from_text(" I \u{2764}\u{fe0f} it ").map(|t| t.to_string()), Ok("I \u{2764}\u{fe0f} it".into()));
+        assert_eq!(
+            Title::from_text(" I \u{2764}\u{fe0f} it ").map(|t| t.to_string()),
+            Ok("I \u{2764}\u{fe0f} it".into())
+        );
         assert_eq!(Title::from_text("\u{200f}שלום").map(|t| t.to_string()), Ok("\u{200f}שלום".into()));
     }
 

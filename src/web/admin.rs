@@ -68,7 +68,6 @@ impl VersionDraft {
                 .collect(),
         }
     }
-
 }
 
 /// What the dashboard shows above its sections, after an action.
@@ -147,7 +146,14 @@ fn parse_slot(value: Option<&str>, questions: usize) -> Option<Slot> {
 }
 
 /// Attaches the file of the admin media form, sent by `client`; a problem goes to `view`.
-fn attach(w: &WebWorker, ctx: &Ctx, (form, client): (&Form, IpAddr), poll: &Poll, today: Day, view: &mut View) -> Result<(), Error> {
+fn attach(
+    w: &WebWorker,
+    ctx: &Ctx,
+    (form, client): (&Form, IpAddr),
+    poll: &Poll,
+    today: Day,
+    view: &mut View,
+) -> Result<(), Error> {
     let t = ctx.t;
     let uploads = &w.web.uploads;
     let draft = SlotDraft::read(uploads, form, MEDIA_FIELD, ClientGroup::of(client));

@@ -23,11 +23,10 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
 use crate::day::Day;
+use crate::keyed::Secret;
 use crate::secret::{PollId, random_bytes};
 
 /// Redemptions recorded per generation before the key rotates early.
@@ -52,29 +51,19 @@ pub enum Verdict {
 struct Generation {
     tag: [u8; TAG],
     day: Day,
-    key: [u8; 32],
+    key: Secret,
     used: HashSet<[u8; NONCE]>,
 }
 
 impl Generation {
     fn new(day: Day) -> anyhow::Result<Generation> {
         let mut tag = [0u8; TAG];
-        let mut key = [0u8; 32];
         random_bytes(&mut tag)?;
-        random_bytes(&mut key)?;
-        Ok(Generation { tag, day, key, used: HashSet::new() })
+        Ok(Generation { tag, day, key: Secret::generate()?, used: HashSet::new() })
     }
 
     fn mac(&self, poll: &PollId, nonce: &[u8]) -> [u8; MAC] {
-        let mut out = [0u8; MAC];
-        // HMAC takes keys of any length; a 32-byte key never fails.
-        if let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.key) {
-            mac.update(poll.as_str().as_bytes());
-            mac.update(&[0]);
-            mac.update(nonce);
-            out.copy_from_slice(&mac.finalize().into_bytes()[..MAC]);
-        }
-        out
+        self.key.tag(&[poll.as_str().as_bytes(), &[0], nonce])
     }
 }
 

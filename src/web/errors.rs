@@ -21,7 +21,9 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
         Error::UnsupportedMediaType { .. } => (415, t.error_title, t.bad_form),
         Error::TooLarge { .. } => (413, t.error_title, t.too_large),
         Error::MethodNotAllowed(_) => (405, t.error_title, t.method_not_allowed),
-        Error::Unauthorized(AuthFailure::InvalidToken | AuthFailure::Malformed) => (403, t.error_title, t.err_bad_token),
+        Error::Unauthorized(AuthFailure::InvalidToken | AuthFailure::Malformed) => {
+            (403, t.error_title, t.err_bad_token)
+        }
         Error::Unauthorized(AuthFailure::Missing) => (403, t.error_title, t.private_results_text),
         Error::Closed => (409, t.closed_title, t.closed_text),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),
@@ -80,7 +82,10 @@ mod tests {
             assert_eq!(r.status, status, "{e}");
             assert_eq!(r.header("Content-Language"), Some("de"));
         }
-        assert_eq!(page(&ctx, &Error::Unavailable { reason: "x", retry_after_secs: 7 }).header("Retry-After"), Some("7"));
+        assert_eq!(
+            page(&ctx, &Error::Unavailable { reason: "x", retry_after_secs: 7 }).header("Retry-After"),
+            Some("7")
+        );
         assert_eq!(page(&ctx, &Error::MethodNotAllowed(&["GET", "HEAD"])).header("Allow"), Some("GET, HEAD"));
         let internal = page(&ctx, &Error::internal(anyhow::anyhow!("secret cause")));
         assert_eq!(internal.status, 500);

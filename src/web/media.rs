@@ -23,13 +23,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use maud::{Markup, html};
 
 use super::layout::Ctx;
+use crate::app::{Links, Session};
 use crate::day::Day;
 use crate::domain::{Lang, MediaItem};
 use crate::error::Error;
 use crate::http::{Method, Request, Response};
 use crate::media::Kind;
 use crate::secret::MediaId;
-use crate::app::{Links, Session};
 
 /// Largest part of a file sent for an open-ended range request.
 pub const CHUNK: u64 = 4 * 1024 * 1024;

@@ -30,7 +30,6 @@ mod origin;
 mod poll;
 mod privacy;
 mod results;
-pub mod throttle;
 pub mod uploads;
 
 use std::sync::Arc;
@@ -69,7 +68,12 @@ impl Web {
     }
 
     pub fn new(app: Arc<App>, uploads: Uploads) -> anyhow::Result<Arc<Web>> {
-        Ok(Arc::new(Web { app, ballots: BallotBox::new(Day::today())?, uploads, media_budget: media::MediaBudget::default() }))
+        Ok(Arc::new(Web {
+            app,
+            ballots: BallotBox::new(Day::today())?,
+            uploads,
+            media_budget: media::MediaBudget::default(),
+        }))
     }
 
     /// A per-worker handler with its own session (read connection).

@@ -362,7 +362,6 @@ impl Drop for Server {
     }
 }
 
-/// The one-time ballot code of a share page, if it has a vote form.
 /// The value of the first `name="…" value="…"` or `id="…" value="…"` input.
 pub fn input_value(html: &str, attr: &str) -> String {
     let start = html.find(attr).unwrap_or_else(|| panic!("no {attr} in page:\n{html}"));
@@ -377,6 +376,7 @@ pub fn once(server: &Server) -> String {
     input_value(&server.get("/").text(), "name=\"once\"")
 }
 
+/// The one-time ballot code of a share page, if it has a vote form.
 pub fn ballot_code(html: &str) -> Option<String> {
     html.split("name=\"ballot\"")
         .nth(1)
@@ -912,10 +912,11 @@ pub fn contains_time_of_day(s: &str) -> bool {
     })
 }
 
-/// UTC date `days` from today as `YYYY-MM-DD` (computed by SQLite).
+/// UTC date `days` from today as `YYYY-MM-DD`.
 pub fn date_from_today(days: i64) -> String {
-    let conn = rusqlite::Connection::open_in_memory().expect("in-memory sqlite");
-    conn.query_row("SELECT date('now', ?1)", [format!("{days:+} days")], |row| row.get(0)).expect("date query")
+    let day = time::OffsetDateTime::now_utc().date() + time::Duration::days(days);
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    day.format(&format).expect("a date formats")
 }
 
 pub fn today() -> String {
@@ -977,38 +978,17 @@ pub fn sha256(bytes: &[u8]) -> Vec<u8> {
 }
 
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    anonpoll::secret::hex(bytes)
 }
 
 /// Decode base64url without padding (the adminToken alphabet).
 pub fn base64url_decode(s: &str) -> Option<Vec<u8>> {
-    let mut bits: u32 = 0;
-    let mut nbits = 0;
-    let mut out = Vec::new();
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(v);
-        nbits += 6;
-        if nbits >= 8 {
-            nbits -= 8;
-            out.push((bits >> nbits) as u8);
-            bits &= (1 << nbits) - 1;
-        }
-    }
-    Some(out)
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s).ok()
 }
 
 // ---------------------------------------------------------------------------
-// Missing tools. Defined here on the `clients` branch for tests/openapi.rs;
-// a shared `skip_or_fail` with this signature comes from another branch and
-// replaces this block at merge.
+// Missing tools: one way for every test that needs an outside tool.
 // ---------------------------------------------------------------------------
 
 /// For a test whose outside tool is missing: returns (the caller then
@@ -1017,5 +997,8 @@ pub fn base64url_decode(s: &str) -> Option<Vec<u8>> {
 /// `CI=true`, where `.ci/run` must have installed the tool, it panics.
 pub fn skip_or_fail(tool: &str, why: &str) {
     assert!(std::env::var("CI").as_deref() != Ok("true"), "{tool} is missing and CI=true: {why}");
-    let _ = writeln!(std::io::stderr(), "NOTICE: {tool} is missing; skipping this test ({why})");
+    let _ = writeln!(
+        std::io::stderr(),
+        "NOTICE: {tool} is missing; this test is SKIPPED ({why}); with CI=true it fails instead"
+    );
 }

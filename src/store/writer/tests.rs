@@ -97,12 +97,12 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
     let [open, closed, doomed, unknown] = [(); 4].map(|()| PollId::generate().unwrap());
     let mut polls = PollCache::default();
     let setup = [create(&open, today), create(&closed, today), create(&doomed, today)];
-    let (results, _) = commit(&mut conn, &setup, &mut polls);
+    let (results, _) = commit(&mut conn, &setup, &mut polls, &mut Fresh::default());
     assert!(results.iter().all(Result::is_ok));
-    let (results, _) = commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)], &mut polls, &mut Fresh::default());
     assert!(results.iter().all(Result::is_ok));
     // A vote first, so that the cache knows `open` before the batch.
-    let (results, _) = commit(&mut conn, &[cast(&open, &[Some(0), None], today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[cast(&open, &[Some(0), None], today)], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "ok");
 
     let batch = [
@@ -124,7 +124,7 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
         cast(&open, &[None, Some(0)], today),
         cast(&closed, &[Some(0), None], today),
     ];
-    let (results, erased) = commit(&mut conn, &batch, &mut polls);
+    let (results, erased) = commit(&mut conn, &batch, &mut polls, &mut Fresh::default());
     let kinds: Vec<&str> = results.iter().map(kind).collect();
     assert_eq!(
         kinds,
@@ -177,7 +177,7 @@ fn a_batch_whose_counters_cannot_be_written_fails_as_a_whole() {
     let today = Day::today();
     let id = PollId::generate().unwrap();
     let mut polls = PollCache::default();
-    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut Fresh::default());
     assert!(results[0].is_ok());
     // Counters of this poll can no longer be written (the votes themselves can).
     conn.execute_batch(
@@ -185,12 +185,12 @@ fn a_batch_whose_counters_cannot_be_written_fails_as_a_whole() {
     )
     .unwrap();
     let batch = [cast(&id, &[Some(0), None], today), cast(&id, &[Some(1), Some(1)], today)];
-    let (results, _) = commit(&mut conn, &batch, &mut polls);
+    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut Fresh::default());
     assert!(results.iter().all(Result::is_err), "no vote is acknowledged without its counters");
     let rows: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0)).unwrap();
     assert_eq!(rows, 0, "the batch's votes were rolled back");
     conn.execute_batch("DROP TRIGGER no_counting").unwrap();
-    let (results, _) = commit(&mut conn, &batch, &mut polls);
+    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut Fresh::default());
     assert!(results.iter().all(Result::is_ok));
     assert_eq!(assert_counters_match_responses(&conn, &id), 2);
 }
@@ -201,24 +201,24 @@ fn the_poll_cache_notices_changes_made_by_another_connection() {
     let today = Day::today();
     let id = PollId::generate().unwrap();
     let mut polls = PollCache::default();
-    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut Fresh::default());
     assert!(results[0].is_ok());
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(0), None], today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(0), None], today)], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "ok");
     assert!(polls.polls.contains_key(id.as_str()), "the vote filled the cache");
     // Another process (pollctl) closes the poll.
     let other = Connection::open(dir.path().join("w.sqlite3")).unwrap();
     other.execute("UPDATE polls SET closed = 1 WHERE id = ?1", [id.as_str()]).unwrap();
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "closed");
     // ...then shortens its life to end today.
     other
         .execute("UPDATE polls SET closed = 0, expires_on = ?2 WHERE id = ?1", [id.as_str(), &today.to_string()])
         .unwrap();
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls);
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "not found");
     other.execute("DELETE FROM polls WHERE id = ?1", [id.as_str()]).unwrap();
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())], &mut polls);
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "not found");
 }
 
@@ -229,20 +229,20 @@ fn the_poll_cache_stays_bounded() {
     let mut polls = PollCache::default();
     let ids: Vec<PollId> = (0..5).map(|_| PollId::generate().unwrap()).collect();
     let creates: Vec<Job> = ids.iter().map(|id| create(id, today)).collect();
-    assert!(commit(&mut conn, &creates, &mut polls).0.iter().all(Result::is_ok));
+    assert!(commit(&mut conn, &creates, &mut polls, &mut Fresh::default()).0.iter().all(Result::is_ok));
     let votes: Vec<Job> = ids.iter().map(|id| cast(id, &[Some(0), None], today)).collect();
-    assert!(commit(&mut conn, &votes, &mut polls).0.iter().all(Result::is_ok));
+    assert!(commit(&mut conn, &votes, &mut polls, &mut Fresh::default()).0.iter().all(Result::is_ok));
     assert_eq!(polls.polls.len(), 5);
     // Filled to the entry bound, the next poll starts it over.
     for i in 0..CACHE_POLLS - 5 {
         polls.polls.insert(format!("filler{i}"), PollState { closed: false, expires_on: today });
     }
     let one = [cast(&ids[0], &[Some(1), None], today)];
-    assert!(commit(&mut conn, &one, &mut polls).0[0].is_ok());
+    assert!(commit(&mut conn, &one, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), CACHE_POLLS, "already known: nothing is dropped");
     polls.polls.remove(ids[1].as_str());
     polls.polls.insert("filler_again".into(), PollState { closed: false, expires_on: today });
     let other = [cast(&ids[1], &[Some(1), None], today)];
-    assert!(commit(&mut conn, &other, &mut polls).0[0].is_ok());
+    assert!(commit(&mut conn, &other, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), 1, "past the bound the cache starts over");
 }

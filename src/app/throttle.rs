@@ -55,6 +55,11 @@ impl VoteThrottle {
         self.window
     }
 
+    /// How long one spent response takes to come back (window / N).
+    pub fn refill(&self) -> Duration {
+        self.window / self.limit.max(1)
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every mutation is a single insert: the data stays consistent.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
