@@ -127,7 +127,6 @@ impl BallotBox {
         }
     }
 
-    /// Uses `token` up; `Valid` exactly once per token.
     /// Moves to the new day's key by the clock alone, so that yesterday's
     /// key and used codes go on time on a quiet server too.
     pub fn tick(&self, today: Day) {
@@ -137,6 +136,7 @@ impl BallotBox {
         }
     }
 
+    /// Uses `token` up; `Valid` exactly once per token.
     pub fn redeem(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
         let mut state = self.lock();
         if BallotBox::rotate(&mut state, today).is_err() {
