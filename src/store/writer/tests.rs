@@ -99,7 +99,8 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
     let setup = [create(&open, today), create(&closed, today), create(&doomed, today)];
     let (results, _) = commit(&mut conn, &setup, &mut polls, &mut Fresh::default());
     assert!(results.iter().all(Result::is_ok));
-    let (results, _) = commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)], &mut polls, &mut Fresh::default());
+    let (results, _) =
+        commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)], &mut polls, &mut Fresh::default());
     assert!(results.iter().all(Result::is_ok));
     // A vote first, so that the cache knows `open` before the batch.
     let (results, _) = commit(&mut conn, &[cast(&open, &[Some(0), None], today)], &mut polls, &mut Fresh::default());
@@ -218,7 +219,8 @@ fn the_poll_cache_notices_changes_made_by_another_connection() {
     let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "not found");
     other.execute("DELETE FROM polls WHERE id = ?1", [id.as_str()]).unwrap();
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())], &mut polls, &mut Fresh::default());
+    let (results, _) =
+        commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())], &mut polls, &mut Fresh::default());
     assert_eq!(kind(&results[0]), "not found");
 }
 
