@@ -1,0 +1,35 @@
+//! Black-box tests of the polld JSON API over raw HTTP/1.1, one module per
+//! resource or concern. One test binary on purpose: each binary costs CI
+//! link time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bodies;
+mod concurrency;
+mod create;
+mod delete;
+mod lifecycle;
+mod methods;
+mod openapi;
+mod patch;
+mod rate_limit;
+mod read;
+mod results;
+mod validation;
+
+use common::{Response, assert_problem};
+
+/// Asserts a 401 with a `Bearer` challenge, naming `invalid_token` when a
+/// token was sent but is not this poll's (shared by results, patch, delete).
+fn assert_401(resp: &Response, invalid_token: bool) {
+    assert_problem(resp, 401);
+    let www =
+        resp.header("www-authenticate").unwrap_or_else(|| panic!("401 without WWW-Authenticate: {}", resp.describe()));
+    assert!(www.starts_with("Bearer"), "WWW-Authenticate {www:?}");
+    if invalid_token {
+        assert!(www.contains("error=\"invalid_token\""), "WWW-Authenticate lacks error=\"invalid_token\": {www:?}");
+    }
+}

@@ -1,0 +1,52 @@
+//! Database scanners: raw-byte searches over every `anonpoll.sqlite3*` file
+//! (main file, WAL, shared memory), so a privacy test sees what is really on
+//! disk, including freed pages and WAL frames no SQL query would return; and
+//! a way to record a response through the library's own store.
+
+use std::path::Path;
+
+use super::{DB_NAME, contains_bytes};
+
+/// Every file in `dir` whose name starts with `anonpoll.sqlite3`, with contents.
+pub fn db_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read data dir") {
+        let entry = entry.expect("dir entry");
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(DB_NAME) && entry.file_type().map(|t| t.is_file()).unwrap_or(false) {
+            // A file may vanish between listing and reading (WAL removed).
+            if let Ok(bytes) = std::fs::read(entry.path()) {
+                out.push((name, bytes));
+            }
+        }
+    }
+    assert!(out.iter().any(|(n, _)| n == DB_NAME), "no {DB_NAME} in {}", dir.display());
+    out
+}
+
+/// Names of the database files that contain `needle`.
+pub fn db_files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
+    db_files(dir).into_iter().filter(|(_, bytes)| contains_bytes(bytes, needle)).map(|(name, _)| name).collect()
+}
+
+/// Asserts that no database file contains `needle`.
+pub fn assert_not_in_db(dir: &Path, needle: &[u8], what: &str) {
+    let hits = db_files_containing(dir, needle);
+    assert!(hits.is_empty(), "{what} ({:?}) found in database files {hits:?}", String::from_utf8_lossy(needle));
+}
+
+/// Asserts that some database file contains `needle` (sanity checks).
+pub fn assert_in_db(dir: &Path, needle: &[u8], what: &str) {
+    let hits = db_files_containing(dir, needle);
+    assert!(
+        !hits.is_empty(),
+        "{what} ({:?}) expected in the database files but not found",
+        String::from_utf8_lossy(needle)
+    );
+}
+
+/// Record one response through the library's store, as the share page would.
+pub fn record_response(db: &Path, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
+    let store = anonpoll::store::Store::open(db)?;
+    store.record_response(poll_id, choices)
+}

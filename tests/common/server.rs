@@ -1,0 +1,367 @@
+//! The `polld` process harness: [`Server`] starts a real `polld` on a random
+//! loopback port in its own temporary directory, drains its stderr and stdout
+//! into a shared buffer (so a test can search the logs), and kills it on
+//! drop. Its methods are the usual ways a test talks to that one server: raw
+//! requests, the JSON API, a person's vote over the share page, and SQL on
+//! its live database.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{DB_NAME, Request, Response, ballot_code, next_seq, record_response, valid_poll_json};
+
+#[derive(Default)]
+pub struct ServerBuilder {
+    base_url: Option<String>,
+    trusted_proxies: Vec<String>,
+    polld_default_trust: bool,
+    dir: Option<tempfile::TempDir>,
+    args: Vec<String>,
+}
+
+impl ServerBuilder {
+    /// Pass `--base-url URL`.
+    pub fn base_url(mut self, url: &str) -> Self {
+        self.base_url = Some(url.to_string());
+        self
+    }
+
+    /// Pass `--trusted-proxy CIDR` (may be repeated).
+    pub fn trusted_proxy(mut self, cidr: &str) -> Self {
+        self.trusted_proxies.push(cidr.to_string());
+        self
+    }
+
+    /// Trust no proxy, as polld does by default, instead of the harness's
+    /// loopback.
+    pub fn polld_default_trust(mut self) -> Self {
+        self.polld_default_trust = true;
+        self
+    }
+
+    /// Pass any other command-line argument to polld.
+    pub fn arg(mut self, arg: &str) -> Self {
+        self.args.push(arg.to_string());
+        self
+    }
+
+    /// Reuse an existing data directory (e.g. to restart on the same DB).
+    pub fn in_dir(mut self, dir: tempfile::TempDir) -> Self {
+        self.dir = Some(dir);
+        self
+    }
+
+    pub fn start(self) -> Server {
+        let dir = self.dir.unwrap_or_else(|| tempfile::tempdir().expect("create tempdir"));
+        let db = dir.path().join(DB_NAME);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_polld"));
+        cmd.arg("--db").arg(&db).arg("--listen").arg("127.0.0.1:0");
+        if let Some(url) = &self.base_url {
+            cmd.arg("--base-url").arg(url);
+        }
+        for cidr in &self.trusted_proxies {
+            cmd.arg("--trusted-proxy").arg(cidr);
+        }
+        // The tests' clients are told apart by X-Forwarded-For from loopback,
+        // as behind the shipped Caddy (whose unit trusts loopback).
+        if self.trusted_proxies.is_empty() && !self.polld_default_trust {
+            cmd.args(["--trusted-proxy", "127.0.0.1/8", "--trusted-proxy", "::1/128"]);
+        }
+        cmd.args(&self.args);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn polld");
+
+        let logs: Arc<Mutex<Vec<u8>>> = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel::<String>();
+
+        let stderr = child.stderr.take().expect("piped stderr");
+        let stderr_logs = Arc::clone(&logs);
+        let stderr_thread = std::thread::spawn(move || {
+            let mut reader = BufReader::new(stderr);
+            let mut announced = false;
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        stderr_logs.lock().unwrap().extend_from_slice(&line);
+                        if !announced {
+                            let text = String::from_utf8_lossy(&line);
+                            if let Some(pos) = text.find("polld: listening on ") {
+                                let url = text[pos + "polld: listening on ".len()..].trim().to_string();
+                                let _ = tx.send(url);
+                                announced = true;
+                            }
+                        }
+                    }
+                }
+            }
+        });
+
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stdout_logs = Arc::clone(&logs);
+        let stdout_thread = std::thread::spawn(move || {
+            let mut reader = stdout;
+            let mut buf = [0u8; 4096];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => stdout_logs.lock().unwrap().extend_from_slice(&buf[..n]),
+                }
+            }
+        });
+
+        let listen_url = match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(url) => url,
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let out = String::from_utf8_lossy(&logs.lock().unwrap()).into_owned();
+                panic!("polld did not announce its address within 20 s ({e}); output:\n{out}");
+            }
+        };
+        let addr = listen_url
+            .strip_prefix("http://")
+            .unwrap_or_else(|| panic!("unexpected listen URL {listen_url:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        let base_url = self.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+
+        Server {
+            child: Some(child),
+            addr,
+            listen_url,
+            base_url,
+            dir: Some(dir),
+            logs,
+            drains: vec![stderr_thread, stdout_thread],
+        }
+    }
+}
+
+pub struct Server {
+    child: Option<Child>,
+    /// `127.0.0.1:PORT`
+    pub addr: String,
+    /// URL announced on stderr.
+    pub listen_url: String,
+    /// Base URL the server should use in links.
+    pub base_url: String,
+    dir: Option<tempfile::TempDir>,
+    logs: Arc<Mutex<Vec<u8>>>,
+    drains: Vec<JoinHandle<()>>,
+}
+
+impl Server {
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+
+    /// Start with all defaults in a fresh tempdir.
+    pub fn start() -> Server {
+        ServerBuilder::default().start()
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.as_ref().expect("server dir").path()
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.dir().join(DB_NAME)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().expect("running child").id()
+    }
+
+    /// Everything polld wrote to stderr and stdout so far (lossy UTF-8).
+    pub fn logs(&self) -> String {
+        String::from_utf8_lossy(&self.logs.lock().unwrap()).into_owned()
+    }
+
+    /// Raw bytes of everything polld wrote to stderr and stdout so far.
+    pub fn log_bytes(&self) -> Vec<u8> {
+        self.logs.lock().unwrap().clone()
+    }
+
+    /// Send SIGTERM, wait (≤ 10 s) for the exit, collect the remaining output.
+    pub fn terminate(&mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("server already stopped");
+        let status = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().expect("run kill");
+        assert!(status.success(), "kill -TERM failed");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let exit = loop {
+            if let Some(exit) = child.try_wait().expect("try_wait") {
+                break exit;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("polld did not exit within 10 s of SIGTERM; output:\n{}", self.logs());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        for handle in self.drains.drain(..) {
+            let _ = handle.join();
+        }
+        exit
+    }
+
+    /// Stop the server (SIGTERM) and hand back its data directory.
+    pub fn into_dir(mut self) -> tempfile::TempDir {
+        if self.child.is_some() {
+            self.terminate();
+        }
+        self.dir.take().expect("server dir")
+    }
+
+    /// A new, distinct fake client address for X-Forwarded-For, so helpers
+    /// never run into the per-client creation limit by accident.
+    pub fn fresh_client_ip() -> String {
+        let n = next_seq();
+        format!("198.18.{}.{}", (n / 250) % 250, n % 250 + 1)
+    }
+
+    // ----- HTTP helpers -----------------------------------------------------
+
+    pub fn request(&self, method: &str, path: &str) -> Request {
+        Request::new(&self.addr, method, path)
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        self.request("GET", path).send()
+    }
+
+    pub fn get_auth(&self, path: &str, token: &str) -> Response {
+        self.request("GET", path).bearer(token).send()
+    }
+
+    /// POST a JSON value with `Content-Type: application/json` from a fresh
+    /// fake client address.
+    pub fn post_json(&self, path: &str, body: &Value) -> Response {
+        self.request("POST", path).xff(&Self::fresh_client_ip()).json(body).send()
+    }
+
+    /// POST raw bytes with the given content type from a fresh client address.
+    pub fn post_bytes(&self, path: &str, content_type: Option<&str>, body: &[u8]) -> Response {
+        let mut req = self.request("POST", path).xff(&Self::fresh_client_ip()).body(body.to_vec());
+        if let Some(ct) = content_type {
+            req = req.header("Content-Type", ct);
+        }
+        req.send()
+    }
+
+    /// POST /api/polls from a given X-Forwarded-For value.
+    pub fn create_from(&self, xff: &str, body: &Value) -> Response {
+        self.request("POST", "/api/polls").xff(xff).json(body).send()
+    }
+
+    pub fn patch_json(&self, id: &str, token: &str, body: &Value) -> Response {
+        self.request("PATCH", &format!("/api/polls/{id}")).bearer(token).json(body).send()
+    }
+
+    pub fn delete(&self, id: &str, token: &str) -> Response {
+        self.request("DELETE", &format!("/api/polls/{id}")).bearer(token).send()
+    }
+
+    /// Create a poll; asserts 201 and returns its id, token and body.
+    pub fn create_poll(&self, body: &Value) -> Created {
+        let resp = self.post_json("/api/polls", body);
+        assert_eq!(resp.status, 201, "poll creation failed: {}", resp.describe());
+        Created::from_response(&resp)
+    }
+
+    pub fn create_default(&self) -> Created {
+        self.create_poll(&valid_poll_json())
+    }
+
+    pub fn create_public(&self) -> Created {
+        let mut body = valid_poll_json();
+        body["resultsPublic"] = json!(true);
+        self.create_poll(&body)
+    }
+
+    /// A rusqlite connection on the live database (busy_timeout 5 s).
+    pub fn sql(&self) -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open(self.db_path()).expect("open db with rusqlite");
+        conn.busy_timeout(Duration::from_secs(5)).expect("busy_timeout");
+        conn
+    }
+
+    /// Run one SQL statement on the live database; returns changed rows.
+    pub fn exec_sql(&self, sql: &str, params: impl rusqlite::Params) -> usize {
+        let conn = self.sql();
+        conn.execute(sql, params).unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+    }
+
+    /// Cast one vote as a person does, over HTTP: load the share page from
+    /// client `xff`, take its one-time ballot code, post the form. `Ok` only
+    /// for the thank-you page (200); `Err` with the status and text otherwise.
+    pub fn vote(&self, poll_id: &str, choices: &[Option<usize>], xff: &str) -> Result<(), String> {
+        let path = format!("/p/{poll_id}");
+        let page = self.request("GET", &path).xff(xff).send();
+        if page.status != 200 {
+            return Err(format!("share page: {}", page.status));
+        }
+        let ballot = ballot_code(&page.text()).ok_or_else(|| "no ballot code on the share page".to_string())?;
+        let mut form = form_urlencoded::Serializer::new(String::new());
+        for (q, choice) in choices.iter().enumerate() {
+            if let Some(o) = choice {
+                form.append_pair(&format!("q{q}"), &o.to_string());
+            }
+        }
+        form.append_pair("ballot", &ballot);
+        let resp = self
+            .request("POST", &path)
+            .xff(xff)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form.finish().into_bytes())
+            .send();
+        if resp.status == 200 { Ok(()) } else { Err(format!("{}: {}", resp.status, resp.text())) }
+    }
+
+    /// Record one response through the library's store, as the share page would.
+    pub fn record(&self, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
+        record_response(&self.db_path(), poll_id, choices)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The useful parts of a 201 creation response.
+#[derive(Debug, Clone)]
+pub struct Created {
+    pub id: String,
+    pub token: String,
+    pub body: Value,
+}
+
+impl Created {
+    pub fn from_response(resp: &Response) -> Created {
+        let body = resp.json();
+        let id = body["id"].as_str().unwrap_or_else(|| panic!("no id in {body}")).to_string();
+        let token = body["adminToken"].as_str().unwrap_or_else(|| panic!("no adminToken in {body}")).to_string();
+        Created { id, token, body }
+    }
+
+    pub fn path(&self) -> String {
+        format!("/api/polls/{}", self.id)
+    }
+
+    pub fn results_path(&self) -> String {
+        format!("/api/polls/{}/results", self.id)
+    }
+}
