@@ -134,6 +134,11 @@ impl std::fmt::Debug for TokenHash {
     }
 }
 
+/// Lower-case hexadecimal of `bytes` (ETags of content hashes).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,9 +168,4 @@ mod tests {
         assert!(!h.matches(other.expose()));
         assert_eq!(h.0, <[u8; 32]>::from(Sha256::digest(t.expose().as_bytes())));
     }
-}
-
-/// Lower-case hexadecimal of `bytes` (ETags of content hashes).
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
