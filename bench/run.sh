@@ -5,7 +5,10 @@
 #   bench/run.sh --quick    # ~3-4 min: 3 s per scenario, 1k and 100k responses only
 #
 # Options: --seconds N (per scenario), --datasets "1k 100k 1m", --connections N,
-#          --no-build (reuse the binaries built last time).
+#          --no-build (reuse the binaries built last time),
+#          --polld PATH (measure another polld build, e.g. an older commit's,
+#          against the same baselines), --out DIR (write the report there
+#          instead of bench/results).
 # Environment: BENCH_TARGET_DIR (default /tmp/bench-target), BENCH_WORK (scratch
 #          folder, default a new /tmp/anonpoll-bench.*; removed at the end).
 #
@@ -23,6 +26,8 @@ WRK_THREADS=2
 DATASETS="1k 100k 1m"
 BUILD=1
 QUICK=0
+OUT=
+POLLD_BIN=
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; SECS=3; DATASETS="1k 100k" ;;
@@ -30,7 +35,9 @@ while [ $# -gt 0 ]; do
         --datasets) DATASETS=$2; shift ;;
         --connections) CONNS=$2; shift ;;
         --no-build) BUILD=0 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        --polld) POLLD_BIN=$2; shift ;;
+        --out) OUT=$2; shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -63,11 +70,13 @@ if [ "$BUILD" = 1 ]; then
     CARGO_TARGET_DIR="$TARGET" cargo build --release --quiet --manifest-path "$ROOT/bench/tools/Cargo.toml"
 fi
 BIN="$TARGET/release"
-for b in polld hello-hyper hello-tiny sqlite-raw anonbench httpload report; do
+POLLD_BIN=${POLLD_BIN:-$BIN/polld}
+[ -x "$POLLD_BIN" ] || { echo "run.sh: $POLLD_BIN is not an executable" >&2; exit 2; }
+for b in hello-hyper hello-tiny sqlite-raw anonbench httpload report; do
     [ -x "$BIN/$b" ] || { echo "run.sh: $BIN/$b is missing (run without --no-build)" >&2; exit 2; }
 done
 
-"$BIN/polld" --help 2>/dev/null | grep -q -- --vote-limit && VOTE_LIMIT_FLAG=1 || VOTE_LIMIT_FLAG=
+"$POLLD_BIN" --help 2>/dev/null | grep -q -- --vote-limit && VOTE_LIMIT_FLAG=1 || VOTE_LIMIT_FLAG=
 
 # ---------------------------------------------------------------- helpers
 HZ=$(getconf CLK_TCK)
@@ -133,7 +142,7 @@ stop() { # stop PID: SIGTERM, then wait
 POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8)
 [ -n "$VOTE_LIMIT_FLAG" ] && POLLD_FLAGS+=(--vote-limit 4000000000)
 start_polld() { # start_polld DB
-    start_listening "$WORK/polld.log" "$BIN/polld" --db "$1" --listen 127.0.0.1:0 "${POLLD_FLAGS[@]}"
+    start_listening "$WORK/polld.log" "$POLLD_BIN" --db "$1" --listen 127.0.0.1:0 "${POLLD_FLAGS[@]}"
     POLLD_PID=$SERVER_PID
     POLLD_ADDR=$SERVER_ADDR
 }
@@ -381,10 +390,10 @@ echo "load average at end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
 [ "$QUICK" = 1 ] && echo "mode=--quick" >>"$META"
 
 # ---------------------------------------------------------------- report
-OUT="$ROOT/bench/results"
+OUT=${OUT:-$ROOT/bench/results}
 mkdir -p "$OUT"
 STAMP=$(date -u +%Y-%m-%d)
 "$BIN/report" "$RESULTS" "$META" "$OUT/$STAMP.md" "$OUT/latest.svg"
 cp "$OUT/$STAMP.md" "$OUT/latest.md"
 cp "$RESULTS" "$OUT/latest.tsv"
-say "written: bench/results/$STAMP.md, latest.md, latest.svg, latest.tsv"
+say "written: $OUT/$STAMP.md, latest.md, latest.svg, latest.tsv"

@@ -118,7 +118,11 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     let hot_share = if fillers == 0 { responses } else { responses / 10 };
     let day = today.to_string();
     {
-        let mut ins = tx.prepare("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)")?;
+        // Ballots are keyed by a random id within their poll (sql/003), as
+        // the writer stores them.
+        let mut ins = tx.prepare(
+            "INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, randomblob(16), ?2, ?3)",
+        )?;
         for n in 0..responses {
             let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
             let b = ballot(&mut rng);
