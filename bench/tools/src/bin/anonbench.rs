@@ -176,7 +176,7 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<(
         .map(|t| {
             let store = store.clone();
             let id = PollId::parse(&ids[t % ids.len()]).expect("poll id");
-            let questions = bench_poll("").questions;
+            let questions = bench_poll("Store::cast benchmark poll").questions;
             std::thread::spawn(move || {
                 let mut rng = Rng(0x1234_5678 + t as u64 * 7919);
                 let mut lat = Vec::new();
