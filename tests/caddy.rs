@@ -23,7 +23,7 @@ mod common;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Barrier, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -302,12 +302,27 @@ fn day_after(day: &str) -> String {
     conn.query_row("SELECT date(?1, '+1 day')", [day], |r| r.get(0)).unwrap()
 }
 
+/// The burst test times answers: it runs alone, the others side by side
+/// (seven polld + Caddy stacks at once starve a 2-core machine).
+static MACHINE: RwLock<()> = RwLock::new(());
+
+/// For a test that may run beside others.
+fn shared() -> RwLockReadGuard<'static, ()> {
+    MACHINE.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// For a test whose verdict depends on timing: it runs alone.
+fn alone() -> RwLockWriteGuard<'static, ()> {
+    MACHINE.write().unwrap_or_else(PoisonError::into_inner)
+}
+
 // ---------------------------------------------------------------------------
 // Creation limit and forwarding headers
 // ---------------------------------------------------------------------------
 
 #[test]
 fn creation_limit_holds_through_caddy_whatever_x_forwarded_for_says() {
+    let _machine = shared();
     let Some(s) = stack() else { return };
     // Every request claims to come from somewhere else.
     for i in 0..10 {
@@ -352,6 +367,7 @@ fn creation_limit_holds_through_caddy_whatever_x_forwarded_for_says() {
 
 #[test]
 fn caddy_sends_only_the_peer_as_x_forwarded_for_and_strips_cookies() {
+    let _machine = shared();
     if !caddy_available() {
         return;
     }
@@ -396,6 +412,7 @@ fn caddy_sends_only_the_peer_as_x_forwarded_for_and_strips_cookies() {
 
 #[test]
 fn an_oversized_body_is_refused_by_caddy() {
+    let _machine = shared();
     if !caddy_available() {
         return;
     }
@@ -453,6 +470,7 @@ fn an_oversized_body_is_refused_by_caddy() {
 
 #[test]
 fn uploads_pass_through_caddy_within_their_own_limit_and_media_keep_their_headers() {
+    let _machine = shared();
     if !caddy_available() {
         return;
     }
@@ -524,6 +542,7 @@ fn forged(caddy: &Caddy, method: &str, path: &str, v6: bool) -> Request {
 
 #[test]
 fn no_client_address_reaches_any_file_or_log_through_caddy() {
+    let _machine = shared();
     let Some(mut s) = stack() else { return };
     let c = &s.caddy;
     let mut polls = Vec::new();
@@ -611,6 +630,7 @@ fn no_client_address_reaches_any_file_or_log_through_caddy() {
 
 #[test]
 fn a_poll_swept_by_pollctl_is_gone_through_caddy_and_from_the_files() {
+    let _machine = shared();
     let Some(s) = stack() else { return };
     let title = unique_marker("SweptTitle");
     let option = unique_marker("SweptOption");
@@ -760,6 +780,7 @@ const BURST_ATTEMPTS: usize = 3;
 
 #[test]
 fn a_burst_of_64_keep_alive_connections_through_caddy_is_answered_promptly() {
+    let _machine = alone();
     if !caddy_available() {
         return;
     }
