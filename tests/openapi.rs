@@ -37,7 +37,14 @@
 //! alarm is counted in the output.
 //!
 //! `ANONPOLL_SCHEMATHESIS_EXAMPLES` changes the number of examples per
-//! operation (default 40, which keeps the run near one minute here).
+//! operation (default 40: the run takes about 80 s alone on a quiet 2-core
+//! machine, and CI machines have been measured 2.5 times slower while the
+//! client tests run beside it).
+//!
+//! The time limits below only stop a hung tool; they are not speed checks
+//! (speed is measured in `bench/`). A limit close to the usual run time made
+//! CI fail on a slow machine with nothing wrong (170 s, killed in the
+//! fuzzing phase after a 39 s coverage phase that takes 16 s here).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -53,10 +60,11 @@ use common::Server;
 /// The versions `.ci/run` installs; a different local version only warns.
 const SCHEMATHESIS_PIN: &str = "4.32.5";
 const OPENAPI_PYTHON_CLIENT_PIN: &str = "0.29.1";
-/// The whole schemathesis run must end within this.
-const RUN_LIMIT: Duration = Duration::from_secs(170);
-/// Each generate, compile or drive step of the client tests must end within this.
-const STEP_LIMIT: Duration = Duration::from_secs(120);
+/// A schemathesis run still going after this has hung: ten times its usual time.
+const RUN_LIMIT: Duration = Duration::from_secs(900);
+/// A generate, compile or drive step of the client tests still going after
+/// this has hung (each takes seconds to about half a minute).
+const STEP_LIMIT: Duration = Duration::from_secs(600);
 
 /// The schemathesis hooks (Python), loaded through `SCHEMATHESIS_HOOKS`.
 /// They give each poll's admin token to later requests on that poll, and
