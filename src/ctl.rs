@@ -141,6 +141,25 @@ pub enum Command {
         #[command(flatten)]
         auth: TokenArgs,
     },
+    /// Change who sees the results and when, the closing day, or shuffling
+    /// (the API's PATCH fields resultsVisibility, closesOn, shuffleOptions).
+    Settings {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        /// public, afterVote, afterClose or private.
+        #[arg(long)]
+        results: Option<String>,
+        /// The day voting ends (YYYY-MM-DD, after today, not after the erase
+        /// day), or `none` to remove it.
+        #[arg(long)]
+        closes_on: Option<String>,
+        /// Whether the share page shows options in a random order.
+        #[arg(long)]
+        shuffle: Option<bool>,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
     /// Set or remove a language version of a poll.
     Translation {
         #[command(subcommand)]
@@ -320,6 +339,24 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             let patch = PollPatch { expiry: Some(expiry), ..PollPatch::default() };
             show_change(cli, &mut session, &poll, &patch, today)?;
         }
+        Command::Settings { id, results, closes_on, shuffle, auth } => {
+            let mut session = session(cli, store)?;
+            let poll = session.admin(id, &token(auth)?, today)?;
+            // The API's own PATCH rules decide what is valid.
+            let mut body = serde_json::Map::new();
+            if let Some(r) = results {
+                body.insert(Key::ResultsVisibility.name().into(), Value::from(r.as_str()));
+            }
+            if let Some(day) = closes_on {
+                let day = if day == "none" { Value::Null } else { Value::from(day.as_str()) };
+                body.insert(Key::ClosesOn.name().into(), day);
+            }
+            if let Some(shuffle) = shuffle {
+                body.insert(Key::ShuffleOptions.name().into(), Value::from(*shuffle));
+            }
+            let patch = PollPatch::from_json(&Value::Object(body)).map_err(Error::Invalid)?;
+            show_change(cli, &mut session, &poll, &patch, today)?;
+        }
         Command::Translation { action: TranslationAction::Set { id, lang, file, auth } } => {
             let mut session = session(cli, store)?;
             let poll = session.admin(id, &token(auth)?, today)?;
@@ -408,10 +445,16 @@ fn describe(poll: &Poll) -> String {
         poll.lang.code(),
         if langs.is_empty() { String::new() } else { format!(" (also {})", langs.join(", ")) },
         json::status(poll),
-        if poll.results_public { "public" } else { "private" },
+        poll.visibility.as_str(),
         poll.created_on,
         poll.expires_on,
     );
+    if let Some(day) = poll.closes_on {
+        out.push_str(&format!("voting closes on {day}\n"));
+    }
+    if poll.shuffle_options {
+        out.push_str("options shuffled on the share page\n");
+    }
     for (i, q) in poll.questions.iter().enumerate() {
         out.push_str(&format!("{}. {}\n", i + 1, q.label));
         for o in &q.options {

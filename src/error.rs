@@ -25,12 +25,23 @@ pub struct RateLimited {
     pub retry_after_secs: u64,
 }
 
+/// Why results are not shown yet to a reader without the admin token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Withheld {
+    /// `afterVote`: only on the page a voter gets right after voting.
+    UntilVote,
+    /// `afterClose`: from the day the poll closes (its deadline, if it has one).
+    UntilClose { closes_on: Option<crate::day::Day> },
+}
+
 #[derive(Debug)]
 pub enum Error {
     /// 400: the body is not the JSON (or form) it claims to be.
     Malformed(String),
     /// 401
     Unauthorized(AuthFailure),
+    /// 403: the poll's results are not visible to this reader yet.
+    ResultsWithheld(Withheld),
     /// 404: unknown, expired or erased poll, or no such path.
     NotFound,
     /// 405: the path exists but not with this method.
@@ -77,6 +88,7 @@ impl Error {
         match self {
             Error::Malformed(_) => 400,
             Error::Unauthorized(_) => 401,
+            Error::ResultsWithheld(_) => 403,
             Error::NotFound => 404,
             Error::MethodNotAllowed(_) => 405,
             Error::RequestTimeout => 408,
@@ -98,6 +110,7 @@ impl Error {
             Error::Unauthorized(AuthFailure::Missing) => "token-required",
             Error::Unauthorized(AuthFailure::Malformed) => "bad-authorization",
             Error::Unauthorized(AuthFailure::InvalidToken) => "invalid-token",
+            Error::ResultsWithheld(_) => "results-withheld",
             Error::NotFound => "not-found",
             Error::MethodNotAllowed(_) => "method-not-allowed",
             Error::RequestTimeout => "request-timeout",
@@ -115,6 +128,7 @@ impl Error {
         match self {
             Error::Malformed(_) => "Malformed request body",
             Error::Unauthorized(_) => "Unauthorized",
+            Error::ResultsWithheld(_) => "Results not visible yet",
             Error::NotFound => "Not found",
             Error::MethodNotAllowed(_) => "Method not allowed",
             Error::RequestTimeout => "Request timeout",
@@ -139,6 +153,18 @@ impl Error {
                 "The Authorization header must use the Bearer scheme: 'Authorization: Bearer <token>'.".into()
             }
             Error::Unauthorized(AuthFailure::InvalidToken) => "The token is not this poll's admin token.".into(),
+            Error::ResultsWithheld(Withheld::UntilVote) => "This poll shows its results to each voter on the page \
+                 they get right after voting, and to its admin (with the admin token), never to others."
+                .into(),
+            Error::ResultsWithheld(Withheld::UntilClose { closes_on: Some(day) }) => format!(
+                "This poll's results become visible to everyone when it closes, on {day} at the latest; \
+                 until then only its admin (with the admin token) can read them."
+            ),
+            Error::ResultsWithheld(Withheld::UntilClose { closes_on: None }) => {
+                "This poll's results become visible to everyone when its admin closes it; until then only its \
+                 admin (with the admin token) can read them."
+                    .into()
+            }
             Error::NotFound => "No such poll or resource. Polls are erased when they expire or are deleted.".into(),
             Error::MethodNotAllowed(allowed) => format!("Allowed methods: {}.", allowed.join(", ")),
             Error::RequestTimeout => "The request body did not arrive in time.".into(),
@@ -177,11 +203,12 @@ impl Error {
 
 /// Every problem code with its status, for the API reference. A unit test
 /// checks that each variant's code is listed.
-pub const PROBLEM_CODES: [(&str, u16); 14] = [
+pub const PROBLEM_CODES: [(&str, u16); 15] = [
     ("malformed-body", 400),
     ("token-required", 401),
     ("bad-authorization", 401),
     ("invalid-token", 401),
+    ("results-withheld", 403),
     ("not-found", 404),
     ("method-not-allowed", 405),
     ("request-timeout", 408),
@@ -243,6 +270,8 @@ mod tests {
             Error::Unauthorized(AuthFailure::Missing),
             Error::Unauthorized(AuthFailure::Malformed),
             Error::Unauthorized(AuthFailure::InvalidToken),
+            Error::ResultsWithheld(Withheld::UntilVote),
+            Error::ResultsWithheld(Withheld::UntilClose { closes_on: None }),
             Error::NotFound,
             Error::MethodNotAllowed(&["GET"]),
             Error::RequestTimeout,

@@ -9,7 +9,8 @@
 use serde_json::{Value, json};
 
 use crate::domain::{
-    EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind, TITLE,
+    EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind,
+    ResultsVisibility, TITLE,
 };
 use crate::error::PROBLEM_CODES;
 use crate::secret::{POLL_ID_LEN, TOKEN_LEN};
@@ -22,8 +23,10 @@ fn expiry_schema(description: &str) -> Value {
     json!({"type": "integer", "enum": EXPIRY_DAYS, "description": description})
 }
 
+const DAY_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+
 fn day_schema(description: &str) -> Value {
-    json!({"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "description": description})
+    json!({"type": "string", "format": "date", "pattern": DAY_PATTERN, "description": description})
 }
 
 fn options_schema() -> Value {
@@ -75,6 +78,28 @@ fn id_param() -> Value {
         "description": "The poll id returned at creation.",
         "schema": {"type": "string", "pattern": format!("^[A-Za-z0-9_-]{{{POLL_ID_LEN}}}$")}
     })
+}
+
+fn visibility_schema() -> Value {
+    json!({
+        "type": "string",
+        "enum": ResultsVisibility::codes(),
+        "description": "Who reads the results without the admin token: `public` anyone, always; `afterVote` each voter, on the page they get right after voting; `afterClose` anyone, once the poll is closed (by its admin or its `closesOn` day); `private` nobody. Default: `private` (or what `resultsPublic` says)."
+    })
+}
+
+/// `closesOn`; `nullable` in a PATCH, where null removes it.
+fn closes_on_schema(nullable: bool) -> Value {
+    let rule = "The day voting ends (UTC, `YYYY-MM-DD`): from that day the poll takes no votes and reads `closed`; its results stay readable (per `resultsVisibility`) until it expires. Must be after today and not after the day the poll expires.";
+    if nullable {
+        json!({"type": ["string", "null"], "format": "date", "pattern": DAY_PATTERN, "description": format!("{rule} null removes it.")})
+    } else {
+        json!({"type": "string", "format": "date", "pattern": DAY_PATTERN, "description": rule})
+    }
+}
+
+fn shuffle_schema() -> Value {
+    json!({"type": "boolean", "default": false, "description": "true: the share page lists each question's options in a fresh random order at every view (against order bias). Results keep the creation order."})
 }
 
 /// Builds the whole document. `base_url` is this deployment's public address.
@@ -223,11 +248,13 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                 "parameters": [id_param()],
                 "get": {
                     "operationId": "getResults",
-                    "summary": "Counts per option and statistics. Needs the admin token when results are private.",
+                    "summary": "Counts per option and statistics. Needs the admin token unless the poll's `resultsVisibility` lets anyone read them now.",
+                    "description": "Who reads the results without the token: anyone for `public`; anyone once the poll is closed for `afterClose`; nobody for `afterVote` (voters see them on the share page right after voting) and `private`. The token always reads them.",
                     "security": [{}, {"adminToken": []}],
                     "responses": {
                         "200": json_response("The results.", "#/components/schemas/Results"),
                         "401": problem_response("The results are private: missing or wrong admin token."),
+                        "403": problem_response("Not visible yet (`afterVote`, or `afterClose` before the poll closes); `detail` says when. The admin token reads them."),
                         "404": problem_response("No such poll, or it expired or was deleted.")
                     }
                 }
@@ -261,7 +288,10 @@ fn schemas() -> Value {
                 "title": TITLE.schema("The poll's title."),
                 "lang": lang_schema("The language the poll is written in."),
                 "expiryDays": expiry_schema("Days until the poll and its responses are erased."),
-                "resultsPublic": {"type": "boolean", "default": false, "description": "true: anyone may read the results; false: only with the admin token."},
+                "resultsPublic": {"type": "boolean", "default": false, "description": "true: anyone may read the results; false: only with the admin token. The same as `resultsVisibility` `public` / `private`; a body that gives both must make them agree (true exactly when it is `public`)."},
+                "resultsVisibility": visibility_schema(),
+                "closesOn": closes_on_schema(false),
+                "shuffleOptions": shuffle_schema(),
                 "questions": {
                     "type": "array",
                     "minItems": QUESTIONS.min,
@@ -306,7 +336,10 @@ fn schemas() -> Value {
             "minProperties": 1,
             "properties": {
                 "closed": {"type": "boolean", "description": "true closes the poll (it accepts no more responses); false reopens it."},
-                "expiryDays": expiry_schema("New lifetime, counted from today."),
+                "expiryDays": expiry_schema("New lifetime, counted from today. Must not end before the poll's `closesOn` (unless the same PATCH moves or removes it)."),
+                "resultsVisibility": visibility_schema(),
+                "closesOn": closes_on_schema(true),
+                "shuffleOptions": shuffle_schema(),
                 "translations": {
                     "type": "object",
                     "minProperties": 1,
@@ -319,13 +352,16 @@ fn schemas() -> Value {
         },
         "Poll": {
             "type": "object",
-            "required": ["id", "title", "lang", "status", "resultsPublic", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
+            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
             "properties": {
                 "id": {"type": "string"},
                 "title": {"type": "string"},
                 "lang": lang_schema("The poll's own language."),
-                "status": {"type": "string", "enum": ["open", "closed"]},
-                "resultsPublic": {"type": "boolean"},
+                "status": {"type": "string", "enum": ["open", "closed"], "description": "closed: closed by its admin, or its `closesOn` day has come."},
+                "resultsPublic": {"type": "boolean", "description": "true exactly when `resultsVisibility` is `public`."},
+                "resultsVisibility": {"type": "string", "enum": ResultsVisibility::codes()},
+                "closesOn": {"type": ["string", "null"], "format": "date", "description": "Day voting ends (UTC), or null."},
+                "shuffleOptions": {"type": "boolean"},
                 "createdOn": day_schema("Day of creation (UTC)."),
                 "expiresOn": day_schema("Day the poll is erased (UTC); it is available until the day before."),
                 "questions": {

@@ -199,6 +199,43 @@ fn admin_verbs_change_the_poll_as_the_api_would() {
 }
 
 #[test]
+fn settings_change_as_the_api_would_and_show_prints_them() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let t = poll.token.as_str();
+    let closes = date_from_today(10);
+    let args = ["--json", "settings", &poll.id, "--results", "afterClose", "--closes-on", &closes, "--shuffle", "true"];
+    let v = ok_json(&pollctl(&db, &[&args[..], &["--token", t]].concat()));
+    assert_eq!(
+        (&v["resultsVisibility"], &v["closesOn"], &v["shuffleOptions"]),
+        (&json!("afterClose"), &json!(closes), &json!(true))
+    );
+    assert_eq!(server.get(&poll.path()).json()["closesOn"], json!(closes));
+
+    let out = pollctl(&db, &["show", &poll.id, "--token", t]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("results: afterClose"), "{text}");
+    assert!(text.contains(&format!("voting closes on {closes}")), "{text}");
+    assert!(text.contains("options shuffled"), "{text}");
+
+    // The API's rules, the API's field names; exit 5 and nothing changed.
+    for bad in [["--closes-on", "2000-01-01"], ["--results", "everyone"]] {
+        let out = pollctl(&db, &["settings", &poll.id, bad[0], bad[1], "--token", t]);
+        assert_eq!(code(&out), 5, "{}", stderr(&out));
+    }
+    let out = pollctl(&db, &["settings", &poll.id, "--closes-on", "2000-01-01", "--token", t]);
+    assert!(stderr(&out).contains("closesOn"), "{}", stderr(&out));
+    let out = pollctl(&db, &["settings", &poll.id, "--token", t]);
+    assert_eq!(code(&out), 5, "nothing to change: {}", stderr(&out));
+    assert_eq!(server.get(&poll.path()).json()["resultsVisibility"], "afterClose");
+
+    let v = ok_json(&pollctl(&db, &["--json", "settings", &poll.id, "--closes-on", "none", "--token", t]));
+    assert_eq!(v["closesOn"], json!(null));
+}
+
+#[test]
 fn token_can_come_from_the_environment_or_a_file() {
     let server = Server::start();
     let db = server.db_path();
@@ -335,6 +372,7 @@ fn every_verb_has_help() {
         vec!["close"],
         vec!["reopen"],
         vec!["expiry"],
+        vec!["settings"],
         vec!["translation"],
         vec!["translation", "set"],
         vec!["translation", "remove"],

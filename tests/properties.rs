@@ -20,7 +20,7 @@ use std::str::FromStr;
 
 use anonpoll::client::{TrustedProxies, client_ip, parse_net};
 use anonpoll::day::Day;
-use anonpoll::domain::{EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, TITLE};
+use anonpoll::domain::{EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, ResultsVisibility, TITLE};
 use anonpoll::error::{AuthFailure, FieldError};
 use anonpoll::http::{Body, Method, Request};
 use anonpoll::schema;
@@ -181,13 +181,33 @@ fn near_valid_poll(distinct: bool) -> impl Strategy<Value = Value> {
         prop::option::weighted(0.7, or_junk(any::<bool>().prop_map(Value::Bool))),
         prop::option::weighted(0.99, or_junk(questions)),
         prop::option::weighted(0.02, (arb_key(), arb_json())),
+        prop::option::weighted(
+            0.4,
+            or_junk(
+                prop_oneof![
+                    20 => prop::sample::select(ResultsVisibility::codes()),
+                    1 => prop::sample::select(vec!["Public", "after_vote", "", "never"]),
+                ]
+                .prop_map(Value::from),
+            ),
+        ),
+        prop::option::weighted(0.3, or_junk(any::<bool>().prop_map(Value::Bool))),
     )
-        .prop_map(|(title, lang, expiry, public, questions, extra)| {
+        .prop_map(|(title, lang, expiry, mut public, questions, extra, visibility, shuffle)| {
+            // Outside the known gap: a valid resultsPublic beside a valid
+            // resultsVisibility agrees with it (`known_gaps_between_schema_and_validator`).
+            if let (Some(Value::Bool(_)), Some(Value::String(v))) = (&public, &visibility)
+                && let Some(v) = ResultsVisibility::from_code(v)
+            {
+                public = Some(Value::Bool(v.is_public()));
+            }
             let mut m = Map::new();
             put(&mut m, "title", title);
             put(&mut m, "lang", lang);
             put(&mut m, "expiryDays", expiry);
             put(&mut m, "resultsPublic", public);
+            put(&mut m, "resultsVisibility", visibility);
+            put(&mut m, "shuffleOptions", shuffle);
             put(&mut m, "questions", questions);
             if let Some((k, v)) = extra {
                 m.insert(k, v);
@@ -290,7 +310,17 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
     prop_assert_eq!(p.lang.code(), v["lang"].as_str().unwrap());
     prop_assert!(EXPIRY_DAYS.contains(&p.expiry.get()));
     prop_assert_eq!(Some(i64::from(p.expiry.get())), v["expiryDays"].as_i64());
-    prop_assert_eq!(p.results_public, v.get("resultsPublic").is_some_and(|b| b.as_bool().unwrap()));
+    // resultsVisibility when sent, else what resultsPublic says, else private.
+    let visibility = match (v.get("resultsVisibility"), v.get("resultsPublic")) {
+        (Some(vis), _) => ResultsVisibility::from_code(vis.as_str().unwrap()).unwrap(),
+        (None, Some(Value::Bool(true))) => ResultsVisibility::Public,
+        _ => ResultsVisibility::Private,
+    };
+    prop_assert_eq!(p.visibility, visibility);
+    if let Some(public) = v.get("resultsPublic") {
+        prop_assert_eq!(Some(p.visibility.is_public()), public.as_bool());
+    }
+    prop_assert_eq!(p.shuffle_options, v.get("shuffleOptions").is_some_and(|b| b.as_bool().unwrap()));
     prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&p.questions.len()));
     prop_assert_eq!(p.questions.len(), v["questions"].as_array().unwrap().len());
     for (q, sent) in p.questions.iter().zip(v["questions"].as_array().unwrap()) {
@@ -304,12 +334,13 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
     }
     // What was accepted, written back as JSON, is accepted again unchanged.
     let again = json!({
-        "title": p.title, "lang": p.lang, "expiryDays": p.expiry.get(), "resultsPublic": p.results_public,
-        "questions": p.questions,
+        "title": p.title, "lang": p.lang, "expiryDays": p.expiry.get(), "resultsPublic": p.visibility.is_public(),
+        "resultsVisibility": p.visibility, "shuffleOptions": p.shuffle_options, "questions": p.questions,
     });
     let q = NewPoll::from_json(&again).map_err(|e| TestCaseError::fail(format!("round trip refused: {e:?}")))?;
     prop_assert_eq!(q.title, p.title.clone());
     prop_assert_eq!(q.questions, p.questions.clone());
+    prop_assert_eq!((q.visibility, q.shuffle_options), (p.visibility, p.shuffle_options));
     Ok(())
 }
 
@@ -613,6 +644,20 @@ fn known_gaps_between_schema_and_validator() {
     v["title"] = json!("\u{feff}");
     let (s, r) = (schema_ok(&v), NewPoll::from_json(&v).is_ok());
     assert!(!s && !r, "U+FEFF title: schema {s}, server {r}: both must refuse it");
+
+    // resultsPublic disagreeing with resultsVisibility: JSON Schema here
+    // does not relate the two fields; the server refuses the pair.
+    let mut v = base.clone();
+    v["resultsPublic"] = json!(true);
+    v["resultsVisibility"] = json!("afterVote");
+    assert!(schema_ok(&v), "the schema does not relate resultsPublic and resultsVisibility");
+    assert!(NewPoll::from_json(&v).is_err(), "the server refuses a disagreeing pair");
+
+    // A closing day is a day for the schema; after today and not after the
+    // expiry only for the server (the date of the request).
+    let mut v = base.clone();
+    v["closesOn"] = json!("2000-01-01");
+    assert!(schema_ok(&v) && NewPoll::from_json(&v).is_ok(), "the day's place is checked at creation, not parsing");
 
     // A whole number written as a float is the integer for both.
     let mut v = base;

@@ -771,3 +771,170 @@ fn a_changed_vote_form_comes_back_and_counts_nothing() {
     }
     assert_eq!(total(&server, &poll), 3, "only the three forms sent as made were counted");
 }
+
+// ---------------------------------------------------------------------------
+// Poll settings: results after voting or closing, closing day, shuffling
+// ---------------------------------------------------------------------------
+
+/// Votes on the share page of `id` and answers the POST's response.
+fn vote_form(server: &Server, id: &str, xff: &str, pairs: &[(&str, &str)]) -> (Response, String) {
+    let page = server.request("GET", &format!("/p/{id}")).xff(xff).send();
+    let code = ballot(&page.text());
+    let mut all = vec![("ballot", code.as_str())];
+    all.extend_from_slice(pairs);
+    (post_form(server, &format!("/p/{id}"), xff, &all), code)
+}
+
+#[test]
+fn a_voter_sees_after_vote_results_right_after_voting_and_nobody_else_does() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsVisibility"] = json!("afterVote");
+    let poll = server.create_poll(&body);
+    let results = format!("/p/{}/results", poll.id);
+
+    // Before voting: why not, and the admin key form.
+    let page = server.get(&results);
+    page.assert_status(200);
+    assert!(page.text().contains("right after they vote"), "{}", page.text());
+    assert!(!page.text().contains("result-q0"));
+
+    let (resp, code) = vote_form(&server, &poll.id, "198.51.100.20", &[("q0", "1")]);
+    resp.assert_status(303);
+    let to = resp.header("location").unwrap().to_owned();
+    assert_eq!(to, format!("{results}?voted={code}"));
+    let page = server.get(&to);
+    page.assert_status(200);
+    let html = page.text();
+    assert!(html.contains("id=\"voted\"") && html.contains("your response is counted"), "{html}");
+    assert!(html.contains("id=\"result-q0\""), "{html}");
+    assert_page_headers(&page);
+
+    // A code that was never redeemed, or is made up, shows nothing.
+    let fresh = ballot(&server.get(&format!("/p/{}", poll.id)).text());
+    for forged in [fresh.as_str(), "AAAA", &code[..code.len() - 1]] {
+        let page = server.get(&format!("{results}?voted={forged}"));
+        assert!(!page.text().contains("result-q0"), "results shown for {forged}");
+    }
+    // Another poll's redeemed code does not open this one.
+    let other = server.create_poll(&body);
+    let page = server.get(&format!("/p/{}/results?voted={code}", other.id));
+    assert!(!page.text().contains("result-q0"));
+}
+
+#[test]
+fn after_close_results_open_when_the_poll_closes() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsVisibility"] = json!("afterClose");
+    body["closesOn"] = json!(date_from_today(3));
+    let poll = server.create_poll(&body);
+    let results = format!("/p/{}/results", poll.id);
+    let (resp, _) = vote_form(&server, &poll.id, "198.51.100.21", &[("q0", "0")]);
+    resp.assert_status(200);
+    assert!(!resp.text().contains(&format!("href=\"{results}\"")), "a link to withheld results");
+    let html = server.get(&results).text();
+    assert!(!html.contains("result-q0") && html.contains("once voting has closed"), "{html}");
+    // The share page names the closing day.
+    let share = server.get(&format!("/p/{}?lang=de", poll.id)).text();
+    assert!(share.contains("Abstimmung endet am"), "{share}");
+    server.exec_sql("UPDATE polls SET closes_on = ?1 WHERE id = ?2", [today(), poll.id.clone()]);
+    let html = server.get(&results).text();
+    assert!(html.contains("id=\"result-q0\""), "{html}");
+    let share = server.get(&format!("/p/{}", poll.id)).text();
+    assert!(share.contains("Voting closed on") && !share.contains("name=\"ballot\""), "{share}");
+}
+
+#[test]
+fn shuffled_options_change_order_between_views_but_keep_their_values() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["shuffleOptions"] = json!(true);
+    body["questions"] = questions(1, 6);
+    let poll = server.create_poll(&body);
+    let order = |html: &str| -> Vec<String> {
+        html.match_indices("id=\"q0-").map(|(i, _)| html[i + 7..].split('"').next().unwrap().to_owned()).collect()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..20 {
+        let o = order(&server.get(&format!("/p/{}", poll.id)).text());
+        let mut sorted = o.clone();
+        sorted.sort();
+        assert_eq!(sorted, ["0", "1", "2", "3", "4", "5"], "every option once: {o:?}");
+        seen.insert(o);
+    }
+    // 20 views of 720 orders: all alike has a chance of 720^-19.
+    assert!(seen.len() > 1, "the order never changed");
+    // Without the setting the order is the poll's.
+    body["shuffleOptions"] = json!(false);
+    let plain = server.create_poll(&body);
+    assert_eq!(order(&server.get(&format!("/p/{}", plain.id)).text()), ["0", "1", "2", "3", "4", "5"]);
+}
+
+#[test]
+fn the_creation_form_and_the_admin_page_set_the_settings() {
+    let server = Server::start();
+    let page = server.get("/?lang=fr");
+    let html = page.text();
+    for id in ["f-results-aftervote", "f-results-afterclose", "f-closes-on", "f-shuffle"] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
+    }
+    // The creation form with the settings, closing `closes`.
+    let create = |closes: &str| {
+        let code = once(&server);
+        let fields = [
+            ("once", code.as_str()),
+            ("title", "Réglages"),
+            ("lang", "fr"),
+            ("expiry", "7"),
+            ("results", "afterClose"),
+            ("closes", closes),
+            ("shuffle", "1"),
+            ("q0", "Oui ?"),
+            ("q0o0", "Oui"),
+            ("q0o1", "Non"),
+        ];
+        post_form(&server, "/?lang=fr", "198.51.100.22", &fields)
+    };
+    let resp = create(&date_from_today(30));
+    resp.assert_status(422);
+    assert!(resp.text().contains("ne peut pas dépasser le jour d’effacement"), "{}", resp.text());
+    assert!(resp.text().contains("aria-invalid=\"true\""));
+    // The form came back with what was typed.
+    assert!(resp.text().contains(&format!("value=\"{}\"", date_from_today(30))));
+    let resp = create(&date_from_today(7));
+    resp.assert_status(201);
+    let id = resp.text().split("/p/").nth(1).unwrap().split(['"', '/', '?', '<']).next().unwrap().to_owned();
+    let token = resp.text().split("admin#").nth(1).unwrap().split(['"', '<']).next().unwrap().to_owned();
+    let p = server.get(&format!("/api/polls/{id}")).json();
+    assert_eq!(
+        (&p["resultsVisibility"], &p["closesOn"], &p["shuffleOptions"]),
+        (&json!("afterClose"), &json!(date_from_today(7)), &json!(true))
+    );
+
+    // The admin page: the settings form shows them and changes them.
+    let admin = format!("/p/{id}/admin");
+    let dash = post_form(&server, &admin, "198.51.100.22", &[("token", &token)]).text();
+    assert!(dash.contains("id=\"a-closes-on\"") && dash.contains(&date_from_today(7)), "{dash}");
+    let resp = post_form(
+        &server,
+        &admin,
+        "198.51.100.22",
+        &[("token", &token), ("action", "settings"), ("results", "public"), ("closes", "")],
+    );
+    resp.assert_status(200);
+    let p = server.get(&format!("/api/polls/{id}")).json();
+    assert_eq!(
+        (&p["resultsVisibility"], &p["closesOn"], &p["shuffleOptions"]),
+        (&json!("public"), &json!(null), &json!(false))
+    );
+    let resp = post_form(
+        &server,
+        &admin,
+        "198.51.100.22",
+        &[("token", &token), ("action", "settings"), ("results", "private"), ("closes", &today())],
+    );
+    resp.assert_status(422);
+    assert!(resp.text().contains("href=\"#a-closes-on\""), "{}", resp.text());
+    assert_eq!(server.get(&format!("/api/polls/{id}")).json()["resultsVisibility"], "public");
+}

@@ -27,8 +27,8 @@ pub use links::Links;
 
 use crate::day::Day;
 use crate::domain::results::Results;
-use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch};
-use crate::error::{AuthFailure, Error};
+use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility};
+use crate::error::{AuthFailure, Error, Withheld};
 use crate::ratelimit::{Quota, RateLimiter};
 use crate::secret::{AdminToken, MediaId, PollId};
 use crate::store::{MediaBlob, PendingWrite, Reader, Store};
@@ -65,6 +65,10 @@ pub enum Access<'a> {
     Token(&'a str),
     /// A credential in a form that cannot be a token (e.g. not Bearer).
     Malformed,
+    /// Someone who voted on this poll: the web found the one-time form
+    /// token they bring already redeemed for it (`web/ballot.rs`). Reads
+    /// the results of an `afterVote` poll; otherwise counts as `Anyone`.
+    Voter,
 }
 
 impl<'a> Access<'a> {
@@ -167,6 +171,7 @@ impl Session {
     /// Creates a poll for `client`, within the creation limit that the API
     /// and the web form share. Only the web form brings media.
     pub fn create(&mut self, client: IpAddr, poll: &NewPoll, media: &[NewMedia], today: Day) -> Result<Created, Error> {
+        poll.check_on(today).map_err(Error::Invalid)?;
         let quota = self.app.limiter.try_acquire(client).map_err(Error::RateLimited)?;
         let id = PollId::generate()?;
         let token = AdminToken::generate()?;
@@ -197,15 +202,16 @@ impl Session {
         self.reader.poll(&poll.id, today)?.ok_or(Error::NotFound)
     }
 
-    /// The results of `poll` for a reader presenting `access`: public
-    /// results for anyone (a credential is not even looked at), private ones
-    /// with the admin token only.
+    /// The results of `poll` for a reader presenting `access`, by the
+    /// poll's [`ResultsVisibility`]: results open to this reader need no
+    /// credential (one is not even looked at); otherwise only the admin
+    /// token reads them, and anyone else learns when they will be visible.
     pub fn results(&mut self, poll: &Poll, access: Access) -> Result<Results, Error> {
-        if !poll.results_public {
+        if !results_open(poll, access) {
             match access {
                 Access::Token(token) => check_token(poll, token)?,
-                Access::Anyone => return Err(Error::Unauthorized(AuthFailure::Missing)),
                 Access::Malformed => return Err(Error::Unauthorized(AuthFailure::Malformed)),
+                Access::Anyone | Access::Voter => return Err(withheld(poll)),
             }
         }
         let tallies = self.reader.tallies(poll)?;
@@ -215,7 +221,7 @@ impl Session {
     /// Applies a validated patch to `poll` (checked against its language and
     /// questions) and answers the poll as it is afterwards.
     pub fn patch(&mut self, poll: &Poll, patch: &PollPatch, today: Day) -> Result<Poll, Error> {
-        patch.check_against(&poll.shape()).map_err(Error::Invalid)?;
+        patch.check_against(&poll.shape(), today).map_err(Error::Invalid)?;
         self.app.store.patch_poll(&poll.id, patch, today)?;
         self.reload(poll, today)
     }
@@ -251,6 +257,20 @@ impl Session {
             return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
         }
         Ok(Admitted { id: poll.id.clone(), ballot, today })
+    }
+}
+
+/// Whether `access` reads the results of `poll` without the admin token.
+fn results_open(poll: &Poll, access: Access) -> bool {
+    poll.results_open_to_all() || (poll.visibility == ResultsVisibility::AfterVote && matches!(access, Access::Voter))
+}
+
+/// What a reader without the token is told of results not open to them.
+fn withheld(poll: &Poll) -> Error {
+    match poll.visibility {
+        ResultsVisibility::AfterVote => Error::ResultsWithheld(Withheld::UntilVote),
+        ResultsVisibility::AfterClose => Error::ResultsWithheld(Withheld::UntilClose { closes_on: poll.closes_on }),
+        ResultsVisibility::Public | ResultsVisibility::Private => Error::Unauthorized(AuthFailure::Missing),
     }
 }
 

@@ -14,8 +14,13 @@ use serde_json::{Map, Value, json};
 
 pub mod problem;
 pub mod results;
+pub mod schulze;
+pub mod settings;
 
 pub use problem::{Choices, FieldError, FieldPath, Key, List, Problem, Seg};
+pub use settings::ResultsVisibility;
+
+use crate::day::Day;
 
 /// Bounds of one kind of user text: at most `max_chars` Unicode scalar values,
 /// at least one non-space character, no control characters. Stored trimmed.
@@ -274,7 +279,10 @@ pub struct NewPoll {
     pub title: Title,
     pub lang: Lang,
     pub expiry: ExpiryDays,
-    pub results_public: bool,
+    pub visibility: ResultsVisibility,
+    /// The day voting ends, if any (checked by [`NewPoll::check_on`]).
+    pub closes_on: Option<Day>,
+    pub shuffle_options: bool,
     pub questions: Vec<Question>,
 }
 
@@ -296,6 +304,10 @@ pub struct VersionQuestion {
 pub struct PollPatch {
     pub closed: Option<bool>,
     pub expiry: Option<ExpiryDays>,
+    pub visibility: Option<ResultsVisibility>,
+    /// `Some(None)` removes the deadline.
+    pub closes_on: Option<Option<Day>>,
+    pub shuffle_options: Option<bool>,
     /// `None` removes that language version.
     pub translations: BTreeMap<Lang, Option<LanguageVersion>>,
 }
@@ -304,6 +316,8 @@ pub struct PollPatch {
 pub struct Shape<'a> {
     pub lang: Lang,
     pub questions: &'a [Question],
+    pub expires_on: Day,
+    pub closes_on: Option<Day>,
 }
 
 /// Collects field errors while a body is walked, so a client sees them all at once.
@@ -432,7 +446,16 @@ fn boolean(obj: &Map<String, Value>, key: Key, errs: &mut Errors) -> Option<Opti
 }
 
 impl NewPoll {
-    pub const FIELDS: [&'static str; 5] = ["title", "lang", "expiryDays", "resultsPublic", "questions"];
+    pub const FIELDS: [&'static str; 8] = [
+        "title",
+        "lang",
+        "expiryDays",
+        "resultsPublic",
+        "resultsVisibility",
+        "closesOn",
+        "shuffleOptions",
+        "questions",
+    ];
     pub const REQUIRED: [&'static str; 4] = ["title", "lang", "expiryDays", "questions"];
     const REQUIRED_KEYS: [Key; 4] = [Key::Title, Key::Lang, Key::ExpiryDays, Key::Questions];
 
@@ -449,15 +472,29 @@ impl NewPoll {
         let title = field(obj, &root, Key::Title).and_then(|(t, p)| errs.take(p, Title::parse(t)));
         let lang = field(obj, &root, Key::Lang).and_then(|(l, p)| errs.take(p, Lang::parse(l)));
         let expiry = field(obj, &root, Key::ExpiryDays).and_then(|(e, p)| errs.take(p, ExpiryDays::parse(e)));
-        let results_public = boolean(obj, Key::ResultsPublic, errs);
+        let visibility = settings::visibility(obj, true, errs);
+        let closes_on = settings::closes_on(obj, false, errs);
+        let shuffle = boolean(obj, Key::ShuffleOptions, errs);
         let questions = field(obj, &root, Key::Questions).and_then(|(q, p)| question_list(q, &p, errs, question));
         Some(NewPoll {
             title: title?,
             lang: lang?,
             expiry: expiry?,
-            results_public: results_public?.unwrap_or(false),
+            visibility: visibility?.unwrap_or_default(),
+            closes_on: closes_on?.flatten(),
+            shuffle_options: shuffle?.unwrap_or(false),
             questions: questions?,
         })
+    }
+
+    /// The rules that depend on the day of creation: a deadline lies after
+    /// `today` and not after the day the poll will expire.
+    pub fn check_on(&self, today: Day) -> Result<(), Vec<FieldError>> {
+        match self.closes_on {
+            Some(day) => settings::check_deadline(day, today, today.plus_days(self.expiry.get()))
+                .map_err(|p| vec![FieldError::new(Key::ClosesOn, p)]),
+            None => Ok(()),
+        }
     }
 }
 
@@ -535,7 +572,8 @@ impl LanguageVersion {
 }
 
 impl PollPatch {
-    pub const FIELDS: [&'static str; 3] = ["closed", "expiryDays", "translations"];
+    pub const FIELDS: [&'static str; 6] =
+        ["closed", "expiryDays", "resultsVisibility", "closesOn", "shuffleOptions", "translations"];
 
     /// Validates a PATCH body on its own (types, bounds, languages).
     pub fn from_json(v: &Value) -> Result<PollPatch, Vec<FieldError>> {
@@ -546,7 +584,12 @@ impl PollPatch {
 
     /// True when the patch changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.closed.is_none() && self.expiry.is_none() && self.translations.is_empty()
+        self.closed.is_none()
+            && self.expiry.is_none()
+            && self.visibility.is_none()
+            && self.closes_on.is_none()
+            && self.shuffle_options.is_none()
+            && self.translations.is_empty()
     }
 
     fn walk(v: &Value, errs: &mut Errors) -> Option<PollPatch> {
@@ -565,7 +608,17 @@ impl PollPatch {
             None => Some(BTreeMap::new()),
             Some(t) => PollPatch::translations(t, errs),
         };
-        Some(PollPatch { closed: closed?, expiry: expiry?, translations: translations? })
+        let visibility = settings::visibility(obj, false, errs);
+        let closes_on = settings::closes_on(obj, true, errs);
+        let shuffle_options = boolean(obj, Key::ShuffleOptions, errs);
+        Some(PollPatch {
+            closed: closed?,
+            expiry: expiry?,
+            visibility: visibility?,
+            closes_on: closes_on?,
+            shuffle_options: shuffle_options?,
+            translations: translations?,
+        })
     }
 
     fn translations(v: &Value, errs: &mut Errors) -> Option<BTreeMap<Lang, Option<LanguageVersion>>> {
@@ -597,10 +650,31 @@ impl PollPatch {
         ok.then_some(out)
     }
 
-    /// Checks the patch against the poll it applies to: a language version must
-    /// not be in the poll's own language and must match its structure exactly.
-    pub fn check_against(&self, shape: &Shape<'_>) -> Result<(), Vec<FieldError>> {
+    /// Checks the patch against the poll it applies to on `today`: a
+    /// language version must not be in the poll's own language and must
+    /// match its structure exactly; a deadline lies after today and not
+    /// after the poll's expiry (as the patch leaves it).
+    pub fn check_against(&self, shape: &Shape<'_>, today: Day) -> Result<(), Vec<FieldError>> {
         let mut errors = Vec::new();
+        let expires_on = self.expiry.map_or(shape.expires_on, |d| today.plus_days(d.get()));
+        match self.closes_on {
+            Some(Some(day)) => {
+                if let Err(p) = settings::check_deadline(day, today, expires_on) {
+                    errors.push(FieldError::new(Key::ClosesOn, p));
+                }
+            }
+            Some(None) => {}
+            // A deadline that stays must still come before the new expiry;
+            // one already passed is removed by reopening (see `reopens`).
+            None => {
+                if let Some(day) = shape.closes_on
+                    && day > expires_on
+                    && !self.reopens_past(shape.closes_on, today)
+                {
+                    errors.push(FieldError::new(Key::ExpiryDays, Problem::ExpiresBeforeDeadline { closes_on: day }));
+                }
+            }
+        }
         for (lang, version) in &self.translations {
             let at = FieldPath::from(Key::Translations).lang(*lang);
             if *lang == shape.lang {
@@ -612,6 +686,13 @@ impl PollPatch {
             }
         }
         if errors.is_empty() { Ok(()) } else { Err(errors) }
+    }
+
+    /// Whether this patch reopens a poll whose deadline (`closes_on`) has
+    /// passed on `today` without naming a new one: reopening then removes
+    /// the passed deadline (docs/DECISIONS.md), or the poll would stay closed.
+    pub fn reopens_past(&self, closes_on: Option<Day>, today: Day) -> bool {
+        self.closed == Some(false) && self.closes_on.is_none() && settings::deadline_passed(closes_on, today)
     }
 }
 
@@ -638,7 +719,7 @@ mod tests {
         let p = NewPoll::from_json(&poll()).unwrap();
         assert_eq!(p.title.as_str(), "Lunch?");
         assert_eq!(p.expiry.get(), 7);
-        assert!(p.results_public);
+        assert_eq!(p.visibility, ResultsVisibility::Public);
         assert_eq!(p.questions[0].options.len(), 2);
     }
 
@@ -747,19 +828,82 @@ mod tests {
         assert_eq!(p.expiry.map(ExpiryDays::get), Some(30));
 
         let base = NewPoll::from_json(&poll()).unwrap();
-        let shape = Shape { lang: Lang::En, questions: &base.questions };
+        let today = Day::parse("2026-03-10").unwrap();
+        let shape =
+            Shape { lang: Lang::En, questions: &base.questions, expires_on: today.plus_days(7), closes_on: None };
         let ok = json!({"translations": {"fr": {"title": "Déjeuner ?", "questions": [{"label": "Où", "options": ["Pizza", "Sushis"]}]}, "de": null}});
         let p = PollPatch::from_json(&ok).unwrap();
-        assert!(p.check_against(&shape).is_ok());
+        assert!(p.check_against(&shape, today).is_ok());
         assert_eq!(p.translations.get(&Lang::De), Some(&None));
 
         let own = json!({"translations": {"en": null}});
-        assert!(PollPatch::from_json(&own).unwrap().check_against(&shape).is_err());
+        assert!(PollPatch::from_json(&own).unwrap().check_against(&shape, today).is_err());
         let short = json!({"translations": {"it": {"title": "Pranzo", "questions": [{"label": "Dove", "options": ["Pizza", "Sushi", "Kebab"]}]}}});
-        let errs = PollPatch::from_json(&short).unwrap().check_against(&shape).unwrap_err();
+        let errs = PollPatch::from_json(&short).unwrap().check_against(&shape, today).unwrap_err();
         assert_eq!(fields(&errs), ["translations.it.questions[0].options"]);
         assert!(PollPatch::from_json(&json!({"translations": {"es": null}})).is_err());
         assert!(PollPatch::from_json(&json!({"translations": {}})).is_err());
+    }
+
+    #[test]
+    fn a_patch_keeps_the_closing_day_between_today_and_expiry() {
+        let day = |s: &str| Day::parse(s).unwrap();
+        let base = NewPoll::from_json(&poll()).unwrap();
+        let today = day("2026-03-10");
+        let shape = Shape {
+            lang: Lang::En,
+            questions: &base.questions,
+            expires_on: day("2026-04-09"),
+            closes_on: Some(day("2026-03-20")),
+        };
+        let check = |body: Value| PollPatch::from_json(&body).unwrap().check_against(&shape, today);
+        assert!(check(json!({"closesOn": "2026-04-09"})).is_ok());
+        assert!(check(json!({"closesOn": null})).is_ok());
+        assert_eq!(fields(&check(json!({"closesOn": "2026-03-10"})).unwrap_err()), ["closesOn"]);
+        assert_eq!(fields(&check(json!({"closesOn": "2026-04-10"})).unwrap_err()), ["closesOn"]);
+        // Seven days from today ends before the closing day on the 20th...
+        let errs = check(json!({"expiryDays": 7})).unwrap_err();
+        assert_eq!(errs[0].problem, Problem::ExpiresBeforeDeadline { closes_on: day("2026-03-20") });
+        // ...unless the same patch moves or removes it.
+        assert!(check(json!({"expiryDays": 7, "closesOn": "2026-03-17"})).is_ok());
+        assert!(check(json!({"expiryDays": 7, "closesOn": null})).is_ok());
+        // A new expiry is checked against a new closing day.
+        assert_eq!(fields(&check(json!({"expiryDays": 7, "closesOn": "2026-03-18"})).unwrap_err()), ["closesOn"]);
+
+        // Reopening a poll past its closing day removes that day.
+        let reopen = PollPatch::from_json(&json!({"closed": false})).unwrap();
+        assert!(reopen.reopens_past(Some(today), today));
+        assert!(!reopen.reopens_past(Some(day("2026-03-11")), today));
+        assert!(
+            !PollPatch::from_json(&json!({"closed": false, "closesOn": "2026-03-12"}))
+                .unwrap()
+                .reopens_past(Some(today), today)
+        );
+    }
+
+    #[test]
+    fn settings_default_as_the_specification_had_them() {
+        let p = NewPoll::from_json(
+            &json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [{"label": "q", "options": ["a", "b"]}]}),
+        )
+        .unwrap();
+        assert_eq!((p.visibility, p.closes_on, p.shuffle_options), (ResultsVisibility::Private, None, false));
+        let mut v = poll();
+        v["closesOn"] = json!("2026-03-12");
+        v["shuffleOptions"] = json!(true);
+        v["resultsVisibility"] = json!("afterClose");
+        v["resultsPublic"] = json!(false);
+        let p = NewPoll::from_json(&v).unwrap();
+        assert_eq!(
+            (p.visibility, p.closes_on, p.shuffle_options),
+            (ResultsVisibility::AfterClose, Day::parse("2026-03-12"), true)
+        );
+        let today = Day::parse("2026-03-10").unwrap();
+        assert!(p.check_on(today).is_ok());
+        assert_eq!(fields(&p.check_on(Day::parse("2026-03-12").unwrap()).unwrap_err()), ["closesOn"]);
+        v["shuffleOptions"] = json!("yes");
+        v["closesOn"] = json!(null);
+        assert_eq!(fields(&NewPoll::from_json(&v).unwrap_err()), ["closesOn", "shuffleOptions"]);
     }
 }
 
@@ -770,8 +914,13 @@ pub struct Poll {
     pub token_hash: crate::secret::TokenHash,
     pub title: Title,
     pub lang: Lang,
-    pub results_public: bool,
+    pub visibility: ResultsVisibility,
+    /// Whether the poll takes no votes today: closed by its admin, or its
+    /// deadline has come.
     pub closed: bool,
+    /// The day voting ends, if the poll has a deadline.
+    pub closes_on: Option<Day>,
+    pub shuffle_options: bool,
     pub created_on: crate::day::Day,
     pub expires_on: crate::day::Day,
     pub questions: Vec<Question>,
@@ -782,7 +931,22 @@ pub struct Poll {
 
 impl Poll {
     pub fn shape(&self) -> Shape<'_> {
-        Shape { lang: self.lang, questions: &self.questions }
+        Shape { lang: self.lang, questions: &self.questions, expires_on: self.expires_on, closes_on: self.closes_on }
+    }
+
+    /// The specification's `resultsPublic`: anyone may read the results, always.
+    pub fn results_public(&self) -> bool {
+        self.visibility.is_public()
+    }
+
+    /// Whether anyone may read the results now: public ones, and those
+    /// shown once the poll is closed, when it is.
+    pub fn results_open_to_all(&self) -> bool {
+        match self.visibility {
+            ResultsVisibility::Public => true,
+            ResultsVisibility::AfterClose => self.closed,
+            ResultsVisibility::AfterVote | ResultsVisibility::Private => false,
+        }
     }
 
     /// The media item shown at `slot`, if any.

@@ -15,7 +15,8 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::{EXPIRY_DAYS, Lang, QuestionKind};
+use super::{EXPIRY_DAYS, Lang, QuestionKind, ResultsVisibility};
+use crate::day::Day;
 
 /// The field names the validators know. A name a client sent that is none
 /// of these is kept as text ([`Seg::Name`]) so it can be reported back.
@@ -25,6 +26,9 @@ pub enum Key {
     Lang,
     ExpiryDays,
     ResultsPublic,
+    ResultsVisibility,
+    ClosesOn,
+    ShuffleOptions,
     Questions,
     Type,
     Label,
@@ -44,6 +48,9 @@ impl Key {
             Key::Lang => "lang",
             Key::ExpiryDays => "expiryDays",
             Key::ResultsPublic => "resultsPublic",
+            Key::ResultsVisibility => "resultsVisibility",
+            Key::ClosesOn => "closesOn",
+            Key::ShuffleOptions => "shuffleOptions",
             Key::Questions => "questions",
             Key::Type => "type",
             Key::Label => "label",
@@ -140,6 +147,7 @@ pub enum Choices {
     Lang,
     ExpiryDays,
     QuestionType,
+    ResultsVisibility,
 }
 
 impl Choices {
@@ -148,6 +156,7 @@ impl Choices {
             Choices::Lang => Lang::codes().into_iter().map(str::to_owned).collect(),
             Choices::ExpiryDays => EXPIRY_DAYS.iter().map(u16::to_string).collect(),
             Choices::QuestionType => QuestionKind::ALL.iter().map(|s| (*s).to_owned()).collect(),
+            Choices::ResultsVisibility => ResultsVisibility::codes().into_iter().map(str::to_owned).collect(),
         }
     }
 }
@@ -210,6 +219,22 @@ pub enum Problem {
     },
     /// A ballot that answers nothing.
     EmptyBallot,
+    /// `resultsPublic` says otherwise than `resultsVisibility`.
+    DisagreesWithVisibility,
+    /// Not a `YYYY-MM-DD` calendar day.
+    NotADay,
+    /// A deadline on or before the day of the request.
+    NotAfterToday {
+        today: Day,
+    },
+    /// A deadline after the poll's expiry.
+    AfterExpiry {
+        expires_on: Day,
+    },
+    /// A new expiry before the poll's deadline.
+    ExpiresBeforeDeadline {
+        closes_on: Day,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -251,6 +276,18 @@ impl fmt::Display for Problem {
                 write!(f, "question {} has no option {}", question + 1, option + 1)
             }
             Problem::EmptyBallot => f.write_str("a ballot must answer at least one question"),
+            Problem::DisagreesWithVisibility => {
+                f.write_str("must agree with resultsVisibility (true exactly when it is public)")
+            }
+            Problem::NotADay => f.write_str("must be a day, written YYYY-MM-DD"),
+            Problem::NotAfterToday { today } => write!(f, "must be after today ({today})"),
+            Problem::AfterExpiry { expires_on } => {
+                write!(f, "must not be after the day the poll expires ({expires_on})")
+            }
+            Problem::ExpiresBeforeDeadline { closes_on } => write!(
+                f,
+                "would make the poll expire before its deadline ({closes_on}); move or remove closesOn as well"
+            ),
         }
     }
 }

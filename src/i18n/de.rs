@@ -132,6 +132,35 @@ pub const DE: Catalogue = Catalogue {
     status_closed: "Geschlossen",
     erased_on: |d| format!("Wird am {d} gelöscht"),
     created_on: |d| format!("Erstellt am {d}"),
+    results_after_vote: "Jede Person, die abstimmt, direkt nach ihrer Stimme (und Sie)",
+    results_after_close: "Alle, die den Link haben, sobald die Abstimmung beendet ist",
+    field_closes_on: "Abstimmung endet am (optional)",
+    field_closes_on_hint: "Ab diesem Tag nimmt die Umfrage keine Antworten mehr an; ihre Ergebnisse bleiben bis zur Löschung. Leer lassen, um die Umfrage selbst zu schließen.",
+    field_shuffle: "Antworten jedem Besuch in neuer zufälliger Reihenfolge zeigen",
+    field_shuffle_hint: "Damit keine Antwort davon profitiert, dass sie zuerst steht. Die Ergebnisse behalten Ihre Reihenfolge.",
+    closes_on: |d| format!("Abstimmung endet am {d}"),
+    closed_on: |d| format!("Abstimmung endete am {d}"),
+    err_not_a_day: "Geben Sie einen Tag ein oder lassen Sie das Feld leer.",
+    err_deadline_not_after_today: "Der Schlusstag muss nach heute liegen. Um die Abstimmung jetzt zu beenden, schließen Sie die Umfrage.",
+    err_deadline_after_expiry: |d| format!("Der Schlusstag darf nicht nach dem Löschtag der Umfrage liegen ({d})."),
+    err_expires_before_deadline: |d| {
+        format!(
+            "Die Umfrage würde vor ihrem Schlusstag ({d}) gelöscht. Verschieben oder entfernen Sie zuerst den Schlusstag."
+        )
+    },
+    withheld_title: "Ergebnisse noch nicht sichtbar",
+    withheld_after_vote: "Diese Umfrage zeigt ihre Ergebnisse jeder Person direkt nach ihrer Stimme und der Person, die sie erstellt hat.",
+    withheld_after_close: "Diese Umfrage zeigt ihre Ergebnisse allen, sobald die Abstimmung beendet ist. Bis dahin sieht sie nur die Person, die sie erstellt hat.",
+    withheld_after_close_on: |d| {
+        format!(
+            "Diese Umfrage zeigt ihre Ergebnisse allen, sobald die Abstimmung beendet ist, spätestens am {d}. Bis dahin sieht sie nur die Person, die sie erstellt hat."
+        )
+    },
+    voted_results: "Danke, Ihre Antwort ist gezählt. Das sind die bisherigen Ergebnisse.",
+    thanks_after_vote: "Die Ergebnisse werden jeder Person direkt nach ihrer Stimme gezeigt.",
+    settings_heading: "Einstellungen",
+    settings_save: "Einstellungen speichern",
+    settings_done: "Einstellungen gespeichert.",
 
     vote_intro: "Wählen Sie pro Frage eine Antwort; Sie können Fragen auch auslassen. Ihre Teilnahme ist anonym: Gespeichert wird nur der Tag, an dem Sie sie abschicken.",
     vote_submit: "Antwort abschicken",

@@ -127,6 +127,33 @@ pub const EN: Catalogue = Catalogue {
     status_closed: "Closed",
     erased_on: |d| format!("Erased on {d}"),
     created_on: |d| format!("Created on {d}"),
+    results_after_vote: "Each person who votes, right after voting (and you)",
+    results_after_close: "Everyone who has the link, once voting has closed",
+    field_closes_on: "Voting closes on (optional)",
+    field_closes_on_hint: "From this day on the poll takes no more votes; its results stay until it is erased. Leave it empty to close the poll yourself.",
+    field_shuffle: "Show the options in a new random order to each visitor",
+    field_shuffle_hint: "So that no option gains from being listed first. Results keep the order you wrote.",
+    closes_on: |d| format!("Voting closes on {d}"),
+    closed_on: |d| format!("Voting closed on {d}"),
+    err_not_a_day: "Enter a day, or leave the field empty.",
+    err_deadline_not_after_today: "The closing day must be after today. To stop voting now, close the poll.",
+    err_deadline_after_expiry: |d| format!("The closing day must not be after the day the poll is erased ({d})."),
+    err_expires_before_deadline: |d| {
+        format!("The poll would be erased before its closing day ({d}). Move or remove the closing day first.")
+    },
+    withheld_title: "Results not visible yet",
+    withheld_after_vote: "This poll shows its results to each person right after they vote, and to its creator.",
+    withheld_after_close: "This poll shows its results to everyone once voting has closed. Until then only its creator can see them.",
+    withheld_after_close_on: |d| {
+        format!(
+            "This poll shows its results to everyone once voting has closed, on {d} at the latest. Until then only its creator can see them."
+        )
+    },
+    voted_results: "Thank you, your response is counted. These are the results so far.",
+    thanks_after_vote: "The results are shown to each person right after voting.",
+    settings_heading: "Settings",
+    settings_save: "Save settings",
+    settings_done: "Settings saved.",
 
     vote_intro: "Choose one answer per question; you may leave a question out. Your response is anonymous: only the day it was sent is kept with it.",
     vote_submit: "Send my response",

@@ -141,6 +141,35 @@ pub const FR: Catalogue = Catalogue {
     status_closed: "Fermé",
     erased_on: |d| format!("Effacé le {d}"),
     created_on: |d| format!("Créé le {d}"),
+    results_after_vote: "Chaque personne qui vote, juste après son vote (et vous)",
+    results_after_close: "Toute personne qui a le lien, une fois le vote clos",
+    field_closes_on: "Fin du vote le (facultatif)",
+    field_closes_on_hint: "À partir de ce jour, le sondage n’accepte plus de réponses\u{202F}; ses résultats restent jusqu’à son effacement. Laissez vide pour clore le sondage vous-même.",
+    field_shuffle: "Présenter les réponses dans un ordre aléatoire à chaque visite",
+    field_shuffle_hint: "Pour qu’aucune réponse ne soit avantagée par sa place en tête. Les résultats gardent votre ordre.",
+    closes_on: |d| format!("Fin du vote le {d}"),
+    closed_on: |d| format!("Vote clos le {d}"),
+    err_not_a_day: "Indiquez un jour, ou laissez le champ vide.",
+    err_deadline_not_after_today: "Le jour de fin doit être postérieur à aujourd’hui. Pour arrêter le vote maintenant, fermez le sondage.",
+    err_deadline_after_expiry: |d| {
+        format!("Le jour de fin ne peut pas dépasser le jour d’effacement du sondage ({d}).")
+    },
+    err_expires_before_deadline: |d| {
+        format!("Le sondage serait effacé avant son jour de fin ({d}). Déplacez ou retirez d’abord le jour de fin.")
+    },
+    withheld_title: "Résultats pas encore visibles",
+    withheld_after_vote: "Ce sondage montre ses résultats à chaque personne juste après son vote, ainsi qu’à la personne qui l’a créé.",
+    withheld_after_close: "Ce sondage montre ses résultats à tout le monde une fois le vote clos. D’ici là, seule la personne qui l’a créé peut les voir.",
+    withheld_after_close_on: |d| {
+        format!(
+            "Ce sondage montre ses résultats à tout le monde une fois le vote clos, au plus tard le {d}. D’ici là, seule la personne qui l’a créé peut les voir."
+        )
+    },
+    voted_results: "Merci, votre réponse est comptée. Voici les résultats à ce stade.",
+    thanks_after_vote: "Les résultats sont montrés à chaque personne juste après son vote.",
+    settings_heading: "Réglages",
+    settings_save: "Enregistrer les réglages",
+    settings_done: "Réglages enregistrés.",
 
     vote_intro: "Choisissez une réponse par question\u{202F}; vous pouvez en laisser de côté. Votre participation est anonyme\u{A0}: seul le jour de l’envoi est conservé avec elle.",
     vote_submit: "Envoyer ma réponse",

@@ -134,6 +134,37 @@ pub const IT: Catalogue = Catalogue {
     status_closed: "Chiuso",
     erased_on: |d| format!("Verrà cancellato il {d}"),
     created_on: |d| format!("Creato il {d}"),
+    results_after_vote: "Ogni persona che vota, subito dopo il voto (e Lei)",
+    results_after_close: "Chiunque abbia il link, una volta chiusa la votazione",
+    field_closes_on: "La votazione si chiude il (facoltativo)",
+    field_closes_on_hint: "Da questo giorno il sondaggio non accetta più risposte; i risultati restano fino alla cancellazione. Lasci vuoto per chiudere il sondaggio Lei stesso.",
+    field_shuffle: "Mostrare le risposte in un ordine casuale a ogni visita",
+    field_shuffle_hint: "Così nessuna risposta è avvantaggiata dall’essere la prima. I risultati mantengono il Suo ordine.",
+    closes_on: |d| format!("La votazione si chiude il {d}"),
+    closed_on: |d| format!("Votazione chiusa il {d}"),
+    err_not_a_day: "Inserisca un giorno o lasci vuoto il campo.",
+    err_deadline_not_after_today: "Il giorno di chiusura deve essere dopo oggi. Per fermare la votazione ora, chiuda il sondaggio.",
+    err_deadline_after_expiry: |d| {
+        format!("Il giorno di chiusura non può essere dopo il giorno di cancellazione del sondaggio ({d}).")
+    },
+    err_expires_before_deadline: |d| {
+        format!(
+            "Il sondaggio verrebbe cancellato prima del suo giorno di chiusura ({d}). Sposti o rimuova prima il giorno di chiusura."
+        )
+    },
+    withheld_title: "Risultati non ancora visibili",
+    withheld_after_vote: "Questo sondaggio mostra i risultati a ogni persona subito dopo il voto, e a chi l’ha creato.",
+    withheld_after_close: "Questo sondaggio mostra i risultati a tutti una volta chiusa la votazione. Fino ad allora li vede solo chi l’ha creato.",
+    withheld_after_close_on: |d| {
+        format!(
+            "Questo sondaggio mostra i risultati a tutti una volta chiusa la votazione, al più tardi il {d}. Fino ad allora li vede solo chi l’ha creato."
+        )
+    },
+    voted_results: "Grazie, la Sua risposta è stata contata. Ecco i risultati finora.",
+    thanks_after_vote: "I risultati sono mostrati a ogni persona subito dopo il voto.",
+    settings_heading: "Impostazioni",
+    settings_save: "Salva le impostazioni",
+    settings_done: "Impostazioni salvate.",
 
     vote_intro: "Scelga una risposta per ogni domanda; può anche lasciarne qualcuna senza risposta. La partecipazione è anonima: insieme alle risposte si conserva solo il giorno dell’invio.",
     vote_submit: "Invia la risposta",

@@ -98,6 +98,29 @@ pub struct Catalogue {
     pub erased_on: fn(&str) -> String,
     pub created_on: fn(&str) -> String,
 
+    // --- Poll settings: results visibility, closing day, shuffled options ---
+    pub results_after_vote: &'static str,
+    pub results_after_close: &'static str,
+    pub field_closes_on: &'static str,
+    pub field_closes_on_hint: &'static str,
+    pub field_shuffle: &'static str,
+    pub field_shuffle_hint: &'static str,
+    pub closes_on: fn(&str) -> String,
+    pub closed_on: fn(&str) -> String,
+    pub err_not_a_day: &'static str,
+    pub err_deadline_not_after_today: &'static str,
+    pub err_deadline_after_expiry: fn(&str) -> String,
+    pub err_expires_before_deadline: fn(&str) -> String,
+    pub withheld_title: &'static str,
+    pub withheld_after_vote: &'static str,
+    pub withheld_after_close: &'static str,
+    pub withheld_after_close_on: fn(&str) -> String,
+    pub voted_results: &'static str,
+    pub thanks_after_vote: &'static str,
+    pub settings_heading: &'static str,
+    pub settings_save: &'static str,
+    pub settings_done: &'static str,
+
     // --- Share page and vote -------------------------------------------------
     pub vote_intro: &'static str,
     pub vote_submit: &'static str,
@@ -326,6 +349,11 @@ mod tests {
             (c.media_held)("x", "12 kB"),
             (c.err_media_too_large)("x", 10),
             (c.err_media_pixels)(40),
+            (c.closes_on)("x"),
+            (c.closed_on)("x"),
+            (c.err_deadline_after_expiry)("x"),
+            (c.err_expires_before_deadline)("x"),
+            (c.withheld_after_close_on)("x"),
         ];
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));
         let (a, b, d) = (c.privacy_throttle_row)(10);
@@ -360,6 +388,9 @@ mod tests {
                 (en.privacy_intro, c.privacy_intro),
                 (en.delete_confirm_text, c.delete_confirm_text),
                 (en.err_bad_token, c.err_bad_token),
+                (en.results_after_vote, c.results_after_vote),
+                (en.field_closes_on_hint, c.field_closes_on_hint),
+                (en.withheld_after_close, c.withheld_after_close),
             ] {
                 assert_ne!(a, b, "{lang:?}");
             }

@@ -23,7 +23,7 @@ use anyhow::{Context, bail};
 use rusqlite::{Connection, OpenFlags, params};
 
 use crate::day::Day;
-use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch};
+use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch, ResultsVisibility};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
 
@@ -35,7 +35,25 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("001_init.sql", include_str!("../../sql/001_init.sql")),
     ("002_media.sql", include_str!("../../sql/002_media.sql")),
     ("003_ballot_order.sql", include_str!("../../sql/003_ballot_order.sql")),
+    ("004_poll_settings.sql", include_str!("../../sql/004_poll_settings.sql")),
 ];
+
+/// How `polls` stores a [`ResultsVisibility`] (sql/004_poll_settings.sql):
+/// `results_public`, and `results_after` for the modes between.
+fn visibility_columns(v: ResultsVisibility) -> (bool, Option<&'static str>) {
+    match v {
+        ResultsVisibility::Public => (true, None),
+        ResultsVisibility::Private => (false, None),
+        ResultsVisibility::AfterVote => (false, Some("vote")),
+        ResultsVisibility::AfterClose => (false, Some("close")),
+    }
+}
+
+/// The visibility stored as [`visibility_columns`] wrote it; `None` for a
+/// pair it never writes.
+fn visibility_from(public: bool, after: Option<&str>) -> Option<ResultsVisibility> {
+    ResultsVisibility::ALL.into_iter().find(|v| visibility_columns(*v) == (public, after))
+}
 
 /// The schema version this binary writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -7,6 +7,7 @@ use anyhow::anyhow;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::day::Day;
+use crate::domain::settings::deadline_passed;
 use crate::domain::{Lang, LanguageVersion, MediaItem, Poll, Question, Slot, Tallies, Title};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
@@ -54,7 +55,8 @@ pub(super) const MEDIA_OF_POLL: &str =
 fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, Error> {
     let row = tx
         .prepare_cached(
-            "SELECT token_sha256, title, lang, results_public, closed, created_on, expires_on, questions
+            "SELECT token_sha256, title, lang, results_public, closed, created_on, expires_on, questions,
+                    results_after, closes_on, shuffle_options
              FROM polls WHERE id = ?1 AND expires_on > ?2",
         )?
         .query_row(params![id.as_str(), today.to_string()], |r| {
@@ -67,10 +69,11 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
                 r.get::<_, String>(5)?,
                 r.get::<_, String>(6)?,
                 r.get::<_, String>(7)?,
+                (r.get::<_, Option<String>>(8)?, r.get::<_, Option<String>>(9)?, r.get::<_, bool>(10)?),
             ))
         })
         .optional()?;
-    let Some((token, title, lang, results_public, closed, created_on, expires_on, questions)) = row else {
+    let Some((token, title, lang, results_public, closed, created_on, expires_on, questions, settings)) = row else {
         return Ok(None);
     };
     let mut translations = BTreeMap::new();
@@ -95,13 +98,18 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
         media
     };
     let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
+    let (results_after, closes_on, shuffle_options) = settings;
+    let closes_on = closes_on.map(|d| Day::parse(&d).ok_or_else(|| corrupt("closes_on"))).transpose()?;
     Ok(Some(Poll {
         id: id.clone(),
         token_hash: TokenHash::from_slice(&token).ok_or_else(|| corrupt("token hash"))?,
         title: serde_json::from_value::<Title>(serde_json::Value::String(title)).map_err(Error::internal)?,
         lang: Lang::from_code(&lang).ok_or_else(|| corrupt("poll language"))?,
-        results_public,
-        closed,
+        visibility: super::visibility_from(results_public, results_after.as_deref())
+            .ok_or_else(|| corrupt("results_after"))?,
+        closed: closed || deadline_passed(closes_on, today),
+        closes_on,
+        shuffle_options,
         created_on: Day::parse(&created_on).ok_or_else(|| corrupt("created_on"))?,
         expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
         questions,

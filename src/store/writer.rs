@@ -47,7 +47,9 @@ use anyhow::anyhow;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
+use super::visibility_columns;
 use crate::day::Day;
+use crate::domain::settings::deadline_passed;
 use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
@@ -430,7 +432,7 @@ fn cast(
     today: Day,
 ) -> Result<Outcome, Error> {
     let poll = polls.get(tx, id)?.filter(|p| today < p.expires_on).ok_or(Error::NotFound)?;
-    if poll.closed {
+    if poll.closed || deadline_passed(poll.closes_on, today) {
         return Err(Error::Closed);
     }
     let day = today.to_string();
@@ -607,6 +609,7 @@ impl Counts {
 struct PollState {
     closed: bool,
     expires_on: Day,
+    closes_on: Option<Day>,
 }
 
 /// The writer's memory of polls between batches (see the module docs for
@@ -637,18 +640,21 @@ impl PollCache {
     fn get(&mut self, tx: &Connection, id: &PollId) -> Result<Option<&PollState>, Error> {
         if !self.polls.contains_key(id.as_str()) {
             let row = tx
-                .prepare_cached("SELECT closed, expires_on FROM polls WHERE id = ?1")?
-                .query_row(params![id.as_str()], |r| Ok((r.get::<_, bool>(0)?, r.get::<_, String>(1)?)))
+                .prepare_cached("SELECT closed, expires_on, closes_on FROM polls WHERE id = ?1")?
+                .query_row(params![id.as_str()], |r| {
+                    Ok((r.get::<_, bool>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+                })
                 .optional()?;
             // An unknown poll is not remembered: votes for it are rare (the
             // page handler looked the poll up first).
-            let Some((closed, expires_on)) = row else { return Ok(None) };
-            let expires_on =
-                Day::parse(&expires_on).ok_or_else(|| Error::internal(anyhow!("stored expires_on is malformed")))?;
+            let Some((closed, expires_on, closes_on)) = row else { return Ok(None) };
+            let day = |s: &str| Day::parse(s).ok_or_else(|| Error::internal(anyhow!("a stored day is malformed")));
+            let expires_on = day(&expires_on)?;
+            let closes_on = closes_on.as_deref().map(day).transpose()?;
             if self.polls.len() >= CACHE_POLLS {
                 self.clear();
             }
-            self.polls.insert(id.as_str().to_owned(), PollState { closed, expires_on });
+            self.polls.insert(id.as_str().to_owned(), PollState { closed, expires_on, closes_on });
         }
         Ok(self.polls.get(id.as_str()))
     }
@@ -669,18 +675,22 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
         Op::Create { id, token, poll, media, today } => {
             let questions = serde_json::to_string(&poll.questions).map_err(Error::internal)?;
             tx.prepare_cached(
-                "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions,
+                                    results_after, closes_on, shuffle_options)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute(params![
                 id.as_str(),
                 &token.0[..],
                 poll.title.as_str(),
                 poll.lang.code(),
-                poll.results_public,
+                visibility_columns(poll.visibility).0,
                 today.to_string(),
                 today.plus_days(poll.expiry.get()).to_string(),
                 questions,
+                visibility_columns(poll.visibility).1,
+                poll.closes_on.map(|d| d.to_string()),
+                poll.shuffle_options,
             ])?;
             for m in media {
                 insert_media(tx, id, m, poll.questions.len())?;
@@ -720,6 +730,26 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             if let Some(closed) = patch.closed {
                 tx.prepare_cached("UPDATE polls SET closed = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), closed])?;
+            }
+            let closes_on: Option<String> = tx
+                .prepare_cached("SELECT closes_on FROM polls WHERE id = ?1")?
+                .query_row(params![id.as_str()], |r| r.get(0))?;
+            let closes_on = closes_on.as_deref().and_then(Day::parse);
+            // Reopening a poll past its deadline removes the deadline, or it
+            // would stay closed (docs/DECISIONS.md).
+            let deadline = if patch.reopens_past(closes_on, *today) { Some(None) } else { patch.closes_on };
+            if let Some(day) = deadline {
+                tx.prepare_cached("UPDATE polls SET closes_on = ?2 WHERE id = ?1")?
+                    .execute(params![id.as_str(), day.map(|d| d.to_string())])?;
+            }
+            if let Some(v) = patch.visibility {
+                let (public, after) = visibility_columns(v);
+                tx.prepare_cached("UPDATE polls SET results_public = ?2, results_after = ?3 WHERE id = ?1")?
+                    .execute(params![id.as_str(), public, after])?;
+            }
+            if let Some(shuffle) = patch.shuffle_options {
+                tx.prepare_cached("UPDATE polls SET shuffle_options = ?2 WHERE id = ?1")?
+                    .execute(params![id.as_str(), shuffle])?;
             }
             if let Some(days) = patch.expiry {
                 tx.prepare_cached("UPDATE polls SET expires_on = ?2 WHERE id = ?1")?

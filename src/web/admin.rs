@@ -18,6 +18,7 @@ use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use super::media::figure;
 use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
+use super::settings::{self, SettingsDraft};
 use super::uploads::{SlotDraft, Uploads, message as upload_message};
 use crate::app::{Access, check_token};
 use crate::client::ClientGroup;
@@ -78,6 +79,8 @@ struct View {
     problems: Problems,
     /// The media form as sent, when it is shown again with a problem.
     media: Option<(String, SlotDraft)>,
+    /// The settings form as sent, when it is shown again with a problem.
+    settings: Option<SettingsDraft>,
     status: u16,
 }
 
@@ -104,6 +107,8 @@ enum AdminAction {
     Reopen,
     /// Set the erase date from the `expiry` field.
     Expiry,
+    /// Set who sees the results, the closing day and shuffling (`results`, `closes`, `shuffle`).
+    Settings,
     VersionSave(Lang),
     VersionRemove(Lang),
     /// Forget the file held by the media form.
@@ -124,6 +129,7 @@ impl AdminAction {
             "close" => AdminAction::Close,
             "reopen" => AdminAction::Reopen,
             "expiry" => AdminAction::Expiry,
+            "settings" => AdminAction::Settings,
             // The page offers no form for the poll's own language.
             "version-save" => AdminAction::VersionSave(Some(lang()?).filter(|l| *l != poll.lang).ok_or_else(bad)?),
             "version-remove" => AdminAction::VersionRemove(lang()?),
@@ -207,7 +213,8 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         return Ok(prompt(&ctx, &poll, 403, Some(t.err_bad_token)));
     }
     let token = token.to_owned();
-    let mut view = View { notice: None, draft: None, problems: Problems::default(), media: None, status: 200 };
+    let mut view =
+        View { notice: None, draft: None, problems: Problems::default(), media: None, settings: None, status: 200 };
     match AdminAction::parse(form, &poll)? {
         AdminAction::Open => {}
         AdminAction::Close => {
@@ -231,6 +238,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
                 view.refused();
             }
         },
+        AdminAction::Settings => save_settings(w, &ctx, form, &poll, today, &mut view)?,
         AdminAction::VersionSave(lang) => save_version(w, &ctx, form, &poll, lang, today, &mut view)?,
         AdminAction::VersionRemove(lang) => {
             let patch = PollPatch { translations: [(lang, None)].into(), ..PollPatch::default() };
@@ -259,7 +267,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     // Show the poll as it is now.
     let poll = w.session.reload(&poll, today)?;
     let results = w.session.results(&poll, Access::Token(&token))?;
-    let body = dashboard(&ctx, &poll, &results, &token, &view, w);
+    let body = dashboard(&ctx, (&poll, today), &results, &token, &view, w);
     let ctx = Ctx { key: Some(token.clone()), ..ctx };
     Ok(respond(view.status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
@@ -291,6 +299,39 @@ fn change(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Saves the settings form through the API's own PATCH rules, or shows it
+/// again with its problems.
+fn save_settings(
+    w: &mut WebWorker,
+    ctx: &Ctx,
+    form: &Form,
+    poll: &Poll,
+    today: Day,
+    view: &mut View,
+) -> Result<(), Error> {
+    let draft = SettingsDraft::from_form(form);
+    let mut body = serde_json::json!({});
+    draft.add_to(&mut body, true);
+    let result =
+        PollPatch::from_json(&body).map_err(Error::Invalid).and_then(|patch| w.session.patch(poll, &patch, today));
+    match result {
+        Ok(_) => view.done(ctx.t.settings_done.to_owned()),
+        Err(Error::Invalid(errors)) => {
+            view.refused();
+            for e in &errors {
+                let message = problem_text(ctx.t, &e.problem);
+                match settings::field_of(ctx, "a", e) {
+                    Some((id, name)) => view.problems.field(id, name, message),
+                    None => view.problems.general.push(message),
+                }
+            }
+            view.settings = Some(draft);
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
 }
 
 /// Saves the language version typed in its form, or shows it again with
@@ -357,7 +398,14 @@ fn hidden_token(token: &str) -> Markup {
     html! { input type="hidden" name="token" value=(token); }
 }
 
-fn dashboard(ctx: &Ctx, poll: &Poll, results: &Results, token: &str, view: &View, w: &WebWorker) -> Markup {
+fn dashboard(
+    ctx: &Ctx,
+    (poll, today): (&Poll, Day),
+    results: &Results,
+    token: &str,
+    view: &View,
+    w: &WebWorker,
+) -> Markup {
     let (links, uploads) = (w.session.links(), &w.web.uploads);
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
@@ -365,7 +413,7 @@ fn dashboard(ctx: &Ctx, poll: &Poll, results: &Results, token: &str, view: &View
     html! {
         h1 { (t.admin_title) }
         p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
-        (facts(ctx, poll))
+        (facts(ctx, poll, today))
         @if let Some((kind, text)) = &view.notice { (notice(kind, text)) }
         @if !view.problems.is_empty() {
             div.error-summary role="alert" tabindex="-1" data-focus {
@@ -378,8 +426,7 @@ fn dashboard(ctx: &Ctx, poll: &Poll, results: &Results, token: &str, view: &View
         section aria-labelledby="links-heading" {
             h2 id="links-heading" { (t.links_heading) }
             (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &links.share(id)))
-            (link_field(ctx, "link-results", t.created_results,
-                if poll.results_public { t.results_public } else { t.created_results_private }, &links.results(id)))
+            (link_field(ctx, "link-results", t.created_results, &settings::visibility_text(t, poll), &links.results(id)))
         }
         section aria-labelledby="status-heading" {
             h2 id="status-heading" { (t.status_heading) }
@@ -405,6 +452,14 @@ fn dashboard(ctx: &Ctx, poll: &Poll, results: &Results, token: &str, view: &View
                     }
                 }
                 button.secondary type="submit" name="action" value="expiry" { (t.expiry_submit) }
+            }
+        }
+        section aria-labelledby="settings-heading" {
+            h2 id="settings-heading" { (t.settings_heading) }
+            form method="post" action=(ctx.action()) {
+                (hidden_token(token))
+                (settings::fields(ctx, "a", view.settings.as_ref().unwrap_or(&SettingsDraft::from_poll(poll)), &view.problems))
+                button.secondary type="submit" name="action" value="settings" { (t.settings_save) }
             }
         }
         (media_section(ctx, poll, token, view, uploads))

@@ -15,6 +15,7 @@ use super::ballot::Verdict;
 use super::errors::with_headers;
 use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, message_page, notice, page, respond};
+use super::settings::{self, SettingsDraft};
 use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as upload_message, mib};
 use crate::app::{Created, Links};
 use crate::client::ClientGroup;
@@ -41,7 +42,8 @@ pub struct Draft {
     pub title: String,
     pub lang: String,
     pub expiry: String,
-    pub results: String,
+    /// Who sees the results, the closing day, shuffled options.
+    pub settings: SettingsDraft,
     /// The poll's own picture, sound or video.
     pub media: SlotDraft,
     pub questions: Vec<DraftQuestion>,
@@ -84,13 +86,14 @@ impl Draft {
             title: String::new(),
             lang: lang.code().to_owned(),
             expiry: DEFAULT_EXPIRY.to_owned(),
-            results: "private".to_owned(),
+            settings: SettingsDraft::default(),
             media: SlotDraft::default(),
             questions: vec![DraftQuestion::blank(); START_QUESTIONS],
         }
     }
 
-    /// Reads `title`, `lang`, `expiry`, `results`, `q{i}` and `q{i}o{j}`.
+    /// Reads `title`, `lang`, `expiry`, the settings (`results`, `closes`,
+    /// `shuffle`), `q{i}` and `q{i}o{j}`.
     /// Rows beyond the limits are ignored: the form never offers them.
     pub fn from_form(form: &Form) -> Draft {
         let (mut rows, mut cols) = (0usize, vec![0usize; QUESTIONS.max]);
@@ -121,7 +124,7 @@ impl Draft {
             title: form.text("title"),
             lang: form.text("lang"),
             expiry: form.text("expiry"),
-            results: form.text("results"),
+            settings: SettingsDraft::from_form(form),
             media: SlotDraft::default(),
             questions,
         }
@@ -175,11 +178,7 @@ impl Draft {
             "expiryDays": expiry,
             "questions": questions,
         });
-        body["resultsPublic"] = match self.results.as_str() {
-            "public" => json!(true),
-            "private" | "" => json!(false),
-            other => json!(other),
-        };
+        self.settings.add_to(&mut body, false);
         (body, origins)
     }
 
@@ -235,7 +234,8 @@ enum Field {
     Title,
     Lang,
     Expiry,
-    Results,
+    /// One of the settings, by its API key.
+    Setting(Key),
     Questions,
     /// A question row as a whole (its options, for a count problem).
     QuestionSet(usize),
@@ -254,7 +254,7 @@ impl Field {
             Field::Title => "f-title".into(),
             Field::Lang => "f-lang".into(),
             Field::Expiry => "f-expiry".into(),
-            Field::Results => "f-results-private".into(),
+            Field::Setting(key) => settings::field_id("f", key).unwrap_or_else(|| "f-results-private".into()),
             Field::Questions => "f-questions".into(),
             Field::QuestionSet(i) => format!("f-q{i}-set"),
             Field::Question(i) => format!("f-q{i}"),
@@ -270,7 +270,9 @@ impl Field {
             Field::Title => t.field_title.to_owned(),
             Field::Lang => t.field_lang.to_owned(),
             Field::Expiry => t.field_expiry.to_owned(),
-            Field::Results => t.field_results.to_owned(),
+            Field::Setting(Key::ClosesOn) => t.field_closes_on.to_owned(),
+            Field::Setting(Key::ShuffleOptions) => t.field_shuffle.to_owned(),
+            Field::Setting(_) => t.field_results.to_owned(),
             Field::Questions => t.questions_heading.to_owned(),
             Field::QuestionSet(i) | Field::Question(i) => (t.question_legend)(i + 1),
             Field::Option(i, j) => format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
@@ -289,7 +291,9 @@ impl Field {
             [K(Key::Title)] => Some(Field::Title),
             [K(Key::Lang)] => Some(Field::Lang),
             [K(Key::ExpiryDays)] => Some(Field::Expiry),
-            [K(Key::ResultsPublic)] => Some(Field::Results),
+            [K(key @ (Key::ResultsPublic | Key::ResultsVisibility | Key::ClosesOn | Key::ShuffleOptions))] => {
+                Some(Field::Setting(*key))
+            }
             [K(Key::Questions)] => Some(Field::Questions),
             [K(Key::Questions), Index(i), rest @ ..] => {
                 let o = origins.get(*i)?;
@@ -536,18 +540,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                     }
                 }
             }
-            fieldset.field.choices {
-                legend { (t.field_results) }
-                (errors_of("f-results-private", &p.of("f-results-private")))
-                div.choice {
-                    input type="radio" id="f-results-private" name="results" value="private" checked[draft.results != "public"];
-                    label for="f-results-private" { (t.results_private) }
-                }
-                div.choice {
-                    input type="radio" id="f-results-public" name="results" value="public" checked[draft.results == "public"];
-                    label for="f-results-public" { (t.results_public) }
-                }
-            }
+            (settings::fields(ctx, "f", &draft.settings, p))
             (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: t.media_poll_legend, unfolded: false }, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
@@ -656,6 +649,11 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
             uploads.release(draft.held_references().iter().map(String::as_str));
             Ok(created_page(&ctx, w.session.links(), &created))
         }
+        // Rules of the day (a closing day after today): the form comes back.
+        Err(Error::Invalid(errors)) => {
+            let p = problems(&ctx, &errors, &origins);
+            Ok(form_response(&ctx, 422, &draft, &p, None, uploads))
+        }
         // Worth another try later: the form comes back as typed.
         Err(e @ (Error::RateLimited(_) | Error::Unavailable { .. })) => {
             let mut p = Problems::default();
@@ -690,13 +688,13 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
     let share = links.share(id);
     let results = links.results(id);
     let admin = links.admin(id, &created.token);
-    let results_hint = if poll.results_public { t.results_public } else { t.created_results_private };
+    let results_hint = settings::visibility_text(t, poll);
     let body = html! {
         h1 { (t.created_title) }
         (notice("ok", t.created_intro))
         p.meta { ((t.erased_on)(&t.day(&poll.expires_on.to_string()))) }
         (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share))
-        (link_field(ctx, "link-results", t.created_results, results_hint, &results))
+        (link_field(ctx, "link-results", t.created_results, &results_hint, &results))
         div.warning role="note" aria-labelledby="warn-title" {
             h2 id="warn-title" { (t.created_warning_title) }
             p { (t.created_warning) }
@@ -729,7 +727,7 @@ mod tests {
         assert_eq!(draft.questions.len(), 2);
         let (body, origins) = draft.to_json();
         assert_eq!(body["questions"], json!([{"label": "Where?", "options": ["Here", "Here"]}]));
-        assert_eq!(body["resultsPublic"], json!(true));
+        assert_eq!(body["resultsVisibility"], json!("public"));
         let errors = NewPoll::from_json(&body).unwrap_err();
         let ctx = Ctx::new(super::super::lang::Choice { lang: Lang::En, explicit: false }, "/");
         let p = problems(&ctx, &errors, &origins);

@@ -8,13 +8,14 @@
 //! text from the page's catalogue. Internal causes go to stderr, here only.
 
 use super::layout::{Ctx, message_page};
-use crate::error::{AuthFailure, Error};
+use crate::error::{AuthFailure, Error, Withheld};
 use crate::http::Response;
+use crate::i18n::Catalogue;
 
 /// The page for `e`, in `ctx`'s language.
 pub fn page(ctx: &Ctx, e: &Error) -> Response {
     let t = ctx.t;
-    let rate_limited;
+    let (rate_limited, withheld_words);
     let (status, title, text): (u16, &str, &str) = match e {
         Error::NotFound => (404, t.not_found_title, t.not_found_text),
         Error::Malformed(_) | Error::Invalid(_) => (400, t.error_title, t.bad_form),
@@ -25,6 +26,10 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             (403, t.error_title, t.err_bad_token)
         }
         Error::Unauthorized(AuthFailure::Missing) => (403, t.error_title, t.private_results_text),
+        Error::ResultsWithheld(_) => {
+            withheld_words = withheld_text(t, e);
+            (403, t.withheld_title, withheld_words.as_str())
+        }
         Error::Closed => (409, t.closed_title, t.closed_text),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),
         Error::RateLimited(rl) => {
@@ -40,6 +45,17 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
     };
     let r = message_page(ctx, status, title, text);
     with_headers(r, e)
+}
+
+/// Why results are withheld, and until when, in the reader's language.
+pub fn withheld_text(t: &Catalogue, e: &Error) -> String {
+    match e {
+        Error::ResultsWithheld(Withheld::UntilVote) => t.withheld_after_vote.to_owned(),
+        Error::ResultsWithheld(Withheld::UntilClose { closes_on: Some(day) }) => {
+            (t.withheld_after_close_on)(&t.day(&day.to_string()))
+        }
+        _ => t.withheld_after_close.to_owned(),
+    }
 }
 
 /// The headers an error's status calls for (the same as the API's).
@@ -73,6 +89,8 @@ mod tests {
             (Error::MethodNotAllowed(&["GET"]), 405),
             (Error::Unauthorized(AuthFailure::InvalidToken), 403),
             (Error::Closed, 409),
+            (Error::ResultsWithheld(Withheld::UntilVote), 403),
+            (Error::ResultsWithheld(Withheld::UntilClose { closes_on: crate::day::Day::parse("2026-01-02") }), 403),
             (Error::RateLimited(RateLimited { limit: 1, window_secs: 60, retry_after_secs: 61 }), 429),
             (Error::VotesThrottled { retry_after_secs: 5 }, 429),
             (Error::Unavailable { reason: "x", retry_after_secs: 1 }, 503),

@@ -130,6 +130,12 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::DuplicateOption => t.err_duplicate.to_owned(),
         Problem::NotOneOf(_) | Problem::NotABoolean => t.err_choice.to_owned(),
         Problem::EmptyBallot => t.err_no_answer.to_owned(),
+        Problem::NotADay => t.err_not_a_day.to_owned(),
+        Problem::NotAfterToday { .. } => t.err_deadline_not_after_today.to_owned(),
+        Problem::AfterExpiry { expires_on } => (t.err_deadline_after_expiry)(&t.day(&expires_on.to_string())),
+        Problem::ExpiresBeforeDeadline { closes_on } => {
+            (t.err_expires_before_deadline)(&t.day(&closes_on.to_string()))
+        }
         // No form of ours can send these: whoever built the request gets
         // the general words.
         Problem::NotAnObject
@@ -146,7 +152,9 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         | Problem::InvalidBody
         | Problem::NoSuchQuestion
         | Problem::BallotLength { .. }
-        | Problem::NoSuchOption { .. } => t.err_generic.to_owned(),
+        | Problem::NoSuchOption { .. }
+        // The forms send only `resultsVisibility`, never both fields.
+        | Problem::DisagreesWithVisibility => t.err_generic.to_owned(),
     }
 }
 

@@ -30,6 +30,7 @@ mod origin;
 mod poll;
 mod privacy;
 mod results;
+mod settings;
 pub mod uploads;
 
 use std::sync::Arc;
@@ -156,7 +157,7 @@ impl WebWorker {
             }
             Route::Results(id) => {
                 let poll = self.session.poll(id, today)?;
-                results::get(self, req, &poll)
+                results::get(self, req, &poll, today)
             }
             Route::Admin(id) => {
                 let poll = self.session.poll(id, today)?;
@@ -192,7 +193,7 @@ impl WebWorker {
             }
             Route::Results(id) => {
                 let poll = self.session.poll(id, today)?;
-                results::post(self, req, &form, &poll)
+                results::post(self, req, &form, &poll, today)
             }
             Route::Admin(id) => {
                 let poll = self.session.poll(id, today)?;

@@ -15,7 +15,8 @@ use super::media::figure;
 use super::{Web, WebWorker};
 use crate::app::Links;
 use crate::day::Day;
-use crate::domain::{Poll, Slot};
+use crate::domain::settings::deadline_passed;
+use crate::domain::{Poll, ResultsVisibility, Slot};
 use crate::error::Error;
 use crate::http::{Request, Response};
 
@@ -42,7 +43,7 @@ fn share_response(
     let token = if poll.closed { None } else { Some(web.ballots.issue(&poll.id, today).map_err(Error::internal)?) };
     let body = html! {
         h1 lang=[clang] { (title) }
-        (facts(ctx, poll))
+        (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         @if let Some(m) = message { (notice("error", m)) }
         @if let Some(token) = token {
@@ -54,7 +55,8 @@ fn share_response(
                     fieldset.question {
                         legend lang=[clang] { (label.as_str()) }
                         @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
-                        @for (j, o) in options.iter().enumerate() {
+                        @for j in option_order(options.len(), poll.shuffle_options) {
+                            @let o = &options[j];
                             div.choice {
                                 input type="radio" id=(format!("q{i}-{j}")) name=(format!("q{i}")) value=(j)
                                     checked[choices.get(i).copied().flatten() == Some(j)];
@@ -71,21 +73,40 @@ fn share_response(
                 p { (t.closed_text) }
             }
         }
-        @if poll.results_public {
+        @if poll.results_open_to_all() {
             p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
 }
 
-/// Status and erase day of a poll.
-pub fn facts(ctx: &Ctx, poll: &Poll) -> Markup {
+/// The order in which the share page lists `n` options: as written, or
+/// (`shuffleOptions`) a fresh random order at every page view. The values
+/// sent stay the options' indices, so the order changes nothing else.
+fn option_order(n: usize, shuffle: bool) -> Vec<usize> {
+    use rand::seq::SliceRandom;
+    let mut order: Vec<usize> = (0..n).collect();
+    if shuffle {
+        order.shuffle(&mut rand::rng());
+    }
+    order
+}
+
+/// Status, closing day and erase day of a poll.
+pub fn facts(ctx: &Ctx, poll: &Poll, today: Day) -> Markup {
     let t = ctx.t;
     let expires = poll.expires_on.to_string();
+    let closes = poll.closes_on.map(|d| d.to_string());
     html! {
         p.meta {
             span class=(if poll.closed { "status closed" } else { "status open" }) {
                 (if poll.closed { t.status_closed } else { t.status_open })
+            }
+            @if let Some(closes) = &closes {
+                " · "
+                time.closes datetime=(closes) {
+                    @if deadline_passed(poll.closes_on, today) { ((t.closed_on)(&t.day(closes))) } @else { ((t.closes_on)(&t.day(closes))) }
+                }
             }
             " · "
             time datetime=(expires) { ((t.erased_on)(&t.day(&expires))) }
@@ -175,9 +196,19 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     let pending = w.web.app.cast(admitted);
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
+    let ballot = token.to_owned();
     let answer = move |result: Result<(), Error>| {
         let ctx = Ctx::new(choice, &path);
         let r = match result {
+            // The results this voter may now see, at an address that a
+            // reload does not send the vote again to.
+            Ok(()) if poll.visibility == ResultsVisibility::AfterVote => {
+                let mut to = super::results::after_vote_path(&poll, &ballot);
+                if ctx.explicit {
+                    to = format!("{to}&lang={}", ctx.lang.code());
+                }
+                Ok(Response::new(303).with_header("Location", to))
+            }
             Ok(()) => Ok(thanks_page(&ctx, &poll)),
             Err(Error::Closed) => {
                 share_response(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
@@ -207,8 +238,10 @@ fn thanks_page(ctx: &Ctx, poll: &Poll) -> Response {
         // The script notes the vote in localStorage, with the day the poll is
         // erased so the note can be dropped then.
         p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (t.thanks_text) }
-        @if poll.results_public {
+        @if poll.results_open_to_all() {
             p { a.button href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
+        } @else if poll.visibility == ResultsVisibility::AfterClose {
+            p { (super::settings::visibility_text(t, poll)) }
         } @else {
             p { (t.thanks_private) }
         }
@@ -221,7 +254,7 @@ fn used_page(ctx: &Ctx, poll: &Poll) -> Response {
     let body = html! {
         h1 { (t.thanks_title) }
         (notice("info", t.err_ballot_used))
-        @if poll.results_public {
+        @if poll.results_open_to_all() {
             p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         }
     };

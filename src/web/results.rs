@@ -9,40 +9,66 @@
 use maud::{Markup, html};
 
 use super::WebWorker;
+use super::ballot::Verdict;
 use super::form::Form;
 use super::layout::{Ctx, lang_attr, notice, page, respond};
 use super::media::figure;
 use super::poll::facts;
 use crate::app::{Access, Links};
+use crate::day::Day;
 use crate::domain::results::{Results, percent};
-use crate::domain::{Poll, Slot};
+use crate::domain::{Poll, ResultsVisibility, Slot};
 use crate::error::{AuthFailure, Error};
 use crate::http::{Request, Response};
 
-pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll) -> Result<Response, Error> {
-    show(w, req, poll, Access::Anyone)
+/// The query parameter that carries a voter's redeemed one-time form token
+/// to the results of an `afterVote` poll (`docs/WEB.md`).
+pub const VOTED: &str = "voted";
+
+/// The address a voter is sent to right after voting on an `afterVote` poll.
+pub fn after_vote_path(poll: &Poll, ballot: &str) -> String {
+    format!("{}?{VOTED}={ballot}", Links::results_path(&poll.id))
 }
 
-pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll) -> Result<Response, Error> {
+pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
+    // A form token already redeemed for this poll shows its bearer voted
+    // (today or yesterday: the token keys live that long, `ballot.rs`).
+    let voted = req.query_param(VOTED).filter(|b| w.web.ballots.check(&poll.id, b, today) == Verdict::Used);
+    let access = if voted.is_some() { Access::Voter } else { Access::Anyone };
+    show(w, req, poll, access, today)
+}
+
+pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let access = presented_token(form).map_or(Access::Anyone, Access::Token);
-    show(w, req, poll, access)
+    show(w, req, poll, access, today)
 }
 
 /// The results for a reader presenting `access`, or the key prompt.
-fn show(w: &mut WebWorker, req: &Request, poll: &Poll, access: Access) -> Result<Response, Error> {
+fn show(w: &mut WebWorker, req: &Request, poll: &Poll, access: Access, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
+    let t = ctx.t;
     match w.session.results(poll, access) {
         Ok(results) => {
-            // Private results were unlocked with the key: the language
-            // switcher must post it along, or it would lock the page again.
+            // Results unlocked with the key: the language switcher must post
+            // it along, or it would lock the page again.
             let key = match access {
-                Access::Token(token) if !poll.results_public => Some(token.to_owned()),
+                Access::Token(token) if !poll.results_open_to_all() => Some(token.to_owned()),
                 _ => None,
             };
-            Ok(results_page(&Ctx { key, ..ctx }, poll, &results))
+            let voter = matches!(access, Access::Voter) && poll.visibility == ResultsVisibility::AfterVote;
+            Ok(results_page(&Ctx { key, ..ctx }, (poll, today), &results, voter))
         }
-        Err(Error::Unauthorized(AuthFailure::Missing)) => Ok(prompt(&ctx, poll, 200, None)),
-        Err(Error::Unauthorized(_)) => Ok(prompt(&ctx, poll, 403, Some(ctx.t.err_bad_token))),
+        Err(Error::Unauthorized(AuthFailure::Missing)) => {
+            Ok(prompt(&ctx, poll, 200, (t.private_results_title, t.private_results_text), None))
+        }
+        Err(Error::Unauthorized(_)) => {
+            Ok(prompt(&ctx, poll, 403, (t.private_results_title, t.private_results_text), Some(t.err_bad_token)))
+        }
+        // Not visible yet: why, and when; the admin may still unlock them.
+        Err(e @ Error::ResultsWithheld(_)) => {
+            let text = super::errors::withheld_text(t, &e);
+            Ok(prompt(&ctx, poll, 200, (t.withheld_title, &text), None))
+        }
         Err(e) => Err(e),
     }
 }
@@ -55,16 +81,18 @@ pub fn presented_token(form: &Form) -> Option<&str> {
     (!token.is_empty()).then_some(token)
 }
 
-fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Response {
+/// Why the results are not shown (`heading`, `text`), and the key form.
+fn prompt(ctx: &Ctx, poll: &Poll, status: u16, (heading, text): (&str, &str), error: Option<&str>) -> Response {
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
-        h2 { (t.private_results_title) }
-        p { (t.private_results_text) }
+        h2 { (heading) }
+        p { (text) }
+        @if heading != t.private_results_title { p { (t.private_results_text) } }
         (token_form(ctx, t.token_show_results, error))
     };
-    respond(status, ctx.lang, page(ctx, t.private_results_title, body))
+    respond(status, ctx.lang, page(ctx, heading, body))
 }
 
 /// The admin-key form; the script fills it from the URL fragment and sends it.
@@ -84,11 +112,17 @@ pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>) -> Markup {
     }
 }
 
-fn results_page(ctx: &Ctx, poll: &Poll, results: &Results) -> Response {
+/// The results page; `voter` when a voter was just sent here after voting.
+fn results_page(ctx: &Ctx, (poll, today): (&Poll, Day), results: &Results, voter: bool) -> Response {
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
-        (facts(ctx, poll))
+        @if voter {
+            // As on the thank-you page, the script notes the vote in
+            // localStorage until the poll's erase day.
+            p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (ctx.t.voted_results) }
+        }
+        (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         (results_section(ctx, poll, results, 2))
         @if !poll.closed {

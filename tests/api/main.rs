@@ -18,6 +18,7 @@ mod patch;
 mod rate_limit;
 mod read;
 mod results;
+mod settings;
 mod validation;
 
 use common::{Response, assert_problem};

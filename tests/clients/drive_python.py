@@ -13,6 +13,7 @@ adds or widens a step below and lists it in STEPS, in the same change. A step
 takes the shared `State` and records what later steps need on it.
 """
 
+import datetime
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,9 +34,11 @@ from anonpoll_client.models import (
     NewPoll,
     NewPollExpiryDays,
     NewPollLang,
+    NewPollResultsVisibility,
     Poll,
     PollPatch,
     PollPatchExpiryDays,
+    PollPatchResultsVisibility,
     PollPatchTranslations,
     Problem,
     Question,
@@ -131,6 +134,28 @@ def step_results(s: State) -> None:
     expect(get_results.sync_detailed(public, client=s.anon), 200, Results, "public results without token")
 
 
+def step_settings(s: State) -> None:
+    """resultsVisibility, closesOn and shuffleOptions, through the typed models."""
+    closes = datetime.date.today() + datetime.timedelta(days=3)
+    body = new_poll("Lunch (after close)", False)
+    body.results_visibility = NewPollResultsVisibility.AFTERCLOSE
+    body.closes_on = closes
+    body.shuffle_options = True
+    created = expect(create_poll.sync_detailed(client=s.anon, body=body), 201, CreatedPoll, "create afterClose poll")
+    s.polls["after close"] = created
+    poll = created.poll
+    check(poll.results_visibility.value == "afterClose" and poll.results_public is False, "visibility as sent", poll)
+    check(poll.closes_on == closes and poll.shuffle_options is True, "closesOn and shuffleOptions as sent", poll)
+    problem = expect(get_results.sync_detailed(created.id, client=s.anon), 403, Problem, "withheld results")
+    check(closes.isoformat() in problem.detail, "the 403 says when", problem.detail)
+    expect(get_results.sync_detailed(created.id, client=s.admin("after close")), 200, Results, "results with the token")
+    patch = PollPatch(results_visibility=PollPatchResultsVisibility.PUBLIC, closes_on=None)
+    updated = expect(
+        update_poll.sync_detailed(created.id, client=s.admin("after close"), body=patch), 200, Poll, "patch settings"
+    )
+    check(updated.closes_on is None and updated.results_public is True, "closesOn removed, results public", updated)
+
+
 def step_patch(s: State) -> None:
     pid = s.polls["private"].id
     # The body is typed; the generated client sends it as application/json.
@@ -205,6 +230,7 @@ STEPS = [
     step_create_invalid,
     step_read,
     step_results,
+    step_settings,
     step_patch,
     step_delete,
 ]

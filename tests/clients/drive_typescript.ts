@@ -122,6 +122,33 @@ async function stepResults(s: State): Promise<void> {
   expect("public results without token", r, 200, r.data);
 }
 
+/** A day `days` from today (UTC), as the API writes days. */
+function dayFromToday(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+async function stepSettings(s: State): Promise<void> {
+  const closesOn = dayFromToday(3);
+  const body: NewPoll = { ...newPoll("Lunch (after vote)", false), resultsVisibility: "afterVote", closesOn, shuffleOptions: true };
+  delete body.resultsPublic;
+  const r = await s.api.POST("/api/polls", { body });
+  const created: CreatedPoll = expect("create afterVote poll", r, 201, r.data);
+  s.polls.set("after vote", created);
+  const poll: Poll = created.poll;
+  check(poll.resultsVisibility === "afterVote" && !poll.resultsPublic, "visibility as sent", poll);
+  check(poll.closesOn === closesOn && poll.shuffleOptions, "closesOn and shuffleOptions as sent", poll);
+  const { id, headers } = admin(s, "after vote");
+  const path = { params: { path: { id } } };
+  const withheld = await s.api.GET("/api/polls/{id}/results", path);
+  problem("withheld results", expect("withheld results", withheld, 403, withheld.error), 403);
+  const mine = await s.api.GET("/api/polls/{id}/results", { ...path, headers });
+  expect("results with the token", mine, 200, mine.data);
+  const change: PollPatch = { closesOn: null, resultsVisibility: "afterClose" };
+  const p = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: change });
+  const updated: Poll = expect("patch settings", p, 200, p.data);
+  check(updated.closesOn === null && updated.resultsVisibility === "afterClose", "settings changed", updated);
+}
+
 async function stepPatch(s: State): Promise<void> {
   const { id, headers, created } = admin(s, "private");
   const patch = (body: PollPatch, h: Record<string, string> = headers) =>
@@ -183,6 +210,7 @@ const STEPS: ((s: State) => Promise<void>)[] = [
   stepCreateInvalid,
   stepRead,
   stepResults,
+  stepSettings,
   stepPatch,
   stepDelete,
 ];

@@ -1,6 +1,8 @@
 // End-to-end scenario in headless Chromium (driven by tests/browser.rs):
 // create a poll in the form, vote on the share page, see the counts, manage
 // the poll from the admin link (key in the fragment), in English and French;
+// in German, a poll whose results show right after voting, with a closing
+// day and shuffled options;
 // axe-core on every page; screenshots at 360 px and 1280 px. In English, the
 // poll gets a picture and its question a sound and a video: they are chosen
 // before a failed send, must be held through it, and must really load and
@@ -46,7 +48,8 @@ async function audit(page, name) {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-async function scenario(lang, texts) {
+/** A fresh browser context in `lang`, with the script errors it logs. */
+async function openPage(lang) {
   const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const errors = [];
@@ -54,6 +57,11 @@ async function scenario(lang, texts) {
   // A 4xx page the scenario asks for (the form with errors) is logged by the
   // browser as a failed load; only script errors and CSP refusals count.
   page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text()); });
+  return { context, page, errors };
+}
+
+async function scenario(lang, texts) {
+  const { context, page, errors } = await openPage(lang);
 
   await page.goto(`${base}/?lang=${lang}`);
   await audit(page, `${lang}-create`);
@@ -176,7 +184,43 @@ async function scenario(lang, texts) {
   await context.close();
 }
 
+// Settings in German: results shown right after voting, a closing day,
+// shuffled options; the voter lands on the results, and they see nothing
+// before voting.
+async function settingsScenario(lang) {
+  const { context, page, errors } = await openPage(lang);
+  await page.goto(`${base}/?lang=${lang}`);
+  await page.fill("#f-title", "Mittagessen");
+  await page.check("#f-results-aftervote");
+  const closes = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  await page.fill("#f-closes-on", closes);
+  await page.check("#f-shuffle");
+  await page.fill("#f-q0", "Wohin?");
+  for (const [i, o] of ["Pizza", "Sushi", "Salat", "Suppe"].entries()) await page.fill(`#f-q0o${i}`, o);
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#link-admin");
+  const share = await page.inputValue("#link-share");
+  await page.goto(share + "/results");
+  check((await page.locator("table.tally").count()) === 0, `${lang}: no results before voting`);
+  await audit(page, `${lang}-withheld`);
+  await page.goto(share);
+  check(await page.isVisible("time.closes"), `${lang}: the share page names the closing day`);
+  await audit(page, `${lang}-share-settings`);
+  // Keyboard only: Tab to the first option (whichever the shuffle put first), Space, Enter.
+  await page.focus("form.vote input[type=radio] >> nth=0");
+  await page.keyboard.press("Space");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#voted");
+  check(page.url().includes("/results?voted="), `${lang}: the voter lands on the results (${page.url()})`);
+  const total = await page.locator("table.tally tbody td.num >> nth=0").allInnerTexts();
+  check((await page.locator("table.tally").count()) > 0, `${lang}: the results are shown after voting (${total})`);
+  await audit(page, `${lang}-after-vote`);
+  check(errors.length === 0, `${lang}: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
 try {
+  await settingsScenario("de");
   await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi" });
   await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie" });
 } catch (e) {

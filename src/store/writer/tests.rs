@@ -237,13 +237,13 @@ fn the_poll_cache_stays_bounded() {
     assert_eq!(polls.polls.len(), 5);
     // Filled to the entry bound, the next poll starts it over.
     for i in 0..CACHE_POLLS - 5 {
-        polls.polls.insert(format!("filler{i}"), PollState { closed: false, expires_on: today });
+        polls.polls.insert(format!("filler{i}"), PollState { closed: false, expires_on: today, closes_on: None });
     }
     let one = [cast(&ids[0], &[Some(1), None], today)];
     assert!(commit(&mut conn, &one, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), CACHE_POLLS, "already known: nothing is dropped");
     polls.polls.remove(ids[1].as_str());
-    polls.polls.insert("filler_again".into(), PollState { closed: false, expires_on: today });
+    polls.polls.insert("filler_again".into(), PollState { closed: false, expires_on: today, closes_on: None });
     let other = [cast(&ids[1], &[Some(1), None], today)];
     assert!(commit(&mut conn, &other, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), 1, "past the bound the cache starts over");

@@ -1,0 +1,181 @@
+//! The poll settings fields (who sees the results and when, the closing day,
+//! shuffled options), shared by the creation form and the admin page.
+//!
+//! Why one module: both pages offer the same three controls with the same
+//! field names (a documented interface, `docs/WEB.md`: `results`, `closes`,
+//! `shuffle`) and turn them into the same JSON the API takes, so the
+//! API's validation, and nothing else, decides what is accepted.
+
+use maud::{Markup, html};
+use serde_json::{Value, json};
+
+use super::form::{Form, Problems};
+use super::layout::Ctx;
+use crate::domain::{FieldError, Key, Poll, ResultsVisibility, Seg};
+use crate::i18n::Catalogue;
+
+/// The settings as typed, kept verbatim so they can be shown again.
+#[derive(Clone, Debug)]
+pub struct SettingsDraft {
+    /// One of [`ResultsVisibility::codes`]; anything else is refused by the API's rules.
+    pub results: String,
+    /// `YYYY-MM-DD`, or empty for no closing day.
+    pub closes: String,
+    pub shuffle: bool,
+}
+
+impl Default for SettingsDraft {
+    fn default() -> SettingsDraft {
+        SettingsDraft { results: ResultsVisibility::Private.as_str().to_owned(), closes: String::new(), shuffle: false }
+    }
+}
+
+impl SettingsDraft {
+    pub fn from_form(form: &Form) -> SettingsDraft {
+        SettingsDraft {
+            results: form.text("results"),
+            closes: form.text("closes"),
+            shuffle: form.get("shuffle").is_some_and(|v| !v.is_empty()),
+        }
+    }
+
+    pub fn from_poll(poll: &Poll) -> SettingsDraft {
+        SettingsDraft {
+            results: poll.visibility.as_str().to_owned(),
+            closes: poll.closes_on.map(|d| d.to_string()).unwrap_or_default(),
+            shuffle: poll.shuffle_options,
+        }
+    }
+
+    /// Adds the settings to an API body (creation or PATCH). An empty
+    /// closing day is left out of a creation and is `null` (no closing day)
+    /// in a PATCH.
+    pub fn add_to(&self, body: &mut Value, patch: bool) {
+        let results = if self.results.trim().is_empty() { "private" } else { self.results.trim() };
+        body["resultsVisibility"] = json!(results);
+        let closes = self.closes.trim();
+        if !closes.is_empty() {
+            body["closesOn"] = json!(closes);
+        } else if patch {
+            body["closesOn"] = Value::Null;
+        }
+        body["shuffleOptions"] = json!(self.shuffle);
+    }
+}
+
+/// Who sees the results of `poll`, and when, in a sentence.
+pub fn visibility_text(t: &Catalogue, poll: &Poll) -> String {
+    match (poll.visibility, poll.closes_on) {
+        (ResultsVisibility::Public, _) => t.results_public.to_owned(),
+        (ResultsVisibility::Private, _) => t.created_results_private.to_owned(),
+        (ResultsVisibility::AfterVote, _) => t.withheld_after_vote.to_owned(),
+        (ResultsVisibility::AfterClose, None) => t.withheld_after_close.to_owned(),
+        (ResultsVisibility::AfterClose, Some(day)) => (t.withheld_after_close_on)(&t.day(&day.to_string())),
+    }
+}
+
+/// The HTML ids of the settings fields (prefix `f` on the creation form, `a` on the admin page).
+pub fn field_id(prefix: &str, key: Key) -> Option<String> {
+    match key {
+        Key::ResultsVisibility | Key::ResultsPublic => Some(format!("{prefix}-results-private")),
+        Key::ClosesOn => Some(format!("{prefix}-closes-on")),
+        Key::ShuffleOptions => Some(format!("{prefix}-shuffle")),
+        _ => None,
+    }
+}
+
+/// The settings field a problem points at, with its name for the summary.
+pub fn field_of(ctx: &Ctx, prefix: &str, error: &FieldError) -> Option<(String, String)> {
+    let t = ctx.t;
+    let [Seg::Key(key)] = error.path.segs() else { return None };
+    let name = match key {
+        Key::ResultsVisibility | Key::ResultsPublic => t.field_results,
+        Key::ClosesOn => t.field_closes_on,
+        Key::ShuffleOptions => t.field_shuffle,
+        _ => return None,
+    };
+    Some((field_id(prefix, *key)?, name.to_owned()))
+}
+
+/// The three controls, with the problems found at them.
+pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> Markup {
+    let t = ctx.t;
+    let results_id = format!("{prefix}-results-private");
+    let closes_id = format!("{prefix}-closes-on");
+    let shuffle_id = format!("{prefix}-shuffle");
+    let closes_errors = p.of(&closes_id);
+    let closes_error_id = format!("{closes_id}-error");
+    let described = if closes_errors.is_empty() {
+        format!("{closes_id}-hint")
+    } else {
+        format!("{closes_id}-hint {closes_error_id}")
+    };
+    let choices = [
+        (ResultsVisibility::Private, t.results_private),
+        (ResultsVisibility::Public, t.results_public),
+        (ResultsVisibility::AfterVote, t.results_after_vote),
+        (ResultsVisibility::AfterClose, t.results_after_close),
+    ];
+    html! {
+        fieldset.field.choices {
+            legend { (t.field_results) }
+            @let errors = p.of(&results_id);
+            @if !errors.is_empty() { p.field-error id=(format!("{results_id}-error")) { @for e in &errors { (e) " " } } }
+            @for (v, label) in choices {
+                @let id = format!("{prefix}-results-{}", v.as_str().to_lowercase());
+                div.choice {
+                    input type="radio" id=(id) name="results" value=(v.as_str())
+                        checked[draft.results == v.as_str() || (v == ResultsVisibility::Private && !ResultsVisibility::codes().contains(&draft.results.as_str()))];
+                    label for=(id) { (label) }
+                }
+            }
+        }
+        div.field {
+            label for=(closes_id) { (t.field_closes_on) }
+            p.hint id=(format!("{closes_id}-hint")) { (t.field_closes_on_hint) }
+            @if !closes_errors.is_empty() { p.field-error id=(closes_error_id) { @for e in &closes_errors { (e) " " } } }
+            input type="date" id=(closes_id) name="closes" value=(draft.closes)
+                aria-invalid=[(!closes_errors.is_empty()).then_some("true")]
+                aria-describedby=(described);
+        }
+        div.field.check {
+            input type="checkbox" id=(shuffle_id) name="shuffle" value="1" checked[draft.shuffle]
+                aria-describedby=(format!("{shuffle_id}-hint"));
+            label for=(shuffle_id) { (t.field_shuffle) }
+            p.hint id=(format!("{shuffle_id}-hint")) { (t.field_shuffle_hint) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{NewPoll, PollPatch};
+
+    fn body() -> Value {
+        json!({"title": "t", "lang": "en", "expiryDays": 30, "questions": [{"label": "q", "options": ["a", "b"]}]})
+    }
+
+    #[test]
+    fn the_form_fields_become_the_apis_settings() {
+        let form = Form::from_pairs(&[("results", "afterClose"), ("closes", " 2030-01-02 "), ("shuffle", "1")]);
+        let mut b = body();
+        SettingsDraft::from_form(&form).add_to(&mut b, false);
+        assert_eq!(b["resultsVisibility"], "afterClose");
+        assert_eq!(b["closesOn"], "2030-01-02");
+        assert_eq!(b["shuffleOptions"], true);
+        let poll = NewPoll::from_json(&b).map_err(|e| format!("{e:?}"));
+        assert_eq!(poll.map(|p| (p.visibility, p.shuffle_options)), Ok((ResultsVisibility::AfterClose, true)));
+
+        // Nothing chosen: private, no closing day, no shuffle (a blank form's values).
+        let mut b = body();
+        SettingsDraft::from_form(&Form::from_pairs(&[])).add_to(&mut b, false);
+        assert_eq!((b["resultsVisibility"].clone(), b.get("closesOn")), (json!("private"), None));
+
+        // On the admin page an empty day removes the closing day.
+        let mut b = json!({});
+        SettingsDraft::from_form(&Form::from_pairs(&[("results", "public")])).add_to(&mut b, true);
+        let patch = PollPatch::from_json(&b).map_err(|e| format!("{e:?}"));
+        assert_eq!(patch.map(|p| (p.visibility, p.closes_on)), Ok((Some(ResultsVisibility::Public), Some(None))));
+    }
+}
