@@ -509,7 +509,7 @@ fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
     let path = format!("/p/{}", poll.id);
     let start = std::time::Instant::now();
     let mut accepted = Vec::new();
-    let mut refused = 0;
+    let (mut refused, mut refused_before_fourth) = (0, 0);
     while start.elapsed() < std::time::Duration::from_secs(10) {
         let page = Request::new(&polld.addr, "GET", &path).xff("198.51.100.30").send();
         let resp = Request::new(&polld.addr, "POST", &path)
@@ -519,7 +519,10 @@ fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
             .send();
         match resp.status {
             200 => accepted.push(start.elapsed().as_secs_f64()),
-            429 => refused += 1,
+            429 => {
+                refused += 1;
+                refused_before_fourth += usize::from(accepted.len() < 4);
+            }
             _ => panic!("{}", resp.describe()),
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
@@ -531,9 +534,15 @@ fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
     for (k, t) in accepted.iter().enumerate() {
         assert!(k as f64 + 1.0 <= 4.0 + t + 0.3, "vote {} accepted at {t:.2} s: more than 4 + t", k + 1);
     }
+    // The budget of 4 at once: the first four attempts are all taken,
+    // however long a loaded machine makes them take (a stall of 1.4 s
+    // between two attempts was seen; a time bound here failed for that).
+    assert!(
+        accepted.len() >= 4 && refused_before_fourth == 0,
+        "the budget of 4 at once: {refused_before_fourth} refused before the fourth, accepted at {accepted:.2?}"
+    );
     // And the budget does refill: after the first 4, about one a second
     // (not one window of nothing). Loose, for a loaded machine.
-    assert!(accepted.len() >= 4 && accepted[3] < 2.0, "the budget of 4 at once: {accepted:.2?}");
     let expected = 4.0 + elapsed.floor();
     assert!(
         accepted.len() as f64 >= expected - 3.0,
@@ -809,6 +818,11 @@ fn a_voter_sees_after_vote_results_right_after_voting_and_nobody_else_does() {
     assert!(html.contains("id=\"voted\"") && html.contains("your response is counted"), "{html}");
     assert!(html.contains("id=\"result-q0\""), "{html}");
     assert_page_headers(&page);
+    // The language switcher keeps the voter's access.
+    let german = format!("{results}?voted={code}&amp;lang=de");
+    assert!(html.contains(&format!("href=\"{german}\"")), "{html}");
+    let page = server.get(&german.replace("&amp;", "&"));
+    assert!(page.text().contains("id=\"result-q0\"") && page.text().contains("lang=\"de\""), "{}", page.text());
 
     // A code that was never redeemed, or is made up, shows nothing.
     let fresh = ballot(&server.get(&format!("/p/{}", poll.id)).text());

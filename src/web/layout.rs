@@ -31,11 +31,14 @@ pub struct Ctx<'a> {
     /// switcher then posts it along (as forms), since the key is in no URL
     /// and a plain link would lock the page again.
     pub key: Option<String>,
+    /// A query parameter the language switcher's links keep (`voted=…` on
+    /// the results a voter was sent to: without it they would be hidden).
+    pub keep: Option<(&'static str, String)>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(choice: Choice, path: &'a str) -> Ctx<'a> {
-        Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path, key: None }
+        Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path, key: None, keep: None }
     }
 
     /// The request path, safe to put back into a link: a path starting with
@@ -52,6 +55,14 @@ impl<'a> Ctx<'a> {
     /// A link to `path` that keeps an explicitly chosen language.
     pub fn href(&self, path: &str) -> String {
         if self.explicit { format!("{path}?lang={}", self.lang.code()) } else { path.to_owned() }
+    }
+
+    /// This page in `lang`, for the language switcher's links.
+    fn in_lang(&self, lang: Lang) -> String {
+        match &self.keep {
+            Some((name, value)) => format!("{}?{name}={value}&lang={}", self.own_path(), lang.code()),
+            None => format!("{}?lang={}", self.own_path(), lang.code()),
+        }
     }
 
     /// Where this page's forms post: the same path, in the same language.
@@ -99,9 +110,9 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                                                 }
                                             }
                                         } @else if l == ctx.lang {
-                                            a href=(format!("{}?lang={}", ctx.own_path(), l.code())) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
+                                            a href=(ctx.in_lang(l)) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
                                         } @else {
-                                            a href=(format!("{}?lang={}", ctx.own_path(), l.code())) lang=(l.code()) hreflang=(l.code()) { (endonym(l)) }
+                                            a href=(ctx.in_lang(l)) lang=(l.code()) hreflang=(l.code()) { (endonym(l)) }
                                         }
                                     }
                                 }

@@ -35,16 +35,23 @@ pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<
     // (today or yesterday: the token keys live that long, `ballot.rs`).
     let voted = req.query_param(VOTED).filter(|b| w.web.ballots.check(&poll.id, b, today) == Verdict::Used);
     let access = if voted.is_some() { Access::Voter } else { Access::Anyone };
-    show(w, req, poll, access, today)
+    show(w, req, poll, (access, voted), today)
 }
 
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let access = presented_token(form).map_or(Access::Anyone, Access::Token);
-    show(w, req, poll, access, today)
+    show(w, req, poll, (access, None), today)
 }
 
-/// The results for a reader presenting `access`, or the key prompt.
-fn show(w: &mut WebWorker, req: &Request, poll: &Poll, access: Access, today: Day) -> Result<Response, Error> {
+/// The results for a reader presenting `access` (and, for a voter, the
+/// redeemed form token that shows it), or the key prompt.
+fn show(
+    w: &mut WebWorker,
+    req: &Request,
+    poll: &Poll,
+    (access, voted): (Access, Option<&str>),
+    today: Day,
+) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
     match w.session.results(poll, access) {
@@ -56,7 +63,9 @@ fn show(w: &mut WebWorker, req: &Request, poll: &Poll, access: Access, today: Da
                 _ => None,
             };
             let voter = matches!(access, Access::Voter) && poll.visibility == ResultsVisibility::AfterVote;
-            Ok(results_page(&Ctx { key, ..ctx }, (poll, today), &results, voter))
+            // The switcher keeps the voter's token, or the results would hide.
+            let keep = voted.filter(|_| voter).map(|b| (VOTED, b.to_owned()));
+            Ok(results_page(&Ctx { key, keep, ..ctx }, (poll, today), &results, voter))
         }
         Err(Error::Unauthorized(AuthFailure::Missing)) => {
             Ok(prompt(&ctx, poll, 200, (t.private_results_title, t.private_results_text), None))
