@@ -150,7 +150,7 @@ pub enum Command {
         /// public, afterVote, afterClose or private.
         #[arg(long)]
         results: Option<String>,
-        /// The day voting ends (YYYY-MM-DD, after today, not after the erase
+        /// The day voting ends (YYYY-MM-DD, after today, before the erase
         /// day), or `none` to remove it.
         #[arg(long)]
         closes_on: Option<String>,
@@ -450,7 +450,8 @@ fn describe(poll: &Poll) -> String {
         poll.expires_on,
     );
     if let Some(day) = poll.closes_on {
-        out.push_str(&format!("voting closes on {day}\n"));
+        let passed = crate::domain::settings::deadline_passed(Some(day), Day::today());
+        out.push_str(&format!("voting {} on {day}\n", if passed { "closed" } else { "closes" }));
     }
     if poll.shuffle_options {
         out.push_str("options shuffled on the share page\n");

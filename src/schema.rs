@@ -90,7 +90,7 @@ fn visibility_schema() -> Value {
 
 /// `closesOn`; `nullable` in a PATCH, where null removes it.
 fn closes_on_schema(nullable: bool) -> Value {
-    let rule = "The day voting ends (UTC, `YYYY-MM-DD`): from that day the poll takes no votes and reads `closed`; its results stay readable (per `resultsVisibility`) until it expires. Must be after today and not after the day the poll expires.";
+    let rule = "The day voting ends (UTC, `YYYY-MM-DD`): from that day the poll takes no votes and reads `closed`; its results stay readable (per `resultsVisibility`) until it expires. Must be after today and before the day the poll expires (on that day it is erased). A PATCH may send the poll's own closing day back unchanged, even once passed.";
     if nullable {
         json!({"type": ["string", "null"], "format": "date", "pattern": DAY_PATTERN, "description": format!("{rule} null removes it.")})
     } else {

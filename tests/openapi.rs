@@ -108,7 +108,7 @@ TRIMMED_DUPLICATE = "duplicates another option of this question"
 # A closing day must lie after today and not after the poll's expiry (which
 # depends on the day and on expiryDays); resultsPublic must agree with
 # resultsVisibility. Both are relations JSON Schema does not express here.
-DAY_RELATIVE = ("must be after today", "must not be after the day the poll expires",
+DAY_RELATIVE = ("must be after today", "must be before the day the poll expires",
                 "would make the poll expire before its deadline")
 VISIBILITY = "must agree with resultsVisibility"
 GAPS = (

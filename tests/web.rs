@@ -824,6 +824,21 @@ fn a_voter_sees_after_vote_results_right_after_voting_and_nobody_else_does() {
     let page = server.get(&german.replace("&amp;", "&"));
     assert!(page.text().contains("id=\"result-q0\"") && page.text().contains("lang=\"de\""), "{}", page.text());
 
+    // The same form sent again (a double click) leads to the results too.
+    let again = post_form(&server, &format!("/p/{}", poll.id), "198.51.100.20", &[("ballot", &code), ("q0", "1")]);
+    again.assert_status(303);
+    assert_eq!(again.header("location"), Some(to.as_str()));
+    // A code sent with spaces around it is read as the box reads it, and
+    // the address carries it clean.
+    let page = server.request("GET", &format!("/p/{}", poll.id)).xff("198.51.100.23").send();
+    let spaced = format!(" {} ", ballot(&page.text()));
+    let resp = post_form(&server, &format!("/p/{}", poll.id), "198.51.100.23", &[("ballot", &spaced), ("q0", "0")]);
+    resp.assert_status(303);
+    assert_eq!(resp.header("location"), Some(format!("{results}?voted={}", spaced.trim()).as_str()));
+    // Voters who do not yet see results are told on the share page when they will.
+    let share = server.get(&format!("/p/{}", poll.id)).text();
+    assert!(share.contains("right after they vote"), "{share}");
+
     // A code that was never redeemed, or is made up, shows nothing.
     let fresh = ballot(&server.get(&format!("/p/{}", poll.id)).text());
     for forged in [fresh.as_str(), "AAAA", &code[..code.len() - 1]] {
@@ -912,24 +927,24 @@ fn the_creation_form_and_the_admin_page_set_the_settings() {
     };
     let resp = create(&date_from_today(30));
     resp.assert_status(422);
-    assert!(resp.text().contains("ne peut pas dépasser le jour d’effacement"), "{}", resp.text());
+    assert!(resp.text().contains("doit précéder le jour d’effacement"), "{}", resp.text());
     assert!(resp.text().contains("aria-invalid=\"true\""));
     // The form came back with what was typed.
     assert!(resp.text().contains(&format!("value=\"{}\"", date_from_today(30))));
-    let resp = create(&date_from_today(7));
+    let resp = create(&date_from_today(6));
     resp.assert_status(201);
     let id = resp.text().split("/p/").nth(1).unwrap().split(['"', '/', '?', '<']).next().unwrap().to_owned();
     let token = resp.text().split("admin#").nth(1).unwrap().split(['"', '<']).next().unwrap().to_owned();
     let p = server.get(&format!("/api/polls/{id}")).json();
     assert_eq!(
         (&p["resultsVisibility"], &p["closesOn"], &p["shuffleOptions"]),
-        (&json!("afterClose"), &json!(date_from_today(7)), &json!(true))
+        (&json!("afterClose"), &json!(date_from_today(6)), &json!(true))
     );
 
     // The admin page: the settings form shows them and changes them.
     let admin = format!("/p/{id}/admin");
     let dash = post_form(&server, &admin, "198.51.100.22", &[("token", &token)]).text();
-    assert!(dash.contains("id=\"a-closes-on\"") && dash.contains(&date_from_today(7)), "{dash}");
+    assert!(dash.contains("id=\"a-closes-on\"") && dash.contains(&date_from_today(6)), "{dash}");
     let resp = post_form(
         &server,
         &admin,
@@ -951,4 +966,21 @@ fn the_creation_form_and_the_admin_page_set_the_settings() {
     resp.assert_status(422);
     assert!(resp.text().contains("href=\"#a-closes-on\""), "{}", resp.text());
     assert_eq!(server.get(&format!("/api/polls/{id}")).json()["resultsVisibility"], "public");
+
+    // Once its closing day has come, the form shows that day and saving
+    // other settings keeps it: the poll stays closed.
+    let closes = date_from_today(3);
+    let save = |closes: &str, results: &str| {
+        let fields = [("token", token.as_str()), ("action", "settings"), ("results", results), ("closes", closes)];
+        post_form(&server, &admin, "198.51.100.22", &fields)
+    };
+    save(&closes, "afterClose").assert_status(200);
+    server.exec_sql("UPDATE polls SET closes_on = ?1 WHERE id = ?2", [today(), id.clone()]);
+    let resp = save(&today(), "afterVote");
+    resp.assert_status(200);
+    let p = server.get(&format!("/api/polls/{id}")).json();
+    assert_eq!(
+        (&p["resultsVisibility"], &p["closesOn"], &p["status"]),
+        (&json!("afterVote"), &json!(today()), &json!("closed"))
+    );
 }

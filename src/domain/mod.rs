@@ -488,7 +488,7 @@ impl NewPoll {
     }
 
     /// The rules that depend on the day of creation: a deadline lies after
-    /// `today` and not after the day the poll will expire.
+    /// `today` and before the day the poll will expire.
     pub fn check_on(&self, today: Day) -> Result<(), Vec<FieldError>> {
         match self.closes_on {
             Some(day) => settings::check_deadline(day, today, today.plus_days(self.expiry.get()))
@@ -659,7 +659,15 @@ impl PollPatch {
         let expires_on = self.expiry.map_or(shape.expires_on, |d| today.plus_days(d.get()));
         match self.closes_on {
             Some(Some(day)) => {
-                if let Err(p) = settings::check_deadline(day, today, expires_on) {
+                // The poll's own day sent back unchanged (a form that shows
+                // it, a client that read the poll) may have passed: only the
+                // expiry still bounds it.
+                let check = if Some(day) == shape.closes_on {
+                    settings::check_before_expiry(day, expires_on)
+                } else {
+                    settings::check_deadline(day, today, expires_on)
+                };
+                if let Err(p) = check {
                     errors.push(FieldError::new(Key::ClosesOn, p));
                 }
             }
@@ -668,7 +676,7 @@ impl PollPatch {
             // one already passed is removed by reopening (see `reopens`).
             None => {
                 if let Some(day) = shape.closes_on
-                    && day > expires_on
+                    && day >= expires_on
                     && !self.reopens_past(shape.closes_on, today)
                 {
                     errors.push(FieldError::new(Key::ExpiryDays, Problem::ExpiresBeforeDeadline { closes_on: day }));
@@ -857,7 +865,8 @@ mod tests {
             closes_on: Some(day("2026-03-20")),
         };
         let check = |body: Value| PollPatch::from_json(&body).unwrap().check_against(&shape, today);
-        assert!(check(json!({"closesOn": "2026-04-09"})).is_ok());
+        assert!(check(json!({"closesOn": "2026-04-08"})).is_ok());
+        assert_eq!(fields(&check(json!({"closesOn": "2026-04-09"})).unwrap_err()), ["closesOn"]);
         assert!(check(json!({"closesOn": null})).is_ok());
         assert_eq!(fields(&check(json!({"closesOn": "2026-03-10"})).unwrap_err()), ["closesOn"]);
         assert_eq!(fields(&check(json!({"closesOn": "2026-04-10"})).unwrap_err()), ["closesOn"]);
@@ -865,10 +874,16 @@ mod tests {
         let errs = check(json!({"expiryDays": 7})).unwrap_err();
         assert_eq!(errs[0].problem, Problem::ExpiresBeforeDeadline { closes_on: day("2026-03-20") });
         // ...unless the same patch moves or removes it.
-        assert!(check(json!({"expiryDays": 7, "closesOn": "2026-03-17"})).is_ok());
+        assert!(check(json!({"expiryDays": 7, "closesOn": "2026-03-16"})).is_ok());
         assert!(check(json!({"expiryDays": 7, "closesOn": null})).is_ok());
         // A new expiry is checked against a new closing day.
-        assert_eq!(fields(&check(json!({"expiryDays": 7, "closesOn": "2026-03-18"})).unwrap_err()), ["closesOn"]);
+        assert_eq!(fields(&check(json!({"expiryDays": 7, "closesOn": "2026-03-17"})).unwrap_err()), ["closesOn"]);
+        // The poll's own day sent back unchanged passes, even once passed.
+        let past = Shape { closes_on: Some(day("2026-03-05")), ..shape };
+        let patch = PollPatch::from_json(&json!({"closesOn": "2026-03-05", "resultsVisibility": "public"})).unwrap();
+        assert!(patch.check_against(&past, today).is_ok());
+        let other = PollPatch::from_json(&json!({"closesOn": "2026-03-06"})).unwrap();
+        assert!(other.check_against(&past, today).is_err());
 
         // Reopening a poll past its closing day removes that day.
         let reopen = PollPatch::from_json(&json!({"closed": false})).unwrap();

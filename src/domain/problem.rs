@@ -282,7 +282,7 @@ impl fmt::Display for Problem {
             Problem::NotADay => f.write_str("must be a day, written YYYY-MM-DD"),
             Problem::NotAfterToday { today } => write!(f, "must be after today ({today})"),
             Problem::AfterExpiry { expires_on } => {
-                write!(f, "must not be after the day the poll expires ({expires_on})")
+                write!(f, "must be before the day the poll expires ({expires_on})")
             }
             Problem::ExpiresBeforeDeadline { closes_on } => write!(
                 f,

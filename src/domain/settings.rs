@@ -4,7 +4,7 @@
 //!
 //! Why a module of its own: these settings are given at creation and changed
 //! by PATCH, and their rules relate to the day the request is made (a
-//! deadline is after today and not after the poll's expiry). Parsing them
+//! deadline is after today and before the poll's expiry). Parsing them
 //! and checking them against the day happen here once, for the API, the web
 //! forms and `pollctl` alike.
 //!
@@ -115,7 +115,7 @@ pub type Deadline = Option<Day>;
 
 /// Reads `closesOn` (a `YYYY-MM-DD` day, or `null` where `nullable`):
 /// `None` when absent, `Some(deadline)` otherwise. Whether the day is after
-/// today and not after expiry is checked by [`check_deadline`].
+/// today and before expiry is checked by [`check_deadline`].
 pub(super) fn closes_on(obj: &Map<String, Value>, nullable: bool, errs: &mut Errors) -> Option<Option<Deadline>> {
     match obj.get(Key::ClosesOn.name()) {
         None => Some(None),
@@ -131,15 +131,15 @@ pub(super) fn closes_on(obj: &Map<String, Value>, nullable: bool, errs: &mut Err
 }
 
 /// A deadline must be after `today` (a deadline of today would close the
-/// poll at once: closing does that) and not after the day the poll expires.
+/// poll at once: closing does that) and before the day the poll expires (on
+/// that day the poll is erased, so a deadline then would never come).
 pub fn check_deadline(day: Day, today: Day, expires_on: Day) -> Result<(), Problem> {
-    if day <= today {
-        Err(Problem::NotAfterToday { today })
-    } else if day > expires_on {
-        Err(Problem::AfterExpiry { expires_on })
-    } else {
-        Ok(())
-    }
+    if day <= today { Err(Problem::NotAfterToday { today }) } else { check_before_expiry(day, expires_on) }
+}
+
+/// A deadline comes before the day the poll expires.
+pub fn check_before_expiry(day: Day, expires_on: Day) -> Result<(), Problem> {
+    if day >= expires_on { Err(Problem::AfterExpiry { expires_on }) } else { Ok(()) }
 }
 
 /// Whether a poll with `deadline` is past it on `today`.
@@ -183,7 +183,9 @@ mod tests {
         let day = |s: &str| Day::parse(s).unwrap_or_else(|| panic!("{s}"));
         let (today, expires) = (day("2026-03-10"), day("2026-03-17"));
         assert!(check_deadline(day("2026-03-11"), today, expires).is_ok());
-        assert!(check_deadline(day("2026-03-17"), today, expires).is_ok());
+        assert!(check_deadline(day("2026-03-16"), today, expires).is_ok());
+        // On its erase day the poll is gone: a deadline then never comes.
+        assert_eq!(check_deadline(expires, today, expires), Err(Problem::AfterExpiry { expires_on: expires }));
         assert_eq!(check_deadline(day("2026-03-10"), today, expires), Err(Problem::NotAfterToday { today }));
         assert_eq!(
             check_deadline(day("2026-03-18"), today, expires),

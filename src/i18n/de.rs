@@ -142,7 +142,7 @@ pub const DE: Catalogue = Catalogue {
     closed_on: |d| format!("Abstimmung endete am {d}"),
     err_not_a_day: "Geben Sie einen Tag ein oder lassen Sie das Feld leer.",
     err_deadline_not_after_today: "Der Schlusstag muss nach heute liegen. Um die Abstimmung jetzt zu beenden, schließen Sie die Umfrage.",
-    err_deadline_after_expiry: |d| format!("Der Schlusstag darf nicht nach dem Löschtag der Umfrage liegen ({d})."),
+    err_deadline_after_expiry: |d| format!("Der Schlusstag muss vor dem Löschtag der Umfrage liegen ({d})."),
     err_expires_before_deadline: |d| {
         format!(
             "Die Umfrage würde vor ihrem Schlusstag ({d}) gelöscht. Verschieben oder entfernen Sie zuerst den Schlusstag."
@@ -157,7 +157,6 @@ pub const DE: Catalogue = Catalogue {
         )
     },
     voted_results: "Danke, Ihre Antwort ist gezählt. Das sind die bisherigen Ergebnisse.",
-    thanks_after_vote: "Die Ergebnisse werden jeder Person direkt nach ihrer Stimme gezeigt.",
     settings_heading: "Einstellungen",
     settings_save: "Einstellungen speichern",
     settings_done: "Einstellungen gespeichert.",

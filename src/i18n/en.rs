@@ -137,7 +137,7 @@ pub const EN: Catalogue = Catalogue {
     closed_on: |d| format!("Voting closed on {d}"),
     err_not_a_day: "Enter a day, or leave the field empty.",
     err_deadline_not_after_today: "The closing day must be after today. To stop voting now, close the poll.",
-    err_deadline_after_expiry: |d| format!("The closing day must not be after the day the poll is erased ({d})."),
+    err_deadline_after_expiry: |d| format!("The closing day must be before the day the poll is erased ({d})."),
     err_expires_before_deadline: |d| {
         format!("The poll would be erased before its closing day ({d}). Move or remove the closing day first.")
     },
@@ -150,7 +150,6 @@ pub const EN: Catalogue = Catalogue {
         )
     },
     voted_results: "Thank you, your response is counted. These are the results so far.",
-    thanks_after_vote: "The results are shown to each person right after voting.",
     settings_heading: "Settings",
     settings_save: "Save settings",
     settings_done: "Settings saved.",

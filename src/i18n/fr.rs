@@ -151,9 +151,7 @@ pub const FR: Catalogue = Catalogue {
     closed_on: |d| format!("Vote clos le {d}"),
     err_not_a_day: "Indiquez un jour, ou laissez le champ vide.",
     err_deadline_not_after_today: "Le jour de fin doit être postérieur à aujourd’hui. Pour arrêter le vote maintenant, fermez le sondage.",
-    err_deadline_after_expiry: |d| {
-        format!("Le jour de fin ne peut pas dépasser le jour d’effacement du sondage ({d}).")
-    },
+    err_deadline_after_expiry: |d| format!("Le jour de fin doit précéder le jour d’effacement du sondage ({d})."),
     err_expires_before_deadline: |d| {
         format!("Le sondage serait effacé avant son jour de fin ({d}). Déplacez ou retirez d’abord le jour de fin.")
     },
@@ -166,7 +164,6 @@ pub const FR: Catalogue = Catalogue {
         )
     },
     voted_results: "Merci, votre réponse est comptée. Voici les résultats à ce stade.",
-    thanks_after_vote: "Les résultats sont montrés à chaque personne juste après son vote.",
     settings_heading: "Réglages",
     settings_save: "Enregistrer les réglages",
     settings_done: "Réglages enregistrés.",

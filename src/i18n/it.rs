@@ -145,7 +145,7 @@ pub const IT: Catalogue = Catalogue {
     err_not_a_day: "Inserisca un giorno o lasci vuoto il campo.",
     err_deadline_not_after_today: "Il giorno di chiusura deve essere dopo oggi. Per fermare la votazione ora, chiuda il sondaggio.",
     err_deadline_after_expiry: |d| {
-        format!("Il giorno di chiusura non può essere dopo il giorno di cancellazione del sondaggio ({d}).")
+        format!("Il giorno di chiusura deve precedere il giorno di cancellazione del sondaggio ({d}).")
     },
     err_expires_before_deadline: |d| {
         format!(
@@ -161,7 +161,6 @@ pub const IT: Catalogue = Catalogue {
         )
     },
     voted_results: "Grazie, la Sua risposta è stata contata. Ecco i risultati finora.",
-    thanks_after_vote: "I risultati sono mostrati a ogni persona subito dopo il voto.",
     settings_heading: "Impostazioni",
     settings_save: "Salva le impostazioni",
     settings_done: "Impostazioni salvate.",

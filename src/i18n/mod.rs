@@ -116,7 +116,6 @@ pub struct Catalogue {
     pub withheld_after_close: &'static str,
     pub withheld_after_close_on: fn(&str) -> String,
     pub voted_results: &'static str,
-    pub thanks_after_vote: &'static str,
     pub settings_heading: &'static str,
     pub settings_save: &'static str,
     pub settings_done: &'static str,

@@ -155,6 +155,18 @@ impl BallotBox {
     }
 }
 
+impl BallotBox {
+    /// Makes a redeemed `token` valid again: its vote was not stored (the
+    /// commit failed), so the form may be sent again, and the token must not
+    /// show results meant for those whose vote counts.
+    pub fn unredeem(&self, poll: &PollId, token: &str) {
+        let mut state = self.lock();
+        if let Some((generation, nonce)) = find(&mut state, poll, token) {
+            generation.used.remove(&nonce);
+        }
+    }
+}
+
 /// The generation that issued `token` for `poll`, and the token's nonce.
 fn find<'a>(state: &'a mut State, poll: &PollId, token: &str) -> Option<(&'a mut Generation, [u8; NONCE])> {
     if token.len() > 64 {
@@ -189,6 +201,22 @@ mod tests {
 
     fn poll(s: &str) -> PollId {
         PollId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_token_whose_vote_was_not_stored_is_valid_again() {
+        let today = day("2026-03-10");
+        let b = BallotBox::new(today).unwrap();
+        let p = poll("AAAAAAAAAAAAAAAA");
+        let token = b.issue(&p, today).unwrap();
+        assert_eq!(b.redeem(&p, &token, today), Verdict::Valid);
+        assert_eq!(b.check(&p, &token, today), Verdict::Used);
+        b.unredeem(&p, &token);
+        assert_eq!(b.check(&p, &token, today), Verdict::Valid);
+        assert_eq!(b.redeem(&p, &token, today), Verdict::Valid);
+        // Forged or foreign tokens change nothing.
+        b.unredeem(&p, "AAAA");
+        assert_eq!(b.check(&p, &token, today), Verdict::Used);
     }
 
     #[test]

@@ -75,6 +75,8 @@ fn share_response(
         }
         @if poll.results_open_to_all() {
             p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
+        } @else if matches!(poll.visibility, ResultsVisibility::AfterVote | ResultsVisibility::AfterClose) {
+            p.hint { (super::settings::visibility_text(t, poll)) }
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
@@ -165,9 +167,14 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     };
     // The one-time form token is looked at first (without using it up), so
     // a replayed form costs the client nothing of its vote budget.
-    let token = form.get("ballot").unwrap_or("");
+    // Trimmed as the ballot box reads it: the token goes into a Location.
+    let token = form.get("ballot").unwrap_or("").trim();
     match w.web.ballots.check(&poll.id, token, today) {
         Verdict::Valid => {}
+        // Sent twice: an afterVote voter still gets to the results.
+        Verdict::Used if poll.visibility == ResultsVisibility::AfterVote => {
+            return Ok(after_vote_redirect(&ctx, poll, token));
+        }
         Verdict::Used => return Ok(used_page(&ctx, poll)),
         Verdict::Invalid if poll.closed => return share_response(&w.web, &ctx, poll, today, 409, &[], None),
         Verdict::Invalid => {
@@ -199,16 +206,15 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     let ballot = token.to_owned();
     let answer = move |result: Result<(), Error>| {
         let ctx = Ctx::new(choice, &path);
+        // Not stored: the form may be sent again, and its token must not
+        // show afterVote results as if the vote counted.
+        if result.is_err() {
+            web.ballots.unredeem(&poll.id, &ballot);
+        }
         let r = match result {
             // The results this voter may now see, at an address that a
             // reload does not send the vote again to.
-            Ok(()) if poll.visibility == ResultsVisibility::AfterVote => {
-                let mut to = super::results::after_vote_path(&poll, &ballot);
-                if ctx.explicit {
-                    to = format!("{to}&lang={}", ctx.lang.code());
-                }
-                Ok(Response::new(303).with_header("Location", to))
-            }
+            Ok(()) if poll.visibility == ResultsVisibility::AfterVote => Ok(after_vote_redirect(&ctx, &poll, &ballot)),
             Ok(()) => Ok(thanks_page(&ctx, &poll)),
             Err(Error::Closed) => {
                 share_response(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
@@ -229,6 +235,16 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Ok(pending) => Response::after(pending, answer),
         Err(e) => answer(Err(e)),
     })
+}
+
+/// `303` to the results a voter on an `afterVote` poll may see, carrying
+/// the form token just redeemed (docs/WEB.md).
+fn after_vote_redirect(ctx: &Ctx, poll: &Poll, ballot: &str) -> Response {
+    let mut to = super::results::after_vote_path(poll, ballot);
+    if ctx.explicit {
+        to = format!("{to}&lang={}", ctx.lang.code());
+    }
+    Response::new(303).with_header("Location", to)
 }
 
 fn thanks_page(ctx: &Ctx, poll: &Poll) -> Response {

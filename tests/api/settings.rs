@@ -63,12 +63,13 @@ fn results_public_and_visibility_must_agree() {
 }
 
 #[test]
-fn a_closing_day_lies_after_today_and_not_after_expiry() {
+fn a_closing_day_lies_after_today_and_before_expiry() {
     let server = Server::start();
     // expiryDays 7 (valid_poll_json): the poll expires in 7 days.
     for (day, ok) in [
         (date_from_today(1), true),
-        (date_from_today(7), true),
+        (date_from_today(6), true),
+        (date_from_today(7), false),
         (today(), false),
         (date_from_today(-1), false),
         (date_from_today(8), false),
@@ -140,6 +141,8 @@ fn patch_sets_moves_and_removes_the_closing_day() {
     assert_eq!(fields(&resp), ["expiryDays"]);
     assert!(resp.json()["errors"][0]["message"].as_str().unwrap().contains(&date_from_today(10)));
     set(json!({"expiryDays": 7, "closesOn": date_from_today(3)})).assert_status(200);
+    // Its own day sent back unchanged is accepted (a client that read the poll).
+    set(json!({"closesOn": date_from_today(3), "shuffleOptions": false})).assert_status(200);
     let resp = set(json!({"closesOn": null}));
     resp.assert_status(200);
     assert_eq!(resp.json()["closesOn"], Value::Null);
