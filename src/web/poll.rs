@@ -76,7 +76,7 @@ fn share_response(
         @if poll.results_open_to_all() {
             p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         } @else if matches!(poll.visibility, ResultsVisibility::AfterVote | ResultsVisibility::AfterClose) {
-            p.hint { (super::settings::visibility_text(t, poll)) }
+            p.hint.results-when { (super::settings::visibility_text(t, poll)) }
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))

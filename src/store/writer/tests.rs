@@ -248,3 +248,35 @@ fn the_poll_cache_stays_bounded() {
     assert!(commit(&mut conn, &other, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), 1, "past the bound the cache starts over");
 }
+
+#[test]
+fn votes_stop_on_the_closing_day_and_reopening_past_it_clears_it() {
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
+    let (r, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut fresh);
+    assert!(r[0].is_ok());
+    let closes = today.plus_days(2);
+    let set = patch(&id, json!({"closesOn": closes.to_string()}), today);
+    let (r, _) = commit(&mut conn, &[set], &mut polls, &mut fresh);
+    assert!(r[0].is_ok());
+    // The day before: counted; on the day and after: refused, by the
+    // writer itself (the cache remembers the poll from the first vote).
+    let batch = [
+        cast(&id, &[Some(0), None], today.plus_days(1)),
+        cast(&id, &[Some(0), None], closes),
+        cast(&id, &[Some(1), None], closes.plus_days(1)),
+    ];
+    let (r, _) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+    assert_eq!(r.iter().map(kind).collect::<Vec<_>>(), ["ok", "closed", "closed"]);
+    // Reopened on its closing day: the day is removed and votes count again.
+    let (r, _) = commit(&mut conn, &[patch(&id, json!({"closed": false}), closes)], &mut polls, &mut fresh);
+    assert!(r[0].is_ok());
+    let stored: Option<String> =
+        conn.query_row("SELECT closes_on FROM polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
+    assert_eq!(stored, None);
+    let (r, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], closes)], &mut polls, &mut fresh);
+    assert_eq!(kind(&r[0]), "ok");
+    assert_eq!(assert_counters_match_responses(&conn, &id), 2);
+}
