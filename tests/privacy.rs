@@ -300,7 +300,11 @@ fn stored_dates_are_days_only() {
     let server = Server::start();
     let poll = server.create_default();
     server
-        .patch_json(&poll.id, &poll.token, &json!({"translations": {"de": valid_translation()}, "expiryDays": 90}))
+        .patch_json(
+            &poll.id,
+            &poll.token,
+            &json!({"translations": {"de": valid_translation()}, "expiryDays": 90, "closesOn": date_from_today(10)}),
+        )
         .assert_status(200);
     server.record(&poll.id, &[Some(0), Some(1)]).unwrap();
     server.record(&poll.id, &[None, Some(0)]).unwrap();
@@ -312,6 +316,8 @@ fn stored_dates_are_days_only() {
         .unwrap();
     assert_eq!(created, today());
     assert_eq!(expires, date_from_today(90));
+    let closes: String = conn.query_row("SELECT closes_on FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    assert_eq!(closes, date_from_today(10), "the closing day is kept as a bare day");
     let cast: Vec<String> = conn
         .prepare("SELECT cast_on FROM responses WHERE poll_id = ?1")
         .unwrap()

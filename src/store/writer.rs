@@ -674,6 +674,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
     match op {
         Op::Create { id, token, poll, media, today } => {
             let questions = serde_json::to_string(&poll.questions).map_err(Error::internal)?;
+            let (public, after) = visibility_columns(poll.visibility);
             tx.prepare_cached(
                 "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions,
                                     results_after, closes_on, shuffle_options)
@@ -684,11 +685,11 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 &token.0[..],
                 poll.title.as_str(),
                 poll.lang.code(),
-                visibility_columns(poll.visibility).0,
+                public,
                 today.to_string(),
                 today.plus_days(poll.expiry.get()).to_string(),
                 questions,
-                visibility_columns(poll.visibility).1,
+                after,
                 poll.closes_on.map(|d| d.to_string()),
                 poll.shuffle_options,
             ])?;
@@ -731,13 +732,16 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 tx.prepare_cached("UPDATE polls SET closed = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), closed])?;
             }
-            let closes_on: Option<String> = tx
-                .prepare_cached("SELECT closes_on FROM polls WHERE id = ?1")?
-                .query_row(params![id.as_str()], |r| r.get(0))?;
-            let closes_on = closes_on.as_deref().and_then(Day::parse);
             // Reopening a poll past its deadline removes the deadline, or it
-            // would stay closed (docs/DECISIONS.md).
-            let deadline = if patch.reopens_past(closes_on, *today) { Some(None) } else { patch.closes_on };
+            // would stay closed (docs/DECISIONS.md). Only a reopening that
+            // names no deadline needs to read the stored one.
+            let reopens_past = patch.closed == Some(false) && patch.closes_on.is_none() && {
+                let closes_on: Option<String> = tx
+                    .prepare_cached("SELECT closes_on FROM polls WHERE id = ?1")?
+                    .query_row(params![id.as_str()], |r| r.get(0))?;
+                patch.reopens_past(closes_on.as_deref().and_then(Day::parse), *today)
+            };
+            let deadline = if reopens_past { Some(None) } else { patch.closes_on };
             if let Some(day) = deadline {
                 tx.prepare_cached("UPDATE polls SET closes_on = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), day.map(|d| d.to_string())])?;

@@ -442,7 +442,7 @@ const ACCEPT: &str = "image/jpeg,image/png,image/webp,image/gif,audio/mpeg,audio
                       video/mp4,video/webm,.mp3,.ogg,.opus,.m4a,.mp4,.webm";
 
 /// `aria-describedby` for a field with a hint and maybe errors.
-fn described(id: &str, hint: bool, errors: &[&str]) -> Option<String> {
+pub(super) fn described(id: &str, hint: bool, errors: &[&str]) -> Option<String> {
     let mut ids = Vec::new();
     if hint {
         ids.push(format!("{id}-hint"));
@@ -453,7 +453,7 @@ fn described(id: &str, hint: bool, errors: &[&str]) -> Option<String> {
     (!ids.is_empty()).then(|| ids.join(" "))
 }
 
-fn errors_of(id: &str, errors: &[&str]) -> Markup {
+pub(super) fn errors_of(id: &str, errors: &[&str]) -> Markup {
     html! {
         @if !errors.is_empty() {
             p.field-error id=(format!("{id}-error")) {

@@ -9,6 +9,7 @@
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
+use super::create::{described, errors_of};
 use super::form::{Form, Problems};
 use super::layout::Ctx;
 use crate::domain::{FieldError, Key, Poll, ResultsVisibility, Seg};
@@ -104,12 +105,6 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
     let closes_id = format!("{prefix}-closes-on");
     let shuffle_id = format!("{prefix}-shuffle");
     let closes_errors = p.of(&closes_id);
-    let closes_error_id = format!("{closes_id}-error");
-    let described = if closes_errors.is_empty() {
-        format!("{closes_id}-hint")
-    } else {
-        format!("{closes_id}-hint {closes_error_id}")
-    };
     let choices = [
         (ResultsVisibility::Private, t.results_private),
         (ResultsVisibility::Public, t.results_public),
@@ -119,8 +114,7 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
     html! {
         fieldset.field.choices {
             legend { (t.field_results) }
-            @let errors = p.of(&results_id);
-            @if !errors.is_empty() { p.field-error id=(format!("{results_id}-error")) { @for e in &errors { (e) " " } } }
+            (errors_of(&results_id, &p.of(&results_id)))
             @for (v, label) in choices {
                 @let id = format!("{prefix}-results-{}", v.as_str().to_lowercase());
                 div.choice {
@@ -133,10 +127,10 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
         div.field {
             label for=(closes_id) { (t.field_closes_on) }
             p.hint id=(format!("{closes_id}-hint")) { (t.field_closes_on_hint) }
-            @if !closes_errors.is_empty() { p.field-error id=(closes_error_id) { @for e in &closes_errors { (e) " " } } }
+            (errors_of(&closes_id, &closes_errors))
             input type="date" id=(closes_id) name="closes" value=(draft.closes)
                 aria-invalid=[(!closes_errors.is_empty()).then_some("true")]
-                aria-describedby=(described);
+                aria-describedby=[described(&closes_id, true, &closes_errors)];
         }
         div.field.check {
             input type="checkbox" id=(shuffle_id) name="shuffle" value="1" checked[draft.shuffle]
