@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 use crate::api::json;
 use crate::app::{Access, App, Session};
 use crate::day::Day;
-use crate::domain::{ExpiryDays, FieldError, Key, Lang, LanguageVersion, Poll, PollPatch, Problem};
+use crate::domain::{
+    Answer, Ballot, ExpiryDays, FieldError, Key, Lang, LanguageVersion, Poll, PollPatch, Problem, QuestionKind,
+};
 use crate::error::{AuthFailure, Error};
 use crate::store::Store;
 
@@ -64,8 +66,13 @@ pub struct TokenArgs {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ExportFormat {
+    /// The results as the API answers them.
     Json,
+    /// The results, one row per option (or scale value).
     Csv,
+    /// The ballots, one row each (no day, in no order of arrival), one
+    /// column per option (multiple: 0/1; ranked: the rank) or the value.
+    Ballots,
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,7 +110,8 @@ pub enum Command {
         #[command(flatten)]
         auth: TokenArgs,
     },
-    /// Export a poll's results: JSON identical to the API's, or CSV per option.
+    /// Export a poll's results: JSON identical to the API's, CSV per option,
+    /// or CSV per ballot (`--format ballots`).
     Export {
         /// The poll id.
         #[arg(allow_hyphen_values = true)]
@@ -314,14 +322,21 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             print(cli, &v, || serde_json::to_string_pretty(&v).unwrap_or_default());
         }
         Command::Export { id, format, output, auth } => {
-            let results = results(cli, store, id, auth, today)?;
             let bytes = match format {
+                ExportFormat::Ballots => {
+                    let mut session = session(cli, store)?;
+                    let token = token(auth)?;
+                    let poll = session.admin(id, &token, today)?;
+                    let ballots = session.ballots(&poll, &token)?;
+                    ballots_csv(&poll, &ballots)?
+                }
                 ExportFormat::Json => {
+                    let results = results(cli, store, id, auth, today)?;
                     let mut b = serde_json::to_vec_pretty(&results).map_err(anyhow::Error::from)?;
                     b.push(b'\n');
                     b
                 }
-                ExportFormat::Csv => csv_export(&results)?,
+                ExportFormat::Csv => csv_export(&results(cli, store, id, auth, today)?)?,
             };
             write_output(output.as_deref(), &bytes)?;
         }
@@ -457,7 +472,22 @@ fn describe(poll: &Poll) -> String {
         out.push_str("options shuffled on the share page\n");
     }
     for (i, q) in poll.questions.iter().enumerate() {
-        out.push_str(&format!("{}. {}\n", i + 1, q.label));
+        let required = if q.required { ", required" } else { "" };
+        let rule = match q.kind {
+            QuestionKind::Single => "one answer".to_owned(),
+            QuestionKind::Multiple => {
+                let (min, max) = q.choice_bounds();
+                format!("{min} to {max} answers")
+            }
+            QuestionKind::Ranked => "ranking".to_owned(),
+            QuestionKind::Scale => {
+                let (lo, hi) = q.scale().unwrap_or_default();
+                let end =
+                    |l: &Option<crate::domain::EndLabel>| l.as_ref().map(|l| format!(" ({l})")).unwrap_or_default();
+                format!("scale {lo}{} to {hi}{}", end(&q.min_label), end(&q.max_label))
+            }
+        };
+        out.push_str(&format!("{}. {} [{rule}{required}]\n", i + 1, q.label));
         for o in &q.options {
             out.push_str(&format!("   - {o}\n"));
         }
@@ -472,26 +502,78 @@ fn cell(s: &str) -> String {
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_owned() }
 }
 
-/// CSV: one row per option, with the question, the option, its count and
-/// percent of the question's answers.
+/// CSV: one row per option (per value for a scale), with the question, the
+/// option, its count (for a ranking: first choices) and percent of the
+/// question's answers. The columns are a documented interface (docs/OPERATIONS.md).
 fn csv_export(results: &Value) -> Result<Vec<u8>, Failure> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let csv_err = |e: csv::Error| Failure::from(anyhow::Error::from(e));
     w.write_record(["question_number", "question", "answered", "option", "count", "percent"]).map_err(csv_err)?;
     for (i, q) in results["questions"].as_array().into_iter().flatten().enumerate() {
         let label = cell(q["label"].as_str().unwrap_or(""));
         let answered = q["answered"].to_string();
-        for o in q["options"].as_array().into_iter().flatten() {
-            w.write_record([
-                (i + 1).to_string(),
-                label.clone(),
-                answered.clone(),
-                cell(o["label"].as_str().unwrap_or("")),
-                o["count"].to_string(),
-                o["percent"].to_string(),
-            ])
-            .map_err(csv_err)?;
+        let number = |v: &Value| if v.is_null() { String::new() } else { v.to_string() };
+        let rows: Vec<(String, String, String)> = match q["distribution"].as_array() {
+            Some(values) => values
+                .iter()
+                .map(|d| {
+                    let n = d["count"].as_u64().unwrap_or(0);
+                    let of = q["answered"].as_u64().unwrap_or(0);
+                    (d["value"].to_string(), n.to_string(), crate::domain::results::percent(n, of).to_string())
+                })
+                .collect(),
+            None => q["options"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|o| {
+                    let count = if o["firstChoices"].is_null() { &o["count"] } else { &o["firstChoices"] };
+                    (cell(o["label"].as_str().unwrap_or("")), number(count), number(&o["percent"]))
+                })
+                .collect(),
+        };
+        for (option, count, percent) in rows {
+            w.write_record([(i + 1).to_string(), label.clone(), answered.clone(), option, count, percent])
+                .map_err(csv_err)?;
         }
+    }
+    w.into_inner().map_err(|e| Failure::from(anyhow!("CSV export failed: {e}")))
+}
+
+fn csv_err(e: csv::Error) -> Failure {
+    Failure::from(anyhow::Error::from(e))
+}
+
+/// CSV of the ballots: one row per ballot, in the store's random key order
+/// and without the day it was cast; one column per option of single,
+/// multiple and ranked questions (`q1:option`: 1/0 for a choice, the rank for
+/// a ranking, empty when left out) and one per scale (`q2`: the value).
+fn ballots_csv(poll: &Poll, ballots: &[Ballot]) -> Result<Vec<u8>, Failure> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = Vec::new();
+    for (i, q) in poll.questions.iter().enumerate() {
+        if q.kind == QuestionKind::Scale {
+            header.push(format!("q{}", i + 1));
+        } else {
+            header.extend(q.options.iter().map(|o| cell(&format!("q{}:{o}", i + 1))));
+        }
+    }
+    w.write_record(&header).map_err(csv_err)?;
+    for ballot in ballots {
+        let mut row: Vec<String> = Vec::with_capacity(header.len());
+        for (q, answer) in poll.questions.iter().zip(ballot.answers()) {
+            let n = q.options.len();
+            match answer {
+                None if q.kind == QuestionKind::Scale => row.push(String::new()),
+                None => row.extend((0..n).map(|_| String::new())),
+                Some(Answer::Value(v)) => row.push(v.to_string()),
+                Some(Answer::Choice(c)) => row.extend((0..n).map(|j| u8::from(j == *c).to_string())),
+                Some(Answer::Choices(cs)) => row.extend((0..n).map(|j| u8::from(cs.contains(&j)).to_string())),
+                Some(Answer::Ranks(ranks)) => {
+                    row.extend(ranks.iter().map(|r| r.map(|r| r.to_string()).unwrap_or_default()))
+                }
+            }
+        }
+        w.write_record(&row).map_err(csv_err)?;
     }
     w.into_inner().map_err(|e| Failure::from(anyhow!("CSV export failed: {e}")))
 }

@@ -278,7 +278,7 @@ fn a_vote_whose_client_hung_up_is_committed_and_the_client_can_vote_again() {
 
 /// A ballot of [`new_poll`], checked as polld checks a vote before queueing it.
 fn checked(choices: &[Option<usize>]) -> Ballot {
-    Ballot::new(&new_poll().questions, choices.to_vec()).unwrap()
+    Ballot::of_choices(&new_poll().questions, choices).unwrap()
 }
 
 #[test]

@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use crate::app::{Created, Links};
-use crate::domain::results::Results;
-use crate::domain::{MediaItem, Poll};
+use crate::domain::results::{QuestionFigures, Results};
+use crate::domain::{MediaItem, Poll, Question};
 
 /// `open` or `closed`.
 pub fn status(poll: &Poll) -> &'static str {
@@ -63,23 +63,46 @@ fn media(m: &MediaItem, links: &Links) -> Value {
     })
 }
 
+/// One question's results, by its type: options with counts (single,
+/// multiple) or first choices plus pairwise counts and the Schulze ranking
+/// (ranked), or the distribution, mean and median (scale).
+fn question_results(q: &Question, figures: &QuestionFigures) -> Value {
+    let mut v = json!({"label": q.label, "type": q.kind, "answered": figures.answered});
+    let label = |i: &usize| q.options.get(*i).map_or(Value::Null, |o| json!(o));
+    if let Some(ranked) = &figures.ranked {
+        v["options"] = q
+            .options
+            .iter()
+            .zip(&figures.options)
+            .map(|(o, f)| json!({"label": o, "firstChoices": f.count, "percent": f.percent}))
+            .collect();
+        v["pairwise"] = json!(ranked.pairwise);
+        v["ranking"] = ranked
+            .places()
+            .into_iter()
+            .map(|(place, options)| json!({"place": place, "options": options.iter().map(label).collect::<Vec<_>>()}))
+            .collect();
+        v["method"] = json!("schulze");
+    } else if let Some(scale) = &figures.scale {
+        v["distribution"] =
+            scale.distribution.iter().map(|(value, count)| json!({"value": value, "count": count})).collect();
+        v["mean"] = json!(scale.mean);
+        v["median"] = json!(scale.median);
+    } else {
+        v["options"] = q
+            .options
+            .iter()
+            .zip(&figures.options)
+            .map(|(o, f)| json!({"label": o, "count": f.count, "percent": f.percent}))
+            .collect();
+    }
+    v
+}
+
 /// A poll's results, labelled in the poll's own language.
 pub fn results(poll: &Poll, results: &Results) -> Value {
-    let questions: Vec<Value> = poll
-        .questions
-        .iter()
-        .zip(&results.questions)
-        .map(|(q, figures)| {
-            json!({
-                "label": q.label,
-                "type": q.kind,
-                "answered": figures.answered,
-                "options": q.options.iter().zip(&figures.options).map(|(o, f)| json!({
-                    "label": o, "count": f.count, "percent": f.percent,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let questions: Vec<Value> =
+        poll.questions.iter().zip(&results.questions).map(|(q, figures)| question_results(q, figures)).collect();
     json!({
         "id": poll.id.as_str(),
         "status": status(poll),

@@ -27,7 +27,7 @@ pub use links::Links;
 
 use crate::day::Day;
 use crate::domain::results::Results;
-use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility};
+use crate::domain::{Answer, Ballot, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility};
 use crate::error::{AuthFailure, Error, Withheld};
 use crate::ratelimit::{Quota, RateLimiter};
 use crate::secret::{AdminToken, MediaId, PollId};
@@ -218,6 +218,13 @@ impl Session {
         Ok(Results::of(poll, &tallies))
     }
 
+    /// Every ballot of `poll`, for its admin `token` only, in no order of
+    /// arrival and without days: the admin's ballot export.
+    pub fn ballots(&mut self, poll: &Poll, token: &str) -> Result<Vec<Ballot>, Error> {
+        check_token(poll, token)?;
+        self.reader.ballots(poll)
+    }
+
     /// Applies a validated patch to `poll` (checked against its language and
     /// questions) and answers the poll as it is afterwards.
     pub fn patch(&mut self, poll: &Poll, patch: &PollPatch, today: Day) -> Result<Poll, Error> {
@@ -237,20 +244,20 @@ impl Session {
         self.reader.media(id, today, pick)
     }
 
-    /// Checks a vote of `client` on `poll`: the poll is open, the choices fit
+    /// Checks a vote of `client` on `poll`: the poll is open, the answers fit
     /// its questions, and the client is within the vote throttle. The vote
     /// is counted against the throttle from here on.
     pub fn admit_vote(
         &self,
         client: IpAddr,
         poll: &Poll,
-        choices: Vec<Option<usize>>,
+        answers: Vec<Option<Answer>>,
         today: Day,
     ) -> Result<Admitted, Error> {
         if poll.closed {
             return Err(Error::Closed);
         }
-        let ballot = Ballot::new(&poll.questions, choices)
+        let ballot = Ballot::new(&poll.questions, answers)
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
         if !self.app.throttle.admit(client, &poll.id) {
             let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;

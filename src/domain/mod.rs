@@ -7,7 +7,6 @@
 //! rest of the code never re-checks them.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -167,8 +166,8 @@ macro_rules! text_type {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(&self.0)
             }
         }
@@ -178,6 +177,13 @@ macro_rules! text_type {
 text_type!(Title, TITLE, "A poll's title (or a language version's).");
 text_type!(Label, LABEL, "A question's text.");
 text_type!(OptionText, OPTION, "One answer option of a question.");
+
+pub mod ballot;
+pub mod question;
+
+pub use ballot::{Answer, Ballot, Counter};
+pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion};
+use question::{question, version_question};
 
 /// The languages of polls and of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -248,31 +254,6 @@ impl TryFrom<i64> for ExpiryDays {
     }
 }
 
-/// The kinds of question. Only single choice exists today.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum QuestionKind {
-    Single,
-}
-
-impl QuestionKind {
-    pub const ALL: [&'static str; 1] = ["single"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            QuestionKind::Single => "single",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Question {
-    #[serde(rename = "type")]
-    pub kind: QuestionKind,
-    pub label: Label,
-    pub options: Vec<OptionText>,
-}
-
 /// A poll as submitted for creation, fully validated.
 #[derive(Clone, Debug)]
 pub struct NewPoll {
@@ -291,12 +272,6 @@ pub struct NewPoll {
 pub struct LanguageVersion {
     pub title: Title,
     pub questions: Vec<VersionQuestion>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VersionQuestion {
-    pub label: Label,
-    pub options: Vec<OptionText>,
 }
 
 /// A validated PATCH: each key is optional, at least one is present.
@@ -411,35 +386,18 @@ fn question_list<T>(
     parsed.into_iter().collect()
 }
 
-fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Question> {
-    let obj = object(v, at, &["type", "label", "options"], &[Key::Label, Key::Options], errs)?;
-    let kind = match obj.get("type") {
-        None => Some(QuestionKind::Single),
-        Some(Value::String(s)) if s == "single" => Some(QuestionKind::Single),
-        Some(_) => {
-            errs.push(at.key(Key::Type), Problem::NotOneOf(Choices::QuestionType));
-            None
-        }
-    };
-    let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
-    let opts = field(obj, at, Key::Options).and_then(|(o, p)| options(o, &p, errs));
-    Some(Question { kind: kind?, label: label?, options: opts? })
-}
-
-fn version_question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<VersionQuestion> {
-    let obj = object(v, at, &["label", "options"], &[Key::Label, Key::Options], errs)?;
-    let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
-    let opts = field(obj, at, Key::Options).and_then(|(o, p)| options(o, &p, errs));
-    Some(VersionQuestion { label: label?, options: opts? })
-}
-
 /// `true`/`false` at `key`, or `default` when absent.
 fn boolean(obj: &Map<String, Value>, key: Key, errs: &mut Errors) -> Option<Option<bool>> {
+    boolean_at(obj, &FieldPath::root(), key, errs)
+}
+
+/// [`boolean`] in the object at `at`.
+fn boolean_at(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Errors) -> Option<Option<bool>> {
     match obj.get(key.name()) {
         None => Some(None),
         Some(Value::Bool(b)) => Some(Some(*b)),
         Some(_) => {
-            errs.push(key.into(), Problem::NotABoolean);
+            errs.push(at.key(key), Problem::NotABoolean);
             None
         }
     }
@@ -520,17 +478,24 @@ impl LanguageVersion {
     pub fn from_texts(
         lang: Lang,
         title: &str,
-        questions: &[(String, Vec<String>)],
+        questions: &[QuestionTexts],
     ) -> Result<LanguageVersion, Vec<FieldError>> {
         let mut errs = Errors::default();
         let at = FieldPath::from(Key::Translations).lang(lang);
         let title = errs.take(at.key(Key::Title), Title::from_text(title));
         let list = at.key(Key::Questions);
         let mut parsed = Vec::with_capacity(questions.len());
-        for (i, (label, opts)) in questions.iter().enumerate() {
+        for (i, texts) in questions.iter().enumerate() {
             let q = list.index(i);
-            let label = errs.take(q.key(Key::Label), Label::from_text(label));
-            let opts: Vec<Option<OptionText>> = opts
+            let label = errs.take(q.key(Key::Label), Label::from_text(&texts.label));
+            // A blank end label is one left out (the form always has the field).
+            let mut end = |key: Key, text: &str| match text.trim_matches(is_blank) {
+                "" => Some(None),
+                t => errs.take(q.key(key), EndLabel::from_text(t)).map(Some),
+            };
+            let ends = end(Key::MinLabel, &texts.min_label).zip(end(Key::MaxLabel, &texts.max_label));
+            let opts: Vec<Option<OptionText>> = texts
+                .options
                 .iter()
                 .enumerate()
                 .map(|(j, o)| errs.take(q.key(Key::Options).index(j), OptionText::from_text(o)))
@@ -543,7 +508,12 @@ impl LanguageVersion {
                     }
                 }
             }
-            parsed.push(label.zip(opts).map(|(label, options)| VersionQuestion { label, options }));
+            parsed.push(label.zip(opts).zip(ends).map(|((label, options), (min_label, max_label))| VersionQuestion {
+                label,
+                options,
+                min_label,
+                max_label,
+            }));
         }
         let parsed: Option<Vec<VersionQuestion>> = parsed.into_iter().collect();
         let version = title.zip(parsed).map(|(title, questions)| LanguageVersion { title, questions });
@@ -560,13 +530,8 @@ impl LanguageVersion {
             .iter()
             .zip(questions)
             .enumerate()
-            .filter(|(_, (mine, theirs))| mine.options.len() != theirs.options.len())
-            .map(|(i, (_, theirs))| {
-                FieldError::new(
-                    list.index(i).key(Key::Options),
-                    Problem::OptionsUnlikePoll { expected: theirs.options.len() },
-                )
-            })
+            .flat_map(|(i, (mine, theirs))| question::version_mismatches(mine, theirs, &list.index(i)))
+            .map(|(path, problem)| FieldError::new(path, problem))
             .collect()
     }
 }
@@ -800,28 +765,19 @@ mod tests {
     }
 
     #[test]
-    fn ballots_must_fit_their_poll() {
-        let poll = NewPoll::from_json(&json!({
-            "title": "t", "lang": "en", "expiryDays": 7,
-            "questions": [{"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]
-        }))
-        .unwrap();
-        let q = &poll.questions;
-        assert_eq!(Ballot::new(q, vec![Some(3), None]), Err(Problem::NoSuchOption { question: 0, option: 3 }));
-        assert_eq!(Ballot::new(q, vec![None, None]), Err(Problem::EmptyBallot));
-        assert_eq!(Ballot::new(q, vec![Some(0)]), Err(Problem::BallotLength { expected: 2 }));
-        assert_eq!(Ballot::new(q, vec![None, Some(1)]).map(|b| b.choices().to_vec()), Ok(vec![None, Some(1)]));
-    }
-
-    #[test]
     fn form_texts_of_a_language_version_are_checked_like_json() {
-        let qs = vec![("Où".to_owned(), vec!["Ici".to_owned(), " Ici ".to_owned()]), ("".to_owned(), vec![])];
+        let texts = |label: &str, options: &[&str]| QuestionTexts {
+            label: label.into(),
+            options: options.iter().map(|o| (*o).to_owned()).collect(),
+            ..QuestionTexts::default()
+        };
+        let qs = vec![texts("Où", &["Ici", " Ici "]), texts("", &[])];
         let errs = LanguageVersion::from_texts(Lang::Fr, "x".repeat(201).as_str(), &qs).unwrap_err();
         assert_eq!(
             fields(&errs),
             ["translations.fr.title", "translations.fr.questions[0].options[1]", "translations.fr.questions[1].label"]
         );
-        let ok = vec![("Où".to_owned(), vec!["Ici".to_owned(), "Là".to_owned()])];
+        let ok = vec![texts("Où", &["Ici", "Là"])];
         let v = LanguageVersion::from_texts(Lang::Fr, " Déjeuner ", &ok).unwrap();
         assert_eq!(v.title.as_str(), "Déjeuner");
     }
@@ -971,53 +927,38 @@ impl Poll {
 
     /// The poll's text in `lang`: its language version if one exists, else
     /// the original.
-    pub fn version(&self, lang: Lang) -> (Lang, &Title, Vec<(&Label, &[OptionText])>) {
+    pub fn version(&self, lang: Lang) -> (Lang, &Title, Vec<Texts<'_>>) {
         match self.translations.get(&lang) {
-            Some(v) if lang != self.lang => {
-                (lang, &v.title, v.questions.iter().map(|q| (&q.label, q.options.as_slice())).collect())
-            }
-            _ => (self.lang, &self.title, self.questions.iter().map(|q| (&q.label, q.options.as_slice())).collect()),
+            Some(v) if lang != self.lang => (lang, &v.title, v.questions.iter().map(VersionQuestion::texts).collect()),
+            _ => (self.lang, &self.title, self.questions.iter().map(Question::texts).collect()),
         }
     }
+}
+
+/// The texts of one question in one language.
+#[derive(Clone, Copy, Debug)]
+pub struct Texts<'a> {
+    pub label: &'a Label,
+    pub options: &'a [OptionText],
+    pub min_label: Option<&'a EndLabel>,
+    pub max_label: Option<&'a EndLabel>,
 }
 
 /// Counters of a poll's responses.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tallies {
     pub total: u64,
-    /// votes[question][option]
+    /// Per question, its `option_tallies`: per option (single, multiple),
+    /// first choices per option (ranked), or per value from `scaleMin` up
+    /// (scale).
     pub votes: Vec<Vec<u64>>,
+    /// Ballots that answered each question.
+    pub answered: Vec<u64>,
+    /// Per question, `pairwise[i][j]`: ballots ranking option i above j
+    /// (empty for questions that are not ranked).
+    pub pairwise: Vec<Vec<Vec<u64>>>,
     /// Responses per day, oldest first.
     pub by_day: Vec<(crate::day::Day, u64)>,
-}
-
-/// One person's answers: per question, the chosen option's index or `None`
-/// when the question was left unanswered. At least one question is answered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ballot(Vec<Option<usize>>);
-
-impl Ballot {
-    /// Checks `choices` against the poll's questions.
-    pub fn new(questions: &[Question], choices: Vec<Option<usize>>) -> Result<Ballot, Problem> {
-        if choices.len() != questions.len() {
-            return Err(Problem::BallotLength { expected: questions.len() });
-        }
-        for (i, (c, q)) in choices.iter().zip(questions).enumerate() {
-            if let Some(o) = c
-                && *o >= q.options.len()
-            {
-                return Err(Problem::NoSuchOption { question: i, option: *o });
-            }
-        }
-        if choices.iter().all(Option::is_none) {
-            return Err(Problem::EmptyBallot);
-        }
-        Ok(Ballot(choices))
-    }
-
-    pub fn choices(&self) -> &[Option<usize>] {
-        &self.0
-    }
 }
 
 /// Alt text of an image, or caption of audio or video: required for an

@@ -39,6 +39,13 @@ pub enum Key {
     Media,
     /// A ballot's answers (web form only).
     Choices,
+    Required,
+    MinChoices,
+    MaxChoices,
+    ScaleMin,
+    ScaleMax,
+    MinLabel,
+    MaxLabel,
 }
 
 impl Key {
@@ -59,6 +66,13 @@ impl Key {
             Key::Translations => "translations",
             Key::Media => "media",
             Key::Choices => "choices",
+            Key::Required => "required",
+            Key::MinChoices => "minChoices",
+            Key::MaxChoices => "maxChoices",
+            Key::ScaleMin => "scaleMin",
+            Key::ScaleMax => "scaleMax",
+            Key::MinLabel => "minLabel",
+            Key::MaxLabel => "maxLabel",
         }
     }
 }
@@ -235,6 +249,53 @@ pub enum Problem {
     ExpiresBeforeDeadline {
         closes_on: Day,
     },
+    /// Not a whole number in `min..=max`.
+    IntegerRange {
+        min: usize,
+        max: usize,
+    },
+    /// A field that questions of this type do not have.
+    NotForType {
+        kind: QuestionKind,
+    },
+    /// A language version gives a scale's end label the poll's question
+    /// does not have, or leaves out one it has.
+    EndLabelUnlikePoll {
+        expected: bool,
+    },
+    /// An answer of another type than its question's (0-based question).
+    WrongAnswerKind {
+        question: usize,
+        kind: QuestionKind,
+    },
+    /// Too few or too many options picked.
+    ChoiceCount {
+        question: usize,
+        min: usize,
+        max: usize,
+    },
+    /// An option picked or ranked twice.
+    RepeatedChoice {
+        question: usize,
+    },
+    /// Two options with the same rank.
+    RepeatedRank {
+        question: usize,
+    },
+    /// Ranks that do not run 1, 2, 3… without a gap.
+    RankGap {
+        question: usize,
+    },
+    /// A value outside the question's scale.
+    OffScale {
+        question: usize,
+        min: u8,
+        max: u8,
+    },
+    /// A required question left out.
+    Unanswered {
+        question: usize,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -288,6 +349,32 @@ impl fmt::Display for Problem {
                 f,
                 "would make the poll expire before its deadline ({closes_on}); move or remove closesOn as well"
             ),
+            Problem::IntegerRange { min, max } => write!(f, "must be a whole number from {min} to {max}"),
+            Problem::NotForType { kind } => write!(f, "is not a field of {} questions", kind.as_str()),
+            Problem::EndLabelUnlikePoll { expected: true } => f.write_str("is required, like the poll's question"),
+            Problem::EndLabelUnlikePoll { expected: false } => {
+                f.write_str("must be left out: the poll's question has none")
+            }
+            Problem::WrongAnswerKind { question, kind } => {
+                write!(f, "question {} takes a {} answer", question + 1, kind.as_str())
+            }
+            Problem::ChoiceCount { question, min, max } if min == max => {
+                write!(f, "question {} takes exactly {min} choices", question + 1)
+            }
+            Problem::ChoiceCount { question, min, max } => {
+                write!(f, "question {} takes between {min} and {max} choices", question + 1)
+            }
+            Problem::RepeatedChoice { question } => write!(f, "question {} names an option twice", question + 1),
+            Problem::RepeatedRank { question } => {
+                write!(f, "question {} gives two options the same rank", question + 1)
+            }
+            Problem::RankGap { question } => {
+                write!(f, "question {}: ranks must run 1, 2, 3 and so on without a gap", question + 1)
+            }
+            Problem::OffScale { question, min, max } => {
+                write!(f, "question {} takes a whole number from {min} to {max}", question + 1)
+            }
+            Problem::Unanswered { question } => write!(f, "question {} must be answered", question + 1),
         }
     }
 }

@@ -161,7 +161,7 @@ pub const DE: Catalogue = Catalogue {
     settings_save: "Einstellungen speichern",
     settings_done: "Einstellungen gespeichert.",
 
-    vote_intro: "Wählen Sie pro Frage eine Antwort; Sie können Fragen auch auslassen. Ihre Teilnahme ist anonym: Gespeichert wird nur der Tag, an dem Sie sie abschicken.",
+    vote_intro: "Beantworten Sie die Fragen unten; Fragen ohne den Hinweis „Pflichtfrage“ können Sie auslassen. Ihre Teilnahme ist anonym: Gespeichert wird nur der Tag, an dem Sie sie abschicken.",
     vote_submit: "Antwort abschicken",
     already_voted: "Mit diesem Browser wurde bereits an dieser Umfrage teilgenommen.",
     closed_title: "Diese Umfrage ist geschlossen",
@@ -308,4 +308,50 @@ pub const DE: Catalogue = Catalogue {
     ],
     privacy_browser_heading: "In Ihrem Browser",
     privacy_browser: "Nachdem Sie an einer Umfrage teilgenommen haben, vermerkt Ihr Browser dies in seinem lokalen Speicher, damit die Seite der Umfrage Sie daran erinnern kann, dass Sie schon geantwortet haben. Dieser Vermerk bleibt auf Ihrem Gerät und wird nie an uns übertragen. Er wird nach dem Löschtag der Umfrage entfernt; Sie können ihn auch jederzeit löschen, indem Sie die Daten dieser Website in Ihrem Browser löschen. Der Verwaltungslink trägt seinen Schlüssel nach dem Zeichen # – einem Teil der Adresse, den Browser nie an einen Server senden.",
+    required_mark: "(Pflichtfrage)",
+    choose_between: |min, max, n| match (min, max) {
+        (1, m) if m == n => "Wählen Sie eine oder mehrere Antworten.".into(),
+        (a, b) if a == b => format!("Wählen Sie {a} Antworten."),
+        (1, b) => format!("Wählen Sie bis zu {b} Antworten."),
+        (a, b) => format!("Wählen Sie {a} bis {b} Antworten."),
+    },
+    rank_hint: "Geben Sie Ihrer ersten Wahl die 1, der nächsten die 2 und so weiter. Sie können auch nur einige ordnen; die übrigen zählen nach allen geordneten.",
+    rank_none: "Nicht eingeordnet",
+    rank_of: |o| format!("Platz für „{o}“"),
+    rank_up: "Nach oben",
+    rank_down: "Nach unten",
+    scale_hint: |lo, hi| format!("Wählen Sie einen Wert von {lo} bis {hi}."),
+    field_type: "Art der Frage",
+    type_names: ["Eine Antwort", "Mehrere Antworten", "Rangfolge", "Skala"],
+    field_required: "Antwort erforderlich",
+    field_min_choices: "Mindestens (Antworten)",
+    field_max_choices: "Höchstens (Antworten)",
+    field_scale_min: "Von",
+    field_scale_max: "Bis",
+    field_min_label: "Beschriftung am unteren Ende (optional)",
+    field_max_label: "Beschriftung am oberen Ende (optional)",
+    err_range: |a, b| format!("Geben Sie eine ganze Zahl von {a} bis {b} ein."),
+    err_not_for_type: "Dieses Feld gilt nicht für diese Art von Frage.",
+    err_choice_count: |q, a, b| {
+        if a == b {
+            format!("Frage {q}: Wählen Sie genau {a} Antworten.")
+        } else {
+            format!("Frage {q}: Wählen Sie {a} bis {b} Antworten.")
+        }
+    },
+    err_repeated_rank: |q| {
+        format!("Frage {q}: Zwei Antworten haben denselben Platz. Vergeben Sie jeden Platz nur einmal.")
+    },
+    err_rank_gap: |q| format!("Frage {q}: Die Plätze müssen lückenlos 1, 2, 3 und so weiter lauten."),
+    err_off_scale: |q, a, b| format!("Frage {q}: Wählen Sie einen Wert von {a} bis {b}."),
+    err_unanswered: |q| format!("Frage {q} muss beantwortet werden."),
+    first_choices: "Erste Wahl",
+    ranking_heading: "Gesamtrangfolge",
+    place: |n| format!("{n}."),
+    col_place: "Platz",
+    pairwise_heading: "Direktvergleich",
+    pairwise_hint: "Jede Zelle: wie viele Personen die Antwort der Zeile vor die der Spalte gesetzt haben. Die Gesamtrangfolge ergibt sich daraus nach der Schulze-Methode.",
+    col_value: "Wert",
+    scale_mean: "Mittelwert",
+    scale_median: "Median",
 };

@@ -154,7 +154,7 @@ pub const EN: Catalogue = Catalogue {
     settings_save: "Save settings",
     settings_done: "Settings saved.",
 
-    vote_intro: "Choose one answer per question; you may leave a question out. Your response is anonymous: only the day it was sent is kept with it.",
+    vote_intro: "Answer the questions below; you may leave out any not marked as required. Your response is anonymous: only the day it was sent is kept with it.",
     vote_submit: "Send my response",
     already_voted: "This browser has already sent a response to this poll.",
     closed_title: "This poll is closed",
@@ -307,4 +307,53 @@ pub const EN: Catalogue = Catalogue {
     ],
     privacy_browser_heading: "In your browser",
     privacy_browser: "After you answer a poll, your browser notes it in its local storage, so that the poll's page can remind you that you have already answered. This note stays on your device and is never sent to us. It is removed after the poll's erase day; you can also delete it at any time by clearing this site's data in your browser. The admin link keeps its key after the # sign, a part of the address that browsers never send to a server.",
+    required_mark: "(required)",
+    choose_between: |min, max, n| match (min, max) {
+        (1, m) if m == n => "Choose one or more answers.".into(),
+        (a, b) if a == b => format!("Choose {a} answers."),
+        (1, b) => format!("Choose up to {b} answers."),
+        (a, b) => format!("Choose between {a} and {b} answers."),
+    },
+    rank_hint: "Give 1 to your first choice, 2 to the next, and so on. You may rank only some; the ones you leave out count below every ranked one.",
+    rank_none: "Not ranked",
+    rank_of: |o| format!("Rank of {o}"),
+    rank_up: "Move up",
+    rank_down: "Move down",
+    scale_hint: |lo, hi| format!("Choose a value from {lo} to {hi}."),
+    field_type: "Type of question",
+    type_names: ["One answer", "Several answers", "Ranking", "Scale"],
+    field_required: "Answer required",
+    field_min_choices: "At least (answers)",
+    field_max_choices: "At most (answers)",
+    field_scale_min: "From",
+    field_scale_max: "To",
+    field_min_label: "Label at the low end (optional)",
+    field_max_label: "Label at the high end (optional)",
+    err_range: |a, b| format!("Enter a whole number from {a} to {b}."),
+    err_not_for_type: "This field does not apply to this type of question.",
+    err_choice_count: |q, a, b| {
+        if a == b {
+            format!("Question {q}: choose exactly {a} answers.")
+        } else {
+            format!("Question {q}: choose between {a} and {b} answers.")
+        }
+    },
+    err_repeated_rank: |q| format!("Question {q}: two options have the same rank. Give each rank once."),
+    err_rank_gap: |q| format!("Question {q}: the ranks must run 1, 2, 3 and so on without a gap."),
+    err_off_scale: |q, a, b| format!("Question {q}: choose a value from {a} to {b}."),
+    err_unanswered: |q| format!("Question {q} needs an answer."),
+    first_choices: "First choices",
+    ranking_heading: "Overall ranking",
+    place: |n| match (n % 10, n % 100) {
+        (1, r) if r != 11 => format!("{n}st"),
+        (2, r) if r != 12 => format!("{n}nd"),
+        (3, r) if r != 13 => format!("{n}rd"),
+        _ => format!("{n}th"),
+    },
+    col_place: "Place",
+    pairwise_heading: "Head to head",
+    pairwise_hint: "Each cell: how many people ranked the row's option above the column's. The overall ranking follows from these counts by the Schulze method.",
+    col_value: "Value",
+    scale_mean: "Mean",
+    scale_median: "Median",
 };

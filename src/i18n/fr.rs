@@ -168,7 +168,7 @@ pub const FR: Catalogue = Catalogue {
     settings_save: "Enregistrer les réglages",
     settings_done: "Réglages enregistrés.",
 
-    vote_intro: "Choisissez une réponse par question\u{202F}; vous pouvez en laisser de côté. Votre participation est anonyme\u{A0}: seul le jour de l’envoi est conservé avec elle.",
+    vote_intro: "Répondez aux questions ci-dessous\u{202F}; vous pouvez laisser de côté celles qui ne sont pas obligatoires. Votre participation est anonyme\u{A0}: seul le jour de l’envoi est conservé avec elle.",
     vote_submit: "Envoyer ma réponse",
     already_voted: "Ce navigateur a déjà envoyé une réponse à ce sondage.",
     closed_title: "Ce sondage est fermé",
@@ -315,4 +315,50 @@ pub const FR: Catalogue = Catalogue {
     ],
     privacy_browser_heading: "Dans votre navigateur",
     privacy_browser: "Après votre réponse à un sondage, votre navigateur le note dans son stockage local, afin que la page du sondage puisse vous rappeler que vous avez déjà répondu. Cette note reste sur votre appareil et ne nous est jamais transmise. Elle est supprimée après la date d’effacement du sondage\u{202F}; vous pouvez aussi l’effacer à tout moment en supprimant les données de ce site dans votre navigateur. Le lien d’administration porte sa clé après le signe #, une partie de l’adresse que les navigateurs n’envoient jamais à un serveur.",
+    required_mark: "(obligatoire)",
+    choose_between: |min, max, n| match (min, max) {
+        (1, m) if m == n => "Choisissez une ou plusieurs réponses.".into(),
+        (a, b) if a == b => format!("Choisissez {a}\u{A0}réponses."),
+        (1, b) => format!("Choisissez jusqu’à {b}\u{A0}réponses."),
+        (a, b) => format!("Choisissez entre {a} et {b}\u{A0}réponses."),
+    },
+    rank_hint: "Donnez 1 à votre premier choix, 2 au suivant, et ainsi de suite. Vous pouvez n’en classer que certaines\u{202F}; les autres comptent après toutes celles que vous avez classées.",
+    rank_none: "Non classée",
+    rank_of: |o| format!("Rang de «\u{A0}{o}\u{A0}»"),
+    rank_up: "Monter",
+    rank_down: "Descendre",
+    scale_hint: |lo, hi| format!("Choisissez une valeur de {lo} à {hi}."),
+    field_type: "Type de question",
+    type_names: ["Une réponse", "Plusieurs réponses", "Classement", "Échelle"],
+    field_required: "Réponse obligatoire",
+    field_min_choices: "Au moins (réponses)",
+    field_max_choices: "Au plus (réponses)",
+    field_scale_min: "De",
+    field_scale_max: "À",
+    field_min_label: "Libellé du bas de l’échelle (facultatif)",
+    field_max_label: "Libellé du haut de l’échelle (facultatif)",
+    err_range: |a, b| format!("Indiquez un nombre entier de {a} à {b}."),
+    err_not_for_type: "Ce champ ne s’applique pas à ce type de question.",
+    err_choice_count: |q, a, b| {
+        if a == b {
+            format!("Question {q}\u{A0}: choisissez exactement {a}\u{A0}réponses.")
+        } else {
+            format!("Question {q}\u{A0}: choisissez entre {a} et {b}\u{A0}réponses.")
+        }
+    },
+    err_repeated_rank: |q| {
+        format!("Question {q}\u{A0}: deux réponses ont le même rang. Donnez chaque rang une seule fois.")
+    },
+    err_rank_gap: |q| format!("Question {q}\u{A0}: les rangs doivent se suivre, 1, 2, 3 et ainsi de suite, sans trou."),
+    err_off_scale: |q, a, b| format!("Question {q}\u{A0}: choisissez une valeur de {a} à {b}."),
+    err_unanswered: |q| format!("La question {q} demande une réponse."),
+    first_choices: "Premiers choix",
+    ranking_heading: "Classement général",
+    place: |n| if n == 1 { "1er".into() } else { format!("{n}e") },
+    col_place: "Rang",
+    pairwise_heading: "Duels",
+    pairwise_hint: "Chaque case\u{A0}: combien de personnes ont classé la réponse de la ligne avant celle de la colonne. Le classement général en découle par la méthode de Schulze.",
+    col_value: "Valeur",
+    scale_mean: "Moyenne",
+    scale_median: "Médiane",
 };

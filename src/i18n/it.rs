@@ -165,7 +165,7 @@ pub const IT: Catalogue = Catalogue {
     settings_save: "Salva le impostazioni",
     settings_done: "Impostazioni salvate.",
 
-    vote_intro: "Scelga una risposta per ogni domanda; può anche lasciarne qualcuna senza risposta. La partecipazione è anonima: insieme alle risposte si conserva solo il giorno dell’invio.",
+    vote_intro: "Risponda alle domande qui sotto; può lasciare senza risposta quelle non obbligatorie. La partecipazione è anonima: insieme alle risposte si conserva solo il giorno dell’invio.",
     vote_submit: "Invia la risposta",
     already_voted: "Da questo browser è già stata inviata una risposta a questo sondaggio.",
     closed_title: "Questo sondaggio è chiuso",
@@ -312,4 +312,50 @@ pub const IT: Catalogue = Catalogue {
     ],
     privacy_browser_heading: "Nel Suo browser",
     privacy_browser: "Dopo che ha risposto a un sondaggio, il Suo browser lo annota nella propria memoria locale, così la pagina del sondaggio può ricordarLe che ha già risposto. L’annotazione resta sul Suo dispositivo e non ci viene mai trasmessa. Viene rimossa dopo la data di cancellazione del sondaggio; può anche cancellarla in qualsiasi momento eliminando i dati di questo sito dal browser. Il link di amministrazione porta la chiave dopo il segno #, una parte dell’indirizzo che i browser non inviano mai a un server.",
+    required_mark: "(obbligatoria)",
+    choose_between: |min, max, n| match (min, max) {
+        (1, m) if m == n => "Scelga una o più risposte.".into(),
+        (a, b) if a == b => format!("Scelga {a} risposte."),
+        (1, b) => format!("Scelga fino a {b} risposte."),
+        (a, b) => format!("Scelga da {a} a {b} risposte."),
+    },
+    rank_hint: "Dia 1 alla prima scelta, 2 alla successiva e così via. Può ordinarne solo alcune; le altre contano dopo tutte quelle ordinate.",
+    rank_none: "Non in classifica",
+    rank_of: |o| format!("Posizione di «{o}»"),
+    rank_up: "Sposta su",
+    rank_down: "Sposta giù",
+    scale_hint: |lo, hi| format!("Scelga un valore da {lo} a {hi}."),
+    field_type: "Tipo di domanda",
+    type_names: ["Una risposta", "Più risposte", "Classifica", "Scala"],
+    field_required: "Risposta obbligatoria",
+    field_min_choices: "Almeno (risposte)",
+    field_max_choices: "Al massimo (risposte)",
+    field_scale_min: "Da",
+    field_scale_max: "A",
+    field_min_label: "Etichetta dell’estremo basso (facoltativa)",
+    field_max_label: "Etichetta dell’estremo alto (facoltativa)",
+    err_range: |a, b| format!("Inserisca un numero intero da {a} a {b}."),
+    err_not_for_type: "Questo campo non vale per questo tipo di domanda.",
+    err_choice_count: |q, a, b| {
+        if a == b {
+            format!("Domanda {q}: scelga esattamente {a} risposte.")
+        } else {
+            format!("Domanda {q}: scelga da {a} a {b} risposte.")
+        }
+    },
+    err_repeated_rank: |q| {
+        format!("Domanda {q}: due risposte hanno la stessa posizione. Usi ogni posizione una sola volta.")
+    },
+    err_rank_gap: |q| format!("Domanda {q}: le posizioni devono seguire 1, 2, 3 e così via, senza salti."),
+    err_off_scale: |q, a, b| format!("Domanda {q}: scelga un valore da {a} a {b}."),
+    err_unanswered: |q| format!("La domanda {q} richiede una risposta."),
+    first_choices: "Prime scelte",
+    ranking_heading: "Classifica generale",
+    place: |n| format!("{n}°"),
+    col_place: "Posizione",
+    pairwise_heading: "Confronti diretti",
+    pairwise_hint: "Ogni cella: quante persone hanno messo la risposta della riga prima di quella della colonna. La classifica generale ne deriva con il metodo Schulze.",
+    col_value: "Valore",
+    scale_mean: "Media",
+    scale_median: "Mediana",
 };

@@ -260,6 +260,49 @@ pub struct Catalogue {
     pub privacy_never: [&'static str; 5],
     pub privacy_browser_heading: &'static str,
     pub privacy_browser: &'static str,
+
+    // --- Question types (multiple, ranked, scale) ---------------------------
+    /// Marks a question that must be answered.
+    pub required_mark: &'static str,
+    /// How many answers a multiple-choice question takes: (min, max, options).
+    pub choose_between: fn(usize, usize, usize) -> String,
+    pub rank_hint: &'static str,
+    /// The empty choice of a rank select.
+    pub rank_none: &'static str,
+    /// The rank select's label for an option: "Rank of {option}".
+    pub rank_of: fn(&str) -> String,
+    pub rank_up: &'static str,
+    pub rank_down: &'static str,
+    /// A scale question's hint: (min, max).
+    pub scale_hint: fn(u8, u8) -> String,
+    pub field_type: &'static str,
+    /// Names of single, multiple, ranked, scale.
+    pub type_names: [&'static str; 4],
+    pub field_required: &'static str,
+    pub field_min_choices: &'static str,
+    pub field_max_choices: &'static str,
+    pub field_scale_min: &'static str,
+    pub field_scale_max: &'static str,
+    pub field_min_label: &'static str,
+    pub field_max_label: &'static str,
+    pub err_range: fn(usize, usize) -> String,
+    pub err_not_for_type: &'static str,
+    /// Ballot problems, with the 1-based question number.
+    pub err_choice_count: fn(usize, usize, usize) -> String,
+    pub err_repeated_rank: fn(usize) -> String,
+    pub err_rank_gap: fn(usize) -> String,
+    pub err_off_scale: fn(usize, u8, u8) -> String,
+    pub err_unanswered: fn(usize) -> String,
+    pub first_choices: &'static str,
+    pub ranking_heading: &'static str,
+    /// A place in a ranking: 1 → "1st".
+    pub place: fn(usize) -> String,
+    pub col_place: &'static str,
+    pub pairwise_heading: &'static str,
+    pub pairwise_hint: &'static str,
+    pub col_value: &'static str,
+    pub scale_mean: &'static str,
+    pub scale_median: &'static str,
 }
 
 /// The catalogue of `lang`.

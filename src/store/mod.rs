@@ -36,6 +36,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("002_media.sql", include_str!("../../sql/002_media.sql")),
     ("003_ballot_order.sql", include_str!("../../sql/003_ballot_order.sql")),
     ("004_poll_settings.sql", include_str!("../../sql/004_poll_settings.sql")),
+    ("005_question_types.sql", include_str!("../../sql/005_question_types.sql")),
 ];
 
 /// How `polls` stores a [`ResultsVisibility`] (sql/004_poll_settings.sql):
@@ -227,7 +228,7 @@ impl Store {
         let id = PollId::parse(id).context("malformed poll id")?;
         let today = Day::today();
         let poll = self.reader()?.poll(&id, today)?.context("no such poll")?;
-        let ballot = Ballot::new(&poll.questions, choices.to_vec()).map_err(|p| anyhow::anyhow!("{p}"))?;
+        let ballot = Ballot::of_choices(&poll.questions, choices).map_err(|p| anyhow::anyhow!("{p}"))?;
         self.cast(&id, ballot, today).map_err(|e| anyhow::anyhow!("{e}"))
     }
 

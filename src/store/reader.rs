@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Lang, LanguageVersion, MediaItem, Poll, Question, Slot, Tallies, Title};
+use crate::domain::{Ballot, Lang, LanguageVersion, MediaItem, Poll, Question, QuestionKind, Slot, Tallies, Title};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
 
@@ -119,13 +119,14 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
 }
 
 fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
-    let mut votes: Vec<Vec<u64>> = poll.questions.iter().map(|q| vec![0; q.options.len()]).collect();
+    let mut votes: Vec<Vec<u64>> = poll.questions.iter().map(|q| vec![0; q.counters()]).collect();
     let total: i64 = tx
         .prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?
         .query_row(params![poll.id.as_str()], |r| r.get(0))
         .optional()?
         .unwrap_or(0);
     let total = count(total)?;
+    let index = |n: i64| usize::try_from(n).ok();
     {
         let mut stmt = tx.prepare_cached("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1")?;
         let rows = stmt.query_map(params![poll.id.as_str()], |r| {
@@ -133,11 +134,56 @@ fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
         })?;
         for row in rows {
             let (q, o, n) = row?;
-            let slot = usize::try_from(q)
-                .ok()
-                .zip(usize::try_from(o).ok())
-                .and_then(|(q, o)| votes.get_mut(q).and_then(|v| v.get_mut(o)))
+            // A scale counts by value: its counters start at scaleMin.
+            let first = |q: usize| poll.questions.get(q).and_then(|q| q.scale()).map_or(0, |(lo, _)| usize::from(lo));
+            let slot = index(q)
+                .zip(index(o))
+                .and_then(|(q, o)| votes.get_mut(q).and_then(|v| v.get_mut(o.checked_sub(first(q))?)))
                 .ok_or_else(|| corrupt("tally index"))?;
+            *slot = count(n)?;
+        }
+    }
+    // Ballots that answered: counted for multiple choice; for the others
+    // each answer adds exactly one to one counter (a ranking's first choice).
+    let mut answered: Vec<u64> = votes.iter().map(|v| v.iter().sum()).collect();
+    let mut pairwise: Vec<Vec<Vec<u64>>> =
+        poll.questions
+            .iter()
+            .map(|q| {
+                if q.kind == QuestionKind::Ranked {
+                    vec![vec![0; q.options.len()]; q.options.len()]
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+    if poll.questions.iter().any(|q| q.kind == QuestionKind::Multiple) {
+        answered
+            .iter_mut()
+            .zip(&poll.questions)
+            .filter(|(_, q)| q.kind == QuestionKind::Multiple)
+            .for_each(|(a, _)| *a = 0);
+        let mut stmt = tx.prepare_cached("SELECT question, ballots FROM answer_tallies WHERE poll_id = ?1")?;
+        let rows = stmt.query_map(params![poll.id.as_str()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+        for row in rows {
+            let (q, n) = row?;
+            let slot = index(q).and_then(|q| answered.get_mut(q)).ok_or_else(|| corrupt("answer tally"))?;
+            *slot = count(n)?;
+        }
+    }
+    if poll.questions.iter().any(|q| q.kind == QuestionKind::Ranked) {
+        let mut stmt =
+            tx.prepare_cached("SELECT question, above, below, ballots FROM pair_tallies WHERE poll_id = ?1")?;
+        let rows = stmt.query_map(params![poll.id.as_str()], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
+        })?;
+        for row in rows {
+            let (q, above, below, n) = row?;
+            let slot = index(q)
+                .and_then(|q| pairwise.get_mut(q))
+                .and_then(|m| m.get_mut(index(above)?))
+                .and_then(|r| r.get_mut(index(below)?))
+                .ok_or_else(|| corrupt("pair tally"))?;
             *slot = count(n)?;
         }
     }
@@ -150,7 +196,26 @@ fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
             by_day.push((Day::parse(&day).ok_or_else(|| corrupt("tally day"))?, count(n)?));
         }
     }
-    Ok(Tallies { total, votes, by_day })
+    Ok(Tallies { total, votes, answered, pairwise, by_day })
+}
+
+impl Reader {
+    /// Every stored ballot of `poll`, in the store's order (by random key,
+    /// so in no order of arrival), without the day it was cast. For the
+    /// admin's ballot export and for recounts.
+    pub fn ballots(&mut self, poll: &Poll) -> Result<Vec<Ballot>, Error> {
+        let tx = self.conn.transaction()?;
+        let mut out = Vec::new();
+        {
+            let mut stmt = tx.prepare_cached("SELECT choices FROM responses WHERE poll_id = ?1 ORDER BY id")?;
+            let rows = stmt.query_map(params![poll.id.as_str()], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                out.push(Ballot::from_stored(&poll.questions, &row?).ok_or_else(|| corrupt("ballot"))?);
+            }
+        }
+        tx.finish()?;
+        Ok(out)
+    }
 }
 
 /// A media item ready to be served: what it is, and until when its poll lives.

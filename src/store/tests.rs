@@ -20,7 +20,7 @@ fn new_poll() -> NewPoll {
 
 /// A ballot of [`new_poll`], checked as the application checks it.
 fn ballot(choices: &[Option<usize>]) -> crate::domain::Ballot {
-    crate::domain::Ballot::new(&new_poll().questions, choices.to_vec()).unwrap()
+    crate::domain::Ballot::of_choices(&new_poll().questions, choices).unwrap()
 }
 
 fn setup() -> (tempfile::TempDir, Store, PollId) {

@@ -50,7 +50,7 @@ use tokio::sync::oneshot;
 use super::visibility_columns;
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Ballot, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
+use crate::domain::{Ballot, Counter, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
 
@@ -436,14 +436,14 @@ fn cast(
         return Err(Error::Closed);
     }
     let day = today.to_string();
-    let choices_json = serde_json::to_string(ballot.choices()).map_err(Error::internal)?;
+    let choices_json = ballot.to_stored();
     let mut key = [0u8; 16];
     crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
     tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
         .execute(params![id.as_str(), &key[..], day, choices_json])?;
     // A key of a batch that then fails is mixed for nothing, harmlessly.
     fresh.add(id, key);
-    counts.add(id, day, ballot.choices());
+    counts.add(id, day, ballot);
     Ok(Outcome::Done)
 }
 
@@ -555,15 +555,24 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
 #[derive(Default)]
 struct Counts {
     options: BTreeMap<(String, usize, usize), i64>,
+    answered: BTreeMap<(String, usize), i64>,
+    pairs: BTreeMap<(String, usize, usize, usize), i64>,
     days: BTreeMap<(String, String), i64>,
     totals: BTreeMap<String, i64>,
 }
 
 impl Counts {
-    fn add(&mut self, id: &PollId, day: String, choices: &[Option<usize>]) {
-        for (q, choice) in choices.iter().enumerate() {
-            if let Some(o) = choice {
-                *self.options.entry((id.as_str().to_owned(), q, *o)).or_default() += 1;
+    fn add(&mut self, id: &PollId, day: String, ballot: &Ballot) {
+        let poll = || id.as_str().to_owned();
+        for counter in ballot.counters() {
+            match counter {
+                Counter::Option { question, option } => {
+                    *self.options.entry((poll(), question, option)).or_default() += 1
+                }
+                Counter::Answered { question } => *self.answered.entry((poll(), question)).or_default() += 1,
+                Counter::Pair { question, above, below } => {
+                    *self.pairs.entry((poll(), question, above, below)).or_default() += 1;
+                }
             }
         }
         *self.days.entry((id.as_str().to_owned(), day)).or_default() += 1;
@@ -582,6 +591,24 @@ impl Counts {
             )?;
             for ((id, q, o), n) in &self.options {
                 stmt.execute(params![id, *q as i64, *o as i64, n])?;
+            }
+        }
+        if !self.answered.is_empty() {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO answer_tallies (poll_id, question, ballots) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (poll_id, question) DO UPDATE SET ballots = ballots + excluded.ballots",
+            )?;
+            for ((id, q), n) in &self.answered {
+                stmt.execute(params![id, *q as i64, n])?;
+            }
+        }
+        if !self.pairs.is_empty() {
+            let mut stmt = tx.prepare_cached(
+                "INSERT INTO pair_tallies (poll_id, question, above, below, ballots) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (poll_id, question, above, below) DO UPDATE SET ballots = ballots + excluded.ballots",
+            )?;
+            for ((id, q, above, below), n) in &self.pairs {
+                stmt.execute(params![id, *q as i64, *above as i64, *below as i64, n])?;
             }
         }
         {

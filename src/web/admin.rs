@@ -25,7 +25,8 @@ use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::results::Results;
 use crate::domain::{
-    EXPIRY_DAYS, ExpiryDays, FieldError, Key, Lang, LanguageVersion, NewMedia, Poll, PollPatch, Seg, Slot, check_alt,
+    EXPIRY_DAYS, ExpiryDays, FieldError, Key, Lang, LanguageVersion, NewMedia, Poll, PollPatch, QuestionTexts, Seg,
+    Slot, check_alt,
 };
 use crate::error::Error;
 use crate::http::{Request, Response};
@@ -48,7 +49,7 @@ pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Respo
 struct VersionDraft {
     lang: Lang,
     title: String,
-    questions: Vec<(String, Vec<String>)>,
+    questions: Vec<QuestionTexts>,
 }
 
 impl VersionDraft {
@@ -60,11 +61,11 @@ impl VersionDraft {
                 .questions
                 .iter()
                 .enumerate()
-                .map(|(i, q)| {
-                    (
-                        form.text(&format!("vq{i}")),
-                        (0..q.options.len()).map(|j| form.text(&format!("vq{i}o{j}"))).collect(),
-                    )
+                .map(|(i, q)| QuestionTexts {
+                    label: form.text(&format!("vq{i}")),
+                    options: (0..q.options.len()).map(|j| form.text(&format!("vq{i}o{j}"))).collect(),
+                    min_label: form.text(&format!("vq{i}min")),
+                    max_label: form.text(&format!("vq{i}max")),
                 })
                 .collect(),
         }
@@ -388,6 +389,11 @@ fn version_problems(ctx: &Ctx, lang: Lang, errors: &[FieldError]) -> Problems {
                 format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
                 msg,
             ),
+            [K(Key::Questions), Index(i), K(end @ (Key::MinLabel | Key::MaxLabel))] => {
+                let (suffix, name) =
+                    if *end == Key::MinLabel { ("min", t.field_min_label) } else { ("max", t.field_max_label) };
+                p.field(format!("v-{code}-q{i}{suffix}"), format!("{}, {name}", (t.question_legend)(i + 1)), msg)
+            }
             _ => p.general.push(msg),
         }
     }
@@ -532,22 +538,37 @@ fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Upl
     }
 }
 
+/// One text field of a question in the language-version form.
+#[derive(Clone, Copy)]
+enum VersionText {
+    Label,
+    Option(usize),
+    MinLabel,
+    MaxLabel,
+}
+
 fn version_form(ctx: &Ctx, poll: &Poll, lang: Lang, token: &str, view: &View) -> Markup {
     let t = ctx.t;
     let code = lang.code();
     let existing = poll.translations.get(&lang);
     let draft = view.draft.as_ref().filter(|d| d.lang == lang);
     let title = draft.map(|d| d.title.clone()).or_else(|| existing.map(|v| v.title.to_string())).unwrap_or_default();
-    let value = |i: usize, j: Option<usize>| -> String {
+    // The text typed (a draft shown again) or stored for one field of
+    // question `i`.
+    let value = |i: usize, text: VersionText| -> String {
         if let Some(d) = draft {
-            return d.questions.get(i).map_or(String::new(), |(l, o)| match j {
-                None => l.clone(),
-                Some(j) => o.get(j).cloned().unwrap_or_default(),
+            return d.questions.get(i).map_or(String::new(), |q| match text {
+                VersionText::Label => q.label.clone(),
+                VersionText::Option(j) => q.options.get(j).cloned().unwrap_or_default(),
+                VersionText::MinLabel => q.min_label.clone(),
+                VersionText::MaxLabel => q.max_label.clone(),
             });
         }
-        existing.and_then(|v| v.questions.get(i)).map_or(String::new(), |q| match j {
-            None => q.label.to_string(),
-            Some(j) => q.options.get(j).map(|o| o.to_string()).unwrap_or_default(),
+        existing.and_then(|v| v.questions.get(i)).map_or(String::new(), |q| match text {
+            VersionText::Label => q.label.to_string(),
+            VersionText::Option(j) => q.options.get(j).map(|o| o.to_string()).unwrap_or_default(),
+            VersionText::MinLabel => q.min_label.as_ref().map(|l| l.to_string()).unwrap_or_default(),
+            VersionText::MaxLabel => q.max_label.as_ref().map(|l| l.to_string()).unwrap_or_default(),
         })
     };
     let plang = poll.lang.code();
@@ -578,9 +599,15 @@ fn version_form(ctx: &Ctx, poll: &Poll, lang: Lang, token: &str, view: &View) ->
                 @for (i, q) in poll.questions.iter().enumerate() {
                     fieldset.question {
                         legend { ((t.question_legend)(i + 1)) }
-                        (field(format!("v-{code}-q{i}"), format!("vq{i}"), t.field_question.into(), value(i, None), q.label.as_str()))
+                        (field(format!("v-{code}-q{i}"), format!("vq{i}"), t.field_question.into(), value(i, VersionText::Label), q.label.as_str()))
                         @for (j, o) in q.options.iter().enumerate() {
-                            (field(format!("v-{code}-q{i}o{j}"), format!("vq{i}o{j}"), (t.field_option)(j + 1), value(i, Some(j)), o.as_str()))
+                            (field(format!("v-{code}-q{i}o{j}"), format!("vq{i}o{j}"), (t.field_option)(j + 1), value(i, VersionText::Option(j)), o.as_str()))
+                        }
+                        @if let Some(l) = &q.min_label {
+                            (field(format!("v-{code}-q{i}min"), format!("vq{i}min"), t.field_min_label.into(), value(i, VersionText::MinLabel), l.as_str()))
+                        }
+                        @if let Some(l) = &q.max_label {
+                            (field(format!("v-{code}-q{i}max"), format!("vq{i}max"), t.field_max_label.into(), value(i, VersionText::MaxLabel), l.as_str()))
                         }
                     }
                 }

@@ -83,6 +83,11 @@ impl Form {
         self.get(name).unwrap_or("").to_owned()
     }
 
+    /// Every value of `name`, in order (a group of checkboxes).
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> {
+        self.0.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_str())
     }
@@ -136,6 +141,13 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::ExpiresBeforeDeadline { closes_on } => {
             (t.err_expires_before_deadline)(&t.day(&closes_on.to_string()))
         }
+        Problem::IntegerRange { min, max } => (t.err_range)(*min, *max),
+        Problem::NotForType { .. } => t.err_not_for_type.to_owned(),
+        Problem::ChoiceCount { question, min, max } => (t.err_choice_count)(question + 1, *min, *max),
+        Problem::RepeatedRank { question } => (t.err_repeated_rank)(question + 1),
+        Problem::RankGap { question } => (t.err_rank_gap)(question + 1),
+        Problem::OffScale { question, min, max } => (t.err_off_scale)(question + 1, *min, *max),
+        Problem::Unanswered { question } => (t.err_unanswered)(question + 1),
         // No form of ours can send these: whoever built the request gets
         // the general words.
         Problem::NotAnObject
@@ -153,6 +165,10 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         | Problem::NoSuchQuestion
         | Problem::BallotLength { .. }
         | Problem::NoSuchOption { .. }
+        | Problem::WrongAnswerKind { .. }
+        | Problem::RepeatedChoice { .. }
+        // The admin form shows end-label fields exactly where the poll has them.
+        | Problem::EndLabelUnlikePoll { .. }
         // The forms send only `resultsVisibility`, never both fields.
         | Problem::DisagreesWithVisibility => t.err_generic.to_owned(),
     }

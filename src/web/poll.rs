@@ -16,17 +16,32 @@ use super::{Web, WebWorker};
 use crate::app::Links;
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Poll, ResultsVisibility, Slot};
+use crate::domain::{Answer, Poll, Question, QuestionKind, ResultsVisibility, Slot, Texts};
 use crate::error::Error;
 use crate::http::{Request, Response};
 
 pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
-    let blank = vec![None; poll.questions.len()];
-    share_response(&w.web, &ctx, poll, today, 200, &blank, None)
+    share_response(&w.web, &ctx, poll, today, 200, &Entered::default(), None)
 }
 
-/// The share page with `choices` selected and an optional message. It needs
+/// What a voter entered, kept to show the form again as they left it: per
+/// question the values sent (`q{i}`), and for a ranking the rank per option
+/// (`q{i}r{j}`, 0 for none). Empty: a blank form.
+#[derive(Clone, Debug, Default)]
+struct Entered(Vec<Vec<usize>>);
+
+impl Entered {
+    fn has(&self, question: usize, value: usize) -> bool {
+        self.0.get(question).is_some_and(|v| v.contains(&value))
+    }
+
+    fn rank(&self, question: usize, option: usize) -> usize {
+        self.0.get(question).and_then(|r| r.get(option)).copied().unwrap_or(0)
+    }
+}
+
+/// The share page with what was `entered` and an optional message. It needs
 /// only what all workers share, so answers built after a commit use it too.
 fn share_response(
     web: &Web,
@@ -34,7 +49,7 @@ fn share_response(
     poll: &Poll,
     today: Day,
     status: u16,
-    choices: &[Option<usize>],
+    entered: &Entered,
     message: Option<&str>,
 ) -> Result<Response, Error> {
     let t = ctx.t;
@@ -51,19 +66,8 @@ fn share_response(
             p.lead { (t.vote_intro) }
             form.vote method="post" action=(ctx.action()) {
                 input type="hidden" name="ballot" value=(token);
-                @for (i, (label, options)) in questions.iter().enumerate() {
-                    fieldset.question {
-                        legend lang=[clang] { (label.as_str()) }
-                        @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
-                        @for j in option_order(options.len(), poll.shuffle_options) {
-                            @let o = &options[j];
-                            div.choice {
-                                input type="radio" id=(format!("q{i}-{j}")) name=(format!("q{i}")) value=(j)
-                                    checked[choices.get(i).copied().flatten() == Some(j)];
-                                label for=(format!("q{i}-{j}")) lang=[clang] { (o.as_str()) }
-                            }
-                        }
-                    }
+                @for (i, (q, texts)) in poll.questions.iter().zip(&questions).enumerate() {
+                    (question_fieldset(ctx, poll, clang, i, q, texts, entered))
                 }
                 div.submit { button.primary type="submit" { (t.vote_submit) } }
             }
@@ -80,6 +84,88 @@ fn share_response(
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
+}
+
+/// One question of the vote form, with the widget of its type. Field names
+/// are a documented interface (docs/WEB.md).
+fn question_fieldset(
+    ctx: &Ctx,
+    poll: &Poll,
+    clang: Option<&str>,
+    i: usize,
+    q: &Question,
+    texts: &Texts<'_>,
+    entered: &Entered,
+) -> Markup {
+    let t = ctx.t;
+    let name = format!("q{i}");
+    let hint_id = format!("q{i}-hint");
+    let hint = match q.kind {
+        QuestionKind::Single => None,
+        QuestionKind::Multiple => {
+            let (min, max) = q.choice_bounds();
+            Some((t.choose_between)(min, max, q.options.len()))
+        }
+        QuestionKind::Ranked => Some(t.rank_hint.to_owned()),
+        QuestionKind::Scale => q.scale().map(|(lo, hi)| (t.scale_hint)(lo, hi)),
+    };
+    let order = option_order(texts.options.len(), poll.shuffle_options);
+    html! {
+        fieldset.question class=(format!("q-{}", q.kind.as_str())) aria-describedby=[hint.as_ref().map(|_| hint_id.as_str())] {
+            legend lang=[clang] {
+                (texts.label.as_str())
+                @if q.required { " " span.required { (t.required_mark) } }
+            }
+            @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
+            @if let Some(h) = &hint { p.hint id=(hint_id) { (h) } }
+            @match q.kind {
+                QuestionKind::Single | QuestionKind::Multiple => {
+                    @let kind = if q.kind == QuestionKind::Single { "radio" } else { "checkbox" };
+                    @for j in order {
+                        div.choice {
+                            input type=(kind) id=(format!("q{i}-{j}")) name=(name) value=(j)
+                                required[q.required && kind == "radio"] checked[entered.has(i, j)];
+                            label for=(format!("q{i}-{j}")) lang=[clang] { (texts.options[j].as_str()) }
+                        }
+                    }
+                }
+                QuestionKind::Ranked => {
+                    ol.ranking {
+                        @for j in order {
+                            @let id = format!("q{i}r{j}");
+                            li.rank-row {
+                                select id=(id) name=(id) aria-label=((t.rank_of)(texts.options[j].as_str())) {
+                                    option value="" selected[entered.rank(i, j) == 0] { (t.rank_none) }
+                                    @for r in 1..=texts.options.len() {
+                                        option value=(r) selected[entered.rank(i, j) == r] { (r) }
+                                    }
+                                }
+                                label for=(id) lang=[clang] { (texts.options[j].as_str()) }
+                            }
+                        }
+                    }
+                }
+                QuestionKind::Scale => {
+                    @if let Some((lo, hi)) = q.scale() {
+                        div.scale {
+                            @if let Some(l) = texts.min_label { span.scale-end.low lang=[clang] { (l.as_str()) } }
+                            div.scale-values {
+                                @for v in lo..=hi {
+                                    @let id = format!("q{i}-{v}");
+                                    span.scale-value {
+                                        input type="radio" id=(id) name=(name) value=(v)
+                                            required[q.required] checked[entered.has(i, usize::from(v))];
+                                        label for=(id) { (v) }
+                                    }
+                                }
+                            }
+                            @if let Some(l) = texts.max_label { span.scale-end.high lang=[clang] { (l.as_str()) } }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The order in which the share page lists `n` options: as written, or
@@ -121,48 +207,123 @@ const VOTE_FIELDS: [&str; 1] = ["ballot"];
 
 /// Why a vote form cannot be read as a ballot.
 enum BadVote {
-    /// A value no form of ours sends (an option that does not exist).
+    /// A value no form of ours sends (an option that does not exist, a
+    /// rank that is not a number).
     Malformed,
-    /// A question answered twice, or a field that is no question of this
-    /// poll: the form was changed, and the voter should look again.
+    /// A question answered more often than it can be, or a field that is no
+    /// question of this poll: the form was changed, and the voter should
+    /// look again.
     Changed,
 }
 
-/// Reads `q{i}` for every question: `None` for unanswered. Every field must
-/// be one the vote form has, and a question takes at most one answer.
-fn choices(form: &Form, poll: &Poll) -> Result<Vec<Option<usize>>, BadVote> {
-    let mut seen = vec![false; poll.questions.len()];
+/// Reads the vote form (docs/WEB.md): `q{i}` once for single choice and
+/// scale, once per chosen option for multiple choice, `q{i}r{j}` with the
+/// rank of option `j` for a ranking. Answers come back as the voter sent
+/// them, with what they entered; their rules are checked by `Ballot::new`.
+fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), BadVote> {
+    let qs = &poll.questions;
+    // How often each field was sent: at most once, but a multiple-choice
+    // question once per option.
+    let mut sent = vec![0usize; qs.len()];
+    let mut ranks_sent = std::collections::HashSet::new();
     for name in form.names() {
         if VOTE_FIELDS.contains(&name) {
             continue;
         }
-        let question = name.strip_prefix('q').and_then(|i| i.parse::<usize>().ok()).filter(|i| *i < seen.len());
-        match question {
-            Some(i) if !seen[i] => seen[i] = true,
+        let rest = name.strip_prefix('q').ok_or(BadVote::Changed)?;
+        let (i, r) = match rest.split_once('r') {
+            Some((i, j)) => (i, Some(j)),
+            None => (rest, None),
+        };
+        let i = i.parse::<usize>().ok().filter(|&i| i < qs.len()).ok_or(BadVote::Changed)?;
+        let q = &qs[i];
+        match r {
+            Some(j) if q.kind == QuestionKind::Ranked => {
+                let j = j.parse::<usize>().ok().filter(|&j| j < q.options.len()).ok_or(BadVote::Changed)?;
+                if !ranks_sent.insert((i, j)) {
+                    return Err(BadVote::Changed);
+                }
+            }
+            None if q.kind != QuestionKind::Ranked => {
+                sent[i] += 1;
+                let most = if q.kind == QuestionKind::Multiple { q.options.len() } else { 1 };
+                if sent[i] > most {
+                    return Err(BadVote::Changed);
+                }
+            }
             _ => return Err(BadVote::Changed),
         }
     }
-    poll.questions
-        .iter()
-        .enumerate()
-        .map(|(i, q)| match form.get(&format!("q{i}")).map(str::trim) {
-            None | Some("") => Ok(None),
-            Some(v) => v.parse::<usize>().ok().filter(|&j| j < q.options.len()).map(Some).ok_or(BadVote::Malformed),
-        })
-        .collect()
+    let mut answers = Vec::with_capacity(qs.len());
+    let mut entered = Vec::with_capacity(qs.len());
+    for (i, q) in qs.iter().enumerate() {
+        let field = format!("q{i}");
+        let number = |v: &str| v.parse::<usize>().map_err(|_| BadVote::Malformed);
+        let values: Vec<usize> =
+            form.all(&field).map(str::trim).filter(|v| !v.is_empty()).map(number).collect::<Result<_, _>>()?;
+        let (answer, kept) = match q.kind {
+            QuestionKind::Single | QuestionKind::Multiple if values.iter().any(|&j| j >= q.options.len()) => {
+                return Err(BadVote::Malformed);
+            }
+            QuestionKind::Single => (values.first().map(|&j| Answer::Choice(j)), values),
+            QuestionKind::Multiple => {
+                let mut chosen = values.clone();
+                chosen.sort_unstable();
+                chosen.dedup();
+                if chosen.len() != values.len() {
+                    return Err(BadVote::Changed);
+                }
+                ((!chosen.is_empty()).then_some(Answer::Choices(chosen)), values)
+            }
+            QuestionKind::Scale => {
+                let value = values.first().map(|&v| u8::try_from(v).map_err(|_| BadVote::Malformed)).transpose()?;
+                (value.map(Answer::Value), values)
+            }
+            QuestionKind::Ranked => {
+                let mut ranks = vec![0; q.options.len()];
+                let mut ranked = Vec::new();
+                for (j, rank) in ranks.iter_mut().enumerate() {
+                    match form.get(&format!("q{i}r{j}")).map(str::trim) {
+                        None | Some("") => {}
+                        Some(v) => {
+                            let r = number(v)?;
+                            if r == 0 || r > q.options.len() {
+                                return Err(BadVote::Malformed);
+                            }
+                            *rank = r;
+                            ranked.push((j, r));
+                        }
+                    }
+                }
+                // Repeated ranks and gaps are the voter's to fix (a form
+                // without scripting cannot prevent them): the ballot check
+                // reports them with the form back.
+                let answer = match Answer::from_ranks(i, q.options.len(), &ranked) {
+                    Ok(a) => a,
+                    Err(_) => {
+                        Some(Answer::Ranks(ranks.iter().map(|&r| u8::try_from(r).ok().filter(|&r| r > 0)).collect()))
+                    }
+                };
+                (answer, ranks)
+            }
+        };
+        answers.push(answer);
+        entered.push(kept);
+    }
+    Ok((answers, Entered(entered)))
 }
 
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
-    let choices = match choices(form, poll) {
-        Ok(choices) => choices,
+    let (answers, entered) = match answers(form, poll) {
+        Ok(read) => read,
         Err(BadVote::Malformed) => {
             return Err(Error::Malformed("The vote form holds an answer its poll does not have.".into()));
         }
         // Nothing is kept of a changed form: the voter answers afresh.
         Err(BadVote::Changed) => {
-            return share_response(&w.web, &ctx, poll, today, 422, &[], Some(t.err_vote_form));
+            return share_response(&w.web, &ctx, poll, today, 422, &Entered::default(), Some(t.err_vote_form));
         }
     };
     // The one-time form token is looked at first (without using it up), so
@@ -176,20 +337,22 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             return Ok(after_vote_redirect(&ctx, poll, token));
         }
         Verdict::Used => return Ok(used_page(&ctx, poll)),
-        Verdict::Invalid if poll.closed => return share_response(&w.web, &ctx, poll, today, 409, &[], None),
+        Verdict::Invalid if poll.closed => {
+            return share_response(&w.web, &ctx, poll, today, 409, &Entered::default(), None);
+        }
         Verdict::Invalid => {
-            return share_response(&w.web, &ctx, poll, today, 409, &choices, Some(t.err_ballot_expired));
+            return share_response(&w.web, &ctx, poll, today, 409, &entered, Some(t.err_ballot_expired));
         }
     }
-    let admitted = match w.session.admit_vote(req.client, poll, choices.clone(), today) {
+    let admitted = match w.session.admit_vote(req.client, poll, answers, today) {
         Ok(admitted) => admitted,
-        Err(Error::Closed) => return share_response(&w.web, &ctx, poll, today, 409, &[], None),
+        Err(Error::Closed) => return share_response(&w.web, &ctx, poll, today, 409, &Entered::default(), None),
         Err(Error::Invalid(errors)) => {
             let text = errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
-            return share_response(&w.web, &ctx, poll, today, 422, &choices, Some(&text));
+            return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(&text));
         }
         Err(e @ Error::VotesThrottled { .. }) => {
-            let r = share_response(&w.web, &ctx, poll, today, 429, &choices, Some(t.err_throttled))?;
+            let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(t.err_throttled))?;
             return Ok(with_headers(r, &e));
         }
         Err(e) => return Err(e),
@@ -216,16 +379,22 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             // reload does not send the vote again to.
             Ok(()) if poll.visibility == ResultsVisibility::AfterVote => Ok(after_vote_redirect(&ctx, &poll, &ballot)),
             Ok(()) => Ok(thanks_page(&ctx, &poll)),
-            Err(Error::Closed) => {
-                share_response(&web, &ctx, &Poll { closed: true, ..poll.clone() }, today, 409, &[], None)
-            }
+            Err(Error::Closed) => share_response(
+                &web,
+                &ctx,
+                &Poll { closed: true, ..poll.clone() },
+                today,
+                409,
+                &Entered::default(),
+                None,
+            ),
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
             // The vote is not stored: the form comes back with the choices.
             Err(e) => {
                 if let Error::Internal(cause) = &e {
                     eprintln!("anonpoll: internal error: {cause:#}");
                 }
-                share_response(&web, &ctx, &poll, today, e.status().max(500), &choices, Some(t.err_vote_not_saved))
+                share_response(&web, &ctx, &poll, today, e.status().max(500), &entered, Some(t.err_vote_not_saved))
                     .map(|r| with_headers(r, &e))
             }
         };

@@ -16,8 +16,8 @@ use super::media::figure;
 use super::poll::facts;
 use crate::app::{Access, Links};
 use crate::day::Day;
-use crate::domain::results::{Results, percent};
-use crate::domain::{Poll, ResultsVisibility, Slot};
+use crate::domain::results::{QuestionFigures, Results, percent};
+use crate::domain::{Lang, Poll, ResultsVisibility, Slot, Texts};
 use crate::error::{AuthFailure, Error};
 use crate::http::{Request, Response};
 
@@ -151,27 +151,8 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
         section.results aria-labelledby="results-heading" {
             @if level == 2 { h2 id="results-heading" { (t.results_heading) } } @else { h3 id="results-heading" { (t.results_heading) } }
             p.total { strong { ((t.responses_total)(results.total)) } }
-            @for (i, ((label, options), figures)) in questions.iter().zip(&results.questions).enumerate() {
-                @let answered = figures.answered;
-                div.table-wrap {
-                    table.tally id=(format!("result-q{i}")) {
-                        caption { span lang=[clang] { (label.as_str()) } span.answered { ((t.answered)(answered)) } }
-                        thead { tr { th scope="col" { (t.col_answer) } th scope="col" .num { (t.col_votes) } th scope="col" .num { (t.col_share) } } }
-                        tbody {
-                            @for (o, f) in options.iter().zip(&figures.options) {
-                                @let (n, pct) = (f.count, f.percent);
-                                tr {
-                                    th scope="row" {
-                                        span lang=[clang] { (o.as_str()) }
-                                        (bar(pct))
-                                    }
-                                    td.num { (n) }
-                                    td.num { ((t.percent)(pct)) }
-                                }
-                            }
-                        }
-                    }
-                }
+            @for (i, (texts, figures)) in questions.iter().zip(&results.questions).enumerate() {
+                (question_results(ctx, clang, i, texts, figures))
                 // After its table, whose caption names the question.
                 @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
             }
@@ -197,6 +178,105 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
             }
         }
     }
+}
+
+/// One question's results, drawn for its type: bars per option (single,
+/// multiple), the ranking with its places, first choices and the pairwise
+/// counts (ranked), a histogram with mean and median (scale).
+fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>, figures: &QuestionFigures) -> Markup {
+    let t = ctx.t;
+    let answered = figures.answered;
+    let caption =
+        html! { caption { span lang=[clang] { (texts.label.as_str()) } span.answered { ((t.answered)(answered)) } } };
+    let count_heading = if figures.ranked.is_some() { t.first_choices } else { t.col_votes };
+    html! {
+        @if let Some(scale) = &figures.scale {
+            div.table-wrap {
+                table.tally.scale id=(format!("result-q{i}")) {
+                    (caption)
+                    thead { tr { th scope="col" { (t.col_value) } th scope="col" .num { (t.col_votes) } th scope="col" .num { (t.col_share) } } }
+                    tbody {
+                        @for (v, n) in &scale.distribution {
+                            @let pct = percent(*n, answered);
+                            tr { th scope="row" { (v) (bar(pct)) } td.num { (n) } td.num { ((t.percent)(pct)) } }
+                        }
+                    }
+                }
+            }
+            @if let (Some(mean), Some(median)) = (scale.mean, scale.median) {
+                p.scale-summary id=(format!("result-q{i}-summary")) {
+                    (t.scale_mean) ": " strong.mean { (number(ctx.lang, mean)) } " · " (t.scale_median) ": " strong.median { (number(ctx.lang, median)) }
+                }
+            }
+        } @else {
+            @if let Some(ranked) = &figures.ranked {
+                div.table-wrap {
+                    table.tally.ranking id=(format!("result-q{i}-ranking")) {
+                        caption { span lang=[clang] { (texts.label.as_str()) } " · " (t.ranking_heading) }
+                        thead { tr { th scope="col" { (t.col_place) } th scope="col" { (t.col_answer) } } }
+                        tbody {
+                            @for (k, place) in ranked.places() {
+                                tr {
+                                    th scope="row" { ((t.place)(k)) }
+                                    td lang=[clang] {
+                                        @for (n, o) in place.iter().enumerate() {
+                                            @if n > 0 { ", " }
+                                            (texts.options.get(*o).map_or("", |o| o.as_str()))
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            div.table-wrap {
+                table.tally id=(format!("result-q{i}")) {
+                    (caption)
+                    thead { tr { th scope="col" { (t.col_answer) } th scope="col" .num { (count_heading) } th scope="col" .num { (t.col_share) } } }
+                    tbody {
+                        @for (o, f) in texts.options.iter().zip(&figures.options) {
+                            tr {
+                                th scope="row" { span lang=[clang] { (o.as_str()) } (bar(f.percent)) }
+                                td.num { (f.count) }
+                                td.num { ((t.percent)(f.percent)) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if let Some(ranked) = &figures.ranked {
+                details.pairwise {
+                    summary { (t.pairwise_heading) }
+                    p.hint { (t.pairwise_hint) }
+                    div.table-wrap {
+                        table.tally.pairwise id=(format!("result-q{i}-pairwise")) {
+                            caption.visually-hidden { span lang=[clang] { (texts.label.as_str()) } " · " (t.pairwise_heading) }
+                            thead { tr { td {} @for o in texts.options { th scope="col" lang=[clang] { (o.as_str()) } } } }
+                            tbody {
+                                @for (a, row) in ranked.pairwise.iter().enumerate() {
+                                    tr {
+                                        th scope="row" lang=[clang] { (texts.options.get(a).map_or("", |o| o.as_str())) }
+                                        @for (b, n) in row.iter().enumerate() {
+                                            @if a == b { td.num { "–" } } @else { td.num { (n) } }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A mean or median: whole numbers without decimals, others with up to
+/// two, with the decimal sign of `lang`.
+fn number(lang: Lang, x: f64) -> String {
+    let s = format!("{x:.2}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
+    if lang == Lang::En { s.to_owned() } else { s.replace('.', ",") }
 }
 
 /// A bar of `pct` percent; hidden from assistive technology, which reads the

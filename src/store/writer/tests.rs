@@ -45,7 +45,7 @@ fn create(id: &PollId, today: Day) -> Job {
 fn cast(id: &PollId, choices: &[Option<usize>], today: Day) -> Job {
     // Ballots are checked against the questions before they are queued
     // (`Ballot::new`, tested in `domain`); the writer only sees valid ones.
-    let ballot = Ballot::new(&new_poll().questions, choices.to_vec()).unwrap();
+    let ballot = Ballot::of_choices(&new_poll().questions, choices).unwrap();
     job(Op::Cast { id: id.clone(), ballot, today })
 }
 

@@ -1,0 +1,333 @@
+//! The kinds of question and their rules: single and multiple choice,
+//! ranking, and a numeric scale.
+//!
+//! Why here: a question's type decides which fields it has (options, bounds
+//! on choices, the ends of a scale), what a ballot may answer
+//! ([`super::ballot`]) and which counters the store keeps. The creation
+//! body, the language versions and the OpenAPI document (`schema.rs`) all
+//! read these rules from here.
+//!
+//! Promises: a parsed [`Question`] always holds the fields of its type and
+//! no other (a multiple-choice question has both bounds, `1 ≤ minChoices ≤
+//! maxChoices ≤ options`; a scale has `0 ≤ scaleMin < scaleMax ≤ 10` and no
+//! options), so the accessors below never have to guess.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{Errors, FieldPath, Key, Label, OptionText, Problem, TextRule, field, object, options};
+
+/// The ends of every scale: `0 ≤ scaleMin < scaleMax ≤ 10`.
+pub const SCALE_FLOOR: u8 = 0;
+pub const SCALE_CEILING: u8 = 10;
+
+/// A scale's end labels ("not at all", "very much"): short texts.
+pub const END_LABEL: TextRule = TextRule { max_chars: 100 };
+
+text_type!(EndLabel, END_LABEL, "The text shown at one end of a scale question.");
+
+/// The kinds of question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QuestionKind {
+    /// One option.
+    Single,
+    /// Between `minChoices` and `maxChoices` options.
+    Multiple,
+    /// Options put in order of preference (some or all).
+    Ranked,
+    /// One whole number from `scaleMin` to `scaleMax`.
+    Scale,
+}
+
+impl QuestionKind {
+    pub const ALL: [&'static str; 4] = ["single", "multiple", "ranked", "scale"];
+    pub const KINDS: [QuestionKind; 4] =
+        [QuestionKind::Single, QuestionKind::Multiple, QuestionKind::Ranked, QuestionKind::Scale];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QuestionKind::Single => "single",
+            QuestionKind::Multiple => "multiple",
+            QuestionKind::Ranked => "ranked",
+            QuestionKind::Scale => "scale",
+        }
+    }
+
+    pub fn from_code(s: &str) -> Option<QuestionKind> {
+        QuestionKind::KINDS.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Whether questions of this kind list options (all but scales).
+    pub fn has_options(self) -> bool {
+        self != QuestionKind::Scale
+    }
+
+    /// The creation fields a question of this kind may have beyond `type`,
+    /// `label` and `required`.
+    pub fn fields(self) -> &'static [&'static str] {
+        match self {
+            QuestionKind::Single | QuestionKind::Ranked => &["options"],
+            QuestionKind::Multiple => &["options", "minChoices", "maxChoices"],
+            QuestionKind::Scale => &["scaleMin", "scaleMax", "minLabel", "maxLabel"],
+        }
+    }
+}
+
+/// A question as created. Fields of other kinds are absent (see the module
+/// promises); the stored JSON and the API's are this struct's serde form.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Question {
+    #[serde(rename = "type")]
+    pub kind: QuestionKind,
+    pub label: Label,
+    /// Empty for a scale.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<OptionText>,
+    /// A ballot must answer it (stored polls from before have none: false).
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_choices: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_choices: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_min: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_max: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_label: Option<EndLabel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_label: Option<EndLabel>,
+}
+
+impl Question {
+    /// A single-choice question (tests and tools).
+    pub fn single(label: Label, options: Vec<OptionText>) -> Question {
+        Question {
+            kind: QuestionKind::Single,
+            label,
+            options,
+            required: false,
+            min_choices: None,
+            max_choices: None,
+            scale_min: None,
+            scale_max: None,
+            min_label: None,
+            max_label: None,
+        }
+    }
+
+    /// How many options a ballot may pick: one for single choice, the
+    /// question's bounds for multiple choice; for a ranking, 1 to all.
+    pub fn choice_bounds(&self) -> (usize, usize) {
+        let n = self.options.len();
+        match self.kind {
+            QuestionKind::Multiple => {
+                (self.min_choices.map_or(1, usize::from), self.max_choices.map_or(n, usize::from))
+            }
+            QuestionKind::Ranked => (1, n),
+            QuestionKind::Single | QuestionKind::Scale => (1, 1),
+        }
+    }
+
+    pub fn texts(&self) -> super::Texts<'_> {
+        super::Texts {
+            label: &self.label,
+            options: &self.options,
+            min_label: self.min_label.as_ref(),
+            max_label: self.max_label.as_ref(),
+        }
+    }
+
+    /// The ends of a scale (inclusive); `None` for other kinds.
+    pub fn scale(&self) -> Option<(u8, u8)> {
+        self.scale_min.zip(self.scale_max).filter(|_| self.kind == QuestionKind::Scale)
+    }
+
+    /// How many counters of `option_tallies` the question has: one per
+    /// option, or per value of its scale.
+    pub fn counters(&self) -> usize {
+        match self.scale() {
+            Some((lo, hi)) => usize::from(hi - lo) + 1,
+            None => self.options.len(),
+        }
+    }
+}
+
+/// A whole number in `lo..=hi` (JSON Schema counts 3.0 as the integer 3).
+fn small_int(v: &Value, lo: u8, hi: u8) -> Result<u8, Problem> {
+    let n = v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e6).map(|f| f as i64));
+    n.and_then(|n| u8::try_from(n).ok())
+        .filter(|n| (lo..=hi).contains(n))
+        .ok_or(Problem::IntegerRange { min: usize::from(lo), max: usize::from(hi) })
+}
+
+/// Every key a question object may have, whatever its type.
+pub const QUESTION_FIELDS: [&str; 10] = [
+    "type",
+    "label",
+    "options",
+    "required",
+    "minChoices",
+    "maxChoices",
+    "scaleMin",
+    "scaleMax",
+    "minLabel",
+    "maxLabel",
+];
+
+/// Parses one question of a creation body.
+pub(super) fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Question> {
+    let obj = object(v, at, &QUESTION_FIELDS, &[Key::Label], errs)?;
+    let kind = match obj.get("type") {
+        None => Some(QuestionKind::Single),
+        Some(t) => {
+            let k = t.as_str().and_then(QuestionKind::from_code);
+            if k.is_none() {
+                errs.push(at.key(Key::Type), Problem::NotOneOf(super::Choices::QuestionType));
+            }
+            k
+        }
+    };
+    let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
+    let required = super::boolean_at(obj, at, Key::Required, errs);
+    let kind = kind?;
+    // Fields of other kinds are refused by name, so a client learns that a
+    // scale has no options rather than that options are wrong.
+    let mut ok = true;
+    for name in &QUESTION_FIELDS[4..] {
+        if obj.contains_key(*name) && !kind.fields().contains(name) {
+            errs.push(at.name(name), Problem::NotForType { kind });
+            ok = false;
+        }
+    }
+    if obj.contains_key("options") && !kind.has_options() {
+        errs.push(at.key(Key::Options), Problem::NotForType { kind });
+        ok = false;
+    }
+    let mut q = Question::single(label?, Vec::new());
+    q.kind = kind;
+    q.required = required?.unwrap_or(false);
+    if kind.has_options() {
+        let Some((o, p)) = field(obj, at, Key::Options) else {
+            errs.push(at.key(Key::Options), Problem::Required);
+            return None;
+        };
+        q.options = options(o, &p, errs)?;
+    }
+    if kind == QuestionKind::Multiple {
+        let n = u8::try_from(q.options.len()).unwrap_or(u8::MAX);
+        let min = match field(obj, at, Key::MinChoices) {
+            None => Some(1),
+            Some((v, p)) => errs.take(p, small_int(v, 1, n)),
+        };
+        let max = match (field(obj, at, Key::MaxChoices), min) {
+            (None, _) => Some(n),
+            (Some((v, p)), Some(min)) => errs.take(p, small_int(v, min, n)),
+            (Some((v, p)), None) => errs.take(p, small_int(v, 1, n)),
+        };
+        q.min_choices = Some(min?);
+        q.max_choices = Some(max?);
+    }
+    if kind == QuestionKind::Scale {
+        let end = |key: Key, lo: u8, hi: u8, errs: &mut Errors| match field(obj, at, key) {
+            None => {
+                errs.push(at.key(key), Problem::Required);
+                None
+            }
+            Some((v, p)) => errs.take(p, small_int(v, lo, hi)),
+        };
+        let lo = end(Key::ScaleMin, SCALE_FLOOR, SCALE_CEILING - 1, errs);
+        let hi = end(Key::ScaleMax, lo.map_or(SCALE_FLOOR + 1, |l| l + 1), SCALE_CEILING, errs);
+        let min_label = end_label(obj, at, Key::MinLabel, errs);
+        let max_label = end_label(obj, at, Key::MaxLabel, errs);
+        q.scale_min = Some(lo?);
+        q.scale_max = Some(hi?);
+        q.min_label = min_label?;
+        q.max_label = max_label?;
+    }
+    ok.then_some(q)
+}
+
+/// An optional end label at `key`: `Some(None)` when absent.
+fn end_label(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Errors) -> Option<Option<EndLabel>> {
+    match field(obj, at, key) {
+        None => Some(None),
+        Some((v, p)) => errs.take(p, EndLabel::parse(v)).map(Some),
+    }
+}
+
+/// One question of a language version: every text of the question in
+/// another language. Its shape is checked against the poll's question
+/// ([`LanguageVersion::mismatches`]), not here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionQuestion {
+    pub label: Label,
+    /// Empty for a scale.
+    #[serde(default)]
+    pub options: Vec<OptionText>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_label: Option<EndLabel>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_label: Option<EndLabel>,
+}
+
+impl VersionQuestion {
+    pub fn texts(&self) -> super::Texts<'_> {
+        super::Texts {
+            label: &self.label,
+            options: &self.options,
+            min_label: self.min_label.as_ref(),
+            max_label: self.max_label.as_ref(),
+        }
+    }
+}
+
+pub const VERSION_QUESTION_FIELDS: [&str; 4] = ["label", "options", "minLabel", "maxLabel"];
+
+pub(super) fn version_question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<VersionQuestion> {
+    let obj = object(v, at, &VERSION_QUESTION_FIELDS, &[Key::Label], errs)?;
+    let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
+    let opts = match field(obj, at, Key::Options) {
+        None => Some(Vec::new()),
+        // An empty list is a scale's (checked against the poll later).
+        Some((Value::Array(a), _)) if a.is_empty() => Some(Vec::new()),
+        Some((o, p)) => options(o, &p, errs),
+    };
+    let min_label = end_label(obj, at, Key::MinLabel, errs);
+    let max_label = end_label(obj, at, Key::MaxLabel, errs);
+    Some(VersionQuestion { label: label?, options: opts?, min_label: min_label?, max_label: max_label? })
+}
+
+/// Where a language version's question differs in shape from the poll's.
+pub(super) fn version_mismatches(
+    mine: &VersionQuestion,
+    theirs: &Question,
+    at: &FieldPath,
+) -> Vec<(FieldPath, Problem)> {
+    let mut out = Vec::new();
+    if mine.options.len() != theirs.options.len() {
+        out.push((at.key(Key::Options), Problem::OptionsUnlikePoll { expected: theirs.options.len() }));
+    }
+    for (key, m, t) in
+        [(Key::MinLabel, &mine.min_label, &theirs.min_label), (Key::MaxLabel, &mine.max_label, &theirs.max_label)]
+    {
+        if m.is_some() != t.is_some() {
+            out.push((at.key(key), Problem::EndLabelUnlikePoll { expected: t.is_some() }));
+        }
+    }
+    out
+}
+
+/// The texts of one question as a form gives them (a language version on
+/// the admin page); blank end labels are left out.
+#[derive(Clone, Debug, Default)]
+pub struct QuestionTexts {
+    pub label: String,
+    pub options: Vec<String>,
+    pub min_label: String,
+    pub max_label: String,
+}
