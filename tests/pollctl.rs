@@ -387,3 +387,89 @@ fn every_verb_has_help() {
     let out = pollctl(&db, &["--help"]);
     assert!(stdout(&out).contains("Exit codes"), "{}", stdout(&out));
 }
+
+/// Posts the share form of `poll_id` with `fields` (the vote form's
+/// documented names) from a fresh client; panics unless the vote counted.
+fn vote_fields(server: &Server, poll_id: &str, fields: &[(&str, &str)]) {
+    let path = format!("/p/{poll_id}");
+    let xff = Server::fresh_client_ip();
+    let page = server.request("GET", &path).xff(&xff).send();
+    let ballot = ballot_code(&page.text()).expect("a ballot code on the share page");
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in fields {
+        form.append_pair(k, v);
+    }
+    form.append_pair("ballot", &ballot);
+    let resp = server
+        .request("POST", &path)
+        .xff(&xff)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form.finish().into_bytes())
+        .send();
+    assert_eq!(resp.status, 200, "{}", resp.text());
+}
+
+/// A poll with one question of each type and three ballots.
+fn typed_poll(server: &Server) -> Created {
+    let mut body = valid_poll_json();
+    body["questions"] = json!([
+        {"label": "Lunch", "options": ["Pizza", "Sushi"]},
+        {"type": "multiple", "label": "Toppings", "options": ["Olives", "Basil", "Chili"], "maxChoices": 2},
+        {"type": "ranked", "label": "Days", "options": ["Mon", "Tue", "Wed"]},
+        {"type": "scale", "label": "Mood", "scaleMin": 1, "scaleMax": 5, "minLabel": "bad", "maxLabel": "good", "required": true}
+    ]);
+    let poll = server.create_poll(&body);
+    vote_fields(server, &poll.id, &[("q0", "1"), ("q1", "0"), ("q1", "2"), ("q2r2", "1"), ("q2r0", "2"), ("q3", "5")]);
+    vote_fields(server, &poll.id, &[("q1", "2"), ("q2r0", "1"), ("q3", "2")]);
+    vote_fields(server, &poll.id, &[("q0", "1"), ("q2r2", "1"), ("q2r1", "2"), ("q2r0", "3"), ("q3", "2")]);
+    poll
+}
+
+#[test]
+fn show_results_and_exports_cover_every_question_type() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = typed_poll(&server);
+    let token = ["--token", poll.token.as_str()];
+
+    let out = pollctl(&db, &[&["show", &poll.id][..], &token].concat());
+    let text = stdout(&out);
+    for line in [
+        "1. Lunch [one answer]",
+        "2. Toppings [1 to 2 answers]",
+        "3. Days [ranking]",
+        "4. Mood [scale 1 (bad) to 5 (good), required]",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    let shown = ok_json(&pollctl(&db, &[&["--json", "show", &poll.id][..], &token].concat()));
+    assert_eq!(shown["questions"][1]["maxChoices"], 2);
+    assert_eq!(shown["questions"][3]["required"], true);
+
+    let r = ok_json(&pollctl(&db, &[&["--json", "results", &poll.id][..], &token].concat()));
+    let q = &r["questions"];
+    assert_eq!((q[1]["answered"].as_u64(), q[1]["options"][2]["count"].as_u64()), (Some(2), Some(2)));
+    // Wed first twice, Mon first once: Wed beats Mon 2–1 and Tue 2–0.
+    assert_eq!(q[2]["ranking"][0], json!({"place": 1, "options": ["Wed"]}));
+    assert_eq!(q[2]["options"][2]["firstChoices"], 2);
+    assert_eq!(q[2]["pairwise"][2], json!([2, 2, 0]));
+    assert_eq!((q[3]["mean"].as_f64(), q[3]["median"].as_f64()), (Some(3.0), Some(2.0)));
+
+    let out = pollctl(&db, &[&["export", &poll.id, "--format", "csv"][..], &token].concat());
+    let csv = stdout(&out);
+    assert!(csv.contains("3,Days,3,Wed,2,66.7"), "{csv}");
+    assert!(csv.contains("4,Mood,3,2,2,66.7"), "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 2 + 3 + 3 + 5, "{csv}");
+
+    let out = pollctl(&db, &[&["export", &poll.id, "--format", "ballots"][..], &token].concat());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let csv = stdout(&out);
+    let mut lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.remove(0), "q1:Pizza,q1:Sushi,q2:Olives,q2:Basil,q2:Chili,q3:Mon,q3:Tue,q3:Wed,q4");
+    lines.sort_unstable();
+    assert_eq!(lines, [",,0,0,1,1,,,2", "0,1,,,,3,2,1,2", "0,1,1,0,1,2,,1,5"]);
+    // Nothing of a ballot is given without the token.
+    let out = pollctl(&db, &["export", &poll.id, "--format", "ballots", "--token", "wrong"]);
+    assert_eq!(code(&out), 4);
+    assert!(stdout(&out).is_empty());
+}

@@ -193,3 +193,190 @@ fn reading_a_poll_prepares_its_media_listing_once() {
     let stmt = reader.conn.prepare_cached(super::reader::MEDIA_OF_POLL).unwrap();
     assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
 }
+
+// ---- Counters against a recount of the stored ballots. ----
+
+mod recount {
+    use super::*;
+    use crate::domain::results::Results;
+    use crate::domain::{Answer, Ballot, Counter, Question, Tallies};
+    use proptest::prelude::*;
+
+    /// A poll with one question of each type, their sizes drawn by the
+    /// property (options 2–6, a multiple's bounds, a scale's ends).
+    fn poll_of(sizes: (usize, usize, usize, (u8, u8)), bounds: (usize, usize)) -> NewPoll {
+        let opts = |n: usize| (0..n).map(|i| format!("o{i}")).collect::<Vec<_>>();
+        let (single, multiple, ranked, (lo, hi)) = sizes;
+        NewPoll::from_json(&json!({
+            "title": "Recount", "lang": "en", "expiryDays": 7,
+            "questions": [
+                {"label": "S", "options": opts(single)},
+                {"type": "multiple", "label": "M", "options": opts(multiple), "minChoices": bounds.0, "maxChoices": bounds.1},
+                {"type": "ranked", "label": "R", "options": opts(ranked)},
+                {"type": "scale", "label": "V", "scaleMin": lo, "scaleMax": hi}
+            ]
+        }))
+        .unwrap()
+    }
+
+    /// A valid answer (or none) to `q`, from `seed`'s random numbers.
+    fn answer(q: &Question, seed: &[u32]) -> Option<Answer> {
+        let pick = |k: usize, m: usize| seed[k % seed.len()] as usize % m;
+        if pick(0, 5) == 0 {
+            return None;
+        }
+        let n = q.options.len();
+        // A random permutation of the options, from the seed.
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            order.swap(i, pick(i + 1, i + 1));
+        }
+        Some(match q.kind {
+            crate::domain::QuestionKind::Single => Answer::Choice(pick(1, n)),
+            crate::domain::QuestionKind::Multiple => {
+                let (min, max) = q.choice_bounds();
+                let mut chosen = order[..min + pick(2, max - min + 1)].to_vec();
+                chosen.sort_unstable();
+                Answer::Choices(chosen)
+            }
+            crate::domain::QuestionKind::Ranked => {
+                let k = 1 + pick(3, n);
+                let mut ranks = vec![None; n];
+                for (rank, &o) in order[..k].iter().enumerate() {
+                    ranks[o] = u8::try_from(rank + 1).ok();
+                }
+                Answer::Ranks(ranks)
+            }
+            crate::domain::QuestionKind::Scale => {
+                let (lo, hi) = q.scale().unwrap();
+                Answer::Value(lo + u8::try_from(pick(4, usize::from(hi - lo) + 1)).unwrap())
+            }
+        })
+    }
+
+    /// The counters of `ballots`, summed as the writer sums them, in the
+    /// reader's shape.
+    fn recount(questions: &[Question], ballots: &[Ballot], by_day: Vec<(Day, u64)>) -> Tallies {
+        let mut t = Tallies {
+            total: ballots.len() as u64,
+            votes: questions.iter().map(|q| vec![0; q.counters()]).collect(),
+            answered: vec![0; questions.len()],
+            pairwise: questions
+                .iter()
+                .map(|q| {
+                    if q.kind == crate::domain::QuestionKind::Ranked {
+                        vec![vec![0; q.options.len()]; q.options.len()]
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
+            by_day,
+        };
+        for b in ballots {
+            for (i, a) in b.answers().iter().enumerate() {
+                t.answered[i] += u64::from(a.is_some());
+            }
+            for c in b.counters() {
+                match c {
+                    Counter::Option { question, option } => {
+                        let first = questions[question].scale().map_or(0, |(lo, _)| usize::from(lo));
+                        t.votes[question][option - first] += 1;
+                    }
+                    Counter::Answered { .. } => {}
+                    Counter::Pair { question, above, below } => t.pairwise[question][above][below] += 1,
+                }
+            }
+        }
+        t
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Random ballots of every type, cast in group commits of random
+        /// sizes: the counters the store keeps equal a recount of the
+        /// ballots it stored, and those are the ballots cast.
+        #[test]
+        fn counters_equal_a_recount_of_the_stored_ballots(
+            single in 2usize..=6, multiple in 2usize..=6, ranked in 2usize..=6,
+            lo in 0u8..=9, span in 1u8..=10, min_frac in 0usize..=100, max_frac in 0usize..=100,
+            seeds in prop::collection::vec(prop::collection::vec(any::<u32>(), 5), 1..60),
+            batch in 1usize..=16,
+        ) {
+            let hi = (lo + span).min(10);
+            let min = 1 + min_frac * (multiple - 1) / 100;
+            let max = min + max_frac * (multiple - min) / 100;
+            let poll = poll_of((single, multiple, ranked, (lo, hi)), (min, max));
+            let qs = &poll.questions;
+            let ballots: Vec<Ballot> = seeds
+                .iter()
+                .map(|seed| {
+                    let mut answers: Vec<Option<Answer>> =
+                        qs.iter().enumerate().map(|(i, q)| answer(q, &seed[i..])).collect();
+                    if answers.iter().all(Option::is_none) {
+                        answers[0] = Some(Answer::Choice(0));
+                    }
+                    Ballot::new(qs, answers).unwrap()
+                })
+                .collect();
+
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+            let id = PollId::generate().unwrap();
+            let today = Day::today();
+            store.create_poll(&id, &AdminToken::generate().unwrap().hash(), &poll, &[], today).unwrap();
+            // Queued without waiting, `batch` at a time, so the writer sums
+            // several ballots per commit as it does under load.
+            for chunk in ballots.chunks(batch) {
+                let pending: Vec<PendingWrite> =
+                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), today).unwrap()).collect();
+                for p in pending {
+                    p.committed_blocking().unwrap();
+                }
+            }
+            let mut r = store.reader().unwrap();
+            let stored_poll = r.poll(&id, today).unwrap().unwrap();
+            let tallies = r.tallies(&stored_poll).unwrap();
+            let stored = r.ballots(&stored_poll).unwrap();
+            let mut cast_sorted: Vec<String> = ballots.iter().map(Ballot::to_stored).collect();
+            let mut stored_sorted: Vec<String> = stored.iter().map(Ballot::to_stored).collect();
+            cast_sorted.sort();
+            stored_sorted.sort();
+            prop_assert_eq!(cast_sorted, stored_sorted);
+            let expected = recount(qs, &stored, vec![(today, ballots.len() as u64)]);
+            prop_assert_eq!(&tallies, &expected);
+            prop_assert_eq!(Results::of(&stored_poll, &tallies), Results::of(&stored_poll, &expected));
+        }
+    }
+
+    /// The new counters belong to their poll like the others: deleting the
+    /// poll leaves none of its rows (each holds the poll's id) in any file.
+    #[test]
+    fn deleting_a_poll_erases_its_pair_and_answer_counters() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+        let poll = poll_of((2, 3, 3, (1, 5)), (1, 2));
+        let id = PollId::generate().unwrap();
+        let today = Day::today();
+        store.create_poll(&id, &AdminToken::generate().unwrap().hash(), &poll, &[], today).unwrap();
+        let answers = vec![
+            None,
+            Some(Answer::Choices(vec![0, 2])),
+            Some(Answer::Ranks(vec![Some(2), Some(1), None])),
+            Some(Answer::Value(4)),
+        ];
+        store.cast(&id, Ballot::new(&poll.questions, answers).unwrap(), today).unwrap();
+        let count = |table: &str| -> i64 {
+            let conn = Connection::open(dir.path().join("t.sqlite3")).unwrap();
+            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
+        };
+        assert_eq!((count("pair_tallies"), count("answer_tallies")), (3, 1));
+        store.delete_poll(&id).unwrap();
+        assert_eq!((count("pair_tallies"), count("answer_tallies")), (0, 0));
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            assert!(!bytes.windows(id.as_str().len()).any(|w| w == id.as_str().as_bytes()), "the poll id survived");
+        }
+    }
+}
