@@ -355,6 +355,16 @@ for ds in $DATASETS; do
         "$(field cpu_us_per_op "$out")" "$(field rss_kb "$out")" "$dbb" "sqlite 100/tx" "library only, no HTTP; CPU of the whole process (64 caller threads); the writer thread alone: $(field writer_cpu_us_per_op "$out") µs/vote"
     say "Store::cast: $out"
 
+    # The other question types, on fresh polls of 3 such questions in the
+    # same database: what their counters cost beside a single choice's.
+    for kind in multiple ranked scale; do
+        say "vote through the library, $kind questions (Store::cast) ($label)"
+        out=$("$BIN/anonbench" cast "$DB" "$SECS" "$CONNS" "$IDS" "$kind" | grep '^RESULT' || true)
+        row scenario "vote (Store::cast, $kind)" "$label" "$(field rps "$out")" "$(field p50_ms "$out")" "$(field p99_ms "$out")" \
+            "$(field cpu_us_per_op "$out")" "$(field rss_kb "$out")" "-" "sqlite 100/tx" "3 $kind questions (6 options; scale 0–10); the writer thread alone: $(field writer_cpu_us_per_op "$out") µs/vote"
+        say "Store::cast $kind: $out"
+    done
+
     if [ "$ds" = "$FIRST_DS" ]; then
         say "create poll ($label)"
         export BENCH_PATH=/api/polls BENCH_METHOD=POST BENCH_BODY_FILE="$ROOT/bench/lua/create.json" BENCH_XFF=1

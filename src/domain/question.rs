@@ -266,8 +266,8 @@ fn end_label(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Erro
 #[serde(rename_all = "camelCase")]
 pub struct VersionQuestion {
     pub label: Label,
-    /// Empty for a scale.
-    #[serde(default)]
+    /// Empty for a scale (and then left out, as in [`Question`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<OptionText>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_label: Option<EndLabel>,
@@ -330,4 +330,117 @@ pub struct QuestionTexts {
     pub options: Vec<String>,
     pub min_label: String,
     pub max_label: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Lang, LanguageVersion, NewPoll, PollPatch, Shape};
+    use serde_json::json;
+
+    fn parse(questions: Value) -> Result<Vec<Question>, Vec<String>> {
+        NewPoll::from_json(&json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": questions}))
+            .map(|p| p.questions)
+            .map_err(|errs| errs.iter().map(|e| format!("{}: {}", e.path, e.problem)).collect())
+    }
+
+    #[test]
+    fn each_type_gets_its_defaults_and_only_its_fields() {
+        let qs = parse(json!([
+            {"label": "a", "options": ["x", "y"]},
+            {"type": "multiple", "label": "b", "options": ["x", "y", "z"]},
+            {"type": "ranked", "label": "c", "options": ["x", "y"], "required": true},
+            {"type": "scale", "label": "d", "scaleMin": 0, "scaleMax": 10, "maxLabel": " very "}
+        ]))
+        .unwrap();
+        assert_eq!(qs[0].kind, QuestionKind::Single);
+        assert_eq!((qs[1].min_choices, qs[1].max_choices), (Some(1), Some(3)));
+        assert!(qs[2].required && !qs[0].required);
+        assert_eq!(qs[3].scale(), Some((0, 10)));
+        assert_eq!(qs[3].max_label.as_ref().map(EndLabel::as_str), Some("very"));
+        assert_eq!(qs[3].counters(), 11);
+        // The stored and answered form holds each type's fields only.
+        let v = serde_json::to_value(&qs).unwrap();
+        assert_eq!(v[0], json!({"type": "single", "label": "a", "options": ["x", "y"], "required": false}));
+        assert_eq!(
+            v[3],
+            json!({"type": "scale", "label": "d", "required": false, "scaleMin": 0, "scaleMax": 10, "maxLabel": "very"})
+        );
+        let back: Vec<Question> = serde_json::from_value(v).unwrap();
+        assert_eq!(back, qs);
+        // A question stored before types existed reads as single, not required.
+        let old: Question =
+            serde_json::from_value(json!({"type": "single", "label": "a", "options": ["x", "y"]})).unwrap();
+        assert!(!old.required);
+    }
+
+    #[test]
+    fn bounds_and_fields_of_other_types_are_refused_by_name() {
+        let errs = parse(json!([
+            {"type": "multiple", "label": "b", "options": ["x", "y"], "minChoices": 3},
+            {"type": "multiple", "label": "b", "options": ["x", "y", "z"], "minChoices": 2, "maxChoices": 1},
+            {"type": "scale", "label": "d", "scaleMin": 5, "scaleMax": 5, "options": ["x", "y"]},
+            {"type": "scale", "label": "d", "scaleMax": 11, "minLabel": ""},
+            {"label": "a", "options": ["x", "y"], "minChoices": 1, "required": "yes"},
+            {"type": "grid", "label": "a"}
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            errs,
+            [
+                "questions[0].minChoices: must be a whole number from 1 to 2",
+                "questions[1].maxChoices: must be a whole number from 2 to 3",
+                "questions[2].options: is not a field of scale questions",
+                "questions[2].scaleMax: must be a whole number from 6 to 10",
+                "questions[3].scaleMin: is required",
+                "questions[3].scaleMax: must be a whole number from 1 to 10",
+                "questions[3].minLabel: must not be empty",
+                "questions[4].required: must be true or false",
+                "questions[4].minChoices: is not a field of single questions",
+                "questions[5].type: must be one of single, multiple, ranked, scale",
+            ]
+        );
+        assert_eq!(
+            parse(json!([{"type": "ranked", "label": "c"}])).unwrap_err(),
+            ["questions[0].options: is required"]
+        );
+    }
+
+    #[test]
+    fn a_language_version_of_a_scale_has_its_end_labels_exactly() {
+        let poll = NewPoll::from_json(&json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [
+            {"type": "scale", "label": "How?", "scaleMin": 1, "scaleMax": 5, "minLabel": "bad"}
+        ]}))
+        .unwrap();
+        let today = crate::day::Day::parse("2026-03-10").unwrap();
+        let shape =
+            Shape { lang: Lang::En, questions: &poll.questions, expires_on: today.plus_days(7), closes_on: None };
+        let check = |q: Value| {
+            PollPatch::from_json(&json!({"translations": {"fr": {"title": "t", "questions": [q]}}}))
+                .map_err(|e| e.iter().map(|e| e.path.to_string()).collect::<Vec<_>>())
+                .and_then(|p| {
+                    p.check_against(&shape, today)
+                        .map_err(|e| e.iter().map(|e| format!("{}: {}", e.path, e.problem)).collect())
+                })
+        };
+        assert!(check(json!({"label": "Comment ?", "minLabel": "mal"})).is_ok());
+        assert!(check(json!({"label": "Comment ?", "options": [], "minLabel": "mal"})).is_ok());
+        assert_eq!(
+            check(json!({"label": "Comment ?", "maxLabel": "bien"})).unwrap_err(),
+            [
+                "translations.fr.questions[0].minLabel: is required, like the poll's question",
+                "translations.fr.questions[0].maxLabel: must be left out: the poll's question has none"
+            ]
+        );
+        assert_eq!(
+            check(json!({"label": "Comment ?", "options": ["a", "b"], "minLabel": "mal"})).unwrap_err(),
+            ["translations.fr.questions[0].options: must have exactly 0 options, like the poll's question"]
+        );
+        let v = LanguageVersion::from_json(
+            &json!({"title": "t", "questions": [{"label": "Comment ?", "minLabel": "mal"}]}),
+            Lang::Fr,
+        )
+        .unwrap();
+        assert_eq!(serde_json::to_value(&v).unwrap()["questions"][0], json!({"label": "Comment ?", "minLabel": "mal"}));
+    }
 }

@@ -8,9 +8,12 @@
 //!       RESPONSES ballots in bulk SQL that follows sql/001_init.sql, counters
 //!       included (option_tallies, daily_tallies, polls.total_responses), in
 //!       one transaction. A tenth of the ballots go to the hot polls.
-//!   anonbench cast DB SECONDS THREADS IDS_FILE
+//!   anonbench cast DB SECONDS THREADS IDS_FILE [KIND]
 //!       The write path without HTTP: THREADS threads call `Store::cast` in a
-//!       loop (group commit does the batching), for SECONDS.
+//!       loop (group commit does the batching), for SECONDS. KIND `single`
+//!       (the default) votes on the hot polls; `multiple`, `ranked` or
+//!       `scale` first creates as many polls of 3 questions of that type
+//!       (6 options; multiple: 1 to 3 choices; scale 0–10) and votes on them.
 //!   anonbench dbsize DB
 //!       Bytes of the database as a reader sees it (page_count * page_size,
 //!       WAL included), and the number of stored responses.
@@ -18,7 +21,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anonpoll::day::Day;
-use anonpoll::domain::{Ballot, NewPoll};
+use anonpoll::domain::{Answer, Ballot, NewPoll, Question, QuestionKind};
 use anonpoll::secret::{AdminToken, PollId};
 use anonpoll::store::Store;
 use rusqlite::params;
@@ -61,6 +64,56 @@ fn bench_poll(title: &str) -> NewPoll {
     NewPoll::from_json(&v).unwrap_or_else(|e| panic!("invalid bench poll: {e:?}"))
 }
 
+/// A poll of 3 questions of `kind` (6 options; multiple: 1 to 3 choices;
+/// scale 0–10), for the typed vote rows.
+fn typed_poll(kind: QuestionKind) -> NewPoll {
+    let q = |i: usize| {
+        let mut q = serde_json::json!({"type": kind.as_str(), "label": format!("Typed question {i}?")});
+        match kind {
+            QuestionKind::Scale => {
+                q["scaleMin"] = 0.into();
+                q["scaleMax"] = 10.into();
+            }
+            _ => q["options"] = (0..6).map(|o| format!("Option {o}")).collect::<Vec<_>>().into(),
+        }
+        if kind == QuestionKind::Multiple {
+            q["maxChoices"] = 3.into();
+        }
+        q
+    };
+    let v = serde_json::json!({
+        "title": "Typed benchmark poll", "lang": "en", "expiryDays": 365, "resultsPublic": true,
+        "questions": (0..QUESTIONS).map(q).collect::<Vec<_>>()
+    });
+    NewPoll::from_json(&v).unwrap_or_else(|e| panic!("invalid typed bench poll: {e:?}"))
+}
+
+/// A random valid answer to `q`: single and scale pick one value, multiple
+/// 1–3 options, ranked ranks 1–6 options.
+fn typed_answer(rng: &mut Rng, q: &Question) -> Answer {
+    let n = q.options.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    match q.kind {
+        QuestionKind::Single => Answer::Choice(rng.below(n)),
+        QuestionKind::Multiple => {
+            let mut chosen = order[..1 + rng.below(3)].to_vec();
+            chosen.sort_unstable();
+            Answer::Choices(chosen)
+        }
+        QuestionKind::Ranked => {
+            let mut ranks = vec![None; n];
+            for (r, &o) in order[..1 + rng.below(n)].iter().enumerate() {
+                ranks[o] = u8::try_from(r + 1).ok();
+            }
+            Answer::Ranks(ranks)
+        }
+        QuestionKind::Scale => Answer::Value(u8::try_from(rng.below(11)).unwrap_or(0)),
+    }
+}
+
 fn remove_db(path: &str) {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{path}{suffix}"));
@@ -75,7 +128,13 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     let mut ids = Vec::new();
     for i in 0..hot {
         let id = PollId::generate()?;
-        store.create_poll(&id, &AdminToken::generate()?.hash(), &bench_poll(&format!("Benchmark poll {i}")), &[], today)?;
+        store.create_poll(
+            &id,
+            &AdminToken::generate()?.hash(),
+            &bench_poll(&format!("Benchmark poll {i}")),
+            &[],
+            today,
+        )?;
         ids.push(id.as_str().to_owned());
     }
     store.record_response(&ids[0], &[Some(0), Some(1), None])?;
@@ -86,11 +145,10 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     // Bench data only: no fsync, and a page cache big enough that the random
     // poll ids of the responses index do not turn every insert into a read.
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA foreign_keys = ON; PRAGMA cache_size = -1048576;")?;
-    let (questions, created_on, expires_on): (String, String, String) = conn.query_row(
-        "SELECT questions, created_on, expires_on FROM polls WHERE id = ?1",
-        params![ids[0]],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+    let (questions, created_on, expires_on): (String, String, String) =
+        conn.query_row("SELECT questions, created_on, expires_on FROM polls WHERE id = ?1", params![ids[0]], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
     let sample: String = conn.query_row("SELECT choices FROM responses LIMIT 1", [], |r| r.get(0))?;
     anyhow::ensure!(sample == "[0,1,null]", "unexpected choices format {sample}; update anonbench");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -120,9 +178,8 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     {
         // Ballots are keyed by a random id within their poll (sql/003), as
         // the writer stores them.
-        let mut ins = tx.prepare(
-            "INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, randomblob(16), ?2, ?3)",
-        )?;
+        let mut ins =
+            tx.prepare("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, randomblob(16), ?2, ?3)")?;
         for n in 0..responses {
             let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
             let b = ballot(&mut rng);
@@ -165,9 +222,20 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     Ok(())
 }
 
-fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<()> {
-    let ids: Vec<String> = std::fs::read_to_string(ids_file)?.lines().map(str::to_owned).collect();
+fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind) -> anyhow::Result<()> {
+    let mut ids: Vec<String> = std::fs::read_to_string(ids_file)?.lines().map(str::to_owned).collect();
     let store = Store::open(std::path::Path::new(db))?;
+    let poll = if kind == QuestionKind::Single { bench_poll("Store::cast benchmark poll") } else { typed_poll(kind) };
+    if kind != QuestionKind::Single {
+        let today = Day::today();
+        ids = (0..ids.len())
+            .map(|_| {
+                let id = PollId::generate()?;
+                store.create_poll(&id, &AdminToken::generate()?.hash(), &poll, &[], today)?;
+                Ok(id.as_str().to_owned())
+            })
+            .collect::<anyhow::Result<_>>()?;
+    }
     let deadline = Instant::now() + Duration::from_secs_f64(secs);
     let cpu0 = self_cpu_ticks();
     let writer0 = writer_ticks();
@@ -176,7 +244,7 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<(
         .map(|t| {
             let store = store.clone();
             let id = PollId::parse(&ids[t % ids.len()]).expect("poll id");
-            let questions = bench_poll("Store::cast benchmark poll").questions;
+            let questions = poll.questions.clone();
             std::thread::spawn(move || {
                 let mut rng = Rng(0x1234_5678 + t as u64 * 7919);
                 let mut lat = Vec::new();
@@ -185,7 +253,12 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str) -> anyhow::Result<(
                 while Instant::now() < deadline {
                     let t0 = Instant::now();
                     // Checked as polld checks a vote before queueing it.
-                    let ballot = Ballot::new(&questions, ballot(&mut rng)).expect("a ballot of the bench poll");
+                    let answers = if kind == QuestionKind::Single {
+                        ballot(&mut rng).into_iter().map(|c| c.map(Answer::Choice)).collect()
+                    } else {
+                        questions.iter().map(|q| Some(typed_answer(&mut rng, q))).collect()
+                    };
+                    let ballot = Ballot::new(&questions, answers).expect("a ballot of the bench poll");
                     if store.cast(&id, ballot, today).is_err() {
                         errors += 1;
                     }
@@ -227,7 +300,8 @@ fn self_cpu_ticks() -> u64 {
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = rest.split_whitespace().collect();
     // After the ")": state is field 3, utime 14 and stime 15 (1-based).
-    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
 }
 
 /// CPU ticks of the store's writer thread (named "anonpoll-writer"): the
@@ -259,10 +333,14 @@ fn dbsize(db: &str) -> anyhow::Result<()> {
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
-    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE | dbsize DB";
+    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE [single|multiple|ranked|scale] | dbsize DB";
     match a.get(1).map(String::as_str) {
         Some("populate") if a.len() == 7 => populate(&a[2], a[3].parse()?, a[4].parse()?, a[5].parse()?, &a[6]),
-        Some("cast") if a.len() == 6 => cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5]),
+        Some("cast") if a.len() == 6 || a.len() == 7 => {
+            let kind = a.get(6).map_or(Some(QuestionKind::Single), |k| QuestionKind::from_code(k));
+            let kind = kind.ok_or_else(|| anyhow::anyhow!("{usage}"))?;
+            cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5], kind)
+        }
         Some("dbsize") if a.len() == 3 => dbsize(&a[2]),
         _ => anyhow::bail!("{usage}"),
     }

@@ -118,10 +118,8 @@ impl Client {
             .and_then(|l| l.split(' ').nth(1))
             .and_then(|c| c.parse().ok())
             .ok_or(std::io::ErrorKind::InvalidData)?;
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-            .collect();
+        let headers: Vec<(String, String)> =
+            lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned())).collect();
         let mut reply = Reply { status, headers, body: Vec::new() };
         let len: usize = reply.header("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
         if reply.header("transfer-encoding").is_some() {
@@ -189,7 +187,12 @@ fn attrs(tag: &str) -> Vec<(String, String)> {
 }
 
 fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"").replace("&#39;", "'").replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    s.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 fn get<'a>(a: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -240,7 +243,8 @@ fn vote_form(html: &str, page_path: &str) -> Option<Form> {
         }
         if form.action.is_empty() {
             form.action = page_path.to_owned();
-        } else if let Some(rest) = form.action.strip_prefix("http://").or_else(|| form.action.strip_prefix("https://")) {
+        } else if let Some(rest) = form.action.strip_prefix("http://").or_else(|| form.action.strip_prefix("https://"))
+        {
             form.action = rest.find('/').map_or("/".to_owned(), |k| rest[k..].to_owned());
         }
         return Some(form);
@@ -291,7 +295,8 @@ fn vote(c: &mut Client, id: &str, rng: &mut Rng, st: &mut Stats) {
     let Some(form) = vote_form(&String::from_utf8_lossy(&r.body), &page) else {
         return st.fail("no vote form on the share page".into());
     };
-    let mut fields: Vec<String> = form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
+    let mut fields: Vec<String> =
+        form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
     for (n, vs) in &form.radios {
         fields.push(format!("{}={}", urlencode(n), urlencode(&vs[rng.below(vs.len())])));
     }
@@ -304,7 +309,12 @@ fn vote(c: &mut Client, id: &str, rng: &mut Rng, st: &mut Stats) {
             st.vote_lat.push(t0.elapsed().as_micros() as u32);
             st.ops += 1;
         }
-        Ok(r) => st.fail(format!("POST {}: {} {}", form.action, r.status, String::from_utf8_lossy(&r.body).chars().take(200).collect::<String>())),
+        Ok(r) => st.fail(format!(
+            "POST {}: {} {}",
+            form.action,
+            r.status,
+            String::from_utf8_lossy(&r.body).chars().take(200).collect::<String>()
+        )),
         Err(e) => st.fail(format!("POST {}: {e}", form.action)),
     }
 }
@@ -331,7 +341,8 @@ fn fill_form(c: &mut Client, id: &str, rng: &mut Rng) -> Result<(String, String)
         Err(e) => return Err(format!("GET {page}: {e}")),
     };
     let form = vote_form(&String::from_utf8_lossy(&r.body), &page).ok_or("no vote form on the share page")?;
-    let mut fields: Vec<String> = form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
+    let mut fields: Vec<String> =
+        form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
     for (n, vs) in &form.radios {
         fields.push(format!("{}={}", urlencode(n), urlencode(&vs[rng.below(vs.len())])));
     }
@@ -435,8 +446,12 @@ fn main() {
                  | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     let ids_path = if mode == "detect" { a.get(3) } else { a.get(5) }.unwrap_or_else(|| panic!("{usage}"));
-    let ids: Vec<String> =
-        std::fs::read_to_string(ids_path).expect("ids file").lines().filter(|l| !l.is_empty()).map(str::to_owned).collect();
+    let ids: Vec<String> = std::fs::read_to_string(ids_path)
+        .expect("ids file")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
     let addr = a[2].clone();
     if mode == "detect" {
         let mut c = Client::new(&addr);
@@ -489,7 +504,14 @@ fn main() {
                         continue;
                     }
                     match rng.below(100) {
-                        0 => simple(&mut c, "POST", "/api/polls", Some("application/json"), CREATE_BODY.as_bytes(), &mut st),
+                        0 => simple(
+                            &mut c,
+                            "POST",
+                            "/api/polls",
+                            Some("application/json"),
+                            CREATE_BODY.as_bytes(),
+                            &mut st,
+                        ),
                         1..=9 => vote(&mut c, id, &mut rng, &mut st),
                         _ => {
                             turn += 1;

@@ -76,18 +76,16 @@ fn main() {
     let base = |name: &str| rows.iter().find(|r| r.section == "baseline" && r.scenario == name);
     let ratio = |r: &Row, name: &str| -> Option<f64> { Some(r.rps? / base(name)?.rps?) };
     let ratios = |r: &Row| -> String {
-        let parts: Vec<String> = r
-            .baseline
-            .iter()
-            .filter_map(|b| ratio(r, b).map(|x| format!("{:.0} % of {b}", x * 100.0)))
-            .collect();
+        let parts: Vec<String> =
+            r.baseline.iter().filter_map(|b| ratio(r, b).map(|x| format!("{:.0} % of {b}", x * 100.0))).collect();
         if parts.is_empty() { "–".into() } else { parts.join("; ") }
     };
 
     let mut md = String::new();
     let _ = writeln!(md, "# anonpoll benchmark results\n");
     let _ = writeln!(md, "Written by `bench/run.sh` (method: docs/PERFORMANCE.md). A noisy, shared machine: compare");
-    let _ = writeln!(md, "ratios against baselines from the same run, and CPU time per request, rather than raw rates.\n");
+    let _ =
+        writeln!(md, "ratios against baselines from the same run, and CPU time per request, rather than raw rates.\n");
     let _ = writeln!(md, "| Run | |\n|---|---|");
     for l in meta.lines().filter_map(|l| l.split_once('=')) {
         let _ = writeln!(md, "| {} | {} |", l.0, l.1.replace('|', "/"));
@@ -108,11 +106,9 @@ fn main() {
             r.note
         )
     };
-    for (section, title) in [
-        ("baseline", "Baselines (same run)"),
-        ("scenario", "polld scenarios"),
-        ("skipped", "Not measured in this run"),
-    ] {
+    for (section, title) in
+        [("baseline", "Baselines (same run)"), ("scenario", "polld scenarios"), ("skipped", "Not measured in this run")]
+    {
         let sel: Vec<&Row> = rows.iter().filter(|r| r.section == section).collect();
         if sel.is_empty() {
             continue;
@@ -155,8 +151,20 @@ fn main() {
         }
     };
     target(&mut md, "vote path ≥ 60 % of batched SQLite", "vote (HTTP)", "sqlite 100/tx", 0.6);
-    target(&mut md, "vote path ≥ 60 % of batched SQLite (POST alone, page fetched before)", "vote POST only (HTTP)", "sqlite 100/tx", 0.6);
-    target(&mut md, "vote path ≥ 60 % of batched SQLite (store only, no HTTP)", "vote (Store::cast)", "sqlite 100/tx", 0.6);
+    target(
+        &mut md,
+        "vote path ≥ 60 % of batched SQLite (POST alone, page fetched before)",
+        "vote POST only (HTTP)",
+        "sqlite 100/tx",
+        0.6,
+    );
+    target(
+        &mut md,
+        "vote path ≥ 60 % of batched SQLite (store only, no HTTP)",
+        "vote (Store::cast)",
+        "sqlite 100/tx",
+        0.6,
+    );
     target(&mut md, "share page ≥ 50 % of bare tiny_http", "share page", "hello tiny_http", 0.5);
     target(&mut md, "share page ≥ 50 % of bare hyper", "share page", "hello hyper", 0.5);
     target(&mut md, "(for reference) poll JSON vs bare tiny_http", "poll JSON", "hello tiny_http", 0.5);
@@ -218,18 +226,30 @@ fn svg(rows: &[Row]) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
     );
     let _ = writeln!(s, r##"<rect width="100%" height="100%" fill="#fff"/>"##);
-    let _ = writeln!(s, r#"<text x="10" y="20" font-size="14" font-weight="bold">anonpoll bench: requests/s (log scale) and polld CPU µs per request</text>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="20" font-size="14" font-weight="bold">anonpoll bench: requests/s (log scale) and polld CPU µs per request</text>"#
+    );
     let x0 = label_w;
     let x1 = label_w + panel_w + gap;
     let (lmin, lmax) = (2.0_f64, 5.3_f64); // 100 .. 200k req/s
     // A round axis end: the next multiple of 50 µs above the largest bar.
     let cpu_max = ((bars.iter().filter_map(|r| r.cpu).fold(10.0_f64, f64::max) * 1.05) / 50.0).ceil() * 50.0;
     let _ = writeln!(s, r#"<text x="{x0}" y="{}" font-weight="bold">requests/s</text>"#, top - 22.0);
-    let _ = writeln!(s, r#"<text x="{x1}" y="{}" font-weight="bold">server CPU µs per request (per vote for votes)</text>"#, top - 22.0);
+    let _ = writeln!(
+        s,
+        r#"<text x="{x1}" y="{}" font-weight="bold">server CPU µs per request (per vote for votes)</text>"#,
+        top - 22.0
+    );
     for e in [2, 3, 4, 5] {
         let x = x0 + (e as f64 - lmin) / (lmax - lmin) * panel_w;
         let _ = writeln!(s, r##"<line x1="{x}" x2="{x}" y1="{}" y2="{}" stroke="#ddd"/>"##, top - 8.0, height - 30.0);
-        let _ = writeln!(s, r##"<text x="{x}" y="{}" text-anchor="middle" fill="#555">{}</text>"##, top - 10.0, ["100", "1k", "10k", "100k"][e - 2]);
+        let _ = writeln!(
+            s,
+            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#555">{}</text>"##,
+            top - 10.0,
+            ["100", "1k", "10k", "100k"][e - 2]
+        );
     }
     for i in 0..=5 {
         let v = cpu_max * i as f64 / 5.0;
@@ -246,7 +266,13 @@ fn svg(rows: &[Row]) -> String {
             _ => "#7fb3e6",
         };
         let label = if r.dataset == "-" { r.scenario.clone() } else { format!("{} · {}", r.scenario, r.dataset) };
-        let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#, label_w - 8.0, y + bar_h - 4.0, esc(&label));
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="end">{}</text>"#,
+            label_w - 8.0,
+            y + bar_h - 4.0,
+            esc(&label)
+        );
         let rps = r.rps.unwrap_or(0.0).max(1.0);
         let w = ((rps.log10() - lmin) / (lmax - lmin)).clamp(0.0, 1.0) * panel_w;
         let _ = writeln!(s, r#"<rect x="{x0}" y="{y}" width="{w:.1}" height="{bar_h}" fill="{color}"/>"#);

@@ -28,7 +28,8 @@ fn main() {
     while Instant::now() < deadline {
         let tx = conn.transaction().unwrap();
         {
-            let mut st = tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)").unwrap();
+            let mut st =
+                tx.prepare_cached("INSERT INTO responses (poll_id, cast_on, choices) VALUES (?1, ?2, ?3)").unwrap();
             for i in 0..per_tx {
                 st.execute(rusqlite::params!["AbCdEfGhIjKlMn_-", "2026-11-22", format!("[{},null,{}]", i % 4, i % 3)])
                     .unwrap();
@@ -55,5 +56,6 @@ fn self_cpu_ticks() -> u64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
     let f: Vec<&str> = rest.split_whitespace().collect();
-    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0) + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+    f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+        + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
 }
