@@ -65,6 +65,9 @@ pub struct WriterConfig {
     pub busy_timeout: Duration,
 }
 
+/// The writer connection's page cache, in KiB (negative `cache_size`).
+const WRITER_CACHE_KIB: i64 = 64 * 1024;
+
 impl Default for WriterConfig {
     fn default() -> WriterConfig {
         WriterConfig { queue_capacity: 4096, max_batch: 512, busy_timeout: super::BUSY_TIMEOUT }
@@ -165,6 +168,13 @@ impl Drop for Inner {
 
 impl Handle {
     pub(super) fn start(conn: Connection, config: WriterConfig) -> anyhow::Result<Handle> {
+        // Every vote lands on a random page of its poll's ballots (their
+        // keys are random, sql/003): with SQLite's default 2 MiB cache, a
+        // large poll's pages fell out between votes and each vote read
+        // about three pages back from the file (measured at 1M stored
+        // responses; docs/PERFORMANCE.md). The writer is one connection,
+        // and the cache grows only with the pages it touches.
+        conn.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
         let (tx, rx) = sync_channel(config.queue_capacity.max(1));
         let thread = std::thread::Builder::new()
             .name("anonpoll-writer".into())
