@@ -465,7 +465,8 @@ fn check_accepted_question(q: &Question, sent: &Value) -> Result<(), TestCaseErr
         }
         QuestionKind::Scale => {
             let (lo, hi) = q.scale().unwrap();
-            prop_assert!(SCALE_FLOOR <= lo && lo < hi && hi <= SCALE_CEILING, "scale {lo}..{hi} accepted");
+            let ends = SCALE_FLOOR..=SCALE_CEILING;
+            prop_assert!(ends.contains(&lo) && lo < hi && ends.contains(&hi), "scale {lo}..{hi} accepted");
             prop_assert_eq!((Some(i64::from(lo)), Some(i64::from(hi))), (int("scaleMin"), int("scaleMax")));
             for (key, label) in [("minLabel", &q.min_label), ("maxLabel", &q.max_label)] {
                 match (label, sent.get(key)) {

@@ -27,6 +27,9 @@ fn errors(resp: &Response) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `(field, message)` pairs a 422 is expected to list.
+type Expected = Vec<(&'static str, &'static str)>;
+
 fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
     expected.iter().map(|(f, m)| ((*f).to_owned(), (*m).to_owned())).collect()
 }
@@ -95,7 +98,7 @@ fn choice_and_scale_bounds_are_accepted_at_their_limits() {
 fn every_refusal_names_its_field_and_says_why() {
     let server = Server::start();
     let long = "x".repeat(101);
-    let cases: Vec<(Value, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<(Value, Expected)> = vec![
         (
             json!({"type": "multiple", "label": "Q", "options": ["A", "B"], "minChoices": 3}),
             vec![("questions[0].minChoices", "must be a whole number from 1 to 2")],
@@ -272,7 +275,7 @@ fn a_language_version_of_a_scale_must_match_its_end_labels() {
     let labelled = scale_poll(&server, true);
     let bare = scale_poll(&server, false);
     let long = "x".repeat(101);
-    let cases: Vec<(&Created, Value, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<(&Created, Value, Expected)> = vec![
         (
             &labelled,
             json!({"label": "Quelle faim ?", "minLabel": "Pas du tout"}),
