@@ -8,6 +8,7 @@
 
 use serde_json::{Value, json};
 
+use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{
     EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind,
     ResultsVisibility, TITLE,
@@ -37,6 +38,255 @@ fn options_schema() -> Value {
         "uniqueItems": true,
         "items": OPTION.schema("An answer option. Options of one question must differ (after trimming)."),
     })
+}
+
+/// A language version's options: as many as the poll's question has, so
+/// none for a scale (an empty list, or left out) and otherwise the bounds of
+/// [`options_schema`]. `not` rules out the counts in between (one option),
+/// which generators read as a plain list of strings.
+fn version_options_schema() -> Value {
+    let mut s = options_schema();
+    s["minItems"] = json!(0);
+    s["not"] = json!({"minItems": 1, "maxItems": OPTIONS.min - 1});
+    s["description"] = json!(format!(
+        "The options in this language, in the poll's order: exactly as many as the poll's question has \
+         ({}–{}); none (an empty list, or left out) for a scale question.",
+        OPTIONS.min, OPTIONS.max
+    ));
+    s
+}
+
+/// The name of the component of a question of `kind`: as created
+/// (`SingleQuestion`) or as the poll answer lists it (`PollSingleQuestion`).
+fn question_component(kind: QuestionKind, answer: bool) -> String {
+    let name = match kind {
+        QuestionKind::Single => "SingleQuestion",
+        QuestionKind::Multiple => "MultipleQuestion",
+        QuestionKind::Ranked => "RankedQuestion",
+        QuestionKind::Scale => "ScaleQuestion",
+    };
+    if answer { format!("Poll{name}") } else { name.to_owned() }
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+/// What a question of `kind` asks of a voter, for its schema's description.
+fn kind_description(kind: QuestionKind) -> String {
+    match kind {
+        QuestionKind::Single => "A single-choice question: a voter picks one option. `type` may be left out (it defaults to `single`).".to_owned(),
+        QuestionKind::Multiple => format!(
+            "A multiple-choice question: a voter who answers picks between `minChoices` and `maxChoices` options. \
+             Beyond the bounds below, the server checks what JSON Schema cannot say here: \
+             1 ≤ `minChoices` ≤ `maxChoices` ≤ the number of options ({}–{}); a value that breaks it is refused \
+             (422) at its own field with \"must be a whole number from A to B\".",
+            OPTIONS.min, OPTIONS.max
+        ),
+        QuestionKind::Ranked => "A ranking question: a voter puts at least one and at most all of the options in order of preference (1 = first); options left unranked count as ranked below every ranked one, tied with each other. Results rank the options by the Schulze method.".to_owned(),
+        QuestionKind::Scale => format!(
+            "A scale question: a voter picks one whole number from `scaleMin` to `scaleMax`. It has no options. \
+             Beyond the bounds below, the server checks what JSON Schema cannot say here: \
+             {SCALE_FLOOR} ≤ `scaleMin` < `scaleMax` ≤ {SCALE_CEILING}; a `scaleMax` not above `scaleMin` is refused \
+             (422) at `scaleMax` with \"must be a whole number from A to B\"."
+        ),
+    }
+}
+
+/// One question of `kind`: as sent on creation (`answer` false: texts with
+/// their rules, defaults) or as the poll answer lists it (`answer` true:
+/// `type`, `required` and a multiple-choice question's bounds always
+/// present). Fields of other types are refused ("is not a field of X
+/// questions"), hence `additionalProperties: false`.
+fn question_schema(kind: QuestionKind, answer: bool) -> Value {
+    let text = |rule: crate::domain::TextRule, description: &str| {
+        if answer { json!({"type": "string", "description": description}) } else { rule.schema(description) }
+    };
+    let mut type_schema = json!({"type": "string", "const": kind.as_str(), "description": "The question's type."});
+    let mut required = vec!["label"];
+    if kind != QuestionKind::Single || answer {
+        required.insert(0, "type");
+    } else {
+        type_schema["default"] = json!("single");
+    }
+    let mut properties = serde_json::Map::new();
+    properties.insert("type".into(), type_schema);
+    properties.insert("label".into(), text(LABEL, "The question."));
+    properties.insert(
+        "required".into(),
+        json!({
+            "type": "boolean",
+            "default": false,
+            "description": "true: a ballot that leaves this question out is refused. Default false: it may be left out."
+        }),
+    );
+    if answer {
+        required.push("required");
+    }
+    if kind.has_options() {
+        required.push("options");
+        let options = if answer {
+            json!({"type": "array", "items": {"type": "string"}, "description": "The options, in the order they were created."})
+        } else {
+            options_schema()
+        };
+        properties.insert("options".into(), options);
+    }
+    let choices = |what: &str| json!({"type": "integer", "minimum": 1, "maximum": OPTIONS.max, "description": what});
+    match kind {
+        QuestionKind::Multiple => {
+            let mut min = choices("Fewest options a voter who answers picks. Default 1; at most `maxChoices`.");
+            let max = choices(
+                "Most options a voter picks. Default: the number of options; at least `minChoices`, at most the number of options.",
+            );
+            if !answer {
+                min["default"] = json!(1);
+            } else {
+                required.extend(["minChoices", "maxChoices"]);
+            }
+            properties.insert("minChoices".into(), min);
+            properties.insert("maxChoices".into(), max);
+        }
+        QuestionKind::Scale => {
+            required.extend(["scaleMin", "scaleMax"]);
+            properties.insert(
+                "scaleMin".into(),
+                json!({
+                    "type": "integer", "minimum": SCALE_FLOOR, "maximum": SCALE_CEILING - 1,
+                    "description": "The lowest value of the scale; below `scaleMax`."
+                }),
+            );
+            properties.insert(
+                "scaleMax".into(),
+                json!({
+                    "type": "integer", "minimum": SCALE_FLOOR + 1, "maximum": SCALE_CEILING,
+                    "description": "The highest value of the scale; above `scaleMin`."
+                }),
+            );
+            let end = |which: &str| {
+                if answer {
+                    json!({"type": "string", "description": format!("The text shown at the {which} end; absent when there is none.")})
+                } else {
+                    END_LABEL
+                        .schema(&format!("Optional: the text shown at the {which} end (for example \"not at all\")."))
+                }
+            };
+            properties.insert("minLabel".into(), end("low"));
+            properties.insert("maxLabel".into(), end("high"));
+        }
+        QuestionKind::Single | QuestionKind::Ranked => {}
+    }
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "description": kind_description(kind),
+        "required": required,
+        "properties": properties,
+    })
+}
+
+/// `oneOf` the four question schemas; `discriminator` where `type` is
+/// always present (the poll answer), not on creation, where it may be left
+/// out for a single-choice question.
+fn question_union(answer: bool, description: &str) -> Value {
+    let names: Vec<String> = QuestionKind::KINDS.iter().map(|k| question_component(*k, answer)).collect();
+    let mut v = json!({"description": description, "oneOf": names.iter().map(|n| schema_ref(n)).collect::<Vec<_>>()});
+    if answer {
+        let mapping: serde_json::Map<String, Value> = QuestionKind::KINDS
+            .iter()
+            .zip(&names)
+            .map(|(k, n)| (k.as_str().to_owned(), json!(format!("#/components/schemas/{n}"))))
+            .collect();
+        v["discriminator"] = json!({"propertyName": "type", "mapping": mapping});
+    }
+    v
+}
+
+/// Per option, in the poll's order: its label, `count_key` (what
+/// `description` says) and that count as a percent of `answered`.
+fn option_results(count_key: &str, description: &str) -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert("label".into(), json!({"type": "string"}));
+    properties.insert(count_key.into(), json!({"type": "integer", "minimum": 0, "description": description}));
+    properties.insert("percent".into(), json!({"type": "number", "minimum": 0, "maximum": 100, "description": format!("`{count_key}` as a share of `answered`, in percent, one decimal (0 when nobody answered).")}));
+    json!({
+        "type": "array",
+        "description": "Per option, in the poll's order.",
+        "items": {"type": "object", "required": ["label", count_key, "percent"], "properties": properties}
+    })
+}
+
+/// The results of one question, by type (see `QuestionResults`).
+fn results_schemas() -> Vec<(&'static str, Value)> {
+    let base = |types: &[&str], extra: &[&str], description: &str, properties: Value| {
+        let mut required = vec!["label", "type", "answered"];
+        required.extend_from_slice(extra);
+        let mut props = json!({
+            "label": {"type": "string", "description": "The question, in the poll's own language."},
+            "type": {"type": "string", "enum": types},
+            "answered": {"type": "integer", "minimum": 0, "description": "Responses that answered this question."}
+        });
+        if let (Some(p), Some(extra)) = (props.as_object_mut(), properties.as_object()) {
+            p.extend(extra.clone());
+        }
+        json!({"type": "object", "description": description, "required": required, "properties": props})
+    };
+    let choice = base(
+        &["single", "multiple"],
+        &["options"],
+        "Results of a single- or multiple-choice question: how many responses chose each option. For a multiple-choice question the percents may add up to more than 100 (a voter picks several).",
+        json!({
+            "options": option_results("count", "Responses that chose this option.")
+        }),
+    );
+    let ranked = base(
+        &["ranked"],
+        &["options", "pairwise", "ranking", "method"],
+        "Results of a ranking question: first preferences per option, the pairwise counts and the ranking they give by the Schulze method.",
+        json!({
+            "options": option_results("firstChoices", "Responses that ranked this option first."),
+            "pairwise": {
+                "type": "array",
+                "description": "n×n, options in the poll's order: `pairwise[i][j]` is the number of responses that rank option i above option j (an unranked option counts as below every ranked one). The diagonal is 0.",
+                "items": {"type": "array", "items": {"type": "integer", "minimum": 0}}
+            },
+            "ranking": {
+                "type": "array",
+                "description": "Places, best first, by the Schulze method. Options tied share a place, and the next place is numbered after them (two options sharing place 1 are followed by place 3).",
+                "items": {
+                    "type": "object",
+                    "required": ["place", "options"],
+                    "properties": {
+                        "place": {"type": "integer", "minimum": 1},
+                        "options": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "Labels of the options at this place."}
+                    }
+                }
+            },
+            "method": {"type": "string", "const": "schulze", "description": "How `ranking` is computed."}
+        }),
+    );
+    let scale = base(
+        &["scale"],
+        &["distribution", "mean", "median"],
+        "Results of a scale question: how many responses gave each value, their mean and median.",
+        json!({
+            "distribution": {
+                "type": "array",
+                "description": "Every value from `scaleMin` to `scaleMax`, in order, with how many responses gave it.",
+                "items": {
+                    "type": "object",
+                    "required": ["value", "count"],
+                    "properties": {
+                        "value": {"type": "integer", "minimum": SCALE_FLOOR, "maximum": SCALE_CEILING},
+                        "count": {"type": "integer", "minimum": 0}
+                    }
+                }
+            },
+            "mean": {"type": ["number", "null"], "description": "Mean of the values given, two decimals; null when nobody answered."},
+            "median": {"type": ["number", "null"], "description": "Middle value (the mean of the two middle ones for an even count); null when nobody answered."}
+        }),
+    );
+    vec![("ChoiceResults", choice), ("RankedResults", ranked), ("ScaleResults", scale)]
 }
 
 fn problem_response(description: &str) -> Value {
@@ -278,7 +528,52 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
     })
 }
 
+/// The components, each union followed by its members (so `docs/API.md`
+/// reads them together).
 fn schemas() -> Value {
+    let mut results_union = json!({
+        "description": "The results of one question, by its `type`.",
+        "oneOf": [schema_ref("ChoiceResults"), schema_ref("RankedResults"), schema_ref("ScaleResults")],
+    });
+    results_union["discriminator"] = json!({"propertyName": "type", "mapping": {
+        "single": "#/components/schemas/ChoiceResults",
+        "multiple": "#/components/schemas/ChoiceResults",
+        "ranked": "#/components/schemas/RankedResults",
+        "scale": "#/components/schemas/ScaleResults",
+    }});
+    let members = |answer: bool| -> Vec<(String, Value)> {
+        QuestionKind::KINDS.iter().map(|k| (question_component(*k, answer), question_schema(*k, answer))).collect()
+    };
+    let mut out = serde_json::Map::new();
+    let Value::Object(base) = base_schemas() else { return Value::Null };
+    for (name, schema) in base {
+        let after: Vec<(String, Value)> = match name.as_str() {
+            "Question" => members(false),
+            "Poll" => {
+                let mut v = vec![(
+                    "PollQuestion".to_owned(),
+                    question_union(
+                        true,
+                        "One question of the poll, by its `type`, with its defaults filled in (`required`; a multiple-choice question's `minChoices` and `maxChoices`).",
+                    ),
+                )];
+                v.extend(members(true));
+                v
+            }
+            "Results" => {
+                let mut v = vec![("QuestionResults".to_owned(), results_union.clone())];
+                v.extend(results_schemas().into_iter().map(|(n, s)| (n.to_owned(), s)));
+                v
+            }
+            _ => Vec::new(),
+        };
+        out.insert(name, schema);
+        out.extend(after);
+    }
+    Value::Object(out)
+}
+
+fn base_schemas() -> Value {
     json!({
         "NewPoll": {
             "type": "object",
@@ -300,21 +595,17 @@ fn schemas() -> Value {
                 }
             }
         },
-        "Question": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["label", "options"],
-            "properties": {
-                "type": {"type": "string", "enum": QuestionKind::ALL, "default": "single", "description": "single: one choice among the options."},
-                "label": LABEL.schema("The question."),
-                "options": options_schema()
-            }
-        },
+        "Question": question_union(false, &format!(
+            "One question of a new poll, by its `type` ({}; default `single`). Every type has `label` and \
+             `required`; `single`, `multiple` and `ranked` have `options`; `scale` has `scaleMin`, `scaleMax` and \
+             optional `minLabel`, `maxLabel`. A field of another type is refused (\"is not a field of X questions\").",
+            QuestionKind::ALL.join(", ")
+        )),
         "LanguageVersion": {
             "type": "object",
             "additionalProperties": false,
             "required": ["title", "questions"],
-            "description": "The poll in another language: exactly as many questions as the poll, each with exactly as many options, in the same order.",
+            "description": "The poll in another language: exactly as many questions as the poll, in the same order, each with exactly as many options (none for a scale) and the same end labels (a scale's `minLabel`, `maxLabel`) as the poll's question.",
             "properties": {
                 "title": TITLE.schema("The title in this language."),
                 "questions": {
@@ -324,8 +615,14 @@ fn schemas() -> Value {
                     "items": {
                         "type": "object",
                         "additionalProperties": false,
-                        "required": ["label", "options"],
-                        "properties": {"label": LABEL.schema("The question in this language."), "options": options_schema()}
+                        "required": ["label"],
+                        "description": "Every text of the poll's question at the same place, in this language. `minLabel` and `maxLabel` must be given exactly when the poll's (scale) question has them.",
+                        "properties": {
+                            "label": LABEL.schema("The question in this language."),
+                            "options": version_options_schema(),
+                            "minLabel": END_LABEL.schema("The low end's text of a scale question, in this language."),
+                            "maxLabel": END_LABEL.schema("The high end's text of a scale question, in this language.")
+                        }
                     }
                 }
             }
@@ -364,14 +661,7 @@ fn schemas() -> Value {
                 "shuffleOptions": {"type": "boolean"},
                 "createdOn": day_schema("Day of creation (UTC)."),
                 "expiresOn": day_schema("Day the poll is erased (UTC); it is available until the day before."),
-                "questions": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["type", "label", "options"],
-                        "properties": {"type": {"type": "string"}, "label": {"type": "string"}, "options": {"type": "array", "items": {"type": "string"}}}
-                    }
-                },
+                "questions": {"type": "array", "items": {"$ref": "#/components/schemas/PollQuestion"}},
                 "translations": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/LanguageVersion"}},
                 "media": {"type": "array", "items": {"$ref": "#/components/schemas/Media"}, "description": "Media attached through the web form (the API accepts none): the poll's own first, then by question."},
                 "shareUrl": {"type": "string", "format": "uri"}
@@ -413,30 +703,7 @@ fn schemas() -> Value {
                 "id": {"type": "string"},
                 "status": {"type": "string", "enum": ["open", "closed"]},
                 "totalResponses": {"type": "integer", "minimum": 0},
-                "questions": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["label", "type", "answered", "options"],
-                        "properties": {
-                            "label": {"type": "string"},
-                            "type": {"type": "string"},
-                            "answered": {"type": "integer", "minimum": 0, "description": "Responses that answered this question."},
-                            "options": {
-                                "type": "array",
-                                "items": {
-                                    "type": "object",
-                                    "required": ["label", "count", "percent"],
-                                    "properties": {
-                                        "label": {"type": "string"},
-                                        "count": {"type": "integer", "minimum": 0},
-                                        "percent": {"type": "number", "minimum": 0, "maximum": 100, "description": "Share of this question's answers, one decimal."}
-                                    }
-                                }
-                            }
-                        }
-                    }
-                },
+                "questions": {"type": "array", "items": {"$ref": "#/components/schemas/QuestionResults"}},
                 "responsesByDay": {
                     "type": "array",
                     "items": {"type": "object", "required": ["date", "count"], "properties": {"date": day_schema("A day."), "count": {"type": "integer", "minimum": 0}}}
@@ -611,9 +878,22 @@ mod tests {
         let s = &doc["components"]["schemas"];
         assert_eq!(s["NewPoll"]["properties"]["title"]["maxLength"], TITLE.max_chars);
         assert_eq!(s["NewPoll"]["properties"]["questions"]["maxItems"], QUESTIONS.max);
-        assert_eq!(s["Question"]["properties"]["options"]["maxItems"], OPTIONS.max);
-        assert_eq!(s["Question"]["properties"]["options"]["minItems"], OPTIONS.min);
-        assert_eq!(s["Question"]["properties"]["label"]["maxLength"], LABEL.max_chars);
+        for kind in ["SingleQuestion", "MultipleQuestion", "RankedQuestion"] {
+            assert_eq!(s[kind]["properties"]["options"]["maxItems"], OPTIONS.max);
+            assert_eq!(s[kind]["properties"]["options"]["minItems"], OPTIONS.min);
+        }
+        assert_eq!(s["ScaleQuestion"]["properties"]["label"]["maxLength"], LABEL.max_chars);
+        assert_eq!(s["MultipleQuestion"]["properties"]["maxChoices"]["maximum"], OPTIONS.max);
+        assert_eq!(s["ScaleQuestion"]["properties"]["scaleMin"]["minimum"], SCALE_FLOOR);
+        assert_eq!(s["ScaleQuestion"]["properties"]["scaleMax"]["maximum"], SCALE_CEILING);
+        assert_eq!(s["ScaleQuestion"]["properties"]["minLabel"]["maxLength"], END_LABEL.max_chars);
+        assert_eq!(s["Question"]["oneOf"].as_array().map(Vec::len), Some(QuestionKind::ALL.len()));
+        // Every component a `$ref` names exists.
+        let text = doc.to_string();
+        for r in text.split("\"#/components/schemas/").skip(1) {
+            let name = r.split('"').next().unwrap_or_default();
+            assert!(s.get(name).is_some(), "dangling $ref to {name}");
+        }
         assert_eq!(s["NewPoll"]["properties"]["expiryDays"]["enum"], json!(EXPIRY_DAYS));
         assert_eq!(s["NewPoll"]["properties"]["lang"]["enum"], json!(["en", "fr", "de", "it"]));
         assert!(doc["info"]["x-example"]["request"].as_str().unwrap().starts_with("curl "));

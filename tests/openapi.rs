@@ -30,12 +30,14 @@
 //!
 //! Two things schemathesis cannot know are taught by a hooks file (`HOOKS`):
 //! each poll's own admin token (returned once at creation) is applied to
-//! later requests on that poll, and five documented false alarms are
+//! later requests on that poll, and six documented false alarms are
 //! dropped, each only in its exact form (a language version that does not
 //! match the poll's structure, options equal after trimming, a closing day
 //! that is not after today or not before the expiry, `resultsPublic`
-//! disagreeing with `resultsVisibility`, and the no-token probe of a DELETE
-//! that already erased the poll). Every dropped
+//! disagreeing with `resultsVisibility`, a question's value out of the
+//! bounds another of its fields sets (`minChoices`, `maxChoices` against the
+//! options and each other, `scaleMax` against `scaleMin`), and the no-token
+//! probe of a DELETE that already erased the poll). Every dropped
 //! alarm is counted in the output.
 //!
 //! `ANONPOLL_SCHEMATHESIS_EXAMPLES` changes the number of examples per
@@ -79,15 +81,22 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/open
    other ids get no token from here (schemathesis generates one, which must
    be refused). Applied tokens count as explicit credentials, so the
    `ignored_auth` check probes each operation without and with a wrong token.
-2. Four documented gaps that JSON Schema cannot express are not reported as
+2. Five documented gaps that JSON Schema cannot express are not reported as
    "schema-valid request rejected", and only when the 422 names nothing else:
    - a language version must match the existing poll's structure (number of
-     questions and options) and must not be in the poll's own language;
+     questions and options, a scale's end labels) and must not be in the
+     poll's own language;
    - options of one question must differ after trimming (uniqueItems compares
      them as sent);
    - a closing day (closesOn) must be after today and not after the poll's
      expiry (a relation to the day of the request);
    - resultsPublic, when given beside resultsVisibility, must agree with it.
+   - a question's value out of the bounds another field of the same question
+     sets (the schema bounds each field alone), checked against the request
+     body itself: `minChoices` above the number of options,
+     `maxChoices` above it or below `minChoices`, `scaleMax` not above
+     `scaleMin`; the 422 must name that very field with "must be a whole
+     number from".
 3. `ignored_auth` probes a DELETE again without a token after the real DELETE
    succeeded; the poll is gone by then and polld answers 404 (it checks that
    the poll exists before it checks the token, docs/DECISIONS.md). That probe
@@ -96,6 +105,7 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/open
 Each dropped failure is logged, one line each, to $ANONPOLL_ST_FILTERED.
 """
 import os
+import re
 import threading
 
 import schemathesis
@@ -103,7 +113,7 @@ import schemathesis
 TOKENS = {}
 ERASED = set()
 LOCK = threading.Lock()
-STRUCTURAL = ("like the poll", "the poll's own language")
+STRUCTURAL = ("like the poll", "the poll's own language", "the poll's question has none")
 TRIMMED_DUPLICATE = "duplicates another option of this question"
 # A closing day must lie after today and not after the poll's expiry (which
 # depends on the day and on expiryDays); resultsPublic must agree with
@@ -117,6 +127,30 @@ GAPS = (
     ("closing-day-relative-to-today", DAY_RELATIVE),
     ("results-public-disagrees-with-visibility", (VISIBILITY,)),
 )
+
+# questions[i].minChoices / maxChoices / scaleMax, bounded by another field.
+CROSS_FIELD = re.compile(r"^questions\[(\d+)\]\.(minChoices|maxChoices|scaleMax)$")
+CROSS_FIELD_MESSAGE = "must be a whole number from "
+
+
+def _cross_field(case, error):
+    """True when `error` is a question's value out of the bounds another of
+    its fields sets, as the request body shows (never on its own bounds,
+    which the schema states)."""
+    m = CROSS_FIELD.match(error.get("field", ""))
+    if not m or not error.get("message", "").startswith(CROSS_FIELD_MESSAGE):
+        return False
+    try:
+        q = case.body["questions"][int(m.group(1))]
+        value = q[m.group(2)]
+        if m.group(2) == "scaleMax":
+            return value <= q["scaleMin"]
+        n = len(q["options"])
+        if m.group(2) == "minChoices":
+            return value > n
+        return value > n or value < q.get("minChoices", 1)
+    except Exception:
+        return False
 
 
 @schemathesis.hook
@@ -171,13 +205,17 @@ def filter_failure(context, failure, case, response):
         return _drop("probe-after-delete", case, response) if erased else True
     if failure.code != "ST202" or response.status_code != 422:
         return True
-    messages = [e.get("message", "") for e in _errors(response)]
-    if not messages or method not in ("POST", "PATCH"):
+    errors = _errors(response)
+    if not errors or method not in ("POST", "PATCH"):
         return True
-    # Each message must be one of the known gaps (several may come together);
-    # one message of any other kind keeps the failure.
+    # Each error must be one of the known gaps (several may come together);
+    # one error of any other kind keeps the failure.
     kinds = set()
-    for m in messages:
+    for e in errors:
+        if method == "POST" and _cross_field(case, e):
+            kinds.add("question-field-bounded-by-another")
+            continue
+        m = e.get("message", "")
         kind = next((name for name, marks in GAPS if any(a in m for a in marks)
                      and (name != "version-does-not-match-poll" or method == "PATCH")), None)
         if kind is None:

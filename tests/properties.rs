@@ -20,7 +20,11 @@ use std::str::FromStr;
 
 use anonpoll::client::{TrustedProxies, client_ip, parse_net};
 use anonpoll::day::Day;
-use anonpoll::domain::{EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, ResultsVisibility, TITLE};
+use anonpoll::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
+use anonpoll::domain::{
+    EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, Question, QuestionKind, ResultsVisibility,
+    TITLE,
+};
 use anonpoll::error::{AuthFailure, FieldError};
 use anonpoll::http::{Body, Method, Request};
 use anonpoll::schema;
@@ -126,21 +130,101 @@ fn arb_options(distinct_after_trim: bool) -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// A whole number at and around `lo..=hi`: mostly inside, sometimes one or
+/// two outside, now and then junk (a string, a fraction is made `null` by
+/// [`outside_known_gaps`] where it matters).
+fn int_near(lo: i64, hi: i64) -> BoxedStrategy<Value> {
+    or_junk(
+        prop_oneof![
+            8 => lo..=hi,
+            1 => prop::sample::select(vec![lo - 2, lo - 1, lo, hi, hi + 1, hi + 2]),
+        ]
+        .prop_map(Value::from),
+    )
+}
+
+/// A question of every type, with the fields of its type mostly and of
+/// other types now and then, each at and around its bounds.
 fn arb_question(distinct: bool) -> BoxedStrategy<Value> {
+    let kind = prop::option::weighted(
+        0.8,
+        or_junk(
+            prop_oneof![
+                12 => Just("single"),
+                6 => Just("multiple"),
+                6 => Just("ranked"),
+                6 => Just("scale"),
+                1 => prop::sample::select(vec!["Single", "", "rank", "choice"]),
+            ]
+            .prop_map(Value::from),
+        ),
+    );
+    let max = OPTIONS.max as i64;
+    let (floor, ceiling) = (i64::from(SCALE_FLOOR), i64::from(SCALE_CEILING));
+    let end_label = || text_near(END_LABEL.max_chars).prop_map(Value::from);
     (
-        prop::option::weighted(0.8, or_junk(prop_oneof![30 => Just(json!("single")), 1 => Just(json!("multiple"))])),
+        kind,
         prop::option::weighted(0.99, or_junk(text_near(LABEL.max_chars).prop_map(Value::from))),
-        prop::option::weighted(0.99, or_junk(arb_options(distinct))),
+        arb_options(distinct),
+        prop::option::weighted(0.3, or_junk(any::<bool>().prop_map(Value::Bool))),
+        (int_near(1, max), int_near(1, max), int_near(floor, ceiling - 1), int_near(floor + 1, ceiling)),
+        (prop::option::weighted(0.4, or_junk(end_label())), prop::option::weighted(0.4, or_junk(end_label()))),
+        // Whether each group of fields is sent: mostly as its type has them.
+        (
+            prop::bool::weighted(0.99),
+            prop::bool::weighted(0.02),
+            any::<(bool, bool)>(),
+            prop::option::weighted(0.03, any::<bool>()),
+        ),
         prop::option::weighted(0.01, arb_json()),
     )
-        .prop_map(|(kind, label, options, extra)| {
-            let mut m = Map::new();
-            put(&mut m, "type", kind);
-            put(&mut m, "label", label);
-            put(&mut m, "options", options);
-            put(&mut m, "comment", extra);
-            Value::Object(m)
-        })
+        .prop_map(
+            |(
+                kind,
+                label,
+                options,
+                required,
+                (min_c, max_c, lo, hi),
+                (min_l, max_l),
+                (own, other, (mn, mx), drop_end),
+                extra,
+            )| {
+                let t = kind.as_ref().map_or(Some("single"), Value::as_str);
+                let mut m = Map::new();
+                put(&mut m, "type", kind.clone());
+                put(&mut m, "label", label);
+                put(&mut m, "required", required);
+                let has = |k: &str| t == Some(k);
+                // The type's own fields (dropped 1 % of the time), or another
+                // type's (2 %).
+                if (t != Some("scale") && own) || (t == Some("scale") && other) {
+                    m.insert("options".into(), options);
+                }
+                if (has("multiple") && own) || (!has("multiple") && other) {
+                    if mn {
+                        m.insert("minChoices".into(), min_c);
+                    }
+                    if mx {
+                        m.insert("maxChoices".into(), max_c);
+                    }
+                }
+                // A scale's ends are required: one is left out 3 % of the time.
+                if has("scale") || other {
+                    if drop_end != Some(true) {
+                        m.insert("scaleMin".into(), lo);
+                    }
+                    if drop_end != Some(false) {
+                        m.insert("scaleMax".into(), hi);
+                    }
+                }
+                if has("scale") || other {
+                    put(&mut m, "minLabel", min_l);
+                    put(&mut m, "maxLabel", max_l);
+                }
+                put(&mut m, "comment", extra);
+                Value::Object(m)
+            },
+        )
         .boxed()
 }
 
@@ -225,8 +309,20 @@ fn arb_version() -> impl Strategy<Value = Value> {
                 prop_oneof![1 => Just(0usize), 10 => 1usize..=2]
                     .prop_flat_map(|n| {
                         prop::collection::vec(
-                            (text_near(LABEL.max_chars), arb_options(true))
-                                .prop_map(|(l, o)| json!({"label": l, "options": o})),
+                            (
+                                text_near(LABEL.max_chars),
+                                prop::option::weighted(0.9, arb_options(true)),
+                                prop::option::weighted(0.2, text_near(END_LABEL.max_chars)),
+                                prop::option::weighted(0.2, text_near(END_LABEL.max_chars)),
+                            )
+                                .prop_map(|(l, o, lo, hi)| {
+                                    let mut m = Map::new();
+                                    m.insert("label".into(), Value::from(l));
+                                    put(&mut m, "options", o);
+                                    put(&mut m, "minLabel", lo.map(Value::from));
+                                    put(&mut m, "maxLabel", hi.map(Value::from));
+                                    Value::Object(m)
+                                }),
                             n,
                         )
                     })
@@ -324,13 +420,7 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
     prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&p.questions.len()));
     prop_assert_eq!(p.questions.len(), v["questions"].as_array().unwrap().len());
     for (q, sent) in p.questions.iter().zip(v["questions"].as_array().unwrap()) {
-        check_text(q.label.as_str(), &sent["label"], LABEL.max_chars)?;
-        prop_assert!((OPTIONS.min..=OPTIONS.max).contains(&q.options.len()));
-        let mut seen = std::collections::HashSet::new();
-        for (o, so) in q.options.iter().zip(sent["options"].as_array().unwrap()) {
-            check_text(o.as_str(), so, OPTION.max_chars)?;
-            prop_assert!(seen.insert(o.as_str()), "duplicate option accepted: {v}");
-        }
+        check_accepted_question(q, sent)?;
     }
     // What was accepted, written back as JSON, is accepted again unchanged.
     let again = json!({
@@ -341,6 +431,55 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
     prop_assert_eq!(q.title, p.title.clone());
     prop_assert_eq!(q.questions, p.questions.clone());
     prop_assert_eq!((q.visibility, q.shuffle_options), (p.visibility, p.shuffle_options));
+    Ok(())
+}
+
+/// An accepted question holds its type's fields and no other, within
+/// their bounds (the cross-field ones included), with the defaults filled in.
+fn check_accepted_question(q: &Question, sent: &Value) -> Result<(), TestCaseError> {
+    let int = |key: &str| sent.get(key).and_then(|n| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)));
+    prop_assert_eq!(q.kind.as_str(), sent.get("type").map_or("single", |t| t.as_str().unwrap()));
+    check_text(q.label.as_str(), &sent["label"], LABEL.max_chars)?;
+    prop_assert_eq!(q.required, sent.get("required").is_some_and(|b| b.as_bool().unwrap()));
+    for key in sent.as_object().unwrap().keys() {
+        let common = ["type", "label", "required"].contains(&key.as_str());
+        prop_assert!(common || q.kind.fields().contains(&key.as_str()), "{key} accepted on a {:?}: {sent}", q.kind);
+    }
+    if q.kind.has_options() {
+        prop_assert!((OPTIONS.min..=OPTIONS.max).contains(&q.options.len()));
+        let mut seen = std::collections::HashSet::new();
+        for (o, so) in q.options.iter().zip(sent["options"].as_array().unwrap()) {
+            check_text(o.as_str(), so, OPTION.max_chars)?;
+            prop_assert!(seen.insert(o.as_str()), "duplicate option accepted: {sent}");
+        }
+    } else {
+        prop_assert!(q.options.is_empty());
+    }
+    let n = q.options.len() as i64;
+    match q.kind {
+        QuestionKind::Multiple => {
+            let (min, max) = (i64::from(q.min_choices.unwrap()), i64::from(q.max_choices.unwrap()));
+            prop_assert!(1 <= min && min <= max && max <= n, "choices {min}..{max} of {n} accepted");
+            prop_assert_eq!(min, int("minChoices").unwrap_or(1));
+            prop_assert_eq!(max, int("maxChoices").unwrap_or(n));
+        }
+        QuestionKind::Scale => {
+            let (lo, hi) = q.scale().unwrap();
+            let ends = SCALE_FLOOR..=SCALE_CEILING;
+            prop_assert!(ends.contains(&lo) && lo < hi && ends.contains(&hi), "scale {lo}..{hi} accepted");
+            prop_assert_eq!((Some(i64::from(lo)), Some(i64::from(hi))), (int("scaleMin"), int("scaleMax")));
+            for (key, label) in [("minLabel", &q.min_label), ("maxLabel", &q.max_label)] {
+                match (label, sent.get(key)) {
+                    (Some(l), Some(s)) => check_text(l.as_str(), s, END_LABEL.max_chars)?,
+                    (None, None) => {}
+                    (l, s) => prop_assert!(false, "{key}: stored {l:?}, sent {s:?}"),
+                }
+            }
+        }
+        QuestionKind::Single | QuestionKind::Ranked => {
+            prop_assert_eq!((q.min_choices, q.max_choices, q.scale_min, q.scale_max), (None, None, None, None));
+        }
+    }
     Ok(())
 }
 
@@ -395,8 +534,17 @@ proptest! {
                             Some(ver) => {
                                 check_text(ver.title.as_str(), &sent["title"], TITLE.max_chars)?;
                                 prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&ver.questions.len()));
-                                for q in &ver.questions {
-                                    prop_assert!((OPTIONS.min..=OPTIONS.max).contains(&q.options.len()));
+                                // No options (a scale's, checked against the poll later) or 2 to 12.
+                                for (q, sq) in ver.questions.iter().zip(sent["questions"].as_array().unwrap()) {
+                                    prop_assert!(q.options.is_empty() || (OPTIONS.min..=OPTIONS.max).contains(&q.options.len()));
+                                    prop_assert_eq!(q.options.len(), sq.get("options").map_or(0, |o| o.as_array().unwrap().len()));
+                                    for (key, label) in [("minLabel", &q.min_label), ("maxLabel", &q.max_label)] {
+                                        match (label, sq.get(key)) {
+                                            (Some(l), Some(s)) => check_text(l.as_str(), s, END_LABEL.max_chars)?,
+                                            (None, None) => {}
+                                            (l, s) => prop_assert!(false, "{key}: stored {l:?}, sent {s:?}"),
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -582,7 +730,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     /// Within the generator's domain, a body is schema-valid exactly when the
-    /// server accepts it. Two deliberate gaps are kept out of the domain:
+    /// server accepts it. Three deliberate gaps are kept out of the domain:
     /// - options must differ after trimming (the server) while `uniqueItems`
     ///   compares them as sent (JSON Schema cannot express "after trimming"),
     ///   so generated options differ in their first character;
@@ -590,8 +738,9 @@ proptest! {
     ///
     /// Numbers: `expiryDays: 7.0` is the integer 7 for both (pinned by
     /// `known_gaps_between_schema_and_validator`); the generator sends integers.
+    /// - the cross-field rules of question types ([`within_cross_field_rules`]).
     #[test]
-    fn schema_and_validator_agree(v in near_valid_poll(true).prop_map(outside_known_gaps)) {
+    fn schema_and_validator_agree(v in near_valid_poll(true).prop_map(outside_known_gaps).prop_map(within_cross_field_rules)) {
         let schema_ok = NEW_POLL.with(|s| s.is_valid(&v));
         let server = NewPoll::from_json(&v);
         let why: Vec<String> = NEW_POLL.with(|s| s.iter_errors(&v).map(|e| format!("{} at {}", e, e.instance_path())).collect());
@@ -616,6 +765,44 @@ fn outside_known_gaps(v: Value) -> Value {
         Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| (k, outside_known_gaps(x))).collect()),
         other => other,
     }
+}
+
+/// Moves a generated body out of the cross-field gaps: the schema gives each
+/// of these fields its own bounds, the server also bounds it by another
+/// field (JSON Schema cannot compare two values), as the `MultipleQuestion`
+/// and `ScaleQuestion` descriptions say:
+/// - a multiple-choice question's `minChoices ≤ maxChoices ≤` its number of
+///   options;
+/// - a scale's `scaleMin < scaleMax`.
+///
+/// Only values the schema accepts on their own (and a list of options of an
+/// accepted length) are moved, to the nearest value within the rule; any
+/// other is refused by both sides as it is.
+fn within_cross_field_rules(mut v: Value) -> Value {
+    let Some(questions) = v.get_mut("questions").and_then(Value::as_array_mut) else { return v };
+    for q in questions.iter_mut().filter_map(Value::as_object_mut) {
+        let int = |q: &Map<String, Value>, key: &str, lo: i64, hi: i64| {
+            q.get(key).and_then(Value::as_i64).filter(|n| (lo..=hi).contains(n))
+        };
+        let options = q.get("options").and_then(Value::as_array).map(|a| a.len());
+        if let Some(n) = options.filter(|n| (OPTIONS.min..=OPTIONS.max).contains(n)).map(|n| n as i64) {
+            let max_ok = OPTIONS.max as i64;
+            let min = int(q, "minChoices", 1, max_ok).map(|m| m.min(n));
+            if let Some(m) = min {
+                q.insert("minChoices".into(), json!(m));
+            }
+            if let Some(m) = int(q, "maxChoices", 1, max_ok) {
+                q.insert("maxChoices".into(), json!(m.clamp(min.unwrap_or(1), n)));
+            }
+        }
+        let (floor, ceiling) = (i64::from(SCALE_FLOOR), i64::from(SCALE_CEILING));
+        if let (Some(lo), Some(hi)) = (int(q, "scaleMin", floor, ceiling - 1), int(q, "scaleMax", floor + 1, ceiling))
+            && hi <= lo
+        {
+            q.insert("scaleMin".into(), json!(hi - 1));
+        }
+    }
+    v
 }
 
 fn valid_body() -> Value {
@@ -659,6 +846,36 @@ fn known_gaps_between_schema_and_validator() {
     v["closesOn"] = json!("2000-01-01");
     assert!(schema_ok(&v) && NewPoll::from_json(&v).is_ok(), "the day's place is checked at creation, not parsing");
 
+    // Every question type is accepted by both, `type` left out being single.
+    let mut v = base.clone();
+    v["questions"] = json!([
+        {"label": "Where", "options": ["Pizza", "Sushi"]},
+        {"type": "single", "label": "When", "options": ["Noon", "One"], "required": true},
+        {"type": "multiple", "label": "What", "options": ["A", "B", "C"], "minChoices": 2, "maxChoices": 3},
+        {"type": "multiple", "label": "Which", "options": ["A", "B"]},
+        {"type": "ranked", "label": "Rank", "options": ["A", "B", "C"]},
+        {"type": "scale", "label": "How", "scaleMin": 0, "scaleMax": 10, "minLabel": "bad", "maxLabel": "good"},
+        {"type": "scale", "label": "How much", "scaleMin": 1, "scaleMax": 2},
+    ]);
+    assert!(schema_ok(&v) && NewPoll::from_json(&v).is_ok(), "every type: {v}");
+
+    // The cross-field rules: each value within its own bounds (the schema),
+    // out of the bounds another field sets (the server only).
+    let cross = [
+        json!({"type": "multiple", "label": "Q", "options": ["A", "B"], "minChoices": 3}),
+        json!({"type": "multiple", "label": "Q", "options": ["A", "B"], "maxChoices": 3}),
+        json!({"type": "multiple", "label": "Q", "options": ["A", "B", "C"], "minChoices": 3, "maxChoices": 2}),
+        json!({"type": "scale", "label": "Q", "scaleMin": 5, "scaleMax": 5}),
+        json!({"type": "scale", "label": "Q", "scaleMin": 6, "scaleMax": 5}),
+    ];
+    for q in cross {
+        let mut v = base.clone();
+        v["questions"] = json!([q]);
+        assert!(schema_ok(&v), "the schema bounds each field alone: {v}");
+        assert!(NewPoll::from_json(&v).is_err(), "the server relates the fields: {v}");
+        assert_ne!(within_cross_field_rules(v.clone()), v, "the generator's domain leaves it out: {v}");
+    }
+
     // A whole number written as a float is the integer for both.
     let mut v = base;
     v["expiryDays"] = json!(7.0);
@@ -685,6 +902,30 @@ fn generators_reach_both_sides_of_every_validator() {
     let schema =
         NEW_POLL.with(|s| (0..n).filter(|_| s.is_valid(&polls.new_tree(&mut runner).unwrap().current())).count());
     assert!(schema * 20 >= n, "schema-valid polls: {schema} of {n}");
+    // Every question type is accepted now and then, multiple-choice and
+    // scale questions with their optional fields too.
+    let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let polls = polls.prop_map(within_cross_field_rules).boxed();
+    for _ in 0..n {
+        if let Ok(p) = NewPoll::from_json(&polls.new_tree(&mut runner).unwrap().current()) {
+            for q in &p.questions {
+                *kinds.entry(q.kind.as_str()).or_default() += 1;
+                if q.required {
+                    *kinds.entry("required").or_default() += 1;
+                }
+                if q.min_label.is_some() {
+                    *kinds.entry("minLabel").or_default() += 1;
+                }
+                if q.min_choices.is_some_and(|m| m > 1) {
+                    *kinds.entry("minChoices > 1").or_default() += 1;
+                }
+            }
+        }
+    }
+    eprintln!("accepted questions: {kinds:?}");
+    for kind in QuestionKind::ALL.iter().chain(&["required", "minLabel", "minChoices > 1"]) {
+        assert!(kinds.get(kind).copied().unwrap_or(0) >= 10, "accepted {kind} questions: {kinds:?}");
+    }
     let patches = near_valid_patch().boxed();
     let (a, n) = sample(&mut runner, &patches, &|v| PollPatch::from_json(v).is_ok());
     eprintln!("near-valid patches: {a} of {n} accepted");

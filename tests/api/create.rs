@@ -47,8 +47,8 @@ fn create_response_body_shape() {
     assert_eq!(
         p["questions"],
         json!([
-            {"type": "single", "label": "Where shall we eat?", "options": ["Pizza", "Sushi", "Salad"]},
-            {"type": "single", "label": "Which day?", "options": ["Monday", "Friday"]}
+            {"type": "single", "label": "Where shall we eat?", "options": ["Pizza", "Sushi", "Salad"], "required": false},
+            {"type": "single", "label": "Which day?", "options": ["Monday", "Friday"], "required": false}
         ])
     );
 }

@@ -15,6 +15,7 @@ mod lifecycle;
 mod methods;
 mod openapi;
 mod patch;
+mod question_types;
 mod rate_limit;
 mod read;
 mod results;

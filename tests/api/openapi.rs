@@ -104,6 +104,19 @@ fn api_doc_schema_bounds() {
         langs == ["de", "en", "fr", "it"]
     });
     has("title", &|s| s["maxLength"] == 200);
+    // Question types (issue 14).
+    has("minChoices", &|s| s["minimum"] == 1 && s["maximum"] == 12);
+    has("maxChoices", &|s| s["minimum"] == 1 && s["maximum"] == 12);
+    has("scaleMin", &|s| s["minimum"] == 0 && s["maximum"] == 9);
+    has("scaleMax", &|s| s["minimum"] == 1 && s["maximum"] == 10);
+    has("minLabel", &|s| s["maxLength"] == 100);
+    has("maxLabel", &|s| s["maxLength"] == 100);
+    has("required", &|s| s["type"] == "boolean" && s["default"] == false);
+    let types: Vec<&Value> = doc["components"]["schemas"]["Question"]["oneOf"]
+        .as_array()
+        .map(|a| a.iter().map(|r| &resolve(&doc, r)["properties"]["type"]["const"]).collect())
+        .unwrap_or_default();
+    assert_eq!(types, [&json!("single"), &json!("multiple"), &json!("ranked"), &json!("scale")]);
 }
 
 #[test]

@@ -28,24 +28,34 @@ from anonpoll_client.api.default import (
     update_poll,
 )
 from anonpoll_client.models import (
+    ChoiceResults,
     CreatedPoll,
     LanguageVersion,
     LanguageVersionQuestionsItem,
+    MultipleQuestion,
     NewPoll,
     NewPollExpiryDays,
     NewPollLang,
     NewPollResultsVisibility,
     Poll,
+    PollMultipleQuestion,
     PollPatch,
     PollPatchExpiryDays,
     PollPatchResultsVisibility,
     PollPatchTranslations,
+    PollRankedQuestion,
+    PollScaleQuestion,
+    PollSingleQuestion,
     Problem,
-    Question,
-    QuestionType,
+    RankedQuestion,
+    RankedResults,
     Results,
+    ScaleQuestion,
+    ScaleResults,
+    SingleQuestion,
     ValidationProblem,
 )
+from anonpoll_client.types import UNSET
 
 
 def check(cond: bool, what: str, got: Any = None) -> None:
@@ -66,12 +76,20 @@ class State:
     base: str
     anon: Client
     polls: dict = field(default_factory=dict)  # name -> CreatedPoll
+    # One client (one kept-alive connection) per token: polld allows a client
+    # 8 open connections, and a client object keeps its connection open.
+    clients: dict = field(default_factory=dict)  # token -> AuthenticatedClient
+
+    def client(self, token: str) -> AuthenticatedClient:
+        if token not in self.clients:
+            self.clients[token] = AuthenticatedClient(base_url=self.base, token=token)
+        return self.clients[token]
 
     def admin(self, name: str) -> AuthenticatedClient:
-        return AuthenticatedClient(base_url=self.base, token=self.polls[name].admin_token)
+        return self.client(self.polls[name].admin_token)
 
     def wrong_admin(self) -> AuthenticatedClient:
-        return AuthenticatedClient(base_url=self.base, token="A" * 43)
+        return self.client("A" * 43)
 
 
 def new_poll(title: str, results_public: bool) -> NewPoll:
@@ -81,8 +99,8 @@ def new_poll(title: str, results_public: bool) -> NewPoll:
         expiry_days=NewPollExpiryDays.VALUE_7,
         results_public=results_public,
         questions=[
-            Question(label="Pick one", options=["Pizza", "Sushi", "Salad"], type_=QuestionType.SINGLE),
-            Question(label="And to drink?", options=["Water", "Juice"]),
+            SingleQuestion(label="Pick one", options=["Pizza", "Sushi", "Salad"], type_="single"),
+            SingleQuestion(label="And to drink?", options=["Water", "Juice"]),
         ],
     )
 
@@ -110,7 +128,7 @@ def step_create(s: State) -> None:
 
 def step_create_invalid(s: State) -> None:
     bad = new_poll("Too few options", False)
-    bad.questions = [Question(label="Only one", options=["Lonely"])]
+    bad.questions = [SingleQuestion(label="Only one", options=["Lonely"])]
     problem = expect(create_poll.sync_detailed(client=s.anon, body=bad), 422, ValidationProblem, "create invalid")
     check(problem.status == 422 and problem.errors, "422 lists errors", problem)
     check(any("options" in e.field for e in problem.errors), "the error names the options field", problem.errors)
@@ -132,6 +150,71 @@ def step_results(s: State) -> None:
     check(results.total_responses == 0 and len(results.questions) == 2, "empty results of both questions", results)
     check([o.label for o in results.questions[0].options] == ["Pizza", "Sushi", "Salad"], "option labels", results)
     expect(get_results.sync_detailed(public, client=s.anon), 200, Results, "public results without token")
+
+
+def step_question_types(s: State) -> None:
+    """One question of each type: created, read back typed, results per type."""
+    body = new_poll("Every type", True)
+    body.questions = [
+        SingleQuestion(label="Lunch?", options=["Pizza", "Sushi"]),
+        MultipleQuestion(type_="multiple", label="Toppings", options=["Cheese", "Olives", "Basil"], max_choices=2, required=True),
+        RankedQuestion(type_="ranked", label="Rank the days", options=["Mon", "Tue", "Wed"]),
+        ScaleQuestion(type_="scale", label="How hungry?", scale_min=0, scale_max=10, min_label="Not at all", max_label="Starving"),
+    ]
+    created = expect(create_poll.sync_detailed(client=s.anon, body=body), 201, CreatedPoll, "create a poll of every type")
+    s.polls["every type"] = created
+    poll = expect(get_poll.sync_detailed(created.id, client=s.anon), 200, Poll, "read the poll of every type")
+    single, multiple, ranked, scale = poll.questions
+    check(isinstance(single, PollSingleQuestion) and single.type_ == "single", "single, type filled in", single)
+    check(single.required is False and single.options == ["Pizza", "Sushi"], "single: required false, options", single)
+    check(isinstance(multiple, PollMultipleQuestion) and multiple.required is True, "multiple, required", multiple)
+    check((multiple.min_choices, multiple.max_choices) == (1, 2), "multiple: minChoices filled in", multiple)
+    check(isinstance(ranked, PollRankedQuestion) and ranked.options == ["Mon", "Tue", "Wed"], "ranked", ranked)
+    check(isinstance(scale, PollScaleQuestion) and (scale.scale_min, scale.scale_max) == (0, 10), "scale ends", scale)
+    check((scale.min_label, scale.max_label) == ("Not at all", "Starving"), "scale end labels", scale)
+    check(all(isinstance(q.label, str) and isinstance(q.required, bool) for q in poll.questions), "typed fields", poll)
+
+    results = expect(get_results.sync_detailed(created.id, client=s.anon), 200, Results, "results of every type")
+    single_r, multiple_r, ranked_r, scale_r = results.questions
+    for r, kind in ((single_r, "single"), (multiple_r, "multiple")):
+        check(isinstance(r, ChoiceResults) and r.type_.value == kind and r.answered == 0, f"{kind} results", r)
+        check([(o.count, o.percent) for o in r.options] == [(0, 0.0)] * len(r.options), f"{kind}: zero counts", r)
+    check(isinstance(ranked_r, RankedResults) and ranked_r.method == "schulze", "ranked results", ranked_r)
+    check([o.first_choices for o in ranked_r.options] == [0, 0, 0], "ranked: no first choices", ranked_r)
+    check(ranked_r.pairwise == [[0] * 3] * 3, "ranked: pairwise all zeros", ranked_r.pairwise)
+    check([(p.place, p.options) for p in ranked_r.ranking] == [(1, ["Mon", "Tue", "Wed"])], "all tied first", ranked_r)
+    check(isinstance(scale_r, ScaleResults) and scale_r.mean is None and scale_r.median is None, "scale: no mean", scale_r)
+    check([(d.value, d.count) for d in scale_r.distribution] == [(v, 0) for v in range(11)], "scale: 0..10", scale_r)
+
+    french = LanguageVersion(
+        title="Tous les types",
+        questions=[
+            LanguageVersionQuestionsItem(label="Déjeuner ?", options=["Pizza", "Sushi"]),
+            LanguageVersionQuestionsItem(label="Garnitures", options=["Fromage", "Olives", "Basilic"]),
+            LanguageVersionQuestionsItem(label="Classez les jours", options=["Lun", "Mar", "Mer"]),
+            LanguageVersionQuestionsItem(label="Quelle faim ?", min_label="Pas du tout", max_label="Affamé"),
+        ],
+    )
+    translations = PollPatchTranslations()
+    translations["fr"] = french
+    admin = s.admin("every type")
+    poll = expect(
+        update_poll.sync_detailed(created.id, client=admin, body=PollPatch(translations=translations)),
+        200,
+        Poll,
+        "French version with a scale's end labels",
+    )
+    scale_fr = poll.translations["fr"].questions[3]
+    check(scale_fr.min_label == "Pas du tout" and scale_fr.options in ([], UNSET), "French end labels", scale_fr)
+    french.questions[3].max_label = UNSET
+    translations["fr"] = french
+    problem = expect(
+        update_poll.sync_detailed(created.id, client=admin, body=PollPatch(translations=translations)),
+        422,
+        ValidationProblem,
+        "French version without the high end's label",
+    )
+    check([e.field for e in problem.errors] == ["translations.fr.questions[3].maxLabel"], "names maxLabel", problem)
 
 
 def step_settings(s: State) -> None:
@@ -230,6 +313,7 @@ STEPS = [
     step_create_invalid,
     step_read,
     step_results,
+    step_question_types,
     step_settings,
     step_patch,
     step_delete,

@@ -28,6 +28,9 @@ type Results = Schemas["Results"];
 type NewPoll = Schemas["NewPoll"];
 type PollPatch = Schemas["PollPatch"];
 type LanguageVersion = Schemas["LanguageVersion"];
+type Question = Schemas["Question"];
+type PollQuestion = Schemas["PollQuestion"];
+type QuestionResults = Schemas["QuestionResults"];
 
 function check(cond: boolean, what: string, got?: unknown): asserts cond {
   if (!cond) throw new Error(`${what}; got: ${JSON.stringify(got)}`);
@@ -102,7 +105,9 @@ async function stepRead(s: State): Promise<void> {
   const r = await s.api.GET("/api/polls/{id}", { params: { path: { id } } });
   const poll: Poll = expect("read poll", r, 200, r.data);
   check(poll.title === "Lunch (private)" && poll.status === "open", "title and status as created", poll);
-  check(poll.questions[0]?.options.join() === "Pizza,Sushi,Salad", "options as created", poll.questions);
+  const first = poll.questions[0];
+  check(first?.type === "single" && first.options.join() === "Pizza,Sushi,Salad", "options as created", poll.questions);
+  check(first.required === false, "required filled in (false)", first);
   check(poll.media.length === 0, "no media through the API", poll.media);
 }
 
@@ -116,10 +121,70 @@ async function stepResults(s: State): Promise<void> {
   r = await s.api.GET("/api/polls/{id}/results", { ...path, headers });
   const results: Results = expect("private results", r, 200, r.data);
   check(results.totalResponses === 0 && results.questions.length === 2, "empty results of both questions", results);
-  check(results.questions[0]?.options.map((o) => o.label).join() === "Pizza,Sushi,Salad", "option labels", results);
+  const first = results.questions[0];
+  check(first?.type === "single" && first.options.map((o) => o.label).join() === "Pizza,Sushi,Salad", "option labels", results);
   const pub = admin(s, "public");
   r = await s.api.GET("/api/polls/{id}/results", { params: { path: { id: pub.id } } });
   expect("public results without token", r, 200, r.data);
+}
+
+/** One question of each type: created, read back typed, results per type. */
+async function stepQuestionTypes(s: State): Promise<void> {
+  const questions: Question[] = [
+    { label: "Lunch?", options: ["Pizza", "Sushi"] },
+    { type: "multiple", label: "Toppings", options: ["Cheese", "Olives", "Basil"], maxChoices: 2, required: true },
+    { type: "ranked", label: "Rank the days", options: ["Mon", "Tue", "Wed"] },
+    { type: "scale", label: "How hungry?", scaleMin: 0, scaleMax: 10, minLabel: "Not at all", maxLabel: "Starving" },
+  ];
+  const r = await s.api.POST("/api/polls", { body: { ...newPoll("Every type", true), questions } });
+  const created: CreatedPoll = expect("create a poll of every type", r, 201, r.data);
+  s.polls.set("every type", created);
+  const { id, headers } = admin(s, "every type");
+  const path = { params: { path: { id } } };
+  const g = await s.api.GET("/api/polls/{id}", path);
+  const poll: Poll = expect("read the poll of every type", g, 200, g.data);
+  const [single, multiple, ranked, scale]: (PollQuestion | undefined)[] = poll.questions;
+  check(single?.type === "single" && single.required === false && single.options.join() === "Pizza,Sushi", "single", single);
+  check(multiple?.type === "multiple" && multiple.required, "multiple, required", multiple);
+  check(multiple.minChoices === 1 && multiple.maxChoices === 2, "multiple: minChoices filled in", multiple);
+  check(ranked?.type === "ranked" && ranked.options.join() === "Mon,Tue,Wed", "ranked", ranked);
+  check(scale?.type === "scale" && scale.scaleMin === 0 && scale.scaleMax === 10, "scale ends", scale);
+  check(scale.minLabel === "Not at all" && scale.maxLabel === "Starving" && !("options" in scale), "scale labels", scale);
+
+  const res = await s.api.GET("/api/polls/{id}/results", path);
+  const results: Results = expect("results of every type", res, 200, res.data);
+  const [rs, rm, rr, rsc]: (QuestionResults | undefined)[] = results.questions;
+  for (const [q, kind] of [[rs, "single"], [rm, "multiple"]] as const) {
+    check(q?.type === kind && q.answered === 0, `${kind} results`, q);
+    check(q.options.every((o) => o.count === 0 && o.percent === 0), `${kind}: zero counts`, q);
+  }
+  check(rr?.type === "ranked" && rr.method === "schulze", "ranked results", rr);
+  check(rr.options.map((o) => o.firstChoices).join() === "0,0,0", "ranked: no first choices", rr);
+  check(JSON.stringify(rr.pairwise) === "[[0,0,0],[0,0,0],[0,0,0]]", "ranked: pairwise all zeros", rr.pairwise);
+  check(rr.ranking.length === 1 && rr.ranking[0]?.place === 1 && rr.ranking[0].options.join() === "Mon,Tue,Wed", "tied", rr);
+  check(rsc?.type === "scale" && rsc.mean === null && rsc.median === null, "scale: no mean or median", rsc);
+  check(rsc.distribution.map((d) => `${d.value}:${d.count}`).join() === [...Array(11).keys()].map((v) => `${v}:0`).join(), "0..10", rsc);
+
+  const french: LanguageVersion = {
+    title: "Tous les types",
+    questions: [
+      { label: "Déjeuner ?", options: ["Pizza", "Sushi"] },
+      { label: "Garnitures", options: ["Fromage", "Olives", "Basilic"] },
+      { label: "Classez les jours", options: ["Lun", "Mar", "Mer"] },
+      { label: "Quelle faim ?", minLabel: "Pas du tout", maxLabel: "Affamé" },
+    ],
+  };
+  const p = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: { translations: { fr: french } } });
+  const updated: Poll = expect("French version with a scale's end labels", p, 200, p.data);
+  check(updated.translations["fr"]?.questions[3]?.minLabel === "Pas du tout", "French end labels", updated.translations);
+  const { maxLabel: _dropped, ...noHigh } = french.questions[3] ?? { label: "" };
+  const bad = await s.api.PATCH("/api/polls/{id}", {
+    ...path,
+    headers,
+    body: { translations: { fr: { ...french, questions: [...french.questions.slice(0, 3), noHigh] } } },
+  });
+  const v: ValidationProblem = expect("French version without the high end's label", bad, 422, bad.error as ValidationProblem | undefined);
+  check(v.errors.map((e) => e.field).join() === "translations.fr.questions[3].maxLabel", "names maxLabel", v.errors);
 }
 
 /** A day `days` from today (UTC), as the API writes days. */
@@ -210,6 +275,7 @@ const STEPS: ((s: State) => Promise<void>)[] = [
   stepCreateInvalid,
   stepRead,
   stepResults,
+  stepQuestionTypes,
   stepSettings,
   stepPatch,
   stepDelete,

@@ -302,8 +302,21 @@ impl Server {
 
     /// Cast one vote as a person does, over HTTP: load the share page from
     /// client `xff`, take its one-time ballot code, post the form. `Ok` only
-    /// for the thank-you page (200); `Err` with the status and text otherwise.
+    /// for the thank-you page (200), or on an `afterVote` poll the redirect
+    /// to its results (303); `Err` with the status and text otherwise.
     pub fn vote(&self, poll_id: &str, choices: &[Option<usize>], xff: &str) -> Result<(), String> {
+        let fields: Vec<(String, String)> = choices
+            .iter()
+            .enumerate()
+            .filter_map(|(q, choice)| choice.map(|o| (format!("q{q}"), o.to_string())))
+            .collect();
+        self.vote_fields(poll_id, &fields, xff)
+    }
+
+    /// [`Server::vote`] with the form's fields as given (docs/WEB.md):
+    /// `q{i}` (an option index, repeated for multiple choice, or a scale's
+    /// value) and `q{i}r{j}` (the rank of option j, 1 = first).
+    pub fn vote_fields(&self, poll_id: &str, fields: &[(String, String)], xff: &str) -> Result<(), String> {
         let path = format!("/p/{poll_id}");
         let page = self.request("GET", &path).xff(xff).send();
         if page.status != 200 {
@@ -311,10 +324,8 @@ impl Server {
         }
         let ballot = ballot_code(&page.text()).ok_or_else(|| "no ballot code on the share page".to_string())?;
         let mut form = form_urlencoded::Serializer::new(String::new());
-        for (q, choice) in choices.iter().enumerate() {
-            if let Some(o) = choice {
-                form.append_pair(&format!("q{q}"), &o.to_string());
-            }
+        for (name, value) in fields {
+            form.append_pair(name, value);
         }
         form.append_pair("ballot", &ballot);
         let resp = self
@@ -323,7 +334,10 @@ impl Server {
             .header("Content-Type", "application/x-www-form-urlencoded")
             .body(form.finish().into_bytes())
             .send();
-        if resp.status == 200 { Ok(()) } else { Err(format!("{}: {}", resp.status, resp.text())) }
+        // A vote on an `afterVote` poll is answered by a 303 to the results
+        // the voter may now read (docs/WEB.md), any other by the thank-you page.
+        let to_results = resp.status == 303 && resp.header("location").is_some_and(|l| l.contains("voted="));
+        if resp.status == 200 || to_results { Ok(()) } else { Err(format!("{}: {}", resp.status, resp.text())) }
     }
 
     /// Record one response through the library's store, as the share page would.
