@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
+use crate::domain::question::{END_LABEL, MIN_CHOICES, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{
     EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind,
     ResultsVisibility, TITLE,
@@ -132,7 +132,8 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
         };
         properties.insert("options".into(), options);
     }
-    let choices = |what: &str| json!({"type": "integer", "minimum": 1, "maximum": OPTIONS.max, "description": what});
+    let choices =
+        |what: &str| json!({"type": "integer", "minimum": MIN_CHOICES, "maximum": OPTIONS.max, "description": what});
     match kind {
         QuestionKind::Multiple => {
             let mut min = choices("Fewest options a voter who answers picks. Default 1; at most `maxChoices`.");

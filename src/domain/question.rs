@@ -21,6 +21,9 @@ use super::{Errors, FieldPath, Key, Label, OptionText, Problem, TextRule, field,
 pub const SCALE_FLOOR: u8 = 0;
 pub const SCALE_CEILING: u8 = 10;
 
+/// The fewest options a multiple-choice ballot may be asked to pick.
+pub const MIN_CHOICES: u8 = 1;
+
 /// A scale's end labels ("not at all", "very much"): short texts.
 pub const END_LABEL: TextRule = TextRule { max_chars: 100 };
 
@@ -124,9 +127,10 @@ impl Question {
     pub fn choice_bounds(&self) -> (usize, usize) {
         let n = self.options.len();
         match self.kind {
-            QuestionKind::Multiple => {
-                (self.min_choices.map_or(1, usize::from), self.max_choices.map_or(n, usize::from))
-            }
+            QuestionKind::Multiple => (
+                self.min_choices.map_or(usize::from(MIN_CHOICES), usize::from),
+                self.max_choices.map_or(n, usize::from),
+            ),
             QuestionKind::Ranked => (1, n),
             QuestionKind::Single | QuestionKind::Scale => (1, 1),
         }
@@ -220,13 +224,13 @@ pub(super) fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Q
     if kind == QuestionKind::Multiple {
         let n = u8::try_from(q.options.len()).unwrap_or(u8::MAX);
         let min = match field(obj, at, Key::MinChoices) {
-            None => Some(1),
-            Some((v, p)) => errs.take(p, small_int(v, 1, n)),
+            None => Some(MIN_CHOICES),
+            Some((v, p)) => errs.take(p, small_int(v, MIN_CHOICES, n)),
         };
         let max = match (field(obj, at, Key::MaxChoices), min) {
             (None, _) => Some(n),
             (Some((v, p)), Some(min)) => errs.take(p, small_int(v, min, n)),
-            (Some((v, p)), None) => errs.take(p, small_int(v, 1, n)),
+            (Some((v, p)), None) => errs.take(p, small_int(v, MIN_CHOICES, n)),
         };
         q.min_choices = Some(min?);
         q.max_choices = Some(max?);

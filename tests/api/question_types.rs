@@ -257,7 +257,8 @@ fn a_language_version_of_a_scale_carries_its_end_labels() {
     resp.assert_status(200);
     assert_eq!(
         resp.json()["translations"]["fr"]["questions"][1],
-        json!({"label": "Quelle faim ?", "options": [], "minLabel": "Pas du tout", "maxLabel": "Affamé"})
+        // Like the poll's own scale question, its version has no options.
+        json!({"label": "Quelle faim ?", "minLabel": "Pas du tout", "maxLabel": "Affamé"})
     );
     // An empty list of options is a scale's too.
     let resp = server.patch_json(
