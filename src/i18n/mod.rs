@@ -281,6 +281,8 @@ pub struct Catalogue {
     pub field_required: &'static str,
     pub field_min_choices: &'static str,
     pub field_max_choices: &'static str,
+    /// What a blank "at least" / "at most" means.
+    pub field_choices_hint: &'static str,
     pub field_scale_min: &'static str,
     pub field_scale_max: &'static str,
     pub field_min_label: &'static str,

@@ -5,7 +5,11 @@
 // - copy buttons next to links;
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
-// - focus on the error summary of a form that came back with problems.
+// - focus on the error summary of a form that came back with problems;
+// - on the creation form, only the fields of each question's chosen type
+//   (without script all are shown; the server reads those of the type);
+// - on the vote form, "move up"/"move down" buttons for rankings, which keep
+//   the rank selects in step with the order of the rows.
 "use strict";
 
 (function () {
@@ -75,6 +79,19 @@
       } catch (e) { /* storage unavailable */ }
     }
   }
+
+  // Creation form: show the fields of the chosen type only.
+  Array.prototype.forEach.call(document.querySelectorAll("select[data-kind]"), function (select) {
+    var row = select.closest("fieldset");
+    if (!row) return;
+    function sync() {
+      Array.prototype.forEach.call(row.querySelectorAll("[data-kinds]"), function (el) {
+        el.hidden = el.getAttribute("data-kinds").split(" ").indexOf(select.value) < 0;
+      });
+    }
+    select.addEventListener("change", sync);
+    sync();
+  });
 
   var summary = document.querySelector("[data-focus]");
   if (summary) summary.focus();
