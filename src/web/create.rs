@@ -20,11 +20,11 @@ use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as uploa
 use crate::app::{Created, Links};
 use crate::client::ClientGroup;
 use crate::day::Day;
+use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{
     EXPIRY_DAYS, FieldError, Key, Lang, NewMedia, NewPoll, OPTIONS, Problem, QUESTIONS, QuestionKind, Seg, Slot,
     check_alt,
 };
-use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::i18n::endonym;
@@ -1063,7 +1063,8 @@ mod tests {
         assert_eq!(origins[1].options, [0, 2, 3]);
         assert!(origins[3].options.is_empty());
         let poll = NewPoll::from_json(&body).map_err(|e| format!("{e:?}"));
-        let kinds = poll.map(|p| p.questions.iter().map(|q| (q.kind, q.required, q.choice_bounds())).collect::<Vec<_>>());
+        let kinds =
+            poll.map(|p| p.questions.iter().map(|q| (q.kind, q.required, q.choice_bounds())).collect::<Vec<_>>());
         assert_eq!(
             kinds,
             Ok(vec![
