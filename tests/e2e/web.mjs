@@ -255,8 +255,9 @@ async function typesScenario(lang) {
   check(!(await page.isVisible("#f-q3o0")) && await page.isVisible("#f-q3-from"), "types: a scale row shows its ends and no options");
   await page.fill("#f-q1-max", "2");
   await page.check("#f-q3-required");
-  await page.selectOption("#f-q3-from", "1");
-  await page.selectOption("#f-q3-to", "5");
+  // The longest scale: eleven segments must still fit a phone.
+  await page.selectOption("#f-q3-from", "0");
+  await page.selectOption("#f-q3-to", "10");
   await page.fill("#f-q3-low", "No fun");
   await page.fill("#f-q3-high", "Great fun");
   await audit(page, `${lang}-types-create`);
@@ -288,9 +289,15 @@ async function typesScenario(lang) {
   check(said.includes("Go") && said.includes("1"), `types: the move is announced (${said})`);
   const focused = await page.evaluate(() => document.activeElement.getAttribute("data-move"));
   check(focused === "down", `types: focus stays on the row when its up button is used up (${focused})`);
-  await tabTo(page, "#q3-1", "the scale");
-  for (let n = 0; n < 3; n++) await page.keyboard.press("ArrowRight");
+  await tabTo(page, "#q3-0", "the scale");
+  for (let n = 0; n < 4; n++) await page.keyboard.press("ArrowRight");
   check(await page.isChecked("#q3-4"), "types: arrows pick a value on the scale");
+  await page.setViewportSize({ width: 360, height: 800 });
+  const shareWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  const segment = await page.locator("label[for=q3-10]").boundingBox();
+  check(shareWidth <= 360 && segment && segment.width >= 24 && segment.height >= 24,
+    `types: the share page fits 360 px with targets of 24 px or more (${shareWidth}, ${JSON.stringify(segment)})`);
+  await page.setViewportSize({ width: 1280, height: 800 });
   await audit(page, `${lang}-types-share`);
   await page.focus("#q3-4");
   await page.keyboard.press("Enter");
@@ -306,7 +313,7 @@ async function typesScenario(lang) {
   const ranking = await cells("result-q2-ranking");
   check(ranking[0][0] === "1st" && ranking[0][1] === "Go" && ranking[1][1] === "Chess", `types: the ranking's places (${JSON.stringify(ranking)})`);
   const scale = await cells("result-q3");
-  check(scale.map((r) => r[1]).join() === "0,0,0,1,0", `types: the scale's histogram (${JSON.stringify(scale)})`);
+  check(scale.map((r) => r[1]).join() === "0,0,0,0,1,0,0,0,0,0,0", `types: the scale's histogram (${JSON.stringify(scale)})`);
   const summary = await page.textContent("#result-q3-summary");
   check(/Mean: 4\b/.test(summary) && /Median: 4\b/.test(summary), `types: mean and median (${summary})`);
   await page.click("details.pairwise summary");
@@ -316,6 +323,30 @@ async function typesScenario(lang) {
   await page.setViewportSize({ width: 1280, height: 800 });
   await audit(page, `${lang}-types-results`);
   check(errors.length === 0, `types: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+  await typesWithoutScript(share);
+}
+
+// Without script every field of the creation form is there, and a ranking
+// is answered with its selects alone.
+async function typesWithoutScript(share) {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 360, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${base}/?lang=en`);
+  check(await page.isVisible("#f-q0-min") && await page.isVisible("#f-q0-from") && await page.isVisible("#f-q0o0"),
+    "no script: the creation form shows the fields of every type");
+  await page.screenshot({ path: join(shots, "en-types-create-noscript-360.png"), fullPage: true });
+  await page.goto(share);
+  check(!(await page.locator("button[data-move]").first().isVisible()), "no script: no move buttons");
+  await page.selectOption("#q2r1", "1");
+  await page.selectOption("#q2r0", "2");
+  await page.check("#q3-7");
+  await page.screenshot({ path: join(shots, "en-types-share-noscript-360.png"), fullPage: true });
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#voted");
+  await page.goto(share + "/results");
+  const firsts = await page.locator("#result-q2 tbody tr td.num >> nth=2").innerText();
+  check(firsts === "1", `no script: the ranking sent with selects counts (Darts first: ${firsts})`);
   await context.close();
 }
 
