@@ -212,7 +212,13 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             @if let Some(ranked) = &figures.ranked {
                 div.table-wrap {
                     table.tally.ranking id=(format!("result-q{i}-ranking")) {
-                        caption { span lang=[clang] { (texts.label.as_str()) } " · " (t.ranking_heading) }
+                        // The question is named once on screen: here, above
+                        // the ranking; the tables after it name it for
+                        // screen readers only.
+                        caption {
+                            span lang=[clang] { (texts.label.as_str()) }
+                            span.answered { (t.ranking_heading) " · " ((t.answered)(answered)) }
+                        }
                         thead { tr { th scope="col" { (t.col_place) } th scope="col" { (t.col_answer) } } }
                         tbody {
                             @for (k, place) in ranked.places() {
@@ -238,7 +244,11 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             }
             div.table-wrap {
                 table.tally id=(format!("result-q{i}")) {
-                    (caption)
+                    @if figures.ranked.is_some() {
+                        caption.sub { span.visually-hidden lang=[clang] { (texts.label.as_str()) " · " } (t.first_choices) }
+                    } @else {
+                        (caption)
+                    }
                     thead { tr { th scope="col" { (t.col_answer) } th scope="col" .num { (count_heading) } th scope="col" .num { (t.col_share) } } }
                     tbody {
                         @for (o, f) in texts.options.iter().zip(&figures.options) {
