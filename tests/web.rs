@@ -262,7 +262,10 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
     let api = server.get(&format!("/api/polls/{id}")).json();
     assert_eq!(api["title"], "Lunch");
     assert_eq!(api["resultsPublic"], true);
-    assert_eq!(api["questions"], json!([{"type": "single", "label": "Where?", "options": ["Pizza", "Sushi"]}]));
+    assert_eq!(
+        api["questions"],
+        json!([{"type": "single", "label": "Where?", "options": ["Pizza", "Sushi"], "required": false}])
+    );
     assert_eq!(server.delete(id, token).status, 204, "the admin key works");
 }
 
@@ -983,4 +986,308 @@ fn the_creation_form_and_the_admin_page_set_the_settings() {
         (&p["resultsVisibility"], &p["closesOn"], &p["status"]),
         (&json!("afterVote"), &json!(today()), &json!("closed"))
     );
+}
+
+// ---------------------------------------------------------------------------
+// Question types: multiple choice, rankings and scales
+// ---------------------------------------------------------------------------
+
+/// The cells of table `id` in a page: per body row, the row header's text
+/// and the texts of its cells, tags dropped.
+fn table_rows(html: &str, id: &str) -> Vec<Vec<String>> {
+    let start = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no table {id} in page:\n{html}"));
+    let table = &html[start..];
+    let table = &table[..table.find("</table>").expect("end of table")];
+    let body = &table[table.find("<tbody>").expect("tbody")..];
+    let text = |s: &str| {
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in s.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.trim().to_owned()
+    };
+    body.split("<tr")
+        .skip(1)
+        .map(|row| row.split("<t").skip(1).map(|cell| text(&format!("<t{cell}"))).collect())
+        .collect()
+}
+
+/// The counts column of an options or scale table: `(answer, count)`.
+fn counts(html: &str, id: &str) -> Vec<(String, String)> {
+    table_rows(html, id).into_iter().map(|r| (r[0].clone(), r[1].clone())).collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+/// Issue 14: a poll with one question of each type is made in the creation
+/// form, answered on the share page through each type's fields, and the
+/// results page counts what was sent.
+#[test]
+fn each_question_type_is_created_in_the_form_answered_and_counted() {
+    let server = Server::start();
+    let ip = Server::fresh_client_ip();
+    let code = once(&server);
+    let resp = post_form(
+        &server,
+        "/",
+        &ip,
+        &[
+            ("once", &code),
+            ("title", "Team day"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("results", "public"),
+            ("q0", "Where?"),
+            ("q0type", "single"),
+            ("q0o0", "Park"),
+            ("q0o1", "Lake"),
+            ("q0from", "1"),
+            ("q0to", "5"),
+            ("q1", "Snacks?"),
+            ("q1type", "multiple"),
+            ("q1required", "1"),
+            ("q1o0", "Nuts"),
+            ("q1o1", "Fruit"),
+            ("q1o2", ""),
+            ("q1o3", "Cake"),
+            ("q1min", ""),
+            ("q1max", "2"),
+            ("q1from", "1"),
+            ("q1to", "5"),
+            ("q2", "Which games, in order?"),
+            ("q2type", "ranked"),
+            ("q2o0", "Chess"),
+            ("q2o1", "Darts"),
+            ("q2o2", "Go"),
+            ("q2from", "1"),
+            ("q2to", "5"),
+            ("q3", "How much fun?"),
+            ("q3type", "scale"),
+            ("q3required", "1"),
+            // Options typed before choosing "scale" are not sent.
+            ("q3o0", "left over"),
+            ("q3from", "1"),
+            ("q3to", "5"),
+            ("q3low", "None"),
+            ("q3high", "Lots"),
+        ],
+    );
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let share = input_value(&resp.text(), "id=\"link-share\"");
+    let id = share.rsplit('/').next().unwrap().to_owned();
+    let api = server.get(&format!("/api/polls/{id}")).json();
+    assert_eq!(
+        api["questions"],
+        json!([
+            {"type": "single", "label": "Where?", "options": ["Park", "Lake"], "required": false},
+            {"type": "multiple", "label": "Snacks?", "options": ["Nuts", "Fruit", "Cake"], "required": true,
+             "minChoices": 1, "maxChoices": 2},
+            {"type": "ranked", "label": "Which games, in order?", "options": ["Chess", "Darts", "Go"], "required": false},
+            {"type": "scale", "label": "How much fun?", "required": true, "scaleMin": 1, "scaleMax": 5,
+             "minLabel": "None", "maxLabel": "Lots"},
+        ]),
+        "{api}"
+    );
+
+    // The share page has each type's widget, with its fields' names.
+    let page = server.get(&format!("/p/{id}")).text();
+    assert!(page.contains(r#"type="checkbox" id="q1-2" name="q1" value="2""#), "{page}");
+    assert!(page.contains("Choose up to 2 answers."), "{page}");
+    assert!(page.contains(r#"<select id="q2r1" name="q2r1" aria-label="Rank of Darts">"#), "{page}");
+    assert!(
+        page.contains(r#"type="radio" id="q3-5" name="q3" value="5" aria-describedby="q3-high" required"#),
+        "{page}"
+    );
+    assert!(page.contains(r#"id="q3-low" lang"#) || page.contains(r#"id="q3-low">None<"#), "{page}");
+
+    let ballots: [&[(&str, &str)]; 3] = [
+        &[("q0", "1"), ("q1", "0"), ("q1", "2"), ("q2r0", "2"), ("q2r1", "1"), ("q2r2", ""), ("q3", "4")],
+        &[("q0", "1"), ("q1", "1"), ("q2r0", "1"), ("q2r1", "2"), ("q2r2", "3"), ("q3", "5")],
+        // Question 1 left out, only one game ranked.
+        &[("q1", "0"), ("q2r1", "1"), ("q3", "4")],
+    ];
+    for b in ballots {
+        let (resp, _) = vote_form(&server, &id, &Server::fresh_client_ip(), b);
+        assert_eq!(resp.status, 200, "{b:?}: {}", resp.text());
+    }
+
+    let html = server.get(&format!("/p/{id}/results")).text();
+    assert_eq!(counts(&html, "result-q0"), pairs(&[("Park", "0"), ("Lake", "2")]));
+    assert_eq!(counts(&html, "result-q1"), pairs(&[("Nuts", "2"), ("Fruit", "1"), ("Cake", "1")]));
+    // First choices: Darts twice, Chess once.
+    assert_eq!(counts(&html, "result-q2"), pairs(&[("Chess", "1"), ("Darts", "2"), ("Go", "0")]));
+    // Darts beats Chess 2:1, and both beat Go.
+    assert_eq!(
+        table_rows(&html, "result-q2-ranking"),
+        [["1st", "Darts"], ["2nd", "Chess"], ["3rd", "Go"]].map(|r| r.map(str::to_owned).to_vec())
+    );
+    let pairwise = table_rows(&html, "result-q2-pairwise");
+    // The third ballot leaves Chess and Go unranked: tied, neither above.
+    assert_eq!(pairwise[0], ["Chess", "–", "1", "2"], "{pairwise:?}");
+    assert_eq!(pairwise[1], ["Darts", "2", "–", "3"], "{pairwise:?}");
+    assert_eq!(counts(&html, "result-q3"), pairs(&[("1", "0"), ("2", "0"), ("3", "0"), ("4", "2"), ("5", "1")]));
+    assert!(html.contains(r#"<strong class="mean">4.33</strong>"#), "{html}");
+    assert!(html.contains(r#"<strong class="median">4</strong>"#), "{html}");
+    let json = server.get(&format!("/api/polls/{id}/results")).json();
+    assert_eq!(json["questions"][3]["mean"], json!(4.33), "{json}");
+    assert_eq!(json["totalResponses"], 3);
+}
+
+/// Options nobody ranked apart share a place, and the page says so.
+#[test]
+fn a_shared_place_in_a_ranking_is_shown_as_shared() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsPublic"] = json!(true);
+    body["lang"] = json!("fr");
+    body["questions"] = json!([{"type": "ranked", "label": "Ordre ?", "options": ["Un", "Deux", "Trois"]}]);
+    let poll = server.create_poll(&body);
+    let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), &[("q0r2", "1")]);
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    let html = server.get(&format!("/p/{}/results", poll.id)).text();
+    let rows = table_rows(&html, "result-q0-ranking");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0], ["1er", "Trois"]);
+    assert_eq!(rows[1][0], "2e ex æquo");
+    assert!(html.contains("<ul class=\"tied\"><li>Un</li><li>Deux</li></ul>"), "{html}");
+    assert!(html.contains(r#"role="region" tabindex="0" aria-labelledby="result-q0-pairwise-caption""#), "{html}");
+}
+
+/// A ballot that breaks its question's rules comes back (422) with the form,
+/// what was entered and a message; a value no form of ours sends is a 400;
+/// a field the poll's questions do not take is a changed form. Nothing is
+/// counted, and the same form, mended, still works.
+#[test]
+fn refused_ballots_come_back_with_the_form_and_what_was_entered() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsPublic"] = json!(true);
+    body["questions"] = json!([
+        {"type": "multiple", "label": "Pick", "options": ["a", "b", "c", "d"], "minChoices": 2, "maxChoices": 3},
+        {"type": "ranked", "label": "Rank", "options": ["x", "y", "z"]},
+        {"type": "scale", "label": "Rate", "scaleMin": 1, "scaleMax": 5, "required": true},
+        {"label": "One", "options": ["p", "q"]},
+    ]);
+    let poll = server.create_poll(&body);
+    let path = format!("/p/{}", poll.id);
+    type Case<'a> = (&'a [(&'a str, &'a str)], u16, &'a str, &'a [&'a str]);
+    let cases: [Case; 10] = [
+        (
+            &[("q0", "1"), ("q2", "3")],
+            422,
+            "Question 1: choose between 2 and 3 answers.",
+            &[r#"id="q0-1" name="q0" value="1" checked"#],
+        ),
+        (
+            &[("q0", "0"), ("q0", "1"), ("q0", "2"), ("q0", "3"), ("q2", "3")],
+            422,
+            "Question 1: choose between 2 and 3 answers.",
+            &[r#"id="q0-3" name="q0" value="3" checked"#],
+        ),
+        (
+            &[("q1r0", "1"), ("q1r1", "1"), ("q2", "3")],
+            422,
+            "Question 2: two options have the same rank.",
+            &[
+                r#"<select id="q1r1" name="q1r1" aria-label="Rank of y"><option value="">Not ranked</option><option value="1" selected>"#,
+            ],
+        ),
+        (
+            &[("q1r0", "1"), ("q1r2", "3"), ("q2", "3")],
+            422,
+            "Question 2: the ranks must run 1, 2, 3",
+            &[r#"<option value="3" selected>3</option>"#],
+        ),
+        (
+            &[("q0", "0"), ("q0", "2"), ("q2", "7")],
+            422,
+            "Question 3: choose a value from 1 to 5.",
+            &[r#"id="q0-2" name="q0" value="2" checked"#],
+        ),
+        (&[("q3", "1")], 422, "Question 3 needs an answer.", &[r#"id="q3-1" name="q3" value="1" checked"#]),
+        (&[("q3", "9"), ("q2", "3")], 400, "", &[]),
+        (&[("q1r0", "4"), ("q2", "3")], 400, "", &[]),
+        (&[("q0r1", "1"), ("q2", "3")], 422, "This form was changed", &[]),
+        (&[("q1", "0"), ("q2", "3")], 422, "This form was changed", &[]),
+    ];
+    for (fields, status, message, kept) in cases {
+        let token = ballot(&server.get(&path).text());
+        let mut all = vec![("ballot", token.as_str())];
+        all.extend_from_slice(fields);
+        let resp = post_form(&server, &path, &Server::fresh_client_ip(), &all);
+        assert_eq!(resp.status, status, "{fields:?}: {}", resp.describe());
+        if status == 422 {
+            let html = resp.text();
+            assert!(html.contains(message), "{fields:?}: no {message:?} in\n{html}");
+            assert!(ballot_code(&html).is_some(), "{fields:?}: the form comes back");
+            for k in kept {
+                assert!(html.contains(k), "{fields:?}: {k} not kept in\n{html}");
+            }
+        }
+        // Mended, the same form counts.
+        let fixed = post_form(
+            &server,
+            &path,
+            &Server::fresh_client_ip(),
+            &[("ballot", &token), ("q0", "0"), ("q0", "1"), ("q1r2", "1"), ("q2", "2")],
+        );
+        assert_eq!(fixed.status, 200, "{fields:?}: {}", fixed.describe());
+    }
+    assert_eq!(total(&server, &poll), 10, "only the mended forms count");
+    let json = server.get(&format!("/api/polls/{}/results", poll.id)).json();
+    assert_eq!(json["questions"][2]["distribution"][1], json!({"value": 2, "count": 10}), "{json}");
+}
+
+/// The creation form's type fields: their problems are shown at them, with
+/// what was typed kept.
+#[test]
+fn the_creation_form_shows_type_problems_at_their_fields() {
+    let server = Server::start();
+    let resp = post_form(
+        &server,
+        "/",
+        &Server::fresh_client_ip(),
+        &[
+            ("title", "Checks"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("q0", "Pick"),
+            ("q0type", "multiple"),
+            ("q0o0", "a"),
+            ("q0o1", "b"),
+            ("q0o2", "c"),
+            ("q0min", "3"),
+            ("q0max", "2"),
+            ("q1", "Rate"),
+            ("q1type", "scale"),
+            ("q1from", "6"),
+            ("q1to", "4"),
+            ("q1high", "Best"),
+        ],
+    );
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    let html = resp.text();
+    for (id, message) in
+        [("f-q0-max", "Enter a whole number from 3 to 3."), ("f-q1-to", "Enter a whole number from 7 to 10.")]
+    {
+        assert!(html.contains(&format!(r#"<p class="field-error" id="{id}-error">{message}</p>"#)), "{id}: {html}");
+        assert!(html.contains(&format!(r##"<a href="#{id}">"##)), "{id}: summary link");
+        assert!(
+            html.contains(&format!(r#"aria-describedby="{id}-error""#)) || html.contains(&format!(r#" {id}-error""#)),
+            "{id}"
+        );
+    }
+    assert!(html.contains(r#"<option value="multiple" selected>Several answers</option>"#), "{html}");
+    assert!(html.contains(r#"<option value="scale" selected>Scale</option>"#), "{html}");
+    assert!(html.contains(r#"name="q0min" value="3""#), "{html}");
+    assert!(html.contains(r#"<option value="6" selected>6</option>"#), "{html}");
+    assert!(html.contains(r#"name="q1high" value="Best""#), "{html}");
 }

@@ -273,6 +273,10 @@ pub struct Catalogue {
     pub rank_of: fn(&str) -> String,
     pub rank_up: &'static str,
     pub rank_down: &'static str,
+    /// Said (politely) after a ranking changed: (option, rank).
+    pub rank_now: fn(&str, &str) -> String,
+    /// Said after an option left the ranking: (option).
+    pub rank_now_none: fn(&str) -> String,
     /// A scale question's hint: (min, max).
     pub scale_hint: fn(u8, u8) -> String,
     pub field_type: &'static str,
@@ -281,6 +285,8 @@ pub struct Catalogue {
     pub field_required: &'static str,
     pub field_min_choices: &'static str,
     pub field_max_choices: &'static str,
+    /// What a blank "at least" / "at most" means.
+    pub field_choices_hint: &'static str,
     pub field_scale_min: &'static str,
     pub field_scale_max: &'static str,
     pub field_min_label: &'static str,
@@ -297,6 +303,8 @@ pub struct Catalogue {
     pub ranking_heading: &'static str,
     /// A place in a ranking: 1 → "1st".
     pub place: fn(usize) -> String,
+    /// A place two or more options share: ("2nd") → "2nd (shared)".
+    pub place_shared: fn(&str) -> String,
     pub col_place: &'static str,
     pub pairwise_heading: &'static str,
     pub pairwise_hint: &'static str,

@@ -8,7 +8,7 @@
 //! resulting field paths are mapped back to the rows the person typed in.
 
 use maud::{Markup, html};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::WebWorker;
 use super::ballot::Verdict;
@@ -20,13 +20,42 @@ use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as uploa
 use crate::app::{Created, Links};
 use crate::client::ClientGroup;
 use crate::day::Day;
+use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{
-    EXPIRY_DAYS, FieldError, Key, Lang, NewMedia, NewPoll, OPTIONS, Problem, QUESTIONS, Seg, Slot, check_alt,
+    EXPIRY_DAYS, FieldError, Key, Lang, NewMedia, NewPoll, OPTIONS, Problem, QUESTIONS, QuestionKind, Seg, Slot,
+    check_alt,
 };
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::i18n::endonym;
 use crate::secret::{MediaId, PollId};
+
+/// The name suffixes of a question row's type fields: `q{i}{suffix}`, with
+/// the HTML id `f-q{i}-{suffix}` (docs/WEB.md).
+const TYPE: &str = "type";
+const REQUIRED: &str = "required";
+const MIN_CHOICES: &str = "min";
+const MAX_CHOICES: &str = "max";
+const SCALE_MIN: &str = "from";
+const SCALE_MAX: &str = "to";
+const MIN_LABEL: &str = "low";
+const MAX_LABEL: &str = "high";
+
+/// The form field of a question's API key, for the keys that have one of
+/// their own (the label and options have theirs).
+fn suffix(key: Key) -> Option<&'static str> {
+    Some(match key {
+        Key::Type => TYPE,
+        Key::Required => REQUIRED,
+        Key::MinChoices => MIN_CHOICES,
+        Key::MaxChoices => MAX_CHOICES,
+        Key::ScaleMin => SCALE_MIN,
+        Key::ScaleMax => SCALE_MAX,
+        Key::MinLabel => MIN_LABEL,
+        Key::MaxLabel => MAX_LABEL,
+        _ => return None,
+    })
+}
 
 /// Rows shown on a blank form.
 const START_QUESTIONS: usize = 2;
@@ -49,23 +78,115 @@ pub struct Draft {
     pub questions: Vec<DraftQuestion>,
 }
 
+/// A question row as typed. Every field of every type is kept, so that a
+/// person who switches the type and back finds what they typed; only the
+/// fields of the chosen type go into the API body.
 #[derive(Clone, Debug, Default)]
 pub struct DraftQuestion {
     pub label: String,
+    /// The type's API code (`single`, …), as sent; empty means single.
+    pub kind: String,
+    pub required: bool,
     pub options: Vec<String>,
+    /// Multiple choice: blank means the API's default.
+    pub min_choices: String,
+    pub max_choices: String,
+    /// Scale: the two ends and their optional labels.
+    pub scale_min: String,
+    pub scale_max: String,
+    pub min_label: String,
+    pub max_label: String,
     pub media: SlotDraft,
 }
 
+/// The ends a new scale row offers (a common five-point scale).
+const DEFAULT_SCALE: (u8, u8) = (1, 5);
+
 impl DraftQuestion {
     fn blank() -> DraftQuestion {
-        DraftQuestion { label: String::new(), options: vec![String::new(); START_OPTIONS], media: SlotDraft::default() }
+        DraftQuestion {
+            kind: QuestionKind::Single.as_str().to_owned(),
+            options: vec![String::new(); START_OPTIONS],
+            scale_min: DEFAULT_SCALE.0.to_string(),
+            scale_max: DEFAULT_SCALE.1.to_string(),
+            ..DraftQuestion::default()
+        }
     }
 
-    /// A row with nothing typed and no file is left out; a row with only a
-    /// file is not, so that its missing label is pointed out.
-    fn is_blank(&self) -> bool {
-        self.label.trim().is_empty() && self.options.iter().all(|o| o.trim().is_empty()) && self.media.is_empty()
+    /// The chosen type; `None` for a value no form of ours sends (the API's
+    /// check then reports it at the type field).
+    fn kind(&self) -> Option<QuestionKind> {
+        match self.kind.trim() {
+            "" => Some(QuestionKind::Single),
+            code => QuestionKind::from_code(code),
+        }
     }
+
+    /// A row with nothing typed in the fields of its type and no file is
+    /// left out; a row with only a file is not, so that its missing label is
+    /// pointed out. Selects and the checkbox always hold a value, so they
+    /// make no row.
+    fn is_blank(&self) -> bool {
+        let typed = |s: &String| !s.trim().is_empty();
+        let kind = self.kind().unwrap_or(QuestionKind::Single);
+        let options = kind.has_options() && self.options.iter().any(typed);
+        let choices = kind == QuestionKind::Multiple && (typed(&self.min_choices) || typed(&self.max_choices));
+        let labels = kind == QuestionKind::Scale && (typed(&self.min_label) || typed(&self.max_label));
+        !typed(&self.label) && !options && !choices && !labels && self.media.is_empty()
+    }
+
+    /// This row's question in the API's JSON, and which options went in.
+    fn to_json(&self) -> (Value, Vec<usize>) {
+        let mut q = Map::new();
+        q.insert("label".into(), json!(self.label));
+        let kind = self.kind();
+        match kind {
+            // Single is the API's default: a single-choice body stays as it
+            // always was.
+            Some(QuestionKind::Single) => {}
+            Some(k) => {
+                q.insert("type".into(), json!(k.as_str()));
+            }
+            None => {
+                q.insert("type".into(), json!(self.kind));
+            }
+        }
+        if self.required {
+            q.insert("required".into(), json!(true));
+        }
+        let kind = kind.unwrap_or(QuestionKind::Single);
+        let mut kept = Vec::new();
+        if kind.has_options() {
+            kept = (0..self.options.len()).filter(|&j| !self.options[j].trim().is_empty()).collect();
+            q.insert("options".into(), json!(kept.iter().map(|&j| self.options[j].as_str()).collect::<Vec<_>>()));
+        }
+        let mut put = |key: Key, value: &str, optional: bool| {
+            if !(optional && value.trim().is_empty()) {
+                q.insert(key.name().into(), number_or_text(value));
+            }
+        };
+        if kind == QuestionKind::Multiple {
+            put(Key::MinChoices, &self.min_choices, true);
+            put(Key::MaxChoices, &self.max_choices, true);
+        }
+        if kind == QuestionKind::Scale {
+            put(Key::ScaleMin, &self.scale_min, false);
+            put(Key::ScaleMax, &self.scale_max, false);
+            // End labels are texts: a number typed there stays a text.
+            for (key, label) in [(Key::MinLabel, &self.min_label), (Key::MaxLabel, &self.max_label)] {
+                if !label.trim().is_empty() {
+                    q.insert(key.name().into(), json!(label));
+                }
+            }
+        }
+        (Value::Object(q), kept)
+    }
+}
+
+/// A number field's value as the API would get it from a client: a whole
+/// number when it is one, else the text, so the API's check names the field.
+fn number_or_text(value: &str) -> Value {
+    value.trim().parse::<i64>().map_or_else(|_| json!(value), |n| json!(n))
 }
 
 /// The field name of the poll's file ("pm") or question `i`'s ("q{i}m").
@@ -93,7 +214,8 @@ impl Draft {
     }
 
     /// Reads `title`, `lang`, `expiry`, the settings (`results`, `closes`,
-    /// `shuffle`), `q{i}` and `q{i}o{j}`.
+    /// `shuffle`), `q{i}` and `q{i}o{j}`, and per question the fields of
+    /// the types (`q{i}{suffix}`, see [`QUESTION_FIELDS`]).
     /// Rows beyond the limits are ignored: the form never offers them.
     pub fn from_form(form: &Form) -> Draft {
         let (mut rows, mut cols) = (0usize, vec![0usize; QUESTIONS.max]);
@@ -113,10 +235,21 @@ impl Draft {
             }
         }
         let questions = (0..rows)
-            .map(|i| DraftQuestion {
-                label: form.text(&format!("q{i}")),
-                options: (0..cols[i]).map(|j| form.text(&format!("q{i}o{j}"))).collect(),
-                media: SlotDraft::default(),
+            .map(|i| {
+                let field = |suffix: &str| form.text(&format!("q{i}{suffix}"));
+                DraftQuestion {
+                    label: field(""),
+                    kind: field(TYPE),
+                    required: !field(REQUIRED).is_empty(),
+                    options: (0..cols[i]).map(|j| form.text(&format!("q{i}o{j}"))).collect(),
+                    min_choices: field(MIN_CHOICES),
+                    max_choices: field(MAX_CHOICES),
+                    scale_min: field(SCALE_MIN),
+                    scale_max: field(SCALE_MAX),
+                    min_label: field(MIN_LABEL),
+                    max_label: field(MAX_LABEL),
+                    media: SlotDraft::default(),
+                }
             })
             .collect();
         Draft {
@@ -164,11 +297,8 @@ impl Draft {
         let mut origins = Vec::new();
         let mut questions = Vec::new();
         for (row, q) in self.questions.iter().enumerate().filter(|(_, q)| !q.is_blank()) {
-            let kept: Vec<usize> = (0..q.options.len()).filter(|&j| !q.options[j].trim().is_empty()).collect();
-            questions.push(json!({
-                "label": q.label,
-                "options": kept.iter().map(|&j| q.options[j].as_str()).collect::<Vec<_>>(),
-            }));
+            let (question, kept) = q.to_json();
+            questions.push(question);
             origins.push(Origin { row, options: kept });
         }
         let expiry = self.expiry.trim().parse::<i64>().map_or_else(|_| json!(self.expiry), |n| json!(n));
@@ -242,6 +372,8 @@ enum Field {
     /// A question row's text.
     Question(usize),
     Option(usize, usize),
+    /// One of a question row's type fields, by its API key (see [`suffix`]).
+    Detail(usize, Key),
     /// The file of the poll (`None`) or of a question row.
     Media(Option<usize>),
     MediaAlt(Option<usize>),
@@ -259,6 +391,7 @@ impl Field {
             Field::QuestionSet(i) => format!("f-q{i}-set"),
             Field::Question(i) => format!("f-q{i}"),
             Field::Option(i, j) => format!("f-q{i}o{j}"),
+            Field::Detail(i, key) => format!("f-q{i}-{}", suffix(key).unwrap_or(TYPE)),
             Field::Media(row) => format!("f-{}", media_prefix(row)),
             Field::MediaAlt(row) => format!("f-{}-alt", media_prefix(row)),
         }
@@ -276,6 +409,7 @@ impl Field {
             Field::Questions => t.questions_heading.to_owned(),
             Field::QuestionSet(i) | Field::Question(i) => (t.question_legend)(i + 1),
             Field::Option(i, j) => format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
+            Field::Detail(i, key) => format!("{}, {}", (t.question_legend)(i + 1), detail_name(t, key)),
             Field::Media(None) => format!("{}, {}", t.media_poll_legend, t.media_file),
             Field::MediaAlt(None) => format!("{}, {}", t.media_poll_legend, t.media_alt),
             Field::Media(Some(i)) => format!("{}, {}", (t.question_legend)(i + 1), t.media_file),
@@ -303,11 +437,26 @@ impl Field {
                         Some(&j) => Field::Option(o.row, j),
                         None => Field::QuestionSet(o.row),
                     },
+                    [K(key)] if suffix(*key).is_some() => Field::Detail(o.row, *key),
                     _ => Field::QuestionSet(o.row),
                 })
             }
             _ => None,
         }
+    }
+}
+
+/// The label of a question's type field.
+fn detail_name(t: &crate::i18n::Catalogue, key: Key) -> &'static str {
+    match key {
+        Key::Required => t.field_required,
+        Key::MinChoices => t.field_min_choices,
+        Key::MaxChoices => t.field_max_choices,
+        Key::ScaleMin => t.field_scale_min,
+        Key::ScaleMax => t.field_scale_max,
+        Key::MinLabel => t.field_min_label,
+        Key::MaxLabel => t.field_max_label,
+        _ => t.field_type,
     }
 }
 
@@ -493,6 +642,111 @@ fn text_field(
     }
 }
 
+/// The types whose questions list options (`data-kinds`: the script shows
+/// a group only for the types it names; without script all are shown, and
+/// the server reads only the fields of the chosen type).
+const WITH_OPTIONS: &str = "single multiple ranked";
+
+/// A question row's field `f-q{i}-{suffix}` (named `q{i}{suffix}`): its
+/// id, name and the problems at it.
+fn detail<'a>(i: usize, suffix: &str, p: &'a Problems) -> (String, String, Vec<&'a str>) {
+    let id = format!("f-q{i}-{suffix}");
+    let errors = p.of(&id);
+    (id, format!("q{i}{suffix}"), errors)
+}
+
+/// The type select and the "required" box of question row `i`.
+fn type_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Option<&str>) -> Markup {
+    let t = ctx.t;
+    let (id, name, errors) = detail(i, TYPE, p);
+    let (req_id, req_name, _) = detail(i, REQUIRED, p);
+    let chosen = q.kind();
+    html! {
+        div.field.kind {
+            label for=(id) { (t.field_type) }
+            (errors_of(&id, &errors))
+            select id=(id) name=(name) data-kind
+                aria-invalid=[(!errors.is_empty()).then_some("true")]
+                aria-describedby=[described(&id, false, &errors)]
+                autofocus[focus == Some(id.as_str())] {
+                @for (kind, label) in QuestionKind::KINDS.iter().zip(t.type_names) {
+                    option value=(kind.as_str()) selected[chosen == Some(*kind)] { (label) }
+                }
+            }
+        }
+        div.field.check {
+            input type="checkbox" id=(req_id) name=(req_name) value="1" checked[q.required];
+            label for=(req_id) { (t.field_required) }
+        }
+    }
+}
+
+/// How many answers a multiple-choice question takes (blank: the API's
+/// defaults, which the hint states).
+fn choice_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Option<&str>) -> Markup {
+    let t = ctx.t;
+    let hint_id = format!("f-q{i}-choices-hint");
+    let max = OPTIONS.max;
+    html! {
+        fieldset.kind-group data-kinds="multiple" {
+            legend { (t.type_names[1]) }
+            p.hint id=(hint_id) { (t.field_choices_hint) }
+            div.pair {
+                @for (suffix, label, value) in [(MIN_CHOICES, t.field_min_choices, &q.min_choices), (MAX_CHOICES, t.field_max_choices, &q.max_choices)] {
+                    @let (id, name, errors) = detail(i, suffix, p);
+                    div.field {
+                        label for=(id) { (label) }
+                        (errors_of(&id, &errors))
+                        input type="number" id=(id) name=(name) value=(value) min="1" max=(max) step="1" inputmode="numeric"
+                            aria-invalid=[(!errors.is_empty()).then_some("true")]
+                            aria-describedby=(described_by(&hint_id, &id, &errors))
+                            autofocus[focus == Some(id.as_str())];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The ends of a scale and their optional labels.
+fn scale_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Option<&str>) -> Markup {
+    let t = ctx.t;
+    let ends = [
+        (SCALE_MIN, t.field_scale_min, &q.scale_min, SCALE_FLOOR..=SCALE_CEILING - 1),
+        (SCALE_MAX, t.field_scale_max, &q.scale_max, SCALE_FLOOR + 1..=SCALE_CEILING),
+    ];
+    html! {
+        fieldset.kind-group data-kinds="scale" {
+            legend { (t.type_names[3]) }
+            div.pair {
+                @for (suffix, label, value, values) in ends {
+                    @let (id, name, errors) = detail(i, suffix, p);
+                    div.field {
+                        label for=(id) { (label) }
+                        (errors_of(&id, &errors))
+                        select id=(id) name=(name)
+                            aria-invalid=[(!errors.is_empty()).then_some("true")]
+                            aria-describedby=[described(&id, false, &errors)]
+                            autofocus[focus == Some(id.as_str())] {
+                            @for v in values {
+                                option value=(v) selected[value.trim() == v.to_string()] { (v) }
+                            }
+                        }
+                    }
+                }
+            }
+            (text_field(&format!("f-q{i}-{MIN_LABEL}"), &format!("q{i}{MIN_LABEL}"), t.field_min_label, &q.min_label, None, END_LABEL.max_chars, p, focus))
+            (text_field(&format!("f-q{i}-{MAX_LABEL}"), &format!("q{i}{MAX_LABEL}"), t.field_max_label, &q.max_label, None, END_LABEL.max_chars, p, focus))
+        }
+    }
+}
+
+/// `aria-describedby` for a field described by a shared hint and its own
+/// errors.
+fn described_by(hint_id: &str, id: &str, errors: &[&str]) -> String {
+    if errors.is_empty() { hint_id.to_owned() } else { format!("{hint_id} {id}-error") }
+}
+
 fn summary(ctx: &Ctx, p: &Problems) -> Markup {
     html! {
         @if !p.is_empty() {
@@ -552,15 +806,20 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                         legend { ((t.question_legend)(i + 1)) }
                         (errors_of(&set_id, &p.of(&set_id)))
                         (text_field(&format!("f-q{i}"), &format!("q{i}"), t.field_question, &q.label, None, crate::domain::LABEL.max_chars, p, focus))
-                        ol.options {
-                            @for (j, o) in q.options.iter().enumerate() {
-                                li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
+                        (type_fields(ctx, i, q, p, focus))
+                        div data-kinds=(WITH_OPTIONS) {
+                            ol.options {
+                                @for (j, o) in q.options.iter().enumerate() {
+                                    li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
+                                }
                             }
                         }
+                        (choice_fields(ctx, i, q, p, focus))
+                        (scale_fields(ctx, i, q, p, focus))
                         (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: t.media_question_legend, unfolded: false }, &q.media, p, focus, uploads))
                         div.row-actions {
                             @if q.options.len() < OPTIONS.max {
-                                button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate { (t.add_option) }
+                                button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate data-kinds=(WITH_OPTIONS) { (t.add_option) }
                             }
                             @if i > 0 {
                                 button.secondary type="submit" name="action" value=(format!("up-{i}")) formnovalidate { (t.move_up) }
@@ -729,11 +988,169 @@ mod tests {
         assert_eq!(body["questions"], json!([{"label": "Where?", "options": ["Here", "Here"]}]));
         assert_eq!(body["resultsVisibility"], json!("public"));
         let errors = NewPoll::from_json(&body).unwrap_err();
-        let ctx = Ctx::new(super::super::lang::Choice { lang: Lang::En, explicit: false }, "/");
-        let p = problems(&ctx, &errors, &origins);
+        let p = problems(&en(), &errors, &origins);
         assert_eq!(p.fields.len(), 1, "{p:?}");
         assert_eq!(p.fields[0].id, "f-q1o2");
         assert_eq!(p.fields[0].name, "Question 2, Answer 3");
+    }
+
+    fn uploads() -> Uploads {
+        Uploads::new(crate::media::Limits::default(), 1 << 20, 1 << 20).unwrap()
+    }
+
+    fn en() -> Ctx<'static> {
+        Ctx::new(super::super::lang::Choice { lang: Lang::En, explicit: false }, "/")
+    }
+
+    #[test]
+    fn each_type_sends_only_its_own_fields() {
+        let form = Form::from_pairs(&[
+            ("title", "T"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("q0", "Lunch?"),
+            ("q0type", "single"),
+            ("q0o0", "A"),
+            ("q0o1", "B"),
+            ("q0min", "2"),
+            ("q0from", "1"),
+            ("q0to", "5"),
+            ("q0low", "never"),
+            ("q1", "Toppings?"),
+            ("q1type", "multiple"),
+            ("q1required", "1"),
+            ("q1o0", "Ham"),
+            ("q1o1", ""),
+            ("q1o2", "Egg"),
+            ("q1o3", "Olive"),
+            ("q1min", " 2 "),
+            ("q1max", ""),
+            ("q1from", "1"),
+            ("q1to", "5"),
+            ("q2", "Order?"),
+            ("q2type", "ranked"),
+            ("q2o0", "X"),
+            ("q2o1", "Y"),
+            ("q2max", "1"),
+            ("q3", "How good?"),
+            ("q3type", "scale"),
+            ("q3required", "1"),
+            ("q3o0", "left over from another type"),
+            ("q3min", "1"),
+            ("q3from", "0"),
+            ("q3to", "10"),
+            ("q3low", "bad"),
+            ("q3high", " "),
+            // A scale row with only its selects set is blank: no row.
+            ("q4", ""),
+            ("q4type", "scale"),
+            ("q4from", "1"),
+            ("q4to", "5"),
+            ("q4o0", "ignored too"),
+        ]);
+        let draft = Draft::from_form(&form);
+        let (body, origins) = draft.to_json();
+        assert_eq!(
+            body["questions"],
+            json!([
+                {"label": "Lunch?", "options": ["A", "B"]},
+                {"label": "Toppings?", "type": "multiple", "required": true, "options": ["Ham", "Egg", "Olive"], "minChoices": 2},
+                {"label": "Order?", "type": "ranked", "options": ["X", "Y"]},
+                {"label": "How good?", "type": "scale", "required": true, "scaleMin": 0, "scaleMax": 10, "minLabel": "bad"},
+            ])
+        );
+        assert_eq!(origins.iter().map(|o| o.row).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(origins[1].options, [0, 2, 3]);
+        assert!(origins[3].options.is_empty());
+        let poll = NewPoll::from_json(&body).map_err(|e| format!("{e:?}"));
+        let kinds =
+            poll.map(|p| p.questions.iter().map(|q| (q.kind, q.required, q.choice_bounds())).collect::<Vec<_>>());
+        assert_eq!(
+            kinds,
+            Ok(vec![
+                (QuestionKind::Single, false, (1, 1)),
+                (QuestionKind::Multiple, true, (2, 3)),
+                (QuestionKind::Ranked, false, (1, 2)),
+                (QuestionKind::Scale, true, (1, 1)),
+            ])
+        );
+    }
+
+    #[test]
+    fn a_blank_form_starts_every_row_as_single_choice_on_a_five_point_scale() {
+        let d = Draft::blank(Lang::En);
+        assert!(d.questions.iter().all(|q| q.kind == "single" && q.scale_min == "1" && q.scale_max == "5"));
+        let (body, _) = d.to_json();
+        assert_eq!(body["questions"], json!([]));
+    }
+
+    #[test]
+    fn problems_of_type_fields_map_back_to_those_fields() {
+        let form = Form::from_pairs(&[
+            ("title", "T"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("q0", ""),
+            ("q1", "Toppings?"),
+            ("q1type", "multiple"),
+            ("q1o0", "Ham"),
+            ("q1o1", "Egg"),
+            ("q1min", "3"),
+            ("q1max", "two"),
+            ("q2", "How good?"),
+            ("q2type", "scale"),
+            ("q2from", "5"),
+            ("q2to", "5"),
+            ("q2low", &"x".repeat(END_LABEL.max_chars + 1)),
+            ("q3", "Odd"),
+            ("q3type", "bogus"),
+            ("q3o0", "a"),
+            ("q3o1", "b"),
+        ]);
+        let (body, origins) = Draft::from_form(&form).to_json();
+        let errors = NewPoll::from_json(&body).unwrap_err();
+        let p = problems(&en(), &errors, &origins);
+        let found: Vec<(&str, &str)> = p.fields.iter().map(|f| (f.id.as_str(), f.name.as_str())).collect();
+        for (id, name) in [
+            ("f-q1-min", "Question 2, At least (answers)"),
+            ("f-q1-max", "Question 2, At most (answers)"),
+            ("f-q2-to", "Question 3, To"),
+            ("f-q2-low", "Question 3, Label at the low end (optional)"),
+            ("f-q3-type", "Question 4, Type of question"),
+        ] {
+            assert!(found.contains(&(id, name)), "{id} not in {found:?}");
+        }
+        assert!(p.general.is_empty(), "{p:?}");
+        let t = crate::i18n::catalogue(Lang::En);
+        let at = |id: &str| p.of(id).join(" ");
+        assert_eq!(at("f-q1-min"), (t.err_range)(1, 2));
+        assert_eq!(at("f-q2-to"), (t.err_range)(6, 10));
+        assert_eq!(at("f-q2-low"), (t.err_too_long)(END_LABEL.max_chars));
+        assert_eq!(at("f-q3-type"), t.err_choice);
+        // Each message sits at its field in the page, which points to it.
+        let ctx = en();
+        let html = form_body(&ctx, &Draft::from_form(&form), &p, None, &uploads()).into_string();
+        for id in ["f-q1-min", "f-q1-max", "f-q2-to", "f-q2-low", "f-q3-type"] {
+            assert!(html.contains(&format!(r#"id="{id}-error""#)), "{id}");
+            assert!(html.contains(&format!(r##"href="#{id}""##)), "{id}");
+        }
+    }
+
+    #[test]
+    fn the_form_offers_every_type_with_its_fields_marked_for_the_script() {
+        let mut d = Draft::blank(Lang::En);
+        d.questions[1].kind = "scale".into();
+        d.questions[1].required = true;
+        let html = form_body(&en(), &d, &Problems::default(), None, &uploads()).into_string();
+        for name in ["q0type", "q0required", "q0min", "q0max", "q0from", "q0to", "q0low", "q0high", "q1o3"] {
+            assert!(html.contains(&format!(r#"name="{name}""#)), "{name}");
+        }
+        assert!(html.contains(r#"<option value="scale" selected>Scale</option>"#), "{html}");
+        assert!(html.contains(r#"id="f-q1-required" name="q1required" value="1" checked"#), "{html}");
+        assert!(html.contains(r#"<option value="5" selected>5</option>"#));
+        assert_eq!(html.matches(r#"data-kinds="scale""#).count(), 2);
+        assert_eq!(html.matches(r#"data-kinds="multiple""#).count(), 2);
+        assert!(html.contains(r#"aria-describedby="f-q0-choices-hint""#));
     }
 
     #[test]

@@ -130,36 +130,61 @@ fn question_fieldset(
                     }
                 }
                 QuestionKind::Ranked => {
-                    ol.ranking {
+                    // The script shows the move buttons and keeps the rows in
+                    // the order of their ranks; the live region says where a
+                    // moved option now is.
+                    ol.ranking data-ranking data-live=(format!("q{i}-live"))
+                        data-moved=((t.rank_now)("{option}", "{rank}")) data-unranked=((t.rank_now_none)("{option}")) {
                         @for j in order {
                             @let id = format!("q{i}r{j}");
+                            @let text = texts.options[j].as_str();
                             li.rank-row {
-                                select id=(id) name=(id) aria-label=((t.rank_of)(texts.options[j].as_str())) {
+                                select id=(id) name=(id) aria-label=((t.rank_of)(text)) {
                                     option value="" selected[entered.rank(i, j) == 0] { (t.rank_none) }
                                     @for r in 1..=texts.options.len() {
                                         option value=(r) selected[entered.rank(i, j) == r] { (r) }
                                     }
                                 }
-                                label for=(id) lang=[clang] { (texts.options[j].as_str()) }
+                                label for=(id) lang=[clang] { (text) }
+                                span.rank-move data-move-buttons hidden {
+                                    @for (dir, arrow, name) in [("up", "▲", t.rank_up), ("down", "▼", t.rank_down)] {
+                                        button.secondary.move type="button" data-move=(dir) title=(name) {
+                                            span aria-hidden="true" { (arrow) }
+                                            span.visually-hidden { (name) ", " span lang=[clang] { (text) } }
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
+                    p.visually-hidden id=(format!("q{i}-live")) role="status" aria-live="polite" {}
                 }
                 QuestionKind::Scale => {
                     @if let Some((lo, hi)) = q.scale() {
+                        @let (low_id, high_id) = (format!("q{i}-low"), format!("q{i}-high"));
                         div.scale {
-                            @if let Some(l) = texts.min_label { span.scale-end.low lang=[clang] { (l.as_str()) } }
                             div.scale-values {
                                 @for v in lo..=hi {
                                     @let id = format!("q{i}-{v}");
+                                    // The end labels describe the values at the ends.
+                                    @let end = match (v == lo, v == hi) {
+                                        (true, _) if texts.min_label.is_some() => Some(low_id.as_str()),
+                                        (_, true) if texts.max_label.is_some() => Some(high_id.as_str()),
+                                        _ => None,
+                                    };
                                     span.scale-value {
-                                        input type="radio" id=(id) name=(name) value=(v)
+                                        input type="radio" id=(id) name=(name) value=(v) aria-describedby=[end]
                                             required[q.required] checked[entered.has(i, usize::from(v))];
                                         label for=(id) { (v) }
                                     }
                                 }
                             }
-                            @if let Some(l) = texts.max_label { span.scale-end.high lang=[clang] { (l.as_str()) } }
+                            @if texts.min_label.is_some() || texts.max_label.is_some() {
+                                div.scale-ends {
+                                    span.scale-end.low id=(low_id) lang=[clang] { @if let Some(l) = texts.min_label { (l.as_str()) } }
+                                    span.scale-end.high id=(high_id) lang=[clang] { @if let Some(l) = texts.max_label { (l.as_str()) } }
+                                }
+                            }
                         }
                     }
                 }

@@ -212,16 +212,28 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             @if let Some(ranked) = &figures.ranked {
                 div.table-wrap {
                     table.tally.ranking id=(format!("result-q{i}-ranking")) {
-                        caption { span lang=[clang] { (texts.label.as_str()) } " · " (t.ranking_heading) }
+                        // The question is named once on screen: here, above
+                        // the ranking; the tables after it name it for
+                        // screen readers only.
+                        caption {
+                            span lang=[clang] { (texts.label.as_str()) }
+                            span.answered { (t.ranking_heading) " · " ((t.answered)(answered)) }
+                        }
                         thead { tr { th scope="col" { (t.col_place) } th scope="col" { (t.col_answer) } } }
                         tbody {
                             @for (k, place) in ranked.places() {
-                                tr {
-                                    th scope="row" { ((t.place)(k)) }
+                                // A shared place says so, next to its number.
+                                tr class=[(place.len() > 1).then_some("shared")] {
+                                    th scope="row" .place {
+                                        @if place.len() > 1 { ((t.place_shared)(&(t.place)(k))) } @else { ((t.place)(k)) }
+                                    }
                                     td lang=[clang] {
-                                        @for (n, o) in place.iter().enumerate() {
-                                            @if n > 0 { ", " }
+                                        @if let [o] = place {
                                             (texts.options.get(*o).map_or("", |o| o.as_str()))
+                                        } @else {
+                                            ul.tied {
+                                                @for o in place { li { (texts.options.get(*o).map_or("", |o| o.as_str())) } }
+                                            }
                                         }
                                     }
                                 }
@@ -232,7 +244,11 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             }
             div.table-wrap {
                 table.tally id=(format!("result-q{i}")) {
-                    (caption)
+                    @if figures.ranked.is_some() {
+                        caption.sub { span.visually-hidden lang=[clang] { (texts.label.as_str()) " · " } (t.first_choices) }
+                    } @else {
+                        (caption)
+                    }
                     thead { tr { th scope="col" { (t.col_answer) } th scope="col" .num { (count_heading) } th scope="col" .num { (t.col_share) } } }
                     tbody {
                         @for (o, f) in texts.options.iter().zip(&figures.options) {
@@ -249,9 +265,11 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
                 details.pairwise {
                     summary { (t.pairwise_heading) }
                     p.hint { (t.pairwise_hint) }
-                    div.table-wrap {
+                    // Wider than a phone with many options: it scrolls in its
+                    // own box, which takes focus so keyboards can scroll it.
+                    div.table-wrap.scroll role="region" tabindex="0" aria-labelledby=(format!("result-q{i}-pairwise-caption")) {
                         table.tally.pairwise id=(format!("result-q{i}-pairwise")) {
-                            caption.visually-hidden { span lang=[clang] { (texts.label.as_str()) } " · " (t.pairwise_heading) }
+                            caption.visually-hidden id=(format!("result-q{i}-pairwise-caption")) { span lang=[clang] { (texts.label.as_str()) } " · " (t.pairwise_heading) }
                             thead { tr { td {} @for o in texts.options { th scope="col" lang=[clang] { (o.as_str()) } } } }
                             tbody {
                                 @for (a, row) in ranked.pairwise.iter().enumerate() {

@@ -219,7 +219,139 @@ async function settingsScenario(lang) {
   await context.close();
 }
 
+/** Presses Tab until the focused element matches `selector` (keyboard only). */
+async function tabTo(page, selector, what) {
+  for (let n = 0; n < 30; n++) {
+    if (await page.evaluate((sel) => document.activeElement && document.activeElement.matches(sel), selector)) return true;
+    await page.keyboard.press("Tab");
+  }
+  check(false, `Tab reaches ${what || selector}`);
+  return false;
+}
+
+// One question of each type, made in the form (the script shows each
+// type's fields), answered with the keyboard only (the ranking through its
+// move buttons), and read back on the results page.
+async function typesScenario(lang) {
+  const { context, page, errors } = await openPage(lang);
+  await page.goto(`${base}/?lang=${lang}`);
+  await page.click("button[value=add-question]");
+  await page.click("button[value=add-question]");
+  await page.fill("#f-title", "Team day");
+  await page.check("#f-results-public");
+  check(!(await page.isVisible("#f-q0-min")) && !(await page.isVisible("#f-q0-from")), "types: a single-choice row shows no fields of other types");
+  const rows = [
+    ["single", "Where shall we go?", ["Park", "Lake"]],
+    ["multiple", "Which snacks?", ["Nuts", "Fruit", "Cake"]],
+    ["ranked", "Which games, in order?", ["Chess", "Darts", "Go"]],
+    ["scale", "How much fun will it be?", []],
+  ];
+  for (const [i, [kind, label, options]] of rows.entries()) {
+    await page.fill(`#f-q${i}`, label);
+    await page.selectOption(`#f-q${i}-type`, kind);
+    for (const [j, o] of options.entries()) await page.fill(`#f-q${i}o${j}`, o);
+  }
+  check(await page.isVisible("#f-q1-max"), "types: a multiple-choice row shows its bounds");
+  check(!(await page.isVisible("#f-q3o0")) && await page.isVisible("#f-q3-from"), "types: a scale row shows its ends and no options");
+  await page.fill("#f-q1-max", "2");
+  await page.check("#f-q3-required");
+  // The longest scale: eleven segments must still fit a phone.
+  await page.selectOption("#f-q3-from", "0");
+  await page.selectOption("#f-q3-to", "10");
+  await page.fill("#f-q3-low", "No fun");
+  await page.fill("#f-q3-high", "Great fun");
+  await audit(page, `${lang}-types-create`);
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#link-share");
+  const share = await page.inputValue("#link-share");
+
+  await page.goto(share);
+  check(await page.locator("button[data-move]").first().isVisible(), "types: the ranking has move buttons with script");
+  await page.focus("#q0-0");
+  await page.keyboard.press("ArrowDown"); // Lake
+  await tabTo(page, "#q1-0", "the first checkbox");
+  await page.keyboard.press("Space"); // Nuts
+  await tabTo(page, "#q1-2", "the third checkbox");
+  await page.keyboard.press("Space"); // Cake
+  // Go to the top of the ranking in two moves: it is then ranked first,
+  // Chess (moved past) second, Darts unranked.
+  const goUp = "li.rank-row:has(#q2r2) button[data-move=up]";
+  await tabTo(page, goUp, "Go's move-up button");
+  const name = await page.evaluate(() => document.activeElement.textContent.trim());
+  check(name.includes("Move up") && name.includes("Go"), `types: the move button is named for its option (${name})`);
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Space");
+  const ranks = await page.evaluate(() => ["q2r0", "q2r1", "q2r2"].map((id) => document.getElementById(id).value));
+  check(JSON.stringify(ranks) === JSON.stringify(["2", "", "1"]), `types: the selects follow the rows (${ranks})`);
+  const order = await page.locator("ol.ranking label").allInnerTexts();
+  check(order.join() === "Go,Chess,Darts", `types: the rows are in the order of the ranking (${order})`);
+  const said = await page.textContent("#q2-live");
+  check(said.includes("Go") && said.includes("1"), `types: the move is announced (${said})`);
+  const focused = await page.evaluate(() => document.activeElement.getAttribute("data-move"));
+  check(focused === "down", `types: focus stays on the row when its up button is used up (${focused})`);
+  await tabTo(page, "#q3-0", "the scale");
+  for (let n = 0; n < 4; n++) await page.keyboard.press("ArrowRight");
+  check(await page.isChecked("#q3-4"), "types: arrows pick a value on the scale");
+  await page.setViewportSize({ width: 360, height: 800 });
+  const shareWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+  const segment = await page.locator("label[for=q3-10]").boundingBox();
+  check(shareWidth <= 360 && segment && segment.width >= 24 && segment.height >= 24,
+    `types: the share page fits 360 px with targets of 24 px or more (${shareWidth}, ${JSON.stringify(segment)})`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await audit(page, `${lang}-types-share`);
+  await page.focus("#q3-4");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#voted");
+
+  await page.goto(share + "/results");
+  const cells = async (id) => page.locator(`#${id} tbody tr`).evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.children).map((c) => c.innerText.trim())));
+  const single = await cells("result-q0");
+  check(single[1][1] === "1" && single[0][1] === "0", `types: single choice counted (${JSON.stringify(single)})`);
+  const multiple = await cells("result-q1");
+  check(multiple.map((r) => r[1]).join() === "1,0,1", `types: multiple choice counted (${JSON.stringify(multiple)})`);
+  const ranking = await cells("result-q2-ranking");
+  check(ranking[0][0] === "1st" && ranking[0][1] === "Go" && ranking[1][1] === "Chess", `types: the ranking's places (${JSON.stringify(ranking)})`);
+  const scale = await cells("result-q3");
+  check(scale.map((r) => r[1]).join() === "0,0,0,0,1,0,0,0,0,0,0", `types: the scale's histogram (${JSON.stringify(scale)})`);
+  const summary = await page.textContent("#result-q3-summary");
+  check(/Mean: 4\b/.test(summary) && /Median: 4\b/.test(summary), `types: mean and median (${summary})`);
+  await page.click("details.pairwise summary");
+  await page.setViewportSize({ width: 360, height: 800 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(wide <= 360, `types: the results page fits 360 px (${wide})`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await audit(page, `${lang}-types-results`);
+  check(errors.length === 0, `types: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+  await typesWithoutScript(share);
+}
+
+// Without script every field of the creation form is there, and a ranking
+// is answered with its selects alone.
+async function typesWithoutScript(share) {
+  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 360, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(`${base}/?lang=en`);
+  check(await page.isVisible("#f-q0-min") && await page.isVisible("#f-q0-from") && await page.isVisible("#f-q0o0"),
+    "no script: the creation form shows the fields of every type");
+  await page.screenshot({ path: join(shots, "en-types-create-noscript-360.png"), fullPage: true });
+  await page.goto(share);
+  check(!(await page.locator("button[data-move]").first().isVisible()), "no script: no move buttons");
+  await page.selectOption("#q2r1", "1");
+  await page.selectOption("#q2r0", "2");
+  await page.check("#q3-7");
+  await page.screenshot({ path: join(shots, "en-types-share-noscript-360.png"), fullPage: true });
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#voted");
+  await page.goto(share + "/results");
+  const firsts = await page.locator("#result-q2 tbody tr td.num >> nth=2").innerText();
+  check(firsts === "1", `no script: the ranking sent with selects counts (Darts first: ${firsts})`);
+  await context.close();
+}
+
 try {
+  await typesScenario("en");
   await settingsScenario("de");
   await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi" });
   await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie" });

@@ -5,7 +5,11 @@
 // - copy buttons next to links;
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
-// - focus on the error summary of a form that came back with problems.
+// - focus on the error summary of a form that came back with problems;
+// - on the creation form, only the fields of each question's chosen type
+//   (without script all are shown; the server reads those of the type);
+// - on the vote form, "move up"/"move down" buttons for rankings, which keep
+//   the rank selects in step with the order of the rows.
 "use strict";
 
 (function () {
@@ -75,6 +79,88 @@
       } catch (e) { /* storage unavailable */ }
     }
   }
+
+  // Creation form: show the fields of the chosen type only.
+  Array.prototype.forEach.call(document.querySelectorAll("select[data-kind]"), function (select) {
+    var row = select.closest("fieldset");
+    if (!row) return;
+    function sync() {
+      Array.prototype.forEach.call(row.querySelectorAll("[data-kinds]"), function (el) {
+        el.hidden = el.getAttribute("data-kinds").split(" ").indexOf(select.value) < 0;
+      });
+    }
+    select.addEventListener("change", sync);
+    sync();
+  });
+
+  // Vote form, rankings: the rows stand in the order of their ranks, ranked
+  // ones first; moving a row ranks it (and every row above it), and the
+  // selects always hold the rows' places, so the form sends what is seen.
+  Array.prototype.forEach.call(document.querySelectorAll("ol[data-ranking]"), function (list) {
+    var live = document.getElementById(list.getAttribute("data-live"));
+    function rows() { return Array.prototype.slice.call(list.children); }
+    function select(row) { return row.querySelector("select"); }
+    function rank(row) { var v = parseInt(select(row).value, 10); return v > 0 ? v : 0; }
+    function ranked() { return rows().filter(function (r) { return rank(r) > 0; }).length; }
+    function optionText(row) { return row.querySelector("label").textContent; }
+    // Sort by rank (unranked last), keeping the order of equals. Rows are
+    // put back around `keep`, so the focused control never leaves the page.
+    function arrange(order, keep) {
+      var at = order.indexOf(keep);
+      for (var i = at - 1; i >= 0; i--) list.insertBefore(order[i], order[i + 1]);
+      for (var j = at + 1; j < order.length; j++) list.insertBefore(order[j], order[j - 1].nextSibling);
+    }
+    function number(count) {
+      rows().forEach(function (r, i) { select(r).value = i < count ? String(i + 1) : ""; });
+      update();
+    }
+    function update() {
+      var rs = rows();
+      rs.forEach(function (r, i) {
+        r.querySelector("[data-move=up]").disabled = i === 0;
+        r.querySelector("[data-move=down]").disabled = i === rs.length - 1;
+      });
+    }
+    function announce(row) {
+      var r = rank(row);
+      var text = r ? list.getAttribute("data-moved").replace("{rank}", String(r)) : list.getAttribute("data-unranked");
+      if (live) live.textContent = text.replace("{option}", optionText(row));
+    }
+    function move(row, dir, button) {
+      var rs = rows();
+      var i = rs.indexOf(row);
+      var j = i + dir;
+      if (j < 0 || j >= rs.length) return;
+      var count = ranked();
+      var wasRanked = rank(row) > 0;
+      // The neighbour moves, not the row: focus stays on the pressed button.
+      if (dir < 0) list.insertBefore(rs[j], row.nextSibling); else list.insertBefore(rs[j], row);
+      if (dir < 0 || wasRanked) count = Math.max(count, j + 1);
+      number(count);
+      if (button.disabled) row.querySelector(dir < 0 ? "[data-move=down]" : "[data-move=up]").focus();
+      announce(row);
+    }
+    var initial = rows().map(function (r, i) { return [rank(r) || Infinity, i, r]; });
+    initial.sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); });
+    initial.forEach(function (k) { list.appendChild(k[2]); });
+    rows().forEach(function (row) {
+      row.querySelector("[data-move-buttons]").hidden = false;
+      row.querySelector("[data-move=up]").addEventListener("click", function (e) { move(row, -1, e.currentTarget); });
+      row.querySelector("[data-move=down]").addEventListener("click", function (e) { move(row, 1, e.currentTarget); });
+      // A rank chosen in the select puts the row at that place.
+      select(row).addEventListener("change", function () {
+        var r = rank(row);
+        var rest = rows().filter(function (x) { return x !== row; });
+        var above = rest.filter(function (x) { return rank(x) > 0; });
+        var below = rest.filter(function (x) { return rank(x) === 0; });
+        if (r) above.splice(Math.min(r - 1, above.length), 0, row); else below.unshift(row);
+        arrange(above.concat(below), row);
+        number(above.length);
+        announce(row);
+      });
+    });
+    update();
+  });
 
   var summary = document.querySelector("[data-focus]");
   if (summary) summary.focus();
