@@ -388,25 +388,11 @@ fn every_verb_has_help() {
     assert!(stdout(&out).contains("Exit codes"), "{}", stdout(&out));
 }
 
-/// Posts the share form of `poll_id` with `fields` (the vote form's
-/// documented names) from a fresh client; panics unless the vote counted.
+/// Votes on `poll_id` with the form `fields` (docs/WEB.md) from a fresh
+/// client; panics unless the vote counted.
 fn vote_fields(server: &Server, poll_id: &str, fields: &[(&str, &str)]) {
-    let path = format!("/p/{poll_id}");
-    let xff = Server::fresh_client_ip();
-    let page = server.request("GET", &path).xff(&xff).send();
-    let ballot = ballot_code(&page.text()).expect("a ballot code on the share page");
-    let mut form = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in fields {
-        form.append_pair(k, v);
-    }
-    form.append_pair("ballot", &ballot);
-    let resp = server
-        .request("POST", &path)
-        .xff(&xff)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(form.finish().into_bytes())
-        .send();
-    assert_eq!(resp.status, 200, "{}", resp.text());
+    let fields: Vec<(String, String)> = fields.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    server.vote_fields(poll_id, &fields, &Server::fresh_client_ip()).unwrap();
 }
 
 /// A poll with one question of each type and three ballots.

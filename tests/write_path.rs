@@ -72,7 +72,12 @@ impl Drop for Polld {
 fn start() -> Polld {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("w.sqlite3");
-    let config = WriterConfig { queue_capacity: QUEUE, max_batch: 1, busy_timeout: Duration::from_secs(30) };
+    let config = WriterConfig {
+        queue_capacity: QUEUE,
+        max_batch: 1,
+        busy_timeout: Duration::from_secs(30),
+        ..WriterConfig::default()
+    };
     let store = Store::open_with(&db, config).unwrap();
     let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
     let app = Arc::new(

@@ -83,7 +83,7 @@ pub const DE: Catalogue = Catalogue {
     results_public: "Alle, die den Link haben",
     results_private: "Nur Sie, mit dem Verwaltungslink",
     questions_heading: "Fragen",
-    questions_hint: "Bis zu 20 Fragen mit jeweils 2 bis 12 Antworten. Pro Frage wird eine Antwort gewählt.",
+    questions_hint: "Bis zu 20 Fragen. Eine Frage, deren Antworten man wählt oder ordnet, hat 2 bis 12 davon; eine Skala hat keine.",
     question_legend: |n| format!("Frage {n}"),
     field_question: "Frage",
     field_option: |n| format!("Antwort {n}"),

@@ -78,7 +78,7 @@ pub const EN: Catalogue = Catalogue {
     results_public: "Everyone who has the link",
     results_private: "Only you, with the admin link",
     questions_heading: "Questions",
-    questions_hint: "Up to 20 questions, each with 2 to 12 answers. People choose one answer per question.",
+    questions_hint: "Up to 20 questions. A question with answers to choose or rank has 2 to 12 of them; a scale has none.",
     question_legend: |n| format!("Question {n}"),
     field_question: "Question",
     field_option: |n| format!("Answer {n}"),

@@ -90,7 +90,7 @@ pub const FR: Catalogue = Catalogue {
     results_public: "Toute personne qui a le lien",
     results_private: "Uniquement vous, avec le lien d’administration",
     questions_heading: "Questions",
-    questions_hint: "Jusqu’à 20 questions, chacune avec 2 à 12 réponses. Les participants choisissent une réponse par question.",
+    questions_hint: "Jusqu’à 20\u{A0}questions. Une question dont on choisit ou classe les réponses en a de 2 à 12\u{A0}; une échelle n’en a pas.",
     question_legend: |n| format!("Question {n}"),
     field_question: "Question",
     field_option: |n| format!("Réponse {n}"),

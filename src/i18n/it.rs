@@ -85,7 +85,7 @@ pub const IT: Catalogue = Catalogue {
     results_public: "Chiunque abbia il link",
     results_private: "Solo Lei, con il link di amministrazione",
     questions_heading: "Domande",
-    questions_hint: "Fino a 20 domande, ciascuna con 2–12 risposte. Per ogni domanda si sceglie una sola risposta.",
+    questions_hint: "Fino a 20 domande. Una domanda le cui risposte si scelgono o si ordinano ne ha da 2 a 12; una scala non ne ha.",
     question_legend: |n| format!("Domanda {n}"),
     field_question: "Domanda",
     field_option: |n| format!("Risposta {n}"),

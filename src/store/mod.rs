@@ -142,7 +142,9 @@ impl Store {
     /// minute for locks instead of five seconds, since a cron sweep or an
     /// export may wait, while a web request should not.
     pub fn open_patient(path: &Path) -> anyhow::Result<Store> {
-        Store::open_with(path, WriterConfig { busy_timeout: Duration::from_secs(60), ..WriterConfig::default() })
+        let config =
+            WriterConfig { busy_timeout: Duration::from_secs(60), mix_left_staged: false, ..WriterConfig::default() };
+        Store::open_with(path, config)
     }
 
     pub fn open_with(path: &Path, config: WriterConfig) -> anyhow::Result<Store> {

@@ -200,9 +200,9 @@ fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
 }
 
 impl Reader {
-    /// Every stored ballot of `poll`, in the store's order (by random key,
-    /// so in no order of arrival), without the day it was cast. For the
-    /// admin's ballot export and for recounts.
+    /// Every stored ballot of `poll`, shuffled (ballots not yet mixed still
+    /// stand together at the end of the store's order), without the day it
+    /// was cast. For the admin's ballot export and for recounts.
     pub fn ballots(&mut self, poll: &Poll) -> Result<Vec<Ballot>, Error> {
         let tx = self.conn.transaction()?;
         let mut out = Vec::new();
@@ -214,6 +214,7 @@ impl Reader {
             }
         }
         tx.finish()?;
+        rand::seq::SliceRandom::shuffle(out.as_mut_slice(), &mut rand::rng());
         Ok(out)
     }
 }

@@ -280,3 +280,50 @@ fn votes_stop_on_the_closing_day_and_reopening_past_it_clears_it() {
     assert_eq!(kind(&r[0]), "ok");
     assert_eq!(assert_counters_match_responses(&conn, &id), 2);
 }
+
+/// New ballots wait on their poll's last page with a staged key; the mix
+/// gives each a random key (never a staged one) and keeps every ballot; a
+/// writer that starts finds ballots a previous run left staged.
+#[test]
+fn ballots_are_staged_until_the_mix_moves_them_to_random_keys() {
+    let (dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let mut polls = PollCache::default();
+    let mut fresh = Fresh::default();
+    let mut batch = vec![create(&id, today)];
+    batch.extend((0..40).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)));
+    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+    assert!(results.iter().all(|r| r.is_ok()));
+    let keys = |conn: &Connection| -> Vec<Vec<u8>> {
+        let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    let choices = |conn: &Connection| -> Vec<String> {
+        let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    let before = choices(&conn);
+    assert_eq!(before.len(), 40);
+    assert!(keys(&conn).iter().all(|k| k[0] == STAGED), "new ballots are staged");
+    assert_eq!(fresh.count, 40);
+
+    // A writer that starts now (as after a crash) finds them all, and one
+    // that knows them adds none twice.
+    let mut left = Fresh::default();
+    left.find_left_staged(&conn);
+    assert_eq!((left.count, left.keys.get(id.as_str()).map(Vec::len)), (40, Some(40)));
+    fresh.find_left_staged(&conn);
+    assert_eq!(fresh.count, 40);
+
+    fresh.mix(&mut conn);
+    assert_eq!(fresh.count, 0, "the mix succeeded");
+    let after = keys(&conn);
+    assert_eq!(after.len(), 40);
+    assert!(after.iter().all(|k| k[0] != STAGED), "every ballot has left the staging keys");
+    assert_eq!(choices(&conn), before, "every ballot is kept as it was");
+    let mut none = Fresh::default();
+    none.find_left_staged(&conn);
+    assert_eq!(none.count, 0);
+    drop(dir);
+}
