@@ -867,6 +867,12 @@ fn after_close_results_open_when_the_poll_closes() {
     assert!(!resp.text().contains(&format!("href=\"{results}\"")), "a link to withheld results");
     let html = server.get(&results).text();
     assert!(!html.contains("result-q0") && html.contains("once voting has closed"), "{html}");
+    // A wrong key is refused, and the page still says when results show.
+    let form = form_urlencoded::Serializer::new(String::new()).append_pair("token", "not-the-key").finish();
+    let wrong = server.post_bytes(&results, Some("application/x-www-form-urlencoded"), form.as_bytes());
+    wrong.assert_status(403);
+    let html = wrong.text();
+    assert!(html.contains("once voting has closed") && !html.contains("result-q0"), "{html}");
     // The share page names the closing day.
     let share = server.get(&format!("/p/{}?lang=de", poll.id)).text();
     assert!(share.contains("Abstimmung endet am"), "{share}");

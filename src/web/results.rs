@@ -70,9 +70,15 @@ fn show(
         Err(Error::Unauthorized(AuthFailure::Missing)) => {
             Ok(prompt(&ctx, poll, 200, (t.private_results_title, t.private_results_text), None))
         }
-        Err(Error::Unauthorized(_)) => {
-            Ok(prompt(&ctx, poll, 403, (t.private_results_title, t.private_results_text), Some(t.err_bad_token)))
-        }
+        // A wrong key: the prompt again, saying why as it did before (for
+        // results not yet visible, when they will be).
+        Err(Error::Unauthorized(_)) => match w.session.results(poll, Access::Anyone) {
+            Err(e @ Error::ResultsWithheld(_)) => {
+                let text = super::errors::withheld_text(t, &e);
+                Ok(prompt(&ctx, poll, 403, (t.withheld_title, &text), Some(t.err_bad_token)))
+            }
+            _ => Ok(prompt(&ctx, poll, 403, (t.private_results_title, t.private_results_text), Some(t.err_bad_token))),
+        },
         // Not visible yet: why, and when; the admin may still unlock them.
         Err(e @ Error::ResultsWithheld(_)) => {
             let text = super::errors::withheld_text(t, &e);
