@@ -70,8 +70,8 @@ pub enum ExportFormat {
     Json,
     /// The results, one row per option (or scale value).
     Csv,
-    /// The ballots, one row each (no day, in no order of arrival), one
-    /// column per option (multiple: 0/1; ranked: the rank) or the value.
+    /// The ballots, one row each (no day, shuffled), one column per option
+    /// (multiple: 0/1; ranked: the rank) or the value.
     Ballots,
 }
 
@@ -504,7 +504,8 @@ fn cell(s: &str) -> String {
 
 /// CSV: one row per option (per value for a scale), with the question, the
 /// option, its count (for a ranking: first choices) and percent of the
-/// question's answers. The columns are a documented interface (docs/OPERATIONS.md).
+/// question's answers. The columns are a documented interface
+/// (docs/OPERATIONS.md, "Exports").
 fn csv_export(results: &Value) -> Result<Vec<u8>, Failure> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["question_number", "question", "answered", "option", "count", "percent"]).map_err(csv_err)?;
@@ -518,7 +519,7 @@ fn csv_export(results: &Value) -> Result<Vec<u8>, Failure> {
                 .map(|d| {
                     let n = d["count"].as_u64().unwrap_or(0);
                     let of = q["answered"].as_u64().unwrap_or(0);
-                    (d["value"].to_string(), n.to_string(), crate::domain::results::percent(n, of).to_string())
+                    (d["value"].to_string(), n.to_string(), json!(crate::domain::results::percent(n, of)).to_string())
                 })
                 .collect(),
             None => q["options"]
@@ -543,8 +544,8 @@ fn csv_err(e: csv::Error) -> Failure {
     Failure::from(anyhow::Error::from(e))
 }
 
-/// CSV of the ballots: one row per ballot, in the store's random key order
-/// and without the day it was cast; one column per option of single,
+/// CSV of the ballots: one row per ballot, shuffled, without the day it
+/// was cast; one column per option of single,
 /// multiple and ranked questions (`q1:option`: 1/0 for a choice, the rank for
 /// a ranking, empty when left out) and one per scale (`q2`: the value).
 fn ballots_csv(poll: &Poll, ballots: &[Ballot]) -> Result<Vec<u8>, Failure> {
@@ -554,7 +555,8 @@ fn ballots_csv(poll: &Poll, ballots: &[Ballot]) -> Result<Vec<u8>, Failure> {
         if q.kind == QuestionKind::Scale {
             header.push(format!("q{}", i + 1));
         } else {
-            header.extend(q.options.iter().map(|o| cell(&format!("q{}:{o}", i + 1))));
+            // `q1:…` never starts like a formula; the option text follows it.
+            header.extend(q.options.iter().map(|o| format!("q{}:{o}", i + 1)));
         }
     }
     w.write_record(&header).map_err(csv_err)?;

@@ -370,7 +370,8 @@ fn a_vote_needs_a_fresh_ballot_and_counts_once() {
     assert_eq!(post_form(&server, &path, ip, &[("q0", "1"), ("ballot", &other_token)]).status, 409);
     // Nothing chosen, or a choice that does not exist: refused, ballot intact.
     assert_eq!(post_form(&server, &path, ip, &[("ballot", &token)]).status, 422);
-    assert_eq!(post_form(&server, &path, ip, &[("q0", "7"), ("ballot", &token)]).status, 400);
+    assert_eq!(post_form(&server, &path, ip, &[("q0", "7"), ("ballot", &token)]).status, 422);
+    assert_eq!(post_form(&server, &path, ip, &[("q0", "x"), ("ballot", &token)]).status, 400);
     assert_eq!(total(&server, &poll), 0);
 
     let resp = post_form(&server, &path, ip, &[("q0", "1"), ("q1", "0"), ("ballot", &token)]);
@@ -1167,8 +1168,9 @@ fn a_shared_place_in_a_ranking_is_shown_as_shared() {
     assert!(html.contains(r#"role="region" tabindex="0" aria-labelledby="result-q0-pairwise-caption""#), "{html}");
 }
 
-/// A ballot that breaks its question's rules comes back (422) with the form,
-/// what was entered and a message; a value no form of ours sends is a 400;
+/// A ballot that breaks its question's rules, or holds a value out of its
+/// question's range, comes back (422) with the form, what was entered and a
+/// message; a value that is no number is a 400;
 /// a field the poll's questions do not take is a changed form. Nothing is
 /// counted, and the same form, mended, still works.
 #[test]
@@ -1185,7 +1187,7 @@ fn refused_ballots_come_back_with_the_form_and_what_was_entered() {
     let poll = server.create_poll(&body);
     let path = format!("/p/{}", poll.id);
     type Case<'a> = (&'a [(&'a str, &'a str)], u16, &'a str, &'a [&'a str]);
-    let cases: [Case; 10] = [
+    let cases: [Case; 14] = [
         (
             &[("q0", "1"), ("q2", "3")],
             422,
@@ -1219,10 +1221,24 @@ fn refused_ballots_come_back_with_the_form_and_what_was_entered() {
             &[r#"id="q0-2" name="q0" value="2" checked"#],
         ),
         (&[("q3", "1")], 422, "Question 3 needs an answer.", &[r#"id="q3-1" name="q3" value="1" checked"#]),
-        (&[("q3", "9"), ("q2", "3")], 400, "", &[]),
-        (&[("q1r0", "4"), ("q2", "3")], 400, "", &[]),
+        (
+            &[("q3", "9"), ("q2", "3")],
+            422,
+            "Question 4: that answer is not one of its options.",
+            &[r#"id="q2-3" name="q2" value="3" required checked"#],
+        ),
+        (
+            &[("q1r0", "4"), ("q2", "3")],
+            422,
+            "Question 2: the ranks must run 1, 2, 3",
+            &[r#"id="q2-3" name="q2" value="3" required checked"#],
+        ),
+        (&[("q2", "256")], 422, "Question 3: choose a value from 1 to 5.", &[]),
+        (&[("q0", "x"), ("q2", "3")], 400, "", &[]),
         (&[("q0r1", "1"), ("q2", "3")], 422, "This form was changed", &[]),
         (&[("q1", "0"), ("q2", "3")], 422, "This form was changed", &[]),
+        (&[("q00", "1"), ("q2", "3")], 422, "This form was changed", &[]),
+        (&[("q1r01", "1"), ("q2", "3")], 422, "This form was changed", &[]),
     ];
     for (fields, status, message, kept) in cases {
         let token = ballot(&server.get(&path).text());
@@ -1247,9 +1263,9 @@ fn refused_ballots_come_back_with_the_form_and_what_was_entered() {
         );
         assert_eq!(fixed.status, 200, "{fields:?}: {}", fixed.describe());
     }
-    assert_eq!(total(&server, &poll), 10, "only the mended forms count");
+    assert_eq!(total(&server, &poll), 14, "only the mended forms count");
     let json = server.get(&format!("/api/polls/{}/results", poll.id)).json();
-    assert_eq!(json["questions"][2]["distribution"][1], json!({"value": 2, "count": 10}), "{json}");
+    assert_eq!(json["questions"][2]["distribution"][1], json!({"value": 2, "count": 14}), "{json}");
 }
 
 /// The creation form's type fields: their problems are shown at them, with

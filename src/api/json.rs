@@ -69,13 +69,16 @@ fn media(m: &MediaItem, links: &Links) -> Value {
 fn question_results(q: &Question, figures: &QuestionFigures) -> Value {
     let mut v = json!({"label": q.label, "type": q.kind, "answered": figures.answered});
     let label = |i: &usize| q.options.get(*i).map_or(Value::Null, |o| json!(o));
-    if let Some(ranked) = &figures.ranked {
-        v["options"] = q
-            .options
+    // Per option, the count under its name: first choices for a ranking.
+    let options = |count: &str| -> Value {
+        q.options
             .iter()
             .zip(&figures.options)
-            .map(|(o, f)| json!({"label": o, "firstChoices": f.count, "percent": f.percent}))
-            .collect();
+            .map(|(o, f)| json!({"label": o, count: f.count, "percent": f.percent}))
+            .collect()
+    };
+    if let Some(ranked) = &figures.ranked {
+        v["options"] = options("firstChoices");
         v["pairwise"] = json!(ranked.pairwise);
         v["ranking"] = ranked
             .places()
@@ -89,12 +92,7 @@ fn question_results(q: &Question, figures: &QuestionFigures) -> Value {
         v["mean"] = json!(scale.mean);
         v["median"] = json!(scale.median);
     } else {
-        v["options"] = q
-            .options
-            .iter()
-            .zip(&figures.options)
-            .map(|(o, f)| json!({"label": o, "count": f.count, "percent": f.percent}))
-            .collect();
+        v["options"] = options("count");
     }
     v
 }

@@ -154,7 +154,7 @@ impl Question {
     /// option, or per value of its scale.
     pub fn counters(&self) -> usize {
         match self.scale() {
-            Some((lo, hi)) => usize::from(hi - lo) + 1,
+            Some((lo, hi)) => usize::from(hi.saturating_sub(lo)) + 1,
             None => self.options.len(),
         }
     }

@@ -347,6 +347,9 @@ pub const DE: Catalogue = Catalogue {
     },
     err_rank_gap: |q| format!("Frage {q}: Die Plätze müssen lückenlos 1, 2, 3 und so weiter lauten."),
     err_off_scale: |q, a, b| format!("Frage {q}: Wählen Sie einen Wert von {a} bis {b}."),
+    err_no_such_option: |q| {
+        format!("Frage {q}: Diese Antwort gehört nicht zu ihren Möglichkeiten. Bitte wählen Sie erneut.")
+    },
     err_unanswered: |q| format!("Frage {q} muss beantwortet werden."),
     first_choices: "Erste Wahl",
     ranking_heading: "Gesamtrangfolge",

@@ -344,6 +344,7 @@ pub const EN: Catalogue = Catalogue {
     err_repeated_rank: |q| format!("Question {q}: two options have the same rank. Give each rank once."),
     err_rank_gap: |q| format!("Question {q}: the ranks must run 1, 2, 3 and so on without a gap."),
     err_off_scale: |q, a, b| format!("Question {q}: choose a value from {a} to {b}."),
+    err_no_such_option: |q| format!("Question {q}: that answer is not one of its options. Please choose again."),
     err_unanswered: |q| format!("Question {q} needs an answer."),
     first_choices: "First choices",
     ranking_heading: "Overall ranking",

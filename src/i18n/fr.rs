@@ -354,6 +354,9 @@ pub const FR: Catalogue = Catalogue {
     },
     err_rank_gap: |q| format!("Question {q}\u{A0}: les rangs doivent se suivre, 1, 2, 3 et ainsi de suite, sans trou."),
     err_off_scale: |q, a, b| format!("Question {q}\u{A0}: choisissez une valeur de {a} à {b}."),
+    err_no_such_option: |q| {
+        format!("Question {q}\u{A0}: cette réponse ne fait pas partie de ses choix. Veuillez choisir à nouveau.")
+    },
     err_unanswered: |q| format!("La question {q} demande une réponse."),
     first_choices: "Premiers choix",
     ranking_heading: "Classement général",

@@ -351,6 +351,7 @@ pub const IT: Catalogue = Catalogue {
     },
     err_rank_gap: |q| format!("Domanda {q}: le posizioni devono seguire 1, 2, 3 e così via, senza salti."),
     err_off_scale: |q, a, b| format!("Domanda {q}: scelga un valore da {a} a {b}."),
+    err_no_such_option: |q| format!("Domanda {q}: questa risposta non è tra le sue opzioni. Scelga di nuovo."),
     err_unanswered: |q| format!("La domanda {q} richiede una risposta."),
     first_choices: "Prime scelte",
     ranking_heading: "Classifica generale",

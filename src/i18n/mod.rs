@@ -299,6 +299,8 @@ pub struct Catalogue {
     pub err_rank_gap: fn(usize) -> String,
     pub err_off_scale: fn(usize, u8, u8) -> String,
     pub err_unanswered: fn(usize) -> String,
+    /// An option index the question does not have (1-based question).
+    pub err_no_such_option: fn(usize) -> String,
     pub first_choices: &'static str,
     pub ranking_heading: &'static str,
     /// A place in a ranking: 1 → "1st".

@@ -37,6 +37,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("003_ballot_order.sql", include_str!("../../sql/003_ballot_order.sql")),
     ("004_poll_settings.sql", include_str!("../../sql/004_poll_settings.sql")),
     ("005_question_types.sql", include_str!("../../sql/005_question_types.sql")),
+    ("006_staged_keys.sql", include_str!("../../sql/006_staged_keys.sql")),
 ];
 
 /// How `polls` stores a [`ResultsVisibility`] (sql/004_poll_settings.sql):
@@ -312,8 +313,30 @@ impl Store {
             bail!("{} already exists; refusing to overwrite it", target.display());
         }
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
-        let target = target.to_str().context("the backup path must be valid UTF-8")?;
-        conn.execute("VACUUM INTO ?1", params![target])?;
+        let path = target.to_str().context("the backup path must be valid UTF-8")?;
+        conn.execute("VACUUM INTO ?1", params![path])?;
+        drop(conn);
+        // Ballots cast since the writer's last mix are still staged (their
+        // keys start with 0xff, writer.rs): in the copy they would stand
+        // together as a poll's latest, for as long as the backup is kept.
+        // The copy's get their random keys here, and the copy is rewritten
+        // in key order.
+        let mut copy = connect(target, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
+        let tx = copy.transaction()?;
+        let staged: Vec<(String, Vec<u8>)> = tx
+            .prepare("SELECT poll_id, id FROM responses WHERE id >= ?1")?
+            .query_map(params![&[writer::STAGED][..]], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (poll, id) in &staged {
+            tx.execute(
+                "UPDATE responses SET id = ?3 WHERE poll_id = ?1 AND id = ?2",
+                params![poll, id, &writer::mixed_key()?[..]],
+            )?;
+        }
+        tx.commit()?;
+        if !staged.is_empty() {
+            copy.execute_batch("VACUUM")?;
+        }
         Ok(())
     }
 

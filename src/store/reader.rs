@@ -132,10 +132,10 @@ fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
         let rows = stmt.query_map(params![poll.id.as_str()], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
         })?;
+        // A scale counts by value: its counters start at scaleMin.
+        let first = |q: usize| poll.questions.get(q).and_then(|q| q.scale()).map_or(0, |(lo, _)| usize::from(lo));
         for row in rows {
             let (q, o, n) = row?;
-            // A scale counts by value: its counters start at scaleMin.
-            let first = |q: usize| poll.questions.get(q).and_then(|q| q.scale()).map_or(0, |(lo, _)| usize::from(lo));
             let slot = index(q)
                 .zip(index(o))
                 .and_then(|(q, o)| votes.get_mut(q).and_then(|v| v.get_mut(o.checked_sub(first(q))?)))

@@ -380,3 +380,55 @@ mod recount {
         }
     }
 }
+
+// ---- Staged keys (writer.rs): never in a backup, none from before. ----
+
+/// Keys of all stored ballots.
+fn ballot_keys(path: &Path) -> Vec<Vec<u8>> {
+    let conn = Connection::open(path).unwrap();
+    let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+#[test]
+fn a_backup_holds_no_staged_ballot() {
+    let (dir, store, id) = setup();
+    for choices in [[Some(0), Some(1)], [Some(2), None], [None, Some(0)]] {
+        store.cast(&id, ballot(&choices), Day::today()).unwrap();
+    }
+    // As if the writer had not mixed yet (it does 250 ms after going idle).
+    let conn = Connection::open(store.path()).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    conn.execute(
+        "UPDATE responses SET id = unhex('ff' || substr(hex(id), 3)) WHERE id < x'ff' AND poll_id = ?1",
+        params![id.as_str()],
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(ballot_keys(store.path()).iter().filter(|k| k[0] == 0xff).count(), 3, "the set-up stages them");
+    let copy = dir.path().join("backup.sqlite3");
+    store.backup(&copy).unwrap();
+    let keys = ballot_keys(&copy);
+    assert_eq!(keys.len(), 3, "every ballot is in the backup");
+    assert!(keys.iter().all(|k| k[0] != 0xff && k.len() == 16), "{keys:?}");
+}
+
+#[test]
+fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
+    let (dir, store, id) = setup();
+    store.cast(&id, ballot(&[Some(0), Some(1)]), Day::today()).unwrap();
+    drop(store);
+    let path = dir.path().join("t.sqlite3");
+    // A database of schema 5 with a ballot whose random key began with 0xff.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute("UPDATE responses SET id = unhex('ff' || substr(hex(id), 3))", []).unwrap();
+    conn.pragma_update(None, "user_version", 5).unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let keys = ballot_keys(&path);
+    assert_eq!(keys.len(), 1);
+    assert!(keys[0][0] != 0xff && keys[0].len() == 16, "{keys:?}");
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, Day::today()).unwrap().unwrap();
+    assert_eq!(r.ballots(&poll).unwrap().len(), 1);
+}

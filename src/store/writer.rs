@@ -218,7 +218,10 @@ fn run(mut conn: Connection, rx: Receiver<Job>, config: WriterConfig) {
     // page, which a busy start need not wait for.
     let mut look_for_left = config.mix_left_staged;
     loop {
-        let first = if checkpoint_owed || fresh.waiting() || look_for_left {
+        // Anything staged keeps the writer waking: a mix that failed is
+        // retried at an idle moment once its pause is over, not at the next
+        // write, which may be hours away.
+        let first = if checkpoint_owed || fresh.count > 0 || look_for_left {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
@@ -480,7 +483,7 @@ const MAX_FRESH: usize = 100_000;
 /// writes per vote at 1M stored responses, against 0.2 and 2.5 at 1k). A
 /// staged ballot lands on the last page of its poll, which the batch's
 /// other new ballots share; the mix moves it to its random key.
-const STAGED: u8 = 0xff;
+pub(super) const STAGED: u8 = 0xff;
 
 /// The keys of ballots stored since the last mix, by poll.
 #[derive(Default)]
@@ -558,7 +561,7 @@ impl Fresh {
 }
 
 /// A random key that is not a staged one.
-fn mixed_key() -> rusqlite::Result<[u8; 16]> {
+pub(super) fn mixed_key() -> rusqlite::Result<[u8; 16]> {
     let mut key = [0u8; 16];
     crate::secret::random_bytes(&mut key).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
     // One value of 256 is taken by staging; the first byte stays uniform

@@ -148,6 +148,9 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::RankGap { question } => (t.err_rank_gap)(question + 1),
         Problem::OffScale { question, min, max } => (t.err_off_scale)(question + 1, *min, *max),
         Problem::Unanswered { question } => (t.err_unanswered)(question + 1),
+        Problem::NoSuchOption { question, .. } => (t.err_no_such_option)(question + 1),
+        // A translator left a scale's end label blank.
+        Problem::EndLabelUnlikePoll { expected: true } => t.err_required.to_owned(),
         // No form of ours can send these: whoever built the request gets
         // the general words.
         Problem::NotAnObject
@@ -164,11 +167,10 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         | Problem::InvalidBody
         | Problem::NoSuchQuestion
         | Problem::BallotLength { .. }
-        | Problem::NoSuchOption { .. }
         | Problem::WrongAnswerKind { .. }
         | Problem::RepeatedChoice { .. }
         // The admin form shows end-label fields exactly where the poll has them.
-        | Problem::EndLabelUnlikePoll { .. }
+        | Problem::EndLabelUnlikePoll { expected: false }
         // The forms send only `resultsVisibility`, never both fields.
         | Problem::DisagreesWithVisibility => t.err_generic.to_owned(),
     }
@@ -210,6 +212,25 @@ mod tests {
         assert_eq!(problem_text(en, &options), (en.err_options_count)(2, 12));
         let questions = Problem::Count { list: crate::domain::List::Questions, min: 1, max: 20 };
         assert_eq!(problem_text(en, &questions), (en.err_questions_count)(1, 20));
+    }
+
+    /// The vote form's range problems and a blank end label of a scale's
+    /// language version are said in the reader's words, not the vague ones.
+    #[test]
+    fn ballot_and_version_problems_have_their_own_words() {
+        for lang in Lang::ALL {
+            let t = catalogue(lang);
+            for p in [
+                Problem::NoSuchOption { question: 0, option: 7 },
+                Problem::OffScale { question: 1, min: 1, max: 5 },
+                Problem::RankGap { question: 2 },
+                Problem::EndLabelUnlikePoll { expected: true },
+            ] {
+                assert_ne!(problem_text(t, &p), t.err_generic, "{lang:?} {p}");
+            }
+        }
+        let en = catalogue(Lang::En);
+        assert_eq!(problem_text(en, &Problem::EndLabelUnlikePoll { expected: true }), en.err_required);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::{Web, WebWorker};
 use crate::app::Links;
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Answer, Poll, Question, QuestionKind, ResultsVisibility, Slot, Texts};
+use crate::domain::{Answer, Poll, Problem, Question, QuestionKind, ResultsVisibility, Slot, Texts};
 use crate::error::Error;
 use crate::http::{Request, Response};
 
@@ -232,13 +232,15 @@ const VOTE_FIELDS: [&str; 1] = ["ballot"];
 
 /// Why a vote form cannot be read as a ballot.
 enum BadVote {
-    /// A value no form of ours sends (an option that does not exist, a
-    /// rank that is not a number).
+    /// A value no form of ours sends (a value that is not a number).
     Malformed,
     /// A question answered more often than it can be, or a field that is no
     /// question of this poll: the form was changed, and the voter should
     /// look again.
     Changed,
+    /// A value outside its question's range (an option index, a rank, a
+    /// scale value): the form comes back with the rest of what was entered.
+    Rule(Problem, Entered),
 }
 
 /// Reads the vote form (docs/WEB.md): `q{i}` once for single choice and
@@ -265,10 +267,13 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
         match r {
             Some(j) if q.kind == QuestionKind::Ranked => {
                 let j = j.parse::<usize>().ok().filter(|&j| j < q.options.len()).ok_or(BadVote::Changed)?;
-                if !ranks_sent.insert((i, j)) {
+                // Only as the form writes it (`q00`, `q0r+1` parse as
+                // numbers too, but would then never be read).
+                if name != format!("q{i}r{j}") || !ranks_sent.insert((i, j)) {
                     return Err(BadVote::Changed);
                 }
             }
+            None if name != format!("q{i}") => return Err(BadVote::Changed),
             None if q.kind != QuestionKind::Ranked => {
                 sent[i] += 1;
                 let most = if q.kind == QuestionKind::Multiple { q.options.len() } else { 1 };
@@ -281,15 +286,21 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
     }
     let mut answers = Vec::with_capacity(qs.len());
     let mut entered = Vec::with_capacity(qs.len());
+    // The first value out of its question's range: the form comes back
+    // with the rest of what was entered, as for any other broken rule.
+    let mut out_of_range = None;
     for (i, q) in qs.iter().enumerate() {
         let field = format!("q{i}");
         let number = |v: &str| v.parse::<usize>().map_err(|_| BadVote::Malformed);
-        let values: Vec<usize> =
+        let mut values: Vec<usize> =
             form.all(&field).map(str::trim).filter(|v| !v.is_empty()).map(number).collect::<Result<_, _>>()?;
+        if q.kind.has_options()
+            && let Some(&option) = values.iter().find(|&&j| j >= q.options.len())
+        {
+            out_of_range.get_or_insert(Problem::NoSuchOption { question: i, option });
+            values.retain(|&j| j < q.options.len());
+        }
         let (answer, kept) = match q.kind {
-            QuestionKind::Single | QuestionKind::Multiple if values.iter().any(|&j| j >= q.options.len()) => {
-                return Err(BadVote::Malformed);
-            }
             QuestionKind::Single => (values.first().map(|&j| Answer::Choice(j)), values),
             QuestionKind::Multiple => {
                 let mut chosen = values.clone();
@@ -301,7 +312,12 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
                 ((!chosen.is_empty()).then_some(Answer::Choices(chosen)), values)
             }
             QuestionKind::Scale => {
-                let value = values.first().map(|&v| u8::try_from(v).map_err(|_| BadVote::Malformed)).transpose()?;
+                // A number too large for any scale is off it, like 11 on 1–5.
+                let value = values.first().and_then(|&v| u8::try_from(v).ok());
+                if !values.is_empty() && value.is_none() {
+                    let (min, max) = q.scale().unwrap_or_default();
+                    out_of_range.get_or_insert(Problem::OffScale { question: i, min, max });
+                }
                 (value.map(Answer::Value), values)
             }
             QuestionKind::Ranked => {
@@ -312,8 +328,10 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
                         None | Some("") => {}
                         Some(v) => {
                             let r = number(v)?;
+                            // No place beyond the options, nor a zeroth.
                             if r == 0 || r > q.options.len() {
-                                return Err(BadVote::Malformed);
+                                out_of_range.get_or_insert(Problem::RankGap { question: i });
+                                continue;
                             }
                             *rank = r;
                             ranked.push((j, r));
@@ -335,7 +353,10 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
         answers.push(answer);
         entered.push(kept);
     }
-    Ok((answers, Entered(entered)))
+    match out_of_range {
+        Some(problem) => Err(BadVote::Rule(problem, Entered(entered))),
+        None => Ok((answers, Entered(entered))),
+    }
 }
 
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
@@ -349,6 +370,9 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         // Nothing is kept of a changed form: the voter answers afresh.
         Err(BadVote::Changed) => {
             return share_response(&w.web, &ctx, poll, today, 422, &Entered::default(), Some(t.err_vote_form));
+        }
+        Err(BadVote::Rule(problem, entered)) => {
+            return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(&problem_text(t, &problem)));
         }
     };
     // The one-time form token is looked at first (without using it up), so

@@ -327,3 +327,40 @@ fn ballots_are_staged_until_the_mix_moves_them_to_random_keys() {
     assert_eq!(none.count, 0);
     drop(dir);
 }
+
+/// In a poll larger than the rows around a new ballot, the mix rewrites
+/// only those (the neighbourhood path): every ballot is kept once, none is
+/// left staged, and a staged key another connection already moved is
+/// skipped without harm.
+#[test]
+fn the_mix_of_a_few_new_ballots_in_a_large_poll_keeps_every_ballot() {
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
+    let mut batch = vec![create(&id, today)];
+    batch.extend((0..500).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)));
+    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+    assert!(results.iter().all(|r| r.is_ok()));
+    fresh.mix(&mut conn);
+    assert_eq!(fresh.count, 0);
+    // Two new ballots, 2 × 201 rows around them: fewer than the poll's 502.
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(2), Some(1)], today)], &mut polls, &mut fresh);
+    assert!(results[0].is_ok());
+    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut fresh);
+    assert!(results[0].is_ok());
+    let moved = fresh.keys[id.as_str()][1];
+    conn.execute("UPDATE responses SET id = ?2 WHERE id = ?1", params![&moved[..], &mixed_key().unwrap()[..]]).unwrap();
+    let stored = |conn: &Connection| -> Vec<String> {
+        let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    let before = stored(&conn);
+    assert_eq!(before.len(), 502);
+    fresh.mix(&mut conn);
+    assert_eq!(fresh.count, 0, "the mix succeeded");
+    assert_eq!(stored(&conn), before, "every ballot once, as it was");
+    let staged: i64 =
+        conn.query_row("SELECT count(*) FROM responses WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0)).unwrap();
+    assert_eq!(staged, 0);
+}
