@@ -34,6 +34,15 @@ pub enum Withheld {
     UntilClose { closes_on: Option<crate::day::Day> },
 }
 
+/// Why a vote on a poll with `duplicateCheck: invite` was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InviteRefusal {
+    /// No code was given (or not one shaped like a code).
+    Missing,
+    /// The code is not one of this poll's, or it has cast its ballot.
+    UnknownOrUsed,
+}
+
 #[derive(Debug)]
 pub enum Error {
     /// 400: the body is not the JSON (or form) it claims to be.
@@ -42,6 +51,9 @@ pub enum Error {
     Unauthorized(AuthFailure),
     /// 403: the poll's results are not visible to this reader yet.
     ResultsWithheld(Withheld),
+    /// 403: a vote on an invite-only poll without a valid unused code (web
+    /// only: no API endpoint takes votes).
+    InviteRefused(InviteRefusal),
     /// 404: unknown, expired or erased poll, or no such path.
     NotFound,
     /// 405: the path exists but not with this method.
@@ -88,7 +100,7 @@ impl Error {
         match self {
             Error::Malformed(_) => 400,
             Error::Unauthorized(_) => 401,
-            Error::ResultsWithheld(_) => 403,
+            Error::ResultsWithheld(_) | Error::InviteRefused(_) => 403,
             Error::NotFound => 404,
             Error::MethodNotAllowed(_) => 405,
             Error::RequestTimeout => 408,
@@ -111,6 +123,7 @@ impl Error {
             Error::Unauthorized(AuthFailure::Malformed) => "bad-authorization",
             Error::Unauthorized(AuthFailure::InvalidToken) => "invalid-token",
             Error::ResultsWithheld(_) => "results-withheld",
+            Error::InviteRefused(_) => "invite-refused",
             Error::NotFound => "not-found",
             Error::MethodNotAllowed(_) => "method-not-allowed",
             Error::RequestTimeout => "request-timeout",
@@ -129,6 +142,7 @@ impl Error {
             Error::Malformed(_) => "Malformed request body",
             Error::Unauthorized(_) => "Unauthorized",
             Error::ResultsWithheld(_) => "Results not visible yet",
+            Error::InviteRefused(_) => "Invite code refused",
             Error::NotFound => "Not found",
             Error::MethodNotAllowed(_) => "Method not allowed",
             Error::RequestTimeout => "Request timeout",
@@ -164,6 +178,12 @@ impl Error {
                 "This poll's results become visible to everyone when its admin closes it; until then only its \
                  admin (with the admin token) can read them."
                     .into()
+            }
+            Error::InviteRefused(InviteRefusal::Missing) => {
+                "This poll takes one vote per invite code; the vote must carry one.".into()
+            }
+            Error::InviteRefused(InviteRefusal::UnknownOrUsed) => {
+                "The invite code is not one of this poll's, or it has already been used.".into()
             }
             Error::NotFound => "No such poll or resource. Polls are erased when they expire or are deleted.".into(),
             Error::MethodNotAllowed(allowed) => format!("Allowed methods: {}.", allowed.join(", ")),
@@ -203,12 +223,13 @@ impl Error {
 
 /// Every problem code with its status, for the API reference. A unit test
 /// checks that each variant's code is listed.
-pub const PROBLEM_CODES: [(&str, u16); 15] = [
+pub const PROBLEM_CODES: [(&str, u16); 16] = [
     ("malformed-body", 400),
     ("token-required", 401),
     ("bad-authorization", 401),
     ("invalid-token", 401),
     ("results-withheld", 403),
+    ("invite-refused", 403),
     ("not-found", 404),
     ("method-not-allowed", 405),
     ("request-timeout", 408),
@@ -272,6 +293,8 @@ mod tests {
             Error::Unauthorized(AuthFailure::InvalidToken),
             Error::ResultsWithheld(Withheld::UntilVote),
             Error::ResultsWithheld(Withheld::UntilClose { closes_on: None }),
+            Error::InviteRefused(InviteRefusal::Missing),
+            Error::InviteRefused(InviteRefusal::UnknownOrUsed),
             Error::NotFound,
             Error::MethodNotAllowed(&["GET"]),
             Error::RequestTimeout,

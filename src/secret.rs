@@ -107,6 +107,68 @@ impl std::fmt::Debug for AdminToken {
     }
 }
 
+/// The letters of invite codes: Crockford's base 32 (no I, L, O or U, so a
+/// code read aloud or typed from paper is not mistaken).
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// Letters of an invite code: 20 of 32, 100 random bits.
+pub const INVITE_CODE_LEN: usize = 20;
+
+/// An invite code: one ballot on one poll (`duplicateCheck: invite`). Its
+/// text is shown once, to the admin who issues it; only its hash is stored.
+#[derive(Clone, PartialEq, Eq)]
+pub struct InviteCode(String);
+
+impl InviteCode {
+    pub fn generate() -> anyhow::Result<InviteCode> {
+        let mut b = [0u8; INVITE_CODE_LEN];
+        random_bytes(&mut b)?;
+        Ok(InviteCode(b.iter().map(|x| char::from(CROCKFORD[usize::from(x & 31)])).collect()))
+    }
+
+    /// A code as a person may type it: case, spaces and hyphens do not
+    /// matter, and O, I and L read as 0, 1 and 1.
+    pub fn parse(s: &str) -> Option<InviteCode> {
+        let code: String = s
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '-')
+            .map(|c| match c.to_ascii_uppercase() {
+                'O' => '0',
+                'I' | 'L' => '1',
+                c => c,
+            })
+            .collect();
+        (code.len() == INVITE_CODE_LEN && code.bytes().all(|b| CROCKFORD.contains(&b))).then_some(InviteCode(code))
+    }
+
+    /// The code as printed: groups of four, `7K3M-…`.
+    pub fn expose(&self) -> String {
+        let chars: Vec<char> = self.0.chars().collect();
+        chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("-")
+    }
+
+    pub fn hash(&self) -> InviteHash {
+        InviteHash(Sha256::digest(self.0.as_bytes()).into())
+    }
+}
+
+impl std::fmt::Debug for InviteCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InviteCode(<redacted>)")
+    }
+}
+
+/// SHA-256 of an invite code: the only form in which a code is stored. The
+/// code has 100 random bits, so the hash cannot be turned back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct InviteHash(pub [u8; 32]);
+
+impl std::fmt::Debug for InviteHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InviteHash(..)")
+    }
+}
+
 /// SHA-256 of an admin token: the only form in which a token is stored.
 #[derive(Clone, PartialEq, Eq)]
 pub struct TokenHash(pub [u8; 32]);
@@ -142,6 +204,25 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invite_codes_read_back_as_people_type_them() {
+        let code = InviteCode::generate().unwrap();
+        let printed = code.expose();
+        assert_eq!(printed.len(), INVITE_CODE_LEN + 4);
+        assert_eq!(InviteCode::parse(&printed), Some(code.clone()));
+        assert_eq!(InviteCode::parse(&printed.to_lowercase().replace('-', " ")), Some(code.clone()));
+        assert_eq!(
+            InviteCode::parse("oooo-iiii-llll-0000-1111").map(|c| c.expose()),
+            Some("0000-1111-1111-0000-1111".into())
+        );
+        for bad in ["", "ABCD", "UUUU-UUUU-UUUU-UUUU-UUUU", "0000-0000-0000-0000-00000", "ÄÄÄÄ-0000-0000-0000-0000"]
+        {
+            assert_eq!(InviteCode::parse(bad), None, "{bad}");
+        }
+        assert_eq!(code.hash(), InviteCode::parse(&printed).unwrap().hash());
+        assert_ne!(code.hash(), InviteCode::generate().unwrap().hash());
+    }
 
     #[test]
     fn ids_and_tokens_have_their_shape_and_differ() {

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::app::{Created, Links};
+use crate::app::{Created, InviteStatus, Issued, Links};
 use crate::domain::results::{QuestionFigures, Results};
 use crate::domain::{MediaItem, Poll, Question};
 
@@ -25,6 +25,7 @@ pub fn poll(poll: &Poll, links: &Links) -> Value {
         "resultsVisibility": poll.visibility,
         "closesOn": poll.closes_on.map(|d| d.to_string()),
         "shuffleOptions": poll.shuffle_options,
+        "duplicateCheck": poll.duplicate_check,
         "createdOn": poll.created_on.to_string(),
         "expiresOn": poll.expires_on.to_string(),
         "questions": poll.questions,
@@ -46,6 +47,21 @@ pub fn created(created: &Created, links: &Links) -> Value {
         "expiresOn": created.poll.expires_on.to_string(),
         "poll": poll(&created.poll, links),
     })
+}
+
+/// Invite codes just issued, with the link that carries each (in the
+/// fragment, which browsers never send) and the poll's counts.
+pub fn issued(poll: &Poll, issued: &Issued, links: &Links) -> Value {
+    json!({
+        "invites": issued.codes.iter().map(|c| json!({"code": c.expose(), "url": links.invite(&poll.id, c)})).collect::<Vec<_>>(),
+        "issued": issued.status.issued,
+        "used": issued.status.used,
+    })
+}
+
+/// How many invite codes a poll has, and how many were used.
+pub fn invite_status(status: &InviteStatus) -> Value {
+    json!({"issued": status.issued, "used": status.used})
 }
 
 /// One media item of the public poll.

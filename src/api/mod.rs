@@ -53,6 +53,7 @@ enum Route<'a> {
     Polls,
     Poll(&'a str),
     Results(&'a str),
+    Invites(&'a str),
 }
 
 impl Route<'_> {
@@ -61,6 +62,7 @@ impl Route<'_> {
             Route::Doc | Route::Results(_) => &["GET", "HEAD", "OPTIONS"],
             Route::Polls => &["POST", "OPTIONS"],
             Route::Poll(_) => &["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"],
+            Route::Invites(_) => &["GET", "HEAD", "POST", "OPTIONS"],
         }
     }
 }
@@ -78,6 +80,7 @@ fn route(path: &str) -> Option<Route<'_>> {
     match rest.split_once('/') {
         None if !rest.is_empty() => Some(Route::Poll(rest)),
         Some((id, "results")) if !id.is_empty() => Some(Route::Results(id)),
+        Some((id, "invites")) if !id.is_empty() => Some(Route::Invites(id)),
         _ => None,
     }
 }
@@ -140,8 +143,41 @@ impl Worker {
                 let results = self.session.results(&poll, Access::from_bearer(req.bearer()))?;
                 Ok(Response::json(200, &json::results(&poll, &results)))
             }
+            // Token before body, as for PATCH.
+            (Route::Invites(id), Method::Post) => {
+                let poll = self.session.poll(id, today)?;
+                let token = bearer(req)?;
+                check_token(&poll, token)?;
+                let count = invite_count(&json_body(req, JSON)?)?;
+                let issued = self.session.issue_invites(&poll, token, count, today)?;
+                Ok(Response::json(201, &json::issued(&poll, &issued, &links)))
+            }
+            (Route::Invites(id), Method::Get | Method::Head) => {
+                let poll = self.session.poll(id, today)?;
+                let status = self.session.invite_status(&poll, bearer(req)?)?;
+                Ok(Response::json(200, &json::invite_status(&status)))
+            }
             _ => Err(Error::MethodNotAllowed(route.allowed())),
         }
+    }
+}
+
+/// `{"count": N}`, the body of an invite request: N a whole number (its
+/// range is the use case's to check).
+fn invite_count(body: &serde_json::Value) -> Result<u64, Error> {
+    use crate::domain::{FieldError, FieldPath, Key, Problem};
+    let invalid = |path: FieldPath, p: Problem| Error::Invalid(vec![FieldError::new(path, p)]);
+    let Some(obj) = body.as_object() else { return Err(invalid(FieldPath::root(), Problem::NotAnObject)) };
+    if let Some(other) = obj.keys().find(|k| k.as_str() != "count") {
+        return Err(invalid(FieldPath::root().name(other), Problem::UnknownField { allowed: &["count"] }));
+    }
+    let range = || Problem::IntegerRange { min: 1, max: crate::app::INVITES_PER_CALL as usize };
+    match obj.get("count") {
+        None => Err(invalid(Key::Count.into(), Problem::Required)),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e9).map(|f| f as u64))
+            .ok_or_else(|| invalid(Key::Count.into(), range())),
     }
 }
 

@@ -2,10 +2,11 @@
 //! resource, media. Built here and nowhere else, so the JSON API, the pages
 //! and `pollctl` can never disagree on a link.
 //!
-//! Promise: the admin token only ever appears after `#` ([`Links::admin`]):
-//! browsers send neither the fragment nor put it in a Referer.
+//! Promise: the admin token and invite codes only ever appear after `#`
+//! ([`Links::admin`], [`Links::invite`]): browsers send neither the
+//! fragment nor put it in a Referer, so no log sees them.
 
-use crate::secret::{AdminToken, MediaId, PollId};
+use crate::secret::{AdminToken, InviteCode, MediaId, PollId};
 
 #[derive(Clone, Debug)]
 pub struct Links {
@@ -56,6 +57,12 @@ impl Links {
         format!("{}/p/{id}/admin#{}", self.base, token.expose())
     }
 
+    /// An invite link: the share page, with the code in the fragment
+    /// (`#invite=CODE`; the page's script puts it in the code field).
+    pub fn invite(&self, id: &PollId, code: &InviteCode) -> String {
+        format!("{}/p/{id}#invite={}", self.base, code.expose())
+    }
+
     pub fn media(&self, id: &MediaId) -> String {
         format!("{}{}", self.base, Links::media_path(id))
     }
@@ -76,5 +83,11 @@ mod tests {
         let (before, after) = admin.split_once('#').unwrap();
         assert_eq!(before, format!("https://polls.example/p/{id}/admin"));
         assert_eq!(after, token.expose());
+        let code = InviteCode::generate().unwrap();
+        let invite = links.invite(&id, &code);
+        assert_eq!(
+            invite.split_once('#'),
+            Some((links.share(&id).as_str(), format!("invite={}", code.expose()).as_str()))
+        );
     }
 }

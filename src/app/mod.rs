@@ -27,10 +27,12 @@ pub use links::Links;
 
 use crate::day::Day;
 use crate::domain::results::Results;
-use crate::domain::{Answer, Ballot, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility};
-use crate::error::{AuthFailure, Error, Withheld};
+use crate::domain::{
+    Answer, Ballot, DuplicateCheck, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility,
+};
+use crate::error::{AuthFailure, Error, InviteRefusal, Withheld};
 use crate::ratelimit::{Quota, RateLimiter};
-use crate::secret::{AdminToken, MediaId, PollId};
+use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId};
 use crate::store::{MediaBlob, PendingWrite, Reader, Store};
 use throttle::VoteThrottle;
 
@@ -87,8 +89,27 @@ impl<'a> Access<'a> {
 pub struct Admitted {
     id: PollId,
     ballot: Ballot,
+    invite: Option<InviteHash>,
     today: Day,
 }
+
+/// Invite codes just issued: their texts (shown this once, never stored)
+/// and the poll's counts after issuing.
+pub struct Issued {
+    pub codes: Vec<InviteCode>,
+    pub status: InviteStatus,
+}
+
+/// A poll's invite codes: how many were issued and how many cast a ballot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InviteStatus {
+    pub issued: u64,
+    pub used: u64,
+}
+
+/// Most invite codes issued in one call (the poll's total is bounded by
+/// [`crate::store::MAX_INVITES`]).
+pub const INVITES_PER_CALL: u64 = 1_000;
 
 impl App {
     pub fn new(store: Store, limiter: Arc<RateLimiter>, votes: VoteLimits, base_url: &str) -> anyhow::Result<App> {
@@ -130,7 +151,7 @@ impl App {
 
     /// Stores an admitted vote; the answer comes once it is committed.
     pub fn cast(&self, vote: Admitted) -> Result<PendingWrite, Error> {
-        self.store.cast_later(&vote.id, vote.ballot, vote.today)
+        self.store.cast_later(&vote.id, vote.ballot, vote.invite, vote.today)
     }
 
     /// Erases a poll and everything of it.
@@ -245,13 +266,17 @@ impl Session {
     }
 
     /// Checks a vote of `client` on `poll`: the poll is open, the answers fit
-    /// its questions, and the client is within the vote throttle. The vote
-    /// is counted against the throttle from here on.
+    /// its questions, and the poll's duplicate check lets it through: the
+    /// client within the vote throttle (`network`, counted against it from
+    /// here on), an invite code given (`invite`; whether it is one of the
+    /// poll's and unused is decided in the ballot's transaction), or
+    /// nothing (`none`).
     pub fn admit_vote(
         &self,
         client: IpAddr,
         poll: &Poll,
         answers: Vec<Option<Answer>>,
+        invite: Option<&str>,
         today: Day,
     ) -> Result<Admitted, Error> {
         if poll.closed {
@@ -259,11 +284,45 @@ impl Session {
         }
         let ballot = Ballot::new(&poll.questions, answers)
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
-        if !self.app.throttle.admit(client, &poll.id) {
-            let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;
-            return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
+        let invite = match poll.duplicate_check {
+            DuplicateCheck::Network => {
+                if !self.app.throttle.admit(client, &poll.id) {
+                    let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;
+                    return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
+                }
+                None
+            }
+            DuplicateCheck::Invite => Some(
+                invite
+                    .and_then(InviteCode::parse)
+                    .map(|c| c.hash())
+                    .ok_or(Error::InviteRefused(InviteRefusal::Missing))?,
+            ),
+            DuplicateCheck::None => None,
+        };
+        Ok(Admitted { id: poll.id.clone(), ballot, invite, today })
+    }
+
+    /// Issues `count` (1 to [`INVITES_PER_CALL`]) new invite codes for
+    /// `poll`, for its admin `token`. The codes exist only in the answer.
+    pub fn issue_invites(&mut self, poll: &Poll, token: &str, count: u64, today: Day) -> Result<Issued, Error> {
+        check_token(poll, token)?;
+        if !(1..=INVITES_PER_CALL).contains(&count) {
+            let problem = crate::domain::Problem::IntegerRange { min: 1, max: INVITES_PER_CALL as usize };
+            return Err(Error::Invalid(vec![FieldError::new(Key::Count, problem)]));
         }
-        Ok(Admitted { id: poll.id.clone(), ballot, today })
+        let codes = (0..count).map(|_| InviteCode::generate()).collect::<anyhow::Result<Vec<_>>>()?;
+        let (issued, used) =
+            self.app.store.issue_invites(&poll.id, codes.iter().map(InviteCode::hash).collect(), today)?;
+        Ok(Issued { codes, status: InviteStatus { issued, used } })
+    }
+
+    /// How many invite codes `poll` has, and how many were used, for its
+    /// admin `token`.
+    pub fn invite_status(&mut self, poll: &Poll, token: &str) -> Result<InviteStatus, Error> {
+        check_token(poll, token)?;
+        let (issued, used) = self.reader.invite_counts(poll)?;
+        Ok(InviteStatus { issued, used })
     }
 }
 

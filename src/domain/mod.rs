@@ -17,7 +17,7 @@ pub mod schulze;
 pub mod settings;
 
 pub use problem::{Choices, FieldError, FieldPath, Key, List, Problem, Seg};
-pub use settings::ResultsVisibility;
+pub use settings::{DuplicateCheck, ResultsVisibility};
 
 use crate::day::Day;
 
@@ -264,6 +264,7 @@ pub struct NewPoll {
     /// The day voting ends, if any (checked by [`NewPoll::check_on`]).
     pub closes_on: Option<Day>,
     pub shuffle_options: bool,
+    pub duplicate_check: DuplicateCheck,
     pub questions: Vec<Question>,
 }
 
@@ -283,6 +284,7 @@ pub struct PollPatch {
     /// `Some(None)` removes the deadline.
     pub closes_on: Option<Option<Day>>,
     pub shuffle_options: Option<bool>,
+    pub duplicate_check: Option<DuplicateCheck>,
     /// `None` removes that language version.
     pub translations: BTreeMap<Lang, Option<LanguageVersion>>,
 }
@@ -404,7 +406,7 @@ fn boolean_at(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Err
 }
 
 impl NewPoll {
-    pub const FIELDS: [&'static str; 8] = [
+    pub const FIELDS: [&'static str; 9] = [
         "title",
         "lang",
         "expiryDays",
@@ -412,6 +414,7 @@ impl NewPoll {
         "resultsVisibility",
         "closesOn",
         "shuffleOptions",
+        "duplicateCheck",
         "questions",
     ];
     pub const REQUIRED: [&'static str; 4] = ["title", "lang", "expiryDays", "questions"];
@@ -433,6 +436,7 @@ impl NewPoll {
         let visibility = settings::visibility(obj, true, errs);
         let closes_on = settings::closes_on(obj, false, errs);
         let shuffle = boolean(obj, Key::ShuffleOptions, errs);
+        let duplicate_check = settings::duplicate_check(obj, errs);
         let questions = field(obj, &root, Key::Questions).and_then(|(q, p)| question_list(q, &p, errs, question));
         Some(NewPoll {
             title: title?,
@@ -441,6 +445,7 @@ impl NewPoll {
             visibility: visibility?.unwrap_or_default(),
             closes_on: closes_on?.flatten(),
             shuffle_options: shuffle?.unwrap_or(false),
+            duplicate_check: duplicate_check?.unwrap_or_default(),
             questions: questions?,
         })
     }
@@ -537,8 +542,8 @@ impl LanguageVersion {
 }
 
 impl PollPatch {
-    pub const FIELDS: [&'static str; 6] =
-        ["closed", "expiryDays", "resultsVisibility", "closesOn", "shuffleOptions", "translations"];
+    pub const FIELDS: [&'static str; 7] =
+        ["closed", "expiryDays", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "translations"];
 
     /// Validates a PATCH body on its own (types, bounds, languages).
     pub fn from_json(v: &Value) -> Result<PollPatch, Vec<FieldError>> {
@@ -554,6 +559,7 @@ impl PollPatch {
             && self.visibility.is_none()
             && self.closes_on.is_none()
             && self.shuffle_options.is_none()
+            && self.duplicate_check.is_none()
             && self.translations.is_empty()
     }
 
@@ -576,12 +582,14 @@ impl PollPatch {
         let visibility = settings::visibility(obj, false, errs);
         let closes_on = settings::closes_on(obj, true, errs);
         let shuffle_options = boolean(obj, Key::ShuffleOptions, errs);
+        let duplicate_check = settings::duplicate_check(obj, errs);
         Some(PollPatch {
             closed: closed?,
             expiry: expiry?,
             visibility: visibility?,
             closes_on: closes_on?,
             shuffle_options: shuffle_options?,
+            duplicate_check: duplicate_check?,
             translations: translations?,
         })
     }
@@ -892,6 +900,7 @@ pub struct Poll {
     /// The day voting ends, if the poll has a deadline.
     pub closes_on: Option<Day>,
     pub shuffle_options: bool,
+    pub duplicate_check: DuplicateCheck,
     pub created_on: crate::day::Day,
     pub expires_on: crate::day::Day,
     pub questions: Vec<Question>,

@@ -46,6 +46,9 @@ pub enum Key {
     ScaleMax,
     MinLabel,
     MaxLabel,
+    DuplicateCheck,
+    /// The number of invite codes to issue.
+    Count,
 }
 
 impl Key {
@@ -73,6 +76,8 @@ impl Key {
             Key::ScaleMax => "scaleMax",
             Key::MinLabel => "minLabel",
             Key::MaxLabel => "maxLabel",
+            Key::DuplicateCheck => "duplicateCheck",
+            Key::Count => "count",
         }
     }
 }
@@ -162,6 +167,7 @@ pub enum Choices {
     ExpiryDays,
     QuestionType,
     ResultsVisibility,
+    DuplicateCheck,
 }
 
 impl Choices {
@@ -171,6 +177,9 @@ impl Choices {
             Choices::ExpiryDays => EXPIRY_DAYS.iter().map(u16::to_string).collect(),
             Choices::QuestionType => QuestionKind::ALL.iter().map(|s| (*s).to_owned()).collect(),
             Choices::ResultsVisibility => ResultsVisibility::codes().into_iter().map(str::to_owned).collect(),
+            Choices::DuplicateCheck => {
+                super::settings::DuplicateCheck::codes().into_iter().map(str::to_owned).collect()
+            }
         }
     }
 }
@@ -296,6 +305,11 @@ pub enum Problem {
     Unanswered {
         question: usize,
     },
+    /// More invite codes than a poll may have.
+    TooManyInvites {
+        issued: u64,
+        max: u64,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -375,6 +389,9 @@ impl fmt::Display for Problem {
                 write!(f, "question {} takes a whole number from {min} to {max}", question + 1)
             }
             Problem::Unanswered { question } => write!(f, "question {} must be answered", question + 1),
+            Problem::TooManyInvites { issued, max } => {
+                write!(f, "would give the poll more than {max} invite codes (it has {issued})")
+            }
         }
     }
 }

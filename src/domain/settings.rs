@@ -110,6 +110,53 @@ pub(super) fn visibility(
     }
 }
 
+/// How a poll holds back a second vote from one person.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DuplicateCheck {
+    /// The in-memory per-network throttle (the specification's behaviour).
+    #[default]
+    Network,
+    /// One vote per invite code the admin issued.
+    Invite,
+    /// No limit (a room of people behind one address).
+    None,
+}
+
+impl DuplicateCheck {
+    pub const ALL: [DuplicateCheck; 3] = [DuplicateCheck::Network, DuplicateCheck::Invite, DuplicateCheck::None];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DuplicateCheck::Network => "network",
+            DuplicateCheck::Invite => "invite",
+            DuplicateCheck::None => "none",
+        }
+    }
+
+    pub fn codes() -> Vec<&'static str> {
+        DuplicateCheck::ALL.iter().map(|v| v.as_str()).collect()
+    }
+
+    pub fn from_code(s: &str) -> Option<DuplicateCheck> {
+        DuplicateCheck::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// Reads `duplicateCheck`: `None` when absent.
+pub(super) fn duplicate_check(obj: &Map<String, Value>, errs: &mut Errors) -> Option<Option<DuplicateCheck>> {
+    match obj.get(Key::DuplicateCheck.name()) {
+        None => Some(None),
+        Some(v) => match v.as_str().and_then(DuplicateCheck::from_code) {
+            Some(d) => Some(Some(d)),
+            None => {
+                errs.push(Key::DuplicateCheck.into(), Problem::NotOneOf(Choices::DuplicateCheck));
+                None
+            }
+        },
+    }
+}
+
 /// A change of the deadline: a new day, or none.
 pub type Deadline = Option<Day>;
 

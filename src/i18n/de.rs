@@ -361,4 +361,11 @@ pub const DE: Catalogue = Catalogue {
     col_value: "Wert",
     scale_mean: "Mittelwert",
     scale_median: "Median",
+    invite_label: "Ihr Einladungscode",
+    invite_hint: "Diese Umfrage nimmt eine Antwort pro Einladungscode an. Der Code steht auf Ihrer Einladung; ein Einladungslink trägt ihn für Sie ein.",
+    err_invite_missing: "Diese Umfrage nimmt eine Antwort pro Einladungscode an: Bitte geben Sie Ihren Code ein.",
+    err_invite_refused: "Dieser Einladungscode gehört nicht zu dieser Umfrage oder wurde schon verwendet. Ihre Auswahl ist unten erhalten.",
+    err_too_many_invites: |issued, max| {
+        format!("Eine Umfrage kann höchstens {max} Einladungscodes haben; diese hat {issued}.")
+    },
 };

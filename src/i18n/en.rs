@@ -361,4 +361,9 @@ pub const EN: Catalogue = Catalogue {
     col_value: "Value",
     scale_mean: "Mean",
     scale_median: "Median",
+    invite_label: "Your invite code",
+    invite_hint: "This poll takes one response per invite code. The code is on your invitation; an invite link fills it in.",
+    err_invite_missing: "This poll takes one response per invite code: please enter yours.",
+    err_invite_refused: "This invite code is not one of this poll's, or it has already been used. Your choices are kept below.",
+    err_too_many_invites: |issued, max| format!("A poll can have at most {max} invite codes; this one has {issued}."),
 };

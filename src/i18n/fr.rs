@@ -368,4 +368,11 @@ pub const FR: Catalogue = Catalogue {
     col_value: "Valeur",
     scale_mean: "Moyenne",
     scale_median: "Médiane",
+    invite_label: "Votre code d’invitation",
+    invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{A0}; un lien d’invitation le remplit pour vous.",
+    err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{A0}: veuillez saisir le vôtre.",
+    err_invite_refused: "Ce code d’invitation n’est pas l’un de ceux de ce sondage, ou il a déjà servi. Vos choix sont conservés ci-dessous.",
+    err_too_many_invites: |issued, max| {
+        format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{A0}; celui-ci en a {issued}.")
+    },
 };

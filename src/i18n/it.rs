@@ -363,4 +363,11 @@ pub const IT: Catalogue = Catalogue {
     col_value: "Valore",
     scale_mean: "Media",
     scale_median: "Mediana",
+    invite_label: "Il suo codice d’invito",
+    invite_hint: "Questo sondaggio accetta una risposta per codice d’invito. Il codice è sul suo invito; un link d’invito lo inserisce per lei.",
+    err_invite_missing: "Questo sondaggio accetta una risposta per codice d’invito: inserisca il suo.",
+    err_invite_refused: "Questo codice d’invito non appartiene a questo sondaggio, oppure è già stato usato. Le sue scelte sono conservate qui sotto.",
+    err_too_many_invites: |issued, max| {
+        format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
+    },
 };

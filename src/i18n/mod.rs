@@ -301,6 +301,14 @@ pub struct Catalogue {
     pub err_unanswered: fn(usize) -> String,
     /// An option index the question does not have (1-based question).
     pub err_no_such_option: fn(usize) -> String,
+
+    // --- Duplicate check and invite codes ------------------------------------
+    pub invite_label: &'static str,
+    pub invite_hint: &'static str,
+    pub err_invite_missing: &'static str,
+    pub err_invite_refused: &'static str,
+    /// (codes the poll has, the most it may have)
+    pub err_too_many_invites: fn(u64, u64) -> String,
     pub first_choices: &'static str,
     pub ranking_heading: &'static str,
     /// A place in a ranking: 1 → "1st".

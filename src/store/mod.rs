@@ -25,10 +25,10 @@ use rusqlite::{Connection, OpenFlags, params};
 use crate::day::Day;
 use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch, ResultsVisibility};
 use crate::error::Error;
-use crate::secret::{MediaId, PollId, TokenHash};
+use crate::secret::{InviteHash, MediaId, PollId, TokenHash};
 
 pub use reader::{MediaBlob, Reader};
-pub use writer::WriterConfig;
+pub use writer::{MAX_INVITES, WriterConfig};
 
 /// The migrations, in order. Append-only: a released file is never edited.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -38,6 +38,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("004_poll_settings.sql", include_str!("../../sql/004_poll_settings.sql")),
     ("005_question_types.sql", include_str!("../../sql/005_question_types.sql")),
     ("006_staged_keys.sql", include_str!("../../sql/006_staged_keys.sql")),
+    ("007_invites.sql", include_str!("../../sql/007_invites.sql")),
 ];
 
 /// How `polls` stores a [`ResultsVisibility`] (sql/004_poll_settings.sql):
@@ -213,7 +214,7 @@ impl Store {
     /// unknown or expired poll, `Error::Closed` for a closed one (both
     /// decided at the commit).
     pub fn cast(&self, id: &PollId, ballot: Ballot, today: Day) -> Result<(), Error> {
-        self.writer.submit(writer::Op::Cast { id: id.clone(), ballot, today })?;
+        self.writer.submit(writer::Op::Cast { id: id.clone(), ballot, invite: None, today })?;
         Ok(())
     }
 
@@ -221,8 +222,27 @@ impl Store {
     /// once with 503 when the queue is full) and the returned
     /// [`PendingWrite`] delivers its result after the commit. The web's vote
     /// handler uses it so that no worker thread waits through the fsync.
-    pub fn cast_later(&self, id: &PollId, ballot: Ballot, today: Day) -> Result<PendingWrite, Error> {
-        self.writer.submit_later(writer::Op::Cast { id: id.clone(), ballot, today }).map(PendingWrite)
+    /// An invite-only poll's vote brings its code's hash: the code is
+    /// spent in the ballot's transaction (`Error::InviteRefused` if it is
+    /// unknown or used).
+    pub fn cast_later(
+        &self,
+        id: &PollId,
+        ballot: Ballot,
+        invite: Option<InviteHash>,
+        today: Day,
+    ) -> Result<PendingWrite, Error> {
+        self.writer.submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, today }).map(PendingWrite)
+    }
+
+    /// Stores the hashes of new invite codes of a live poll; answers the
+    /// poll's codes then (issued, used). At most [`MAX_INVITES`] per poll
+    /// (`Error::Invalid` at `count` beyond).
+    pub fn issue_invites(&self, id: &PollId, hashes: Vec<InviteHash>, today: Day) -> Result<(u64, u64), Error> {
+        match self.writer.submit(writer::Op::IssueInvites { id: id.clone(), hashes, today })? {
+            writer::Outcome::Invites(issued, used) => Ok((issued, used)),
+            _ => Err(Error::internal(anyhow::anyhow!("issuing invites answered no counts"))),
+        }
     }
 
     /// Convenience for tools and tests: [`Store::cast`] today, by id text,
@@ -239,7 +259,7 @@ impl Store {
     pub fn sweep(&self, as_of: Day) -> Result<SweepReport, Error> {
         match self.writer.submit(writer::Op::Sweep { as_of })? {
             writer::Outcome::Swept(n) => Ok(SweepReport { polls_erased: n }),
-            writer::Outcome::Done => Ok(SweepReport { polls_erased: 0 }),
+            writer::Outcome::Done | writer::Outcome::Invites(..) => Ok(SweepReport { polls_erased: 0 }),
         }
     }
 }

@@ -8,7 +8,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Ballot, Lang, LanguageVersion, MediaItem, Poll, Question, QuestionKind, Slot, Tallies, Title};
+use crate::domain::{
+    Ballot, DuplicateCheck, Lang, LanguageVersion, MediaItem, Poll, Question, QuestionKind, Slot, Tallies, Title,
+};
 use crate::error::Error;
 use crate::secret::{MediaId, PollId, TokenHash};
 
@@ -56,7 +58,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
     let row = tx
         .prepare_cached(
             "SELECT token_sha256, title, lang, results_public, closed, created_on, expires_on, questions,
-                    results_after, closes_on, shuffle_options
+                    results_after, closes_on, shuffle_options, duplicate_check
              FROM polls WHERE id = ?1 AND expires_on > ?2",
         )?
         .query_row(params![id.as_str(), today.to_string()], |r| {
@@ -69,7 +71,12 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
                 r.get::<_, String>(5)?,
                 r.get::<_, String>(6)?,
                 r.get::<_, String>(7)?,
-                (r.get::<_, Option<String>>(8)?, r.get::<_, Option<String>>(9)?, r.get::<_, bool>(10)?),
+                (
+                    r.get::<_, Option<String>>(8)?,
+                    r.get::<_, Option<String>>(9)?,
+                    r.get::<_, bool>(10)?,
+                    r.get::<_, String>(11)?,
+                ),
             ))
         })
         .optional()?;
@@ -98,7 +105,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
         media
     };
     let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
-    let (results_after, closes_on, shuffle_options) = settings;
+    let (results_after, closes_on, shuffle_options, duplicate_check) = settings;
     let closes_on = closes_on.map(|d| Day::parse(&d).ok_or_else(|| corrupt("closes_on"))).transpose()?;
     Ok(Some(Poll {
         id: id.clone(),
@@ -110,6 +117,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
         closed: closed || deadline_passed(closes_on, today),
         closes_on,
         shuffle_options,
+        duplicate_check: DuplicateCheck::from_code(&duplicate_check).ok_or_else(|| corrupt("duplicate_check"))?,
         created_on: Day::parse(&created_on).ok_or_else(|| corrupt("created_on"))?,
         expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
         questions,
@@ -200,6 +208,11 @@ fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
 }
 
 impl Reader {
+    /// A poll's invite codes: how many were issued, and how many were used.
+    pub fn invite_counts(&mut self, poll: &Poll) -> Result<(u64, u64), Error> {
+        super::writer::invite_counts(&self.conn, &poll.id)
+    }
+
     /// Every stored ballot of `poll`, shuffled (ballots not yet mixed still
     /// stand together at the end of the store's order), without the day it
     /// was cast. For the admin's ballot export and for recounts.

@@ -330,7 +330,7 @@ mod recount {
             // several ballots per commit as it does under load.
             for chunk in ballots.chunks(batch) {
                 let pending: Vec<PendingWrite> =
-                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), today).unwrap()).collect();
+                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), None, today).unwrap()).collect();
                 for p in pending {
                     p.committed_blocking().unwrap();
                 }
@@ -419,8 +419,10 @@ fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
     store.cast(&id, ballot(&[Some(0), Some(1)]), Day::today()).unwrap();
     drop(store);
     let path = dir.path().join("t.sqlite3");
-    // A database of schema 5 with a ballot whose random key began with 0xff.
+    // A database of schema 5 (what 006 and later add is undone) with a
+    // ballot whose random key began with 0xff.
     let conn = Connection::open(&path).unwrap();
+    conn.execute_batch("ALTER TABLE polls DROP COLUMN duplicate_check; DROP TABLE invites;").unwrap();
     conn.execute("UPDATE responses SET id = unhex('ff' || substr(hex(id), 3))", []).unwrap();
     conn.pragma_update(None, "user_version", 5).unwrap();
     drop(conn);
@@ -431,4 +433,56 @@ fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
     let mut r = store.reader().unwrap();
     let poll = r.poll(&id, Day::today()).unwrap().unwrap();
     assert_eq!(r.ballots(&poll).unwrap().len(), 1);
+}
+
+// ---- Invite codes. ----
+
+#[test]
+fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
+    use crate::error::InviteRefusal;
+    use crate::secret::InviteCode;
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    let invite_only = PollPatch::from_json(&json!({"duplicateCheck": "invite"})).unwrap();
+    store.patch_poll(&id, &invite_only, today).unwrap();
+    let codes: Vec<InviteCode> = (0..3).map(|_| InviteCode::generate().unwrap()).collect();
+    let hashes = codes.iter().map(InviteCode::hash).collect();
+    assert_eq!(store.issue_invites(&id, hashes, today).unwrap(), (3, 0));
+    let vote = |code: Option<&InviteCode>| {
+        store.cast_later(&id, ballot(&[Some(0), None]), code.map(InviteCode::hash), today).unwrap().committed_blocking()
+    };
+    assert!(vote(Some(&codes[0])).is_ok());
+    assert!(matches!(vote(Some(&codes[0])), Err(Error::InviteRefused(InviteRefusal::UnknownOrUsed))));
+    assert!(matches!(vote(Some(&InviteCode::generate().unwrap())), Err(Error::InviteRefused(_))));
+    assert!(matches!(vote(None), Err(Error::InviteRefused(InviteRefusal::Missing))));
+    assert!(vote(Some(&codes[2])).is_ok());
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    assert_eq!(poll.duplicate_check, crate::domain::DuplicateCheck::Invite);
+    assert_eq!(r.invite_counts(&poll).unwrap(), (3, 2));
+    assert_eq!(r.tallies(&poll).unwrap().total, 2, "refused votes wrote nothing");
+    // Another poll does not take this poll's codes.
+    let other = PollId::generate().unwrap();
+    store.create_poll(&other, &AdminToken::generate().unwrap().hash(), &new_poll(), &[], today).unwrap();
+    store.patch_poll(&other, &invite_only, today).unwrap();
+    let on_other = store.cast_later(&other, ballot(&[Some(0), None]), Some(codes[1].hash()), today).unwrap();
+    assert!(matches!(on_other.committed_blocking(), Err(Error::InviteRefused(_))));
+}
+
+#[test]
+fn a_poll_has_at_most_ten_thousand_invite_codes() {
+    use crate::secret::InviteCode;
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    let batch = |n: usize| (0..n).map(|_| InviteCode::generate().unwrap().hash()).collect::<Vec<_>>();
+    for _ in 0..9 {
+        store.issue_invites(&id, batch(1000), today).unwrap();
+    }
+    assert_eq!(store.issue_invites(&id, batch(999), today).unwrap(), (9999, 0));
+    let refused = store.issue_invites(&id, batch(2), today);
+    assert!(
+        matches!(&refused, Err(Error::Invalid(e)) if e[0].problem == crate::domain::Problem::TooManyInvites { issued: 9999, max: 10_000 }),
+        "{refused:?}"
+    );
+    assert_eq!(store.issue_invites(&id, batch(1), today).unwrap(), (10_000, 0));
 }

@@ -50,8 +50,10 @@ use tokio::sync::oneshot;
 use super::visibility_columns;
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Ballot, Counter, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
+use crate::domain::{Ballot, Counter, DuplicateCheck, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
 use crate::error::Error;
+use crate::error::InviteRefusal;
+use crate::secret::InviteHash;
 use crate::secret::{MediaId, PollId, TokenHash};
 
 /// Tuning of the writer thread.
@@ -105,6 +107,14 @@ pub(super) enum Op {
     Cast {
         id: PollId,
         ballot: Ballot,
+        /// The invite code's hash, on a poll that takes votes by invite.
+        invite: Option<InviteHash>,
+        today: Day,
+    },
+    /// Stores the hashes of new invite codes of a live poll.
+    IssueInvites {
+        id: PollId,
+        hashes: Vec<InviteHash>,
         today: Day,
     },
     Sweep {
@@ -115,6 +125,8 @@ pub(super) enum Op {
 pub(super) enum Outcome {
     Done,
     Swept(u64),
+    /// A poll's invite codes after issuing: issued, used.
+    Invites(u64, u64),
 }
 
 struct Job {
@@ -392,7 +404,9 @@ fn try_commit(
     let mut erased = false;
     for job in batch {
         let result = match &job.op {
-            Op::Cast { id, ballot, today } => cast(&tx, polls, &mut counts, fresh, id, ballot, *today),
+            Op::Cast { id, ballot, invite, today } => {
+                cast(&tx, polls, &mut counts, fresh, (id, ballot, *invite), *today)
+            }
             op => {
                 // Other writes may change or delete a poll just counted: the
                 // counters go first, and the cache is rebuilt from the table.
@@ -443,13 +457,27 @@ fn cast(
     polls: &mut PollCache,
     counts: &mut Counts,
     fresh: &mut Fresh,
-    id: &PollId,
-    ballot: &Ballot,
+    (id, ballot, invite): (&PollId, &Ballot, Option<InviteHash>),
     today: Day,
 ) -> Result<Outcome, Error> {
     let poll = polls.get(tx, id)?.filter(|p| today < p.expires_on).ok_or(Error::NotFound)?;
     if poll.closed || deadline_passed(poll.closes_on, today) {
         return Err(Error::Closed);
+    }
+    // The poll may have turned invite-only since the vote was admitted.
+    let code = match (poll.invite_only, invite) {
+        (true, None) => return Err(Error::InviteRefused(InviteRefusal::Missing)),
+        (true, Some(code)) => Some(code),
+        (false, _) => None,
+    };
+    if let Some(code) = code {
+        // In place, in the ballot's transaction: a code casts one ballot.
+        let n = tx
+            .prepare_cached("UPDATE invites SET used = 1 WHERE poll_id = ?1 AND code_sha256 = ?2 AND used = 0")?
+            .execute(params![id.as_str(), &code.0[..]])?;
+        if n == 0 {
+            return Err(Error::InviteRefused(InviteRefusal::UnknownOrUsed));
+        }
     }
     let day = today.to_string();
     let choices_json = ballot.to_stored();
@@ -459,8 +487,17 @@ fn cast(
     let mut key = [0u8; 16];
     crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
     key[0] = STAGED;
-    tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![id.as_str(), &key[..], day, choices_json])?;
+    let stored = tx
+        .prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![id.as_str(), &key[..], day, choices_json]);
+    if let Err(e) = stored {
+        // The code is not spent on a ballot that was not stored.
+        if let Some(code) = code {
+            tx.prepare_cached("UPDATE invites SET used = 0 WHERE poll_id = ?1 AND code_sha256 = ?2")?
+                .execute(params![id.as_str(), &code.0[..]])?;
+        }
+        return Err(e.into());
+    }
     // A key of a batch that then fails is mixed for nothing, harmlessly.
     fresh.add(id, key);
     counts.add(id, day, ballot);
@@ -733,6 +770,8 @@ impl Counts {
 /// What a vote needs to know of its poll.
 struct PollState {
     closed: bool,
+    /// `duplicateCheck: invite`: a vote must bring an unused code.
+    invite_only: bool,
     expires_on: Day,
     closes_on: Option<Day>,
 }
@@ -765,21 +804,26 @@ impl PollCache {
     fn get(&mut self, tx: &Connection, id: &PollId) -> Result<Option<&PollState>, Error> {
         if !self.polls.contains_key(id.as_str()) {
             let row = tx
-                .prepare_cached("SELECT closed, expires_on, closes_on FROM polls WHERE id = ?1")?
+                .prepare_cached("SELECT closed, expires_on, closes_on, duplicate_check FROM polls WHERE id = ?1")?
                 .query_row(params![id.as_str()], |r| {
-                    Ok((r.get::<_, bool>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+                    Ok((
+                        r.get::<_, bool>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, String>(3)? == DuplicateCheck::Invite.as_str(),
+                    ))
                 })
                 .optional()?;
             // An unknown poll is not remembered: votes for it are rare (the
             // page handler looked the poll up first).
-            let Some((closed, expires_on, closes_on)) = row else { return Ok(None) };
+            let Some((closed, expires_on, closes_on, invite_only)) = row else { return Ok(None) };
             let day = |s: &str| Day::parse(s).ok_or_else(|| Error::internal(anyhow!("a stored day is malformed")));
             let expires_on = day(&expires_on)?;
             let closes_on = closes_on.as_deref().map(day).transpose()?;
             if self.polls.len() >= CACHE_POLLS {
                 self.clear();
             }
-            self.polls.insert(id.as_str().to_owned(), PollState { closed, expires_on, closes_on });
+            self.polls.insert(id.as_str().to_owned(), PollState { closed, invite_only, expires_on, closes_on });
         }
         Ok(self.polls.get(id.as_str()))
     }
@@ -802,8 +846,8 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             let (public, after) = visibility_columns(poll.visibility);
             tx.prepare_cached(
                 "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions,
-                                    results_after, closes_on, shuffle_options)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                    results_after, closes_on, shuffle_options, duplicate_check)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 id.as_str(),
@@ -817,6 +861,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 after,
                 poll.closes_on.map(|d| d.to_string()),
                 poll.shuffle_options,
+                poll.duplicate_check.as_str(),
             ])?;
             for m in media {
                 insert_media(tx, id, m, poll.questions.len())?;
@@ -880,6 +925,10 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 tx.prepare_cached("UPDATE polls SET shuffle_options = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), shuffle])?;
             }
+            if let Some(check) = patch.duplicate_check {
+                tx.prepare_cached("UPDATE polls SET duplicate_check = ?2 WHERE id = ?1")?
+                    .execute(params![id.as_str(), check.as_str()])?;
+            }
             if let Some(days) = patch.expiry {
                 tx.prepare_cached("UPDATE polls SET expires_on = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), today.plus_days(days.get()).to_string()])?;
@@ -914,12 +963,42 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
         }
         // Votes take the cheaper path of `cast`.
         Op::Cast { .. } => Err(Error::internal(anyhow!("a vote reached the savepoint path"))),
+        Op::IssueInvites { id, hashes, today } => {
+            if live_poll(tx, id, *today)?.is_none() {
+                return Err(Error::NotFound);
+            }
+            let (issued, _) = invite_counts(tx, id)?;
+            let after = issued + hashes.len() as u64;
+            if after > MAX_INVITES {
+                return Err(Error::Invalid(vec![FieldError::new(
+                    Key::Count,
+                    Problem::TooManyInvites { issued, max: MAX_INVITES },
+                )]));
+            }
+            let mut insert = tx.prepare_cached("INSERT INTO invites (poll_id, code_sha256) VALUES (?1, ?2)")?;
+            for h in hashes {
+                insert.execute(params![id.as_str(), &h.0[..]])?;
+            }
+            let (issued, used) = invite_counts(tx, id)?;
+            Ok((Outcome::Invites(issued, used), false))
+        }
         Op::Sweep { as_of } => {
             let n =
                 tx.prepare_cached("DELETE FROM polls WHERE expires_on <= ?1")?.execute(params![as_of.to_string()])?;
             Ok((Outcome::Swept(n as u64), n > 0))
         }
     }
+}
+
+/// The most invite codes one poll may have.
+pub const MAX_INVITES: u64 = 10_000;
+
+/// A poll's invite codes: issued, and used.
+pub(super) fn invite_counts(tx: &Connection, id: &PollId) -> Result<(u64, u64), Error> {
+    let (issued, used): (i64, i64) = tx
+        .prepare_cached("SELECT count(*), coalesce(sum(used), 0) FROM invites WHERE poll_id = ?1")?
+        .query_row(params![id.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok((u64::try_from(issued).unwrap_or(0), u64::try_from(used).unwrap_or(0)))
 }
 
 /// Stores one cleaned media item of poll `id`, which has `questions` questions.

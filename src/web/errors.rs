@@ -8,7 +8,7 @@
 //! text from the page's catalogue. Internal causes go to stderr, here only.
 
 use super::layout::{Ctx, message_page};
-use crate::error::{AuthFailure, Error, Withheld};
+use crate::error::{AuthFailure, Error, InviteRefusal, Withheld};
 use crate::http::Response;
 use crate::i18n::Catalogue;
 
@@ -30,6 +30,8 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             withheld_words = withheld_text(t, e);
             (403, t.withheld_title, withheld_words.as_str())
         }
+        Error::InviteRefused(InviteRefusal::Missing) => (403, t.error_title, t.err_invite_missing),
+        Error::InviteRefused(InviteRefusal::UnknownOrUsed) => (403, t.error_title, t.err_invite_refused),
         Error::Closed => (409, t.closed_title, t.closed_text),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),
         Error::RateLimited(rl) => {

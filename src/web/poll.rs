@@ -16,8 +16,8 @@ use super::{Web, WebWorker};
 use crate::app::Links;
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Answer, Poll, Problem, Question, QuestionKind, ResultsVisibility, Slot, Texts};
-use crate::error::Error;
+use crate::domain::{Answer, DuplicateCheck, Poll, Problem, Question, QuestionKind, ResultsVisibility, Slot, Texts};
+use crate::error::{Error, InviteRefusal};
 use crate::http::{Request, Response};
 
 pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
@@ -66,6 +66,16 @@ fn share_response(
             p.lead { (t.vote_intro) }
             form.vote method="post" action=(ctx.action()) {
                 input type="hidden" name="ballot" value=(token);
+                @if poll.duplicate_check == DuplicateCheck::Invite {
+                    // Filled from an invite link's `#invite=` by the script;
+                    // typed from the invitation otherwise.
+                    div.field.invite {
+                        label for="invite" { (t.invite_label) }
+                        p.hint id="invite-hint" { (t.invite_hint) }
+                        input type="text" id="invite" name="invite" required autocomplete="off" spellcheck="false"
+                            autocapitalize="characters" aria-describedby="invite-hint";
+                    }
+                }
                 @for (i, (q, texts)) in poll.questions.iter().zip(&questions).enumerate() {
                     (question_fieldset(ctx, poll, clang, i, q, texts, entered))
                 }
@@ -228,7 +238,7 @@ pub fn facts(ctx: &Ctx, poll: &Poll, today: Day) -> Markup {
 }
 
 /// The field names of the vote form besides the answers (`docs/WEB.md`).
-const VOTE_FIELDS: [&str; 1] = ["ballot"];
+const VOTE_FIELDS: [&str; 2] = ["ballot", "invite"];
 
 /// Why a vote form cannot be read as a ballot.
 enum BadVote {
@@ -393,12 +403,17 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             return share_response(&w.web, &ctx, poll, today, 409, &entered, Some(t.err_ballot_expired));
         }
     }
-    let admitted = match w.session.admit_vote(req.client, poll, answers, today) {
+    let admitted = match w.session.admit_vote(req.client, poll, answers, form.get("invite"), today) {
         Ok(admitted) => admitted,
         Err(Error::Closed) => return share_response(&w.web, &ctx, poll, today, 409, &Entered::default(), None),
         Err(Error::Invalid(errors)) => {
             let text = errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
             return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(&text));
+        }
+        // The choices stay; the code is not echoed back.
+        Err(Error::InviteRefused(refusal)) => {
+            let text = if refusal == InviteRefusal::Missing { t.err_invite_missing } else { t.err_invite_refused };
+            return share_response(&w.web, &ctx, poll, today, 403, &entered, Some(text));
         }
         Err(e @ Error::VotesThrottled { .. }) => {
             let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(t.err_throttled))?;
@@ -438,6 +453,10 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                 None,
             ),
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
+            // Decided in the ballot's transaction: unknown, or spent meanwhile.
+            Err(Error::InviteRefused(_)) => {
+                share_response(&web, &ctx, &poll, today, 403, &entered, Some(t.err_invite_refused))
+            }
             // The vote is not stored: the form comes back with the choices.
             Err(e) => {
                 if let Error::Internal(cause) = &e {

@@ -46,7 +46,7 @@ fn cast(id: &PollId, choices: &[Option<usize>], today: Day) -> Job {
     // Ballots are checked against the questions before they are queued
     // (`Ballot::new`, tested in `domain`); the writer only sees valid ones.
     let ballot = Ballot::of_choices(&new_poll().questions, choices).unwrap();
-    job(Op::Cast { id: id.clone(), ballot, today })
+    job(Op::Cast { id: id.clone(), ballot, invite: None, today })
 }
 
 fn patch(id: &PollId, body: serde_json::Value, today: Day) -> Job {
@@ -237,13 +237,19 @@ fn the_poll_cache_stays_bounded() {
     assert_eq!(polls.polls.len(), 5);
     // Filled to the entry bound, the next poll starts it over.
     for i in 0..CACHE_POLLS - 5 {
-        polls.polls.insert(format!("filler{i}"), PollState { closed: false, expires_on: today, closes_on: None });
+        polls.polls.insert(
+            format!("filler{i}"),
+            PollState { closed: false, invite_only: false, expires_on: today, closes_on: None },
+        );
     }
     let one = [cast(&ids[0], &[Some(1), None], today)];
     assert!(commit(&mut conn, &one, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), CACHE_POLLS, "already known: nothing is dropped");
     polls.polls.remove(ids[1].as_str());
-    polls.polls.insert("filler_again".into(), PollState { closed: false, expires_on: today, closes_on: None });
+    polls.polls.insert(
+        "filler_again".into(),
+        PollState { closed: false, invite_only: false, expires_on: today, closes_on: None },
+    );
     let other = [cast(&ids[1], &[Some(1), None], today)];
     assert!(commit(&mut conn, &other, &mut polls, &mut Fresh::default()).0[0].is_ok());
     assert_eq!(polls.polls.len(), 1, "past the bound the cache starts over");
