@@ -368,4 +368,34 @@ pub const DE: Catalogue = Catalogue {
     err_too_many_invites: |issued, max| {
         format!("Eine Umfrage kann höchstens {max} Einladungscodes haben; diese hat {issued}.")
     },
+    field_duplicate: "Eine Antwort pro Person",
+    duplicate_network: "Antworten aus demselben Netz begrenzen (die übliche Wahl)",
+    duplicate_network_hint: "Jede Internetverbindung kann in kurzer Zeit nur eine begrenzte Zahl von Antworten senden. Davon wird nichts gespeichert. Passend für einen offen geteilten Link; eine ganze Klasse oder ein Büro hinter einer Verbindung kann an die Grenze stoßen.",
+    duplicate_invite: "Einladungscodes: eine Antwort pro Code",
+    duplicate_invite_hint: "Sie verteilen Codes von der Verwaltungsseite der Umfrage aus; jeder Code gilt einmal. Niemand, auch Sie nicht, kann erkennen, welcher Code welche Antwort abgegeben hat.",
+    duplicate_none: "Keine Begrenzung",
+    duplicate_none_hint: "Wer den Link hat, kann beliebig oft antworten. Für einen Raum voller Menschen mit einer gemeinsamen Verbindung, wenn Sie ihnen vertrauen.",
+    invites_heading: "Einladungscodes",
+    invites_intro: "Mit jedem Code kann eine Person einmal antworten. Codes werden nur beim Erstellen angezeigt: Drucken oder speichern Sie sie gleich. Niemand kann erkennen, welcher Code welche Antwort abgegeben hat.",
+    invites_not_in_use: "Diese Umfrage verlangt zurzeit keine Einladungscodes: Codes zählen erst, wenn in den Einstellungen „Einladungscodes“ gewählt ist.",
+    invites_status: |issued, used| {
+        let codes = if issued == 1 { "Code" } else { "Codes" };
+        format!("{issued} {codes} erstellt, {used} verwendet.")
+    },
+    invites_count_label: "Wie viele neue Codes",
+    invites_count_hint: "1 bis 1.000 auf einmal.",
+    invites_issue: "Erstellen und Karten zum Drucken zeigen",
+    invites_issue_csv: "Erstellen und als CSV herunterladen",
+    invites_sheet_title: "Neue Einladungscodes",
+    invites_sheet_count: |n| {
+        if n == 1 { "1 neuer Code für diese Umfrage.".into() } else { format!("{n} neue Codes für diese Umfrage.") }
+    },
+    invites_once: "Diese Codes werden nur jetzt angezeigt. anonpoll bewahrt sie nicht lesbar auf und kann sie nicht noch einmal zeigen: Drucken oder speichern Sie diese Seite, bevor Sie sie verlassen.",
+    invites_print_hint: "Drucken Sie diese Seite und schneiden Sie für jede Person eine Karte aus.",
+    print_button: "Drucken",
+    invite_card_text: "Sie sind eingeladen, an dieser Umfrage teilzunehmen. Scannen Sie den Code oder öffnen Sie den Link; eine Antwort pro Code.",
+    invite_card_code: "Einladungscode",
+    invite_card_link: "Einladungslink",
+    invite_qr: "QR-Code des Einladungslinks",
+    invites_back: "Zurück zur Verwaltung der Umfrage",
 };

@@ -366,4 +366,34 @@ pub const EN: Catalogue = Catalogue {
     err_invite_missing: "This poll takes one response per invite code: please enter yours.",
     err_invite_refused: "This invite code is not one of this poll's, or it has already been used. Your choices are kept below.",
     err_too_many_invites: |issued, max| format!("A poll can have at most {max} invite codes; this one has {issued}."),
+    field_duplicate: "One response per person",
+    duplicate_network: "Limit responses from one network (the usual choice)",
+    duplicate_network_hint: "Each internet connection can send only a limited number of responses in a short time. Nothing about it is stored. Right for a link shared openly; a whole class or office behind one connection may reach the limit.",
+    duplicate_invite: "Invite codes: one response per code",
+    duplicate_invite_hint: "You hand out codes from the page for managing the poll; each code works once. Nobody, not even you, can tell which code gave which response.",
+    duplicate_none: "No limit",
+    duplicate_none_hint: "Anyone with the link can respond as often as they like. For a room of people sharing one connection, when you trust them.",
+    invites_heading: "Invite codes",
+    invites_intro: "Each code lets one person respond once. Codes are shown only when you issue them: print or save them straight away. Nobody can tell which code gave which response.",
+    invites_not_in_use: "This poll does not ask for invite codes at the moment: codes count only once “Invite codes” is chosen in the settings.",
+    invites_status: |issued, used| {
+        let codes = if issued == 1 { "code" } else { "codes" };
+        format!("{issued} {codes} issued, {used} used.")
+    },
+    invites_count_label: "How many new codes",
+    invites_count_hint: "From 1 to 1,000 at a time.",
+    invites_issue: "Issue and show cards to print",
+    invites_issue_csv: "Issue and download as CSV",
+    invites_sheet_title: "New invite codes",
+    invites_sheet_count: |n| {
+        if n == 1 { "1 new code for this poll.".into() } else { format!("{n} new codes for this poll.") }
+    },
+    invites_once: "These codes are shown only now. anonpoll does not keep them in a readable form and cannot show them again: print or save this page before you leave it.",
+    invites_print_hint: "Print this page, then cut out one card per person.",
+    print_button: "Print",
+    invite_card_text: "You are invited to answer this poll. Scan the code or open the link; one response per code.",
+    invite_card_code: "Invite code",
+    invite_card_link: "Invite link",
+    invite_qr: "QR code of the invite link",
+    invites_back: "Back to managing the poll",
 };

@@ -90,7 +90,7 @@ pub const FR: Catalogue = Catalogue {
     results_public: "Toute personne qui a le lien",
     results_private: "Uniquement vous, avec le lien d’administration",
     questions_heading: "Questions",
-    questions_hint: "Jusqu’à 20\u{A0}questions. Une question dont on choisit ou classe les réponses en a de 2 à 12\u{A0}; une échelle n’en a pas.",
+    questions_hint: "Jusqu’à 20\u{A0}questions. Une question dont on choisit ou classe les réponses en a de 2 à 12\u{202F}; une échelle n’en a pas.",
     question_legend: |n| format!("Question {n}"),
     field_question: "Question",
     field_option: |n| format!("Réponse {n}"),
@@ -369,10 +369,45 @@ pub const FR: Catalogue = Catalogue {
     scale_mean: "Moyenne",
     scale_median: "Médiane",
     invite_label: "Votre code d’invitation",
-    invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{A0}; un lien d’invitation le remplit pour vous.",
+    invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{202F}; un lien d’invitation le remplit pour vous.",
     err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{A0}: veuillez saisir le vôtre.",
     err_invite_refused: "Ce code d’invitation n’est pas l’un de ceux de ce sondage, ou il a déjà servi. Vos choix sont conservés ci-dessous.",
     err_too_many_invites: |issued, max| {
-        format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{A0}; celui-ci en a {issued}.")
+        format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{202F}; celui-ci en a {issued}.")
     },
+    field_duplicate: "Une réponse par personne",
+    duplicate_network: "Limiter les réponses venant d’un même réseau (le choix habituel)",
+    duplicate_network_hint: "Chaque connexion internet ne peut envoyer qu’un nombre limité de réponses en peu de temps. Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; une classe ou un bureau entier derrière une seule connexion peut atteindre la limite.",
+    duplicate_invite: "Codes d’invitation\u{A0}: une réponse par code",
+    duplicate_invite_hint: "Vous distribuez des codes depuis la page de gestion du sondage\u{202F}; chaque code ne sert qu’une fois. Personne, pas même vous, ne peut savoir quel code a donné quelle réponse.",
+    duplicate_none: "Aucune limite",
+    duplicate_none_hint: "Toute personne qui a le lien peut répondre autant de fois qu’elle le veut. Pour une salle de personnes qui partagent une connexion, si vous leur faites confiance.",
+    invites_heading: "Codes d’invitation",
+    invites_intro: "Chaque code permet à une personne de répondre une fois. Les codes ne s’affichent qu’au moment où vous les créez\u{A0}: imprimez-les ou enregistrez-les aussitôt. Personne ne peut savoir quel code a donné quelle réponse.",
+    invites_not_in_use: "Ce sondage ne demande pas de code d’invitation pour l’instant\u{A0}: les codes ne comptent qu’une fois «\u{A0}Codes d’invitation\u{A0}» choisi dans les réglages.",
+    invites_status: |issued, used| {
+        let codes = if issued <= 1 { "code créé" } else { "codes créés" };
+        let used_word = if used <= 1 { "utilisé" } else { "utilisés" };
+        format!("{issued}\u{A0}{codes}, {used}\u{A0}{used_word}.")
+    },
+    invites_count_label: "Nombre de nouveaux codes",
+    invites_count_hint: "De 1 à 1\u{202F}000 à la fois.",
+    invites_issue: "Créer et afficher les cartes à imprimer",
+    invites_issue_csv: "Créer et télécharger en CSV",
+    invites_sheet_title: "Nouveaux codes d’invitation",
+    invites_sheet_count: |n| {
+        if n == 1 {
+            "1\u{A0}nouveau code pour ce sondage.".into()
+        } else {
+            format!("{n}\u{A0}nouveaux codes pour ce sondage.")
+        }
+    },
+    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{A0}: imprimez ou enregistrez cette page avant de la quitter.",
+    invites_print_hint: "Imprimez cette page, puis découpez une carte par personne.",
+    print_button: "Imprimer",
+    invite_card_text: "Vous avez une invitation à répondre à ce sondage. Scannez le code ou ouvrez le lien\u{202F}; une réponse par code.",
+    invite_card_code: "Code d’invitation",
+    invite_card_link: "Lien d’invitation",
+    invite_qr: "Code QR du lien d’invitation",
+    invites_back: "Retour à la gestion du sondage",
 };

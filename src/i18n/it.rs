@@ -370,4 +370,39 @@ pub const IT: Catalogue = Catalogue {
     err_too_many_invites: |issued, max| {
         format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
     },
+    field_duplicate: "Una risposta per persona",
+    duplicate_network: "Limitare le risposte da una stessa rete (la scelta abituale)",
+    duplicate_network_hint: "Ogni connessione internet può inviare solo un numero limitato di risposte in poco tempo. Non ne viene salvato nulla. Adatto a un link condiviso apertamente; un’intera classe o un ufficio dietro una sola connessione può raggiungere il limite.",
+    duplicate_invite: "Codici d’invito: una risposta per codice",
+    duplicate_invite_hint: "Lei distribuisce i codici dalla pagina di gestione del sondaggio; ogni codice vale una volta. Nessuno, nemmeno lei, può sapere quale codice ha dato quale risposta.",
+    duplicate_none: "Nessun limite",
+    duplicate_none_hint: "Chiunque abbia il link può rispondere tutte le volte che vuole. Per una sala di persone che condividono una connessione, se si fida di loro.",
+    invites_heading: "Codici d’invito",
+    invites_intro: "Ogni codice permette a una persona di rispondere una volta. I codici si vedono solo quando li crea: li stampi o li salvi subito. Nessuno può sapere quale codice ha dato quale risposta.",
+    invites_not_in_use: "Per ora questo sondaggio non chiede codici d’invito: i codici contano solo dopo aver scelto «Codici d’invito» nelle impostazioni.",
+    invites_status: |issued, used| {
+        let codes = if issued == 1 { "codice creato" } else { "codici creati" };
+        let used_word = if used == 1 { "usato" } else { "usati" };
+        format!("{issued} {codes}, {used} {used_word}.")
+    },
+    invites_count_label: "Quanti nuovi codici",
+    invites_count_hint: "Da 1 a 1.000 alla volta.",
+    invites_issue: "Creare e mostrare le schede da stampare",
+    invites_issue_csv: "Creare e scaricare in CSV",
+    invites_sheet_title: "Nuovi codici d’invito",
+    invites_sheet_count: |n| {
+        if n == 1 {
+            "1 nuovo codice per questo sondaggio.".into()
+        } else {
+            format!("{n} nuovi codici per questo sondaggio.")
+        }
+    },
+    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampi o salvi questa pagina prima di lasciarla.",
+    invites_print_hint: "Stampi questa pagina e ritagli una scheda per persona.",
+    print_button: "Stampa",
+    invite_card_text: "Ha ricevuto un invito a rispondere a questo sondaggio. Scansioni il codice o apra il link; una risposta per codice.",
+    invite_card_code: "Codice d’invito",
+    invite_card_link: "Link d’invito",
+    invite_qr: "Codice QR del link d’invito",
+    invites_back: "Torna alla gestione del sondaggio",
 };

@@ -309,6 +309,36 @@ pub struct Catalogue {
     pub err_invite_refused: &'static str,
     /// (codes the poll has, the most it may have)
     pub err_too_many_invites: fn(u64, u64) -> String,
+
+    // --- Duplicate check setting and the admin's invite codes ----------------
+    pub field_duplicate: &'static str,
+    pub duplicate_network: &'static str,
+    pub duplicate_network_hint: &'static str,
+    pub duplicate_invite: &'static str,
+    pub duplicate_invite_hint: &'static str,
+    pub duplicate_none: &'static str,
+    pub duplicate_none_hint: &'static str,
+    pub invites_heading: &'static str,
+    pub invites_intro: &'static str,
+    /// On the admin page of a poll that does not ask for codes now.
+    pub invites_not_in_use: &'static str,
+    /// (codes issued, codes used)
+    pub invites_status: fn(u64, u64) -> String,
+    pub invites_count_label: &'static str,
+    pub invites_count_hint: &'static str,
+    pub invites_issue: &'static str,
+    pub invites_issue_csv: &'static str,
+    pub invites_sheet_title: &'static str,
+    /// (codes on the sheet)
+    pub invites_sheet_count: fn(u64) -> String,
+    pub invites_once: &'static str,
+    pub invites_print_hint: &'static str,
+    pub print_button: &'static str,
+    pub invite_card_text: &'static str,
+    pub invite_card_code: &'static str,
+    pub invite_card_link: &'static str,
+    pub invite_qr: &'static str,
+    pub invites_back: &'static str,
     pub first_choices: &'static str,
     pub ranking_heading: &'static str,
     /// A place in a ranking: 1 → "1st".
@@ -414,7 +444,45 @@ mod tests {
             (c.err_deadline_after_expiry)("x"),
             (c.err_expires_before_deadline)("x"),
             (c.withheld_after_close_on)("x"),
+            (c.err_too_many_invites)(10, 10_000),
+            (c.invites_status)(0, 0),
+            (c.invites_status)(1, 1),
+            (c.invites_status)(12, 3),
+            (c.invites_sheet_count)(1),
+            (c.invites_sheet_count)(12),
         ];
+        v.extend(
+            [
+                c.invite_label,
+                c.invite_hint,
+                c.err_invite_missing,
+                c.err_invite_refused,
+                c.field_duplicate,
+                c.duplicate_network,
+                c.duplicate_network_hint,
+                c.duplicate_invite,
+                c.duplicate_invite_hint,
+                c.duplicate_none,
+                c.duplicate_none_hint,
+                c.invites_heading,
+                c.invites_intro,
+                c.invites_not_in_use,
+                c.invites_count_label,
+                c.invites_count_hint,
+                c.invites_issue,
+                c.invites_issue_csv,
+                c.invites_sheet_title,
+                c.invites_once,
+                c.invites_print_hint,
+                c.print_button,
+                c.invite_card_text,
+                c.invite_card_code,
+                c.invite_card_link,
+                c.invite_qr,
+                c.invites_back,
+            ]
+            .map(str::to_owned),
+        );
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));
         let (a, b, d) = (c.privacy_throttle_row)(10);
         v.extend([a, b, d]);
@@ -451,6 +519,9 @@ mod tests {
                 (en.results_after_vote, c.results_after_vote),
                 (en.field_closes_on_hint, c.field_closes_on_hint),
                 (en.withheld_after_close, c.withheld_after_close),
+                (en.duplicate_network_hint, c.duplicate_network_hint),
+                (en.invites_once, c.invites_once),
+                (en.invite_card_text, c.invite_card_text),
             ] {
                 assert_ne!(a, b, "{lang:?}");
             }

@@ -6,6 +6,11 @@
 //! back as a hidden field of a POST body. Every action checks it again
 //! (constant time) and goes through the application layer with the API's
 //! own validation, so the page can do nothing the API would refuse.
+//!
+//! Invite codes are issued here too. They exist only in the answer to the
+//! POST that issued them (a sheet of cards to print, or a CSV file): never
+//! in a URL the server sees (the invite link carries the code after `#`),
+//! never in a log, never again on a later page.
 
 use std::net::IpAddr;
 
@@ -20,13 +25,13 @@ use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
 use super::settings::{self, SettingsDraft};
 use super::uploads::{SlotDraft, Uploads, message as upload_message};
-use crate::app::{Access, check_token};
+use crate::app::{Access, INVITES_PER_CALL, InviteStatus, Issued, Links, check_token};
 use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::results::Results;
 use crate::domain::{
-    EXPIRY_DAYS, ExpiryDays, FieldError, Key, Lang, LanguageVersion, NewMedia, Poll, PollPatch, QuestionTexts, Seg,
-    Slot, check_alt,
+    DuplicateCheck, EXPIRY_DAYS, ExpiryDays, FieldError, Key, Lang, LanguageVersion, NewMedia, Poll, PollPatch,
+    Problem, QuestionTexts, Seg, Slot, check_alt,
 };
 use crate::error::Error;
 use crate::http::{Request, Response};
@@ -82,6 +87,8 @@ struct View {
     media: Option<(String, SlotDraft)>,
     /// The settings form as sent, when it is shown again with a problem.
     settings: Option<SettingsDraft>,
+    /// The number of codes asked for, when it is shown again with a problem.
+    invites_count: Option<String>,
     status: u16,
 }
 
@@ -119,6 +126,10 @@ enum AdminAction {
     /// Ask to confirm the deletion.
     Delete,
     DeleteConfirmed,
+    /// Issue `count` invite codes and answer them as a sheet of cards.
+    InvitesSheet,
+    /// Issue `count` invite codes and answer them as a CSV file.
+    InvitesCsv,
 }
 
 impl AdminAction {
@@ -139,6 +150,8 @@ impl AdminAction {
             "media-remove" => AdminAction::MediaRemove(form.get("media").and_then(MediaId::parse).ok_or_else(bad)?),
             "delete" => AdminAction::Delete,
             "delete-confirmed" => AdminAction::DeleteConfirmed,
+            "invites" => AdminAction::InvitesSheet,
+            "invites-csv" => AdminAction::InvitesCsv,
             _ => return Err(bad()),
         })
     }
@@ -214,8 +227,15 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         return Ok(prompt(&ctx, &poll, 403, Some(t.err_bad_token)));
     }
     let token = token.to_owned();
-    let mut view =
-        View { notice: None, draft: None, problems: Problems::default(), media: None, settings: None, status: 200 };
+    let mut view = View {
+        notice: None,
+        draft: None,
+        problems: Problems::default(),
+        media: None,
+        settings: None,
+        invites_count: None,
+        status: 200,
+    };
     match AdminAction::parse(form, &poll)? {
         AdminAction::Open => {}
         AdminAction::Close => {
@@ -264,11 +284,24 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
                 Err(e) => Err(e),
             };
         }
+        action @ (AdminAction::InvitesSheet | AdminAction::InvitesCsv) => {
+            let csv = action == AdminAction::InvitesCsv;
+            if let Some(issued) = issue_invites(w, &ctx, form, (&poll, &token), today, &mut view)? {
+                let links = w.session.links();
+                return if csv {
+                    invites_csv(&poll, &issued, links)
+                } else {
+                    let ctx = Ctx { key: Some(token.clone()), ..ctx };
+                    Ok(invites_sheet(&ctx, &poll, &issued, &token, links))
+                };
+            }
+        }
     }
     // Show the poll as it is now.
     let poll = w.session.reload(&poll, today)?;
     let results = w.session.results(&poll, Access::Token(&token))?;
-    let body = dashboard(&ctx, (&poll, today), &results, &token, &view, w);
+    let invites = w.session.invite_status(&poll, &token)?;
+    let body = dashboard(&ctx, (&poll, today), (&results, invites), &token, &view, w);
     let ctx = Ctx { key: Some(token.clone()), ..ctx };
     Ok(respond(view.status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
@@ -407,7 +440,7 @@ fn hidden_token(token: &str) -> Markup {
 fn dashboard(
     ctx: &Ctx,
     (poll, today): (&Poll, Day),
-    results: &Results,
+    (results, invites): (&Results, InviteStatus),
     token: &str,
     view: &View,
     w: &WebWorker,
@@ -468,6 +501,7 @@ fn dashboard(
                 button.secondary type="submit" name="action" value="settings" { (t.settings_save) }
             }
         }
+        (invites_section(ctx, poll, invites, token, view))
         (media_section(ctx, poll, token, view, uploads))
         (results_section(ctx, poll, results, 2))
         section aria-labelledby="versions-heading" {
@@ -641,4 +675,201 @@ fn confirm_delete(ctx: &Ctx, poll: &Poll, token: &str) -> Response {
         }
     };
     respond(200, ctx.lang, page(ctx, t.delete_confirm_title, body))
+}
+
+/// The HTML id of the number of codes to issue.
+const INVITES_COUNT_ID: &str = "a-invites-count";
+
+/// Issues the number of codes the form asks for; a problem with the number
+/// goes to `view` (and `None` is answered).
+fn issue_invites(
+    w: &mut WebWorker,
+    ctx: &Ctx,
+    form: &Form,
+    (poll, token): (&Poll, &str),
+    today: Day,
+    view: &mut View,
+) -> Result<Option<Issued>, Error> {
+    let t = ctx.t;
+    let typed = form.text("count");
+    // Spaces and digit group marks as people write them ("1 000", "1,000",
+    // "1.000", "1’000"): the number is the digits.
+    let digits: String = typed.chars().filter(|c| !c.is_whitespace() && !matches!(c, ',' | '.' | '\'' | '’')).collect();
+    let result = match digits.parse::<u64>() {
+        Ok(count) => w.session.issue_invites(poll, token, count, today),
+        Err(_) => {
+            let problem = Problem::IntegerRange { min: 1, max: INVITES_PER_CALL as usize };
+            Err(Error::Invalid(vec![FieldError::new(Key::Count, problem)]))
+        }
+    };
+    match result {
+        Ok(issued) => Ok(Some(issued)),
+        Err(Error::Invalid(errors)) => {
+            view.refused();
+            for e in &errors {
+                view.problems.field(INVITES_COUNT_ID, t.invites_count_label, problem_text(t, &e.problem));
+            }
+            view.invites_count = Some(typed);
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The invite codes section: how many there are, and the form to issue more.
+fn invites_section(ctx: &Ctx, poll: &Poll, status: InviteStatus, token: &str, view: &View) -> Markup {
+    let t = ctx.t;
+    let errors = view.problems.of(INVITES_COUNT_ID);
+    let hint_id = format!("{INVITES_COUNT_ID}-hint");
+    let described = if errors.is_empty() { hint_id.clone() } else { format!("{hint_id} {INVITES_COUNT_ID}-error") };
+    html! {
+        section aria-labelledby="invites-heading" {
+            h2 id="invites-heading" { (t.invites_heading) }
+            p { (t.invites_intro) }
+            @if poll.duplicate_check != DuplicateCheck::Invite {
+                p.notice.info { (t.invites_not_in_use) }
+            }
+            p #invites-status { ((t.invites_status)(status.issued, status.used)) }
+            form method="post" action=(ctx.action()) novalidate {
+                (hidden_token(token))
+                div.field {
+                    label for=(INVITES_COUNT_ID) { (t.invites_count_label) }
+                    p.hint id=(hint_id) { (t.invites_count_hint) }
+                    @if !errors.is_empty() {
+                        p.field-error id=(format!("{INVITES_COUNT_ID}-error")) { @for e in &errors { (e) " " } }
+                    }
+                    input.count type="number" id=(INVITES_COUNT_ID) name="count" min="1" max=(INVITES_PER_CALL)
+                        inputmode="numeric" value=(view.invites_count.as_deref().unwrap_or("10"))
+                        aria-invalid=[(!errors.is_empty()).then_some("true")] aria-describedby=(described);
+                }
+                div.row-actions {
+                    button.primary type="submit" name="action" value="invites" { (t.invites_issue) }
+                    button.secondary type="submit" name="action" value="invites-csv" { (t.invites_issue_csv) }
+                }
+            }
+        }
+    }
+}
+
+/// The codes just issued as a page of cards to print (each with the poll's
+/// title, the code, the invite link and its QR code). Shown this once.
+fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, token: &str, links: &Links) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let clang = lang_attr(content_lang, ctx.lang);
+    let body = html! {
+        div.sheet-intro {
+            h1 { (t.invites_sheet_title) }
+            p.subtitle lang=[clang] { (title) }
+            p.notice.error role="alert" { strong { (t.invites_once) } }
+            p { ((t.invites_sheet_count)(issued.codes.len() as u64)) " " ((t.invites_status)(issued.status.issued, issued.status.used)) }
+            p { (t.invites_print_hint) }
+            div.row-actions {
+                // Shown by the script; without it the browser's own Print does the same.
+                button.primary type="button" data-print hidden { (t.print_button) }
+                form method="post" action=(ctx.action()) {
+                    (hidden_token(token))
+                    button.secondary type="submit" name="action" value="open" { (t.invites_back) }
+                }
+            }
+        }
+        ul.cards {
+            @for code in &issued.codes {
+                @let url = links.invite(&poll.id, code);
+                li.card {
+                    p.card-title lang=[clang] { (title) }
+                    p.card-text { (t.invite_card_text) }
+                    (qr_svg(&url, t.invite_qr))
+                    dl {
+                        dt { (t.invite_card_code) }
+                        dd.code { (code.expose()) }
+                        dt { (t.invite_card_link) }
+                        dd.url { (url) }
+                    }
+                }
+            }
+        }
+    };
+    respond(200, ctx.lang, page(ctx, t.invites_sheet_title, body))
+}
+
+/// `text` as a QR code: an SVG of one `rect` per run of dark modules in a
+/// row (fewer elements than one per module, for sheets of many cards), with
+/// the four-module quiet zone scanners need. Empty if the text is too long
+/// for a QR code (an invite link never is).
+fn qr_svg(text: &str, label: &str) -> Markup {
+    use qrcode::{Color, EcLevel, QrCode};
+    let Ok(code) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else { return html! {} };
+    let width = code.width();
+    let colors = code.to_colors();
+    const QUIET: usize = 4;
+    let size = width + 2 * QUIET;
+    // (x, y, length) of each horizontal run of dark modules.
+    let mut runs = Vec::new();
+    for (y, row) in colors.chunks(width).enumerate() {
+        let mut x = 0;
+        while x < width {
+            if row[x] == Color::Dark {
+                let start = x;
+                while x < width && row[x] == Color::Dark {
+                    x += 1;
+                }
+                runs.push((start + QUIET, y + QUIET, x - start));
+            } else {
+                x += 1;
+            }
+        }
+    }
+    html! {
+        svg.qr xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {size} {size}")) role="img" aria-label=(label)
+            shape-rendering="crispEdges" {
+            rect width=(size) height=(size) fill="#fff" {}
+            @for (x, y, len) in runs {
+                rect x=(x) y=(y) width=(len) height="1" fill="#000" {}
+            }
+        }
+    }
+}
+
+/// The codes just issued as CSV (`code,url`), to download: for mail merges
+/// and printing elsewhere. Shown this once, like the sheet.
+fn invites_csv(poll: &Poll, issued: &Issued, links: &Links) -> Result<Response, Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(["code", "url"]).map_err(Error::internal)?;
+    for code in &issued.codes {
+        out.write_record([code.expose(), links.invite(&poll.id, code)]).map_err(Error::internal)?;
+    }
+    let body = out.into_inner().map_err(|e| Error::internal(e.into_error()))?;
+    Ok(Response::new(200)
+        .with_header("Content-Type", "text/csv; charset=utf-8")
+        .with_header("Content-Disposition", format!("attachment; filename=\"invites-{}.csv\"", poll.id))
+        .with_header("Cache-Control", "no-store")
+        .with_header("Content-Security-Policy", "default-src 'none'; sandbox")
+        .with_header("Referrer-Policy", "no-referrer")
+        .with_header("X-Content-Type-Options", "nosniff")
+        .with_body(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_qr_code_draws_every_dark_module_once_inside_its_quiet_zone() {
+        let link = "https://polls.example/p/AAAAAAAAAAAAAAAA#invite=7K3M-7K3M-7K3M-7K3M-7K3M";
+        let svg = qr_svg(link, "QR").into_string();
+        let code = qrcode::QrCode::with_error_correction_level(link.as_bytes(), qrcode::EcLevel::M).ok();
+        let Some(code) = code else { panic!("no QR code for {link}") };
+        let dark = code.to_colors().iter().filter(|c| **c == qrcode::Color::Dark).count();
+        let size = code.width() + 8;
+        assert!(svg.contains(&format!("viewBox=\"0 0 {size} {size}\"")), "{svg}");
+        // The widths of the runs add up to the dark modules.
+        let drawn: usize = svg
+            .split("<rect x=")
+            .skip(1)
+            .filter_map(|r| r.split("width=\"").nth(1)?.split('"').next()?.parse::<usize>().ok())
+            .sum();
+        assert_eq!(drawn, dark);
+        assert!(!svg.contains("x=\"0\" ") && !svg.contains("x=\"1\" "), "runs start after the quiet zone");
+    }
 }

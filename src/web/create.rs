@@ -405,6 +405,7 @@ impl Field {
             Field::Expiry => t.field_expiry.to_owned(),
             Field::Setting(Key::ClosesOn) => t.field_closes_on.to_owned(),
             Field::Setting(Key::ShuffleOptions) => t.field_shuffle.to_owned(),
+            Field::Setting(Key::DuplicateCheck) => t.field_duplicate.to_owned(),
             Field::Setting(_) => t.field_results.to_owned(),
             Field::Questions => t.questions_heading.to_owned(),
             Field::QuestionSet(i) | Field::Question(i) => (t.question_legend)(i + 1),
@@ -425,9 +426,15 @@ impl Field {
             [K(Key::Title)] => Some(Field::Title),
             [K(Key::Lang)] => Some(Field::Lang),
             [K(Key::ExpiryDays)] => Some(Field::Expiry),
-            [K(key @ (Key::ResultsPublic | Key::ResultsVisibility | Key::ClosesOn | Key::ShuffleOptions))] => {
-                Some(Field::Setting(*key))
-            }
+            [
+                K(
+                    key @ (Key::ResultsPublic
+                    | Key::ResultsVisibility
+                    | Key::ClosesOn
+                    | Key::ShuffleOptions
+                    | Key::DuplicateCheck),
+                ),
+            ] => Some(Field::Setting(*key)),
             [K(Key::Questions)] => Some(Field::Questions),
             [K(Key::Questions), Index(i), rest @ ..] => {
                 let o = origins.get(*i)?;

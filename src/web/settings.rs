@@ -1,10 +1,11 @@
 //! The poll settings fields (who sees the results and when, the closing day,
-//! shuffled options), shared by the creation form and the admin page.
+//! shuffled options, how one response per person is kept), shared by the
+//! creation form and the admin page.
 //!
-//! Why one module: both pages offer the same three controls with the same
-//! field names (a documented interface, `docs/WEB.md`: `results`, `closes`,
-//! `shuffle`) and turn them into the same JSON the API takes, so the
-//! API's validation, and nothing else, decides what is accepted.
+//! Why one module: both pages offer the same controls with the same field
+//! names (a documented interface, `docs/WEB.md`: `results`, `closes`,
+//! `shuffle`, `duplicate`) and turn them into the same JSON the API takes,
+//! so the API's validation, and nothing else, decides what is accepted.
 
 use maud::{Markup, html};
 use serde_json::{Value, json};
@@ -12,7 +13,7 @@ use serde_json::{Value, json};
 use super::create::{described, errors_of};
 use super::form::{Form, Problems};
 use super::layout::Ctx;
-use crate::domain::{FieldError, Key, Poll, ResultsVisibility, Seg};
+use crate::domain::{DuplicateCheck, FieldError, Key, Poll, ResultsVisibility, Seg};
 use crate::i18n::Catalogue;
 
 /// The settings as typed, kept verbatim so they can be shown again.
@@ -23,11 +24,18 @@ pub struct SettingsDraft {
     /// `YYYY-MM-DD`, or empty for no closing day.
     pub closes: String,
     pub shuffle: bool,
+    /// One of [`DuplicateCheck::codes`] (`duplicateCheck`); empty means the default.
+    pub duplicate: String,
 }
 
 impl Default for SettingsDraft {
     fn default() -> SettingsDraft {
-        SettingsDraft { results: ResultsVisibility::Private.as_str().to_owned(), closes: String::new(), shuffle: false }
+        SettingsDraft {
+            results: ResultsVisibility::Private.as_str().to_owned(),
+            closes: String::new(),
+            shuffle: false,
+            duplicate: DuplicateCheck::default().as_str().to_owned(),
+        }
     }
 }
 
@@ -37,6 +45,7 @@ impl SettingsDraft {
             results: form.text("results"),
             closes: form.text("closes"),
             shuffle: form.get("shuffle").is_some_and(|v| !v.is_empty()),
+            duplicate: form.text("duplicate"),
         }
     }
 
@@ -45,6 +54,7 @@ impl SettingsDraft {
             results: poll.visibility.as_str().to_owned(),
             closes: poll.closes_on.map(|d| d.to_string()).unwrap_or_default(),
             shuffle: poll.shuffle_options,
+            duplicate: poll.duplicate_check.as_str().to_owned(),
         }
     }
 
@@ -61,6 +71,13 @@ impl SettingsDraft {
             body["closesOn"] = Value::Null;
         }
         body["shuffleOptions"] = json!(self.shuffle);
+        // Left out when not sent (a form of an older page): the API's default
+        // on creation, unchanged in a PATCH. Anything else sent goes to the
+        // API as is, which refuses what is not one of its values.
+        let duplicate = self.duplicate.trim();
+        if !duplicate.is_empty() {
+            body["duplicateCheck"] = json!(duplicate);
+        }
     }
 }
 
@@ -81,6 +98,7 @@ pub fn field_id(prefix: &str, key: Key) -> Option<String> {
         Key::ResultsVisibility | Key::ResultsPublic => Some(format!("{prefix}-results-private")),
         Key::ClosesOn => Some(format!("{prefix}-closes-on")),
         Key::ShuffleOptions => Some(format!("{prefix}-shuffle")),
+        Key::DuplicateCheck => Some(format!("{prefix}-duplicate-network")),
         _ => None,
     }
 }
@@ -93,18 +111,28 @@ pub fn field_of(ctx: &Ctx, prefix: &str, error: &FieldError) -> Option<(String, 
         Key::ResultsVisibility | Key::ResultsPublic => t.field_results,
         Key::ClosesOn => t.field_closes_on,
         Key::ShuffleOptions => t.field_shuffle,
+        Key::DuplicateCheck => t.field_duplicate,
         _ => return None,
     };
     Some((field_id(prefix, *key)?, name.to_owned()))
 }
 
-/// The three controls, with the problems found at them.
+/// The controls, with the problems found at them.
 pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> Markup {
     let t = ctx.t;
     let results_id = format!("{prefix}-results-private");
     let closes_id = format!("{prefix}-closes-on");
     let shuffle_id = format!("{prefix}-shuffle");
+    let duplicate_id = format!("{prefix}-duplicate-network");
     let closes_errors = p.of(&closes_id);
+    let duplicate_errors = p.of(&duplicate_id);
+    // Each choice says in plain words what it does and what it costs.
+    let duplicates = [
+        (DuplicateCheck::Network, t.duplicate_network, t.duplicate_network_hint),
+        (DuplicateCheck::Invite, t.duplicate_invite, t.duplicate_invite_hint),
+        (DuplicateCheck::None, t.duplicate_none, t.duplicate_none_hint),
+    ];
+    let known = DuplicateCheck::from_code(draft.duplicate.trim());
     let choices = [
         (ResultsVisibility::Private, t.results_private),
         (ResultsVisibility::Public, t.results_public),
@@ -137,6 +165,20 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
                 aria-describedby=(format!("{shuffle_id}-hint"));
             label for=(shuffle_id) { (t.field_shuffle) }
             p.hint id=(format!("{shuffle_id}-hint")) { (t.field_shuffle_hint) }
+        }
+        fieldset.field.choices {
+            legend { (t.field_duplicate) }
+            (errors_of(&duplicate_id, &duplicate_errors))
+            @for (v, label, hint) in duplicates {
+                @let id = format!("{prefix}-duplicate-{}", v.as_str());
+                div.choice.described {
+                    input type="radio" id=(id) name="duplicate" value=(v.as_str())
+                        checked[known.unwrap_or_default() == v]
+                        aria-describedby=(format!("{id}-hint"));
+                    label for=(id) { (label) }
+                    p.hint id=(format!("{id}-hint")) { (hint) }
+                }
+            }
         }
     }
 }
@@ -171,5 +213,28 @@ mod tests {
         SettingsDraft::from_form(&Form::from_pairs(&[("results", "public")])).add_to(&mut b, true);
         let patch = PollPatch::from_json(&b).map_err(|e| format!("{e:?}"));
         assert_eq!(patch.map(|p| (p.visibility, p.closes_on)), Ok((Some(ResultsVisibility::Public), Some(None))));
+    }
+
+    #[test]
+    fn the_duplicate_field_becomes_duplicate_check() {
+        for (typed, wanted) in
+            [("invite", DuplicateCheck::Invite), ("none", DuplicateCheck::None), ("network", DuplicateCheck::Network)]
+        {
+            let mut b = body();
+            SettingsDraft::from_form(&Form::from_pairs(&[("duplicate", typed)])).add_to(&mut b, false);
+            let poll = NewPoll::from_json(&b).map_err(|e| format!("{e:?}"));
+            assert_eq!(poll.map(|p| p.duplicate_check), Ok(wanted), "{typed}");
+        }
+        // Not sent: the default on creation, unchanged by a PATCH.
+        let mut b = json!({});
+        SettingsDraft::from_form(&Form::from_pairs(&[])).add_to(&mut b, true);
+        assert_eq!(PollPatch::from_json(&b).map(|p| p.duplicate_check).map_err(|e| format!("{e:?}")), Ok(None));
+        // Anything else is the API's to refuse, at the field.
+        let mut b = body();
+        SettingsDraft::from_form(&Form::from_pairs(&[("duplicate", "cookie")])).add_to(&mut b, false);
+        let errors = NewPoll::from_json(&b).err().unwrap_or_default();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(field_id("f", Key::DuplicateCheck).as_deref(), Some("f-duplicate-network"));
+        assert!(matches!(errors[0].path.segs(), [Seg::Key(Key::DuplicateCheck)]), "{errors:?}");
     }
 }

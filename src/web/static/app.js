@@ -2,6 +2,10 @@
 // - the admin key: read from the URL fragment (#key), which the browser never
 //   sends to the server, put in the key form, sent in the POST body, and
 //   removed from the address bar and history;
+// - an invite code: read from an invite link's fragment (#invite=CODE), put
+//   in the vote form's code field and removed from the address bar, so it
+//   stays in no history entry or bookmark;
+// - a print button on the sheet of invite cards;
 // - copy buttons next to links;
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
@@ -31,6 +35,23 @@
       tokenForm.submit();
     }
   }
+
+  // Invite code from the fragment. Taken off the address first, whatever
+  // happens next, so a code never stays in history or a bookmark.
+  var invite = /^#invite=([^&]*)$/.exec(location.hash);
+  if (invite) {
+    history.replaceState(null, "", location.pathname + location.search);
+    var inviteField = document.getElementById("invite");
+    var code = "";
+    try { code = decodeURIComponent(invite[1]); } catch (e) { /* malformed: typed instead */ }
+    if (inviteField && code && !inviteField.value) inviteField.value = code;
+  }
+
+  // The sheet of invite cards: a button for the browser's own print dialog.
+  Array.prototype.forEach.call(document.querySelectorAll("button[data-print]"), function (button) {
+    button.hidden = false;
+    button.addEventListener("click", function () { window.print(); });
+  });
 
   // Copy buttons.
   var copyButtons = document.querySelectorAll("button[data-copy]");
