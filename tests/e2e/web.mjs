@@ -3,6 +3,9 @@
 // the poll from the admin link (key in the fragment), in English and French;
 // in German, a poll whose results show right after voting, with a closing
 // day and shuffled options;
+// in French, an invite-only poll: codes issued on the admin page as a sheet
+// of cards, an invite link that fills the code field and leaves the
+// address bar, a vote, the same link refused;
 // axe-core on every page; screenshots at 360 px and 1280 px. In English, the
 // poll gets a picture and its question a sound and a video: they are chosen
 // before a failed send, must be held through it, and must really load and
@@ -219,6 +222,63 @@ async function settingsScenario(lang) {
   await context.close();
 }
 
+// An invite-only poll in French: the admin issues codes and gets a sheet of
+// cards; a card's link opens the share page with the code filled in and the
+// fragment gone from the address; the code votes once.
+async function inviteScenario(lang) {
+  const { context, page, errors } = await openPage(lang);
+  await page.goto(`${base}/?lang=${lang}`);
+  await page.fill("#f-title", "Assemblée du club");
+  await page.selectOption("#f-lang", lang);
+  await page.check("#f-results-public");
+  await page.check("#f-duplicate-invite");
+  await page.fill("#f-q0", "Nouveau local ?");
+  await page.fill("#f-q0o0", "Oui");
+  await page.fill("#f-q0o1", "Non");
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#link-admin");
+  const admin = await page.inputValue("#link-admin");
+  await page.goto(admin);
+  await page.waitForSelector("#invites-heading");
+  check(await page.isChecked("#a-duplicate-invite"), `${lang}: the admin page shows the duplicate check`);
+  await audit(page, `${lang}-admin-invites`);
+  await page.fill("#a-invites-count", "4");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+  const cards = page.locator("ul.cards li.card");
+  check((await cards.count()) === 4, `${lang}: a sheet of 4 cards`);
+  check(await page.isVisible("button[data-print]"), `${lang}: the print button is shown with script`);
+  check((await page.locator("li.card svg.qr rect").count()) > 4 * 100, `${lang}: each card has a QR code`);
+  await audit(page, `${lang}-invite-cards`);
+  await page.emulateMedia({ media: "print" });
+  check(!(await page.isVisible("header.site")) && !(await page.isVisible(".sheet-intro")), `${lang}: printed, only the cards`);
+  await page.screenshot({ path: join(shots, `${lang}-invite-cards-print.png`), fullPage: true });
+  await page.emulateMedia({ media: "screen" });
+  const link = await page.locator("li.card dd.url >> nth=0").innerText();
+  const code = await page.locator("li.card dd.code >> nth=0").innerText();
+  check(link.endsWith(`#invite=${code}`), `${lang}: the card's link carries its code in the fragment`);
+
+  await page.goto(link);
+  await page.waitForSelector("#invite");
+  check((await page.inputValue("#invite")) === code, `${lang}: the invite link fills the code field`);
+  check(!page.url().includes("#") && !page.url().includes(code), `${lang}: the code left the address bar (${page.url()})`);
+  await audit(page, `${lang}-share-invite`);
+  await page.check("form.vote input[type=radio] >> nth=0");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#voted");
+  check(true, `${lang}: voted with the invite code`);
+  // The same link again: the code is used.
+  await page.goto(link);
+  await page.waitForSelector("#invite");
+  await page.check("form.vote input[type=radio] >> nth=1");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector(".notice.error");
+  check(await page.isChecked("form.vote input[type=radio] >> nth=1"), `${lang}: refused, the choice is kept`);
+  check((await page.inputValue("#invite")) === "", `${lang}: the refused code is not put back`);
+  await audit(page, `${lang}-invite-refused`);
+  check(errors.length === 0, `${lang}: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
 /** Presses Tab until the focused element matches `selector` (keyboard only). */
 async function tabTo(page, selector, what) {
   for (let n = 0; n < 30; n++) {
@@ -353,6 +413,7 @@ async function typesWithoutScript(share) {
 try {
   await typesScenario("en");
   await settingsScenario("de");
+  await inviteScenario("fr");
   await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi" });
   await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie" });
 } catch (e) {
