@@ -1392,6 +1392,12 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     assert!(!r.text().contains(unknown), "the code typed is not echoed");
     assert_eq!(status()["used"], 0);
 
+    // A form that comes back for another reason keeps the code typed
+    // (the invite link's fragment is gone by then); the code stays unused.
+    let (r, _) = vote_form(&server, &poll.id, ip, &[("q0", "9"), ("invite", &codes[2])]);
+    assert_eq!(r.status, 422, "{}", r.describe());
+    assert!(r.text().contains(&format!("name=\"invite\" value=\"{}\"", codes[2])), "{}", r.text());
+    assert_eq!(status()["used"], 0);
     // A valid code counts once.
     let (r, _) = vote_form(&server, &poll.id, ip, &[("q0", "1"), ("invite", &codes[0])]);
     assert_eq!(r.status, 200, "{}", r.text());

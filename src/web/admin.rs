@@ -825,7 +825,8 @@ fn qr_svg(text: &str, label: &str) -> Markup {
             shape-rendering="crispEdges" {
             rect width=(size) height=(size) fill="#fff" {}
             @for (x, y, len) in runs {
-                rect x=(x) y=(y) width=(len) height="1" fill="#000" {}
+                // Black is a rect's default fill.
+                rect x=(x) y=(y) width=(len) height="1" {}
             }
         }
     }

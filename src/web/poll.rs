@@ -27,17 +27,24 @@ pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> 
 
 /// What a voter entered, kept to show the form again as they left it: per
 /// question the values sent (`q{i}`), and for a ranking the rank per option
-/// (`q{i}r{j}`, 0 for none). Empty: a blank form.
+/// (`q{i}r{j}`, 0 for none), and the invite code typed. Empty: a blank form.
 #[derive(Clone, Debug, Default)]
-struct Entered(Vec<Vec<usize>>);
+struct Entered {
+    values: Vec<Vec<usize>>,
+    /// Given back when the form returns for another reason than the code
+    /// (a question left out, an expired form), so a voter who came by an
+    /// invite link, whose fragment the script already removed, need not
+    /// find the code again; never given back when the code was refused.
+    invite: String,
+}
 
 impl Entered {
     fn has(&self, question: usize, value: usize) -> bool {
-        self.0.get(question).is_some_and(|v| v.contains(&value))
+        self.values.get(question).is_some_and(|v| v.contains(&value))
     }
 
     fn rank(&self, question: usize, option: usize) -> usize {
-        self.0.get(question).and_then(|r| r.get(option)).copied().unwrap_or(0)
+        self.values.get(question).and_then(|r| r.get(option)).copied().unwrap_or(0)
     }
 }
 
@@ -72,8 +79,8 @@ fn share_response(
                     div.field.invite {
                         label for="invite" { (t.invite_label) }
                         p.hint id="invite-hint" { (t.invite_hint) }
-                        input type="text" id="invite" name="invite" required autocomplete="off" spellcheck="false"
-                            autocapitalize="characters" aria-describedby="invite-hint";
+                        input type="text" id="invite" name="invite" value=(entered.invite) required autocomplete="off"
+                            spellcheck="false" autocapitalize="characters" aria-describedby="invite-hint";
                     }
                 }
                 @for (i, (q, texts)) in poll.questions.iter().zip(&questions).enumerate() {
@@ -364,15 +371,15 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
         entered.push(kept);
     }
     match out_of_range {
-        Some(problem) => Err(BadVote::Rule(problem, Entered(entered))),
-        None => Ok((answers, Entered(entered))),
+        Some(problem) => Err(BadVote::Rule(problem, Entered { values: entered, invite: String::new() })),
+        None => Ok((answers, Entered { values: entered, invite: String::new() })),
     }
 }
 
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
-    let (answers, entered) = match answers(form, poll) {
+    let (answers, mut entered) = match answers(form, poll) {
         Ok(read) => read,
         Err(BadVote::Malformed) => {
             return Err(Error::Malformed("The vote form holds an answer its poll does not have.".into()));
@@ -381,10 +388,14 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Err(BadVote::Changed) => {
             return share_response(&w.web, &ctx, poll, today, 422, &Entered::default(), Some(t.err_vote_form));
         }
-        Err(BadVote::Rule(problem, entered)) => {
+        Err(BadVote::Rule(problem, mut entered)) => {
+            entered.invite = form.text("invite");
             return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(&problem_text(t, &problem)));
         }
     };
+    entered.invite = form.text("invite");
+    // A refused code is not given back (see `Entered::invite`).
+    let without_code = Entered { invite: String::new(), ..entered.clone() };
     // The one-time form token is looked at first (without using it up), so
     // a replayed form costs the client nothing of its vote budget.
     // Trimmed as the ballot box reads it: the token goes into a Location.
@@ -413,7 +424,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         // The choices stay; the code is not echoed back.
         Err(Error::InviteRefused(refusal)) => {
             let text = if refusal == InviteRefusal::Missing { t.err_invite_missing } else { t.err_invite_refused };
-            return share_response(&w.web, &ctx, poll, today, 403, &entered, Some(text));
+            return share_response(&w.web, &ctx, poll, today, 403, &without_code, Some(text));
         }
         Err(e @ Error::VotesThrottled { .. }) => {
             let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(t.err_throttled))?;
@@ -455,7 +466,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
             // Decided in the ballot's transaction: unknown, or spent meanwhile.
             Err(Error::InviteRefused(_)) => {
-                share_response(&web, &ctx, &poll, today, 403, &entered, Some(t.err_invite_refused))
+                share_response(&web, &ctx, &poll, today, 403, &without_code, Some(t.err_invite_refused))
             }
             // The vote is not stored: the form comes back with the choices.
             Err(e) => {
