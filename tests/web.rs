@@ -1407,6 +1407,8 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     assert_eq!(r.status, 403, "{}", r.describe());
     assert!(r.text().contains("already been used") && r.text().contains("checked"));
     assert!(!r.text().contains(codes[0].as_str()));
+    assert!(r.text().contains("id=\"invite-error\""), "the refusal is at the field");
+    assert!(r.text().contains("aria-invalid=\"true\" aria-describedby=\"invite-hint invite-error\""));
     assert_eq!(total(&server, &poll), 1);
     // Typed as a person might: lower case, spaces for hyphens.
     let typed = format!(" {} ", codes[1].to_lowercase().replace('-', " "));

@@ -398,4 +398,6 @@ pub const DE: Catalogue = Catalogue {
     invite_card_link: "Einladungslink",
     invite_qr: "QR-Code des Einladungslinks",
     invites_back: "Zurück zur Verwaltung der Umfrage",
+    invite_field_missing: "Geben Sie den Code von Ihrer Einladung ein.",
+    invite_field_refused: "Dieser Code gehört nicht zu dieser Umfrage oder wurde schon verwendet.",
 };

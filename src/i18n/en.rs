@@ -396,4 +396,6 @@ pub const EN: Catalogue = Catalogue {
     invite_card_link: "Invite link",
     invite_qr: "QR code of the invite link",
     invites_back: "Back to managing the poll",
+    invite_field_missing: "Enter the code from your invitation.",
+    invite_field_refused: "This code is not one of this poll's, or it has been used.",
 };

@@ -410,4 +410,6 @@ pub const FR: Catalogue = Catalogue {
     invite_card_link: "Lien d’invitation",
     invite_qr: "Code QR du lien d’invitation",
     invites_back: "Retour à la gestion du sondage",
+    invite_field_missing: "Saisissez le code de votre invitation.",
+    invite_field_refused: "Ce code n’est pas l’un de ceux de ce sondage, ou il a déjà servi.",
 };

@@ -405,4 +405,6 @@ pub const IT: Catalogue = Catalogue {
     invite_card_link: "Link d’invito",
     invite_qr: "Codice QR del link d’invito",
     invites_back: "Torna alla gestione del sondaggio",
+    invite_field_missing: "Inserisca il codice del suo invito.",
+    invite_field_refused: "Questo codice non appartiene a questo sondaggio, oppure è già stato usato.",
 };

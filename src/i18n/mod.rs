@@ -339,6 +339,9 @@ pub struct Catalogue {
     pub invite_card_link: &'static str,
     pub invite_qr: &'static str,
     pub invites_back: &'static str,
+    /// At the vote form's code field: no code, and a refused one.
+    pub invite_field_missing: &'static str,
+    pub invite_field_refused: &'static str,
     pub first_choices: &'static str,
     pub ranking_heading: &'static str,
     /// A place in a ranking: 1 → "1st".
@@ -480,6 +483,8 @@ mod tests {
                 c.invite_card_link,
                 c.invite_qr,
                 c.invites_back,
+                c.invite_field_missing,
+                c.invite_field_refused,
             ]
             .map(str::to_owned),
         );

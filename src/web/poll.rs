@@ -36,6 +36,15 @@ struct Entered {
     /// invite link, whose fragment the script already removed, need not
     /// find the code again; never given back when the code was refused.
     invite: String,
+    /// Why the code was refused, shown at its field.
+    invite_error: Option<&'static str>,
+}
+
+impl Entered {
+    /// The choices, without the code, which was refused for `why`.
+    fn code_refused(&self, why: &'static str) -> Entered {
+        Entered { values: self.values.clone(), invite: String::new(), invite_error: Some(why) }
+    }
 }
 
 impl Entered {
@@ -79,8 +88,11 @@ fn share_response(
                     div.field.invite {
                         label for="invite" { (t.invite_label) }
                         p.hint id="invite-hint" { (t.invite_hint) }
+                        @if let Some(e) = entered.invite_error { p.field-error id="invite-error" { (e) } }
                         input type="text" id="invite" name="invite" value=(entered.invite) required autocomplete="off"
-                            spellcheck="false" autocapitalize="characters" aria-describedby="invite-hint";
+                            spellcheck="false" autocapitalize="characters"
+                            aria-invalid=[entered.invite_error.map(|_| "true")]
+                            aria-describedby=(if entered.invite_error.is_some() { "invite-hint invite-error" } else { "invite-hint" });
                     }
                 }
                 @for (i, (q, texts)) in poll.questions.iter().zip(&questions).enumerate() {
@@ -371,8 +383,8 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
         entered.push(kept);
     }
     match out_of_range {
-        Some(problem) => Err(BadVote::Rule(problem, Entered { values: entered, invite: String::new() })),
-        None => Ok((answers, Entered { values: entered, invite: String::new() })),
+        Some(problem) => Err(BadVote::Rule(problem, Entered { values: entered, ..Entered::default() })),
+        None => Ok((answers, Entered { values: entered, ..Entered::default() })),
     }
 }
 
@@ -394,8 +406,6 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         }
     };
     entered.invite = form.text("invite");
-    // A refused code is not given back (see `Entered::invite`).
-    let without_code = Entered { invite: String::new(), ..entered.clone() };
     // The one-time form token is looked at first (without using it up), so
     // a replayed form costs the client nothing of its vote budget.
     // Trimmed as the ballot box reads it: the token goes into a Location.
@@ -423,8 +433,12 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         }
         // The choices stay; the code is not echoed back.
         Err(Error::InviteRefused(refusal)) => {
-            let text = if refusal == InviteRefusal::Missing { t.err_invite_missing } else { t.err_invite_refused };
-            return share_response(&w.web, &ctx, poll, today, 403, &without_code, Some(text));
+            let (text, at_field) = if refusal == InviteRefusal::Missing {
+                (t.err_invite_missing, t.invite_field_missing)
+            } else {
+                (t.err_invite_refused, t.invite_field_refused)
+            };
+            return share_response(&w.web, &ctx, poll, today, 403, &entered.code_refused(at_field), Some(text));
         }
         Err(e @ Error::VotesThrottled { .. }) => {
             let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(t.err_throttled))?;
@@ -466,7 +480,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
             // Decided in the ballot's transaction: unknown, or spent meanwhile.
             Err(Error::InviteRefused(_)) => {
-                share_response(&web, &ctx, &poll, today, 403, &without_code, Some(t.err_invite_refused))
+                let entered = entered.code_refused(t.invite_field_refused);
+                share_response(&web, &ctx, &poll, today, 403, &entered, Some(t.err_invite_refused))
             }
             // The vote is not stored: the form comes back with the choices.
             Err(e) => {

@@ -274,6 +274,7 @@ async function inviteScenario(lang) {
   await page.waitForSelector(".notice.error");
   check(await page.isChecked("form.vote input[type=radio] >> nth=1"), `${lang}: refused, the choice is kept`);
   check((await page.inputValue("#invite")) === "", `${lang}: the refused code is not put back`);
+  check((await page.getAttribute("#invite", "aria-invalid")) === "true", `${lang}: the code field is marked invalid`);
   await audit(page, `${lang}-invite-refused`);
   check(errors.length === 0, `${lang}: no script or console errors ${JSON.stringify(errors)}`);
   await context.close();
