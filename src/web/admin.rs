@@ -692,12 +692,9 @@ fn issue_invites(
 ) -> Result<Option<Issued>, Error> {
     let t = ctx.t;
     let typed = form.text("count");
-    // Spaces and digit group marks as people write them ("1 000", "1,000",
-    // "1.000", "1’000"): the number is the digits.
-    let digits: String = typed.chars().filter(|c| !c.is_whitespace() && !matches!(c, ',' | '.' | '\'' | '’')).collect();
-    let result = match digits.parse::<u64>() {
-        Ok(count) => w.session.issue_invites(poll, token, count, today),
-        Err(_) => {
+    let result = match whole_number(&typed) {
+        Some(count) => w.session.issue_invites(poll, token, count, today),
+        None => {
             let problem = Problem::IntegerRange { min: 1, max: INVITES_PER_CALL as usize };
             Err(Error::Invalid(vec![FieldError::new(Key::Count, problem)]))
         }
@@ -714,6 +711,28 @@ fn issue_invites(
         }
         Err(e) => Err(e),
     }
+}
+
+/// A whole number as people write it, with digit groups marked the way of
+/// any of the four languages ("1000", "1,000", "1.000", "1 000", "1’000"):
+/// a mark must be followed by exactly three digits, so "1.5" is no number
+/// (not 15).
+fn whole_number(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits = |g: &str| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit());
+    if digits(text) {
+        return text.parse().ok();
+    }
+    let mut groups = text.split([',', '.', '\'', '’', ' ', '\u{A0}', '\u{202F}']);
+    let first = groups.next().filter(|g| g.len() <= 3 && digits(g))?;
+    let mut number = first.to_owned();
+    for g in groups {
+        if g.len() != 3 || !digits(g) {
+            return None;
+        }
+        number.push_str(g);
+    }
+    number.parse().ok()
 }
 
 /// The invite codes section: how many there are, and the form to issue more.
@@ -854,6 +873,18 @@ fn invites_csv(poll: &Poll, issued: &Issued, links: &Links) -> Result<Response, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_read_with_the_digit_groups_of_each_language() {
+        for (text, n) in
+            [("10", 10), (" 1000 ", 1000), ("1,000", 1000), ("1.000", 1000), ("1 000", 1000), ("1’000", 1000)]
+        {
+            assert_eq!(whole_number(text), Some(n), "{text:?}");
+        }
+        for text in ["", "1.5", "1,00", "ten", "-3", "1e3", "1 0", ",000", "10,000.5"] {
+            assert_eq!(whole_number(text), None, "{text:?}");
+        }
+    }
 
     #[test]
     fn the_qr_code_draws_every_dark_module_once_inside_its_quiet_zone() {
