@@ -45,9 +45,7 @@ impl Entered {
     fn code_refused(&self, why: &'static str) -> Entered {
         Entered { values: self.values.clone(), invite: String::new(), invite_error: Some(why) }
     }
-}
 
-impl Entered {
     fn has(&self, question: usize, value: usize) -> bool {
         self.values.get(question).is_some_and(|v| v.contains(&value))
     }
