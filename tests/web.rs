@@ -1318,6 +1318,11 @@ fn the_creation_form_shows_type_problems_at_their_fields() {
 // Duplicate check and invite codes
 // ---------------------------------------------------------------------------
 
+/// Whether a page has the language switcher.
+fn dash_has_switcher(html: &str) -> bool {
+    html.contains("class=\"langs\"")
+}
+
 /// The codes on a sheet of invite cards, as printed (`XXXX-XXXX-…`).
 fn sheet_codes(html: &str) -> Vec<String> {
     html.split("<dd class=\"code\">").skip(1).filter_map(|s| s.split('<').next()).map(str::to_owned).collect()
@@ -1374,6 +1379,9 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     }
     assert_eq!(html.matches("<svg class=\"qr\"").count(), 3);
     assert!(html.contains("These codes are shown only now."));
+    // No language switcher: it would post again, and the codes would be lost.
+    assert!(!html.contains("class=\"langs\""), "a language switcher on the sheet");
+    assert!(dash_has_switcher(&post_form(&server, &admin, ip, &[("token", t)]).text()));
     assert_eq!(status()["issued"], 3);
     // Issued codes are never shown again.
     let dash = post_form(&server, &admin, ip, &[("token", t)]).text();

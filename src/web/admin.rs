@@ -809,7 +809,8 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, token: &str, links: &L
             }
         }
     };
-    respond(200, ctx.lang, page(ctx, t.invites_sheet_title, body))
+    // No language switcher: switching would post again and lose the codes.
+    respond(200, ctx.lang, page(&ctx.shown_once(), t.invites_sheet_title, body))
 }
 
 /// `text` as a QR code: an SVG of one `rect` per run of dark modules in a

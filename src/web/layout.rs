@@ -34,11 +34,27 @@ pub struct Ctx<'a> {
     /// A query parameter the language switcher's links keep (`voted=…` on
     /// the results a voter was sent to: without it they would be hidden).
     pub keep: Option<(&'static str, String)>,
+    /// A page that must not offer other languages: one that can be shown
+    /// only once (the invite codes just issued), which a switch would lose.
+    pub once: bool,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(choice: Choice, path: &'a str) -> Ctx<'a> {
-        Ctx { lang: choice.lang, t: catalogue(choice.lang), explicit: choice.explicit, path, key: None, keep: None }
+        Ctx {
+            lang: choice.lang,
+            t: catalogue(choice.lang),
+            explicit: choice.explicit,
+            path,
+            key: None,
+            keep: None,
+            once: false,
+        }
+    }
+
+    /// This context for a page shown only once (see [`Ctx::once`]).
+    pub fn shown_once(&self) -> Ctx<'a> {
+        Ctx { lang: self.lang, t: self.t, explicit: self.explicit, path: self.path, key: None, keep: None, once: true }
     }
 
     /// The request path, safe to put back into a link: a path starting with
@@ -96,7 +112,7 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                             a href=(ctx.href("/")) { (t.nav_create) }
                             a href=(ctx.href("/privacy")) { (t.nav_privacy) }
                         }
-                        nav.langs aria-label=(t.lang_switch_label) {
+                        @if !ctx.once { nav.langs aria-label=(t.lang_switch_label) {
                             ul {
                                 @for l in Lang::ALL {
                                     li {
@@ -117,7 +133,7 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                                     }
                                 }
                             }
-                        }
+                        } }
                     }
                 }
                 main #main tabindex="-1" { (main) }
