@@ -392,7 +392,7 @@ fn duplicate_check_schema(patch: bool) -> Value {
 /// An invite code as the API shows it: groups of four letters.
 fn invite_code_pattern() -> String {
     let group = "[0-9A-HJKMNP-TV-Z]{4}";
-    let groups = vec![group; INVITE_CODE_LEN / 4];
+    let groups = [group; INVITE_CODE_LEN / 4];
     format!("^{}$", groups.join("-"))
 }
 
