@@ -1094,6 +1094,11 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
             assert!(!text.to_lowercase().contains(&hex(h)), "a code's hash in an answer");
         }
     }
+    // Nor does polld's log, which saw every one of them issued and used.
+    let logs = server.logs();
+    for code in &codes {
+        assert!(!logs.contains(code.as_str()) && !logs.contains(&code.replace('-', "")), "a code in polld's log");
+    }
     let results = &answers[1];
     assert_eq!(results["totalResponses"], N);
     assert_eq!(results["responsesByDay"], json!([{"date": day, "count": N}]));
