@@ -149,8 +149,9 @@ pub enum Command {
         #[command(flatten)]
         auth: TokenArgs,
     },
-    /// Change who sees the results and when, the closing day, or shuffling
-    /// (the API's PATCH fields resultsVisibility, closesOn, shuffleOptions).
+    /// Change who sees the results and when, the closing day, shuffling or
+    /// the duplicate check (the API's PATCH fields resultsVisibility,
+    /// closesOn, shuffleOptions, duplicateCheck).
     Settings {
         /// The poll id.
         #[arg(allow_hyphen_values = true)]
@@ -165,8 +166,18 @@ pub enum Command {
         /// Whether the share page shows options in a random order.
         #[arg(long)]
         shuffle: Option<bool>,
+        /// How a second vote is held back: network, invite (one vote per
+        /// invite code) or none.
+        #[arg(long)]
+        duplicate_check: Option<String>,
         #[command(flatten)]
         auth: TokenArgs,
+    },
+    /// Issue invite codes (one vote each on a poll whose duplicate check is
+    /// `invite`), or count them.
+    Invites {
+        #[command(subcommand)]
+        action: InvitesAction,
     },
     /// Set or remove a language version of a poll.
     Translation {
@@ -175,6 +186,30 @@ pub enum Command {
     },
     /// Erase a poll and all its responses, for good.
     Delete {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum InvitesAction {
+    /// Issue COUNT new codes (1 to 1,000; at most 10,000 per poll) and print
+    /// each with its invite link, one per line (`CODE<TAB>URL`; with --json
+    /// the API's 201 document). The codes are shown only now: only their
+    /// hashes are stored.
+    Add {
+        /// The poll id.
+        #[arg(allow_hyphen_values = true)]
+        id: String,
+        count: u64,
+        #[command(flatten)]
+        auth: TokenArgs,
+    },
+    /// How many codes the poll has, and how many have cast a vote.
+    Status {
         /// The poll id.
         #[arg(allow_hyphen_values = true)]
         id: String,
@@ -354,7 +389,7 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             let patch = PollPatch { expiry: Some(expiry), ..PollPatch::default() };
             show_change(cli, &mut session, &poll, &patch, today)?;
         }
-        Command::Settings { id, results, closes_on, shuffle, auth } => {
+        Command::Settings { id, results, closes_on, shuffle, duplicate_check, auth } => {
             let mut session = session(cli, store)?;
             let poll = session.admin(id, &token(auth)?, today)?;
             // The API's own PATCH rules decide what is valid.
@@ -369,8 +404,43 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             if let Some(shuffle) = shuffle {
                 body.insert(Key::ShuffleOptions.name().into(), Value::from(*shuffle));
             }
+            if let Some(check) = duplicate_check {
+                body.insert(Key::DuplicateCheck.name().into(), Value::from(check.as_str()));
+            }
             let patch = PollPatch::from_json(&Value::Object(body)).map_err(Error::Invalid)?;
             show_change(cli, &mut session, &poll, &patch, today)?;
+        }
+        Command::Invites { action: InvitesAction::Add { id, count, auth } } => {
+            let mut session = session(cli, store)?;
+            let token = token(auth)?;
+            let poll = session.admin(id, &token, today)?;
+            let issued = session.issue_invites(&poll, &token, *count, today)?;
+            let v = json::issued(&poll, &issued, session.links());
+            print(cli, &v, || {
+                let lines: Vec<String> = v["invites"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|i| format!("{}\t{}", i["code"].as_str().unwrap_or(""), i["url"].as_str().unwrap_or("")))
+                    .collect();
+                lines.join("\n")
+            });
+            if !cli.json {
+                eprintln!(
+                    "pollctl: {} invite code(s) issued, shown only now; the poll has {}, {} used",
+                    issued.codes.len(),
+                    issued.status.issued,
+                    issued.status.used
+                );
+            }
+        }
+        Command::Invites { action: InvitesAction::Status { id, auth } } => {
+            let mut session = session(cli, store)?;
+            let token = token(auth)?;
+            let poll = session.admin(id, &token, today)?;
+            let status = session.invite_status(&poll, &token)?;
+            let v = json::invite_status(&status);
+            print(cli, &v, || format!("invite codes: {} issued, {} used", status.issued, status.used));
         }
         Command::Translation { action: TranslationAction::Set { id, lang, file, auth } } => {
             let mut session = session(cli, store)?;
@@ -471,6 +541,7 @@ fn describe(poll: &Poll) -> String {
     if poll.shuffle_options {
         out.push_str("options shuffled on the share page\n");
     }
+    out.push_str(&format!("duplicate check: {}\n", poll.duplicate_check.as_str()));
     for (i, q) in poll.questions.iter().enumerate() {
         let required = if q.required { ", required" } else { "" };
         let rule = match q.kind {

@@ -8,13 +8,15 @@
 
 use serde_json::{Value, json};
 
+use crate::app::INVITES_PER_CALL;
 use crate::domain::question::{END_LABEL, MIN_CHOICES, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{
-    EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, QuestionKind,
-    ResultsVisibility, TITLE,
+    DuplicateCheck, EXPIRY_DAYS, LABEL, Lang, MAX_JSON_BODY, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS,
+    QuestionKind, ResultsVisibility, TITLE,
 };
 use crate::error::PROBLEM_CODES;
-use crate::secret::{POLL_ID_LEN, TOKEN_LEN};
+use crate::secret::{INVITE_CODE_LEN, POLL_ID_LEN, TOKEN_LEN};
+use crate::store::MAX_INVITES;
 
 fn lang_schema(description: &str) -> Value {
     json!({"type": "string", "enum": Lang::codes(), "description": description})
@@ -353,6 +355,47 @@ fn shuffle_schema() -> Value {
     json!({"type": "boolean", "default": false, "description": "true: the share page lists each question's options in a fresh random order at every view (against order bias). Results keep the creation order."})
 }
 
+/// What each duplicate check does, in the order of [`DuplicateCheck::ALL`].
+fn duplicate_check_mode(check: DuplicateCheck) -> &'static str {
+    match check {
+        DuplicateCheck::Network => {
+            "`network` (default): a short-lived, in-memory limit on votes from one network (nothing about it is \
+             stored); right for an open link"
+        }
+        DuplicateCheck::Invite => {
+            "`invite`: one vote per invite code the admin issues (`POST /api/polls/{id}/invites`); a vote \
+             without an unused code of the poll is refused. Only the codes' SHA-256 hashes are stored, and \
+             nothing pairs a code with the ballot it cast"
+        }
+        DuplicateCheck::None => "`none`: no limit (a room of people behind one address)",
+    }
+}
+
+/// `duplicateCheck`; `patch`: as a PATCH key (no default applies).
+fn duplicate_check_schema(patch: bool) -> Value {
+    let modes: Vec<&str> = DuplicateCheck::ALL.iter().map(|c| duplicate_check_mode(*c)).collect();
+    let mut s = json!({
+        "type": "string",
+        "enum": DuplicateCheck::codes(),
+        "description": format!(
+            "How the poll holds back a second vote from one person. {}.{}",
+            modes.join("; "),
+            if patch { " A change applies to the votes that come after it; codes already issued stay valid." } else { "" }
+        ),
+    });
+    if !patch {
+        s["default"] = json!(DuplicateCheck::default().as_str());
+    }
+    s
+}
+
+/// An invite code as the API shows it: groups of four letters.
+fn invite_code_pattern() -> String {
+    let group = "[0-9A-HJKMNP-TV-Z]{4}";
+    let groups = [group; INVITE_CODE_LEN / 4];
+    format!("^{}$", groups.join("-"))
+}
+
 /// Builds the whole document. `base_url` is this deployment's public address.
 pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
     let example_body = json!({
@@ -414,6 +457,7 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                             "links": poll_links("$response.body#/id", &[
                                 ("GetPoll", "getPoll"), ("GetResults", "getResults"),
                                 ("UpdatePoll", "updatePoll"), ("DeletePoll", "deletePoll"),
+                                ("IssueInvites", "issueInvites"), ("GetInvites", "getInvites"),
                             ])
                         },
                         "400": problem_response("The body is not valid JSON."),
@@ -509,6 +553,55 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                         "404": problem_response("No such poll, or it expired or was deleted.")
                     }
                 }
+            },
+            "/api/polls/{id}/invites": {
+                "parameters": [id_param()],
+                "post": {
+                    "operationId": "issueInvites",
+                    "summary": "Issue invite codes: each casts one vote on a poll whose `duplicateCheck` is `invite`. The codes are in this answer only.",
+                    "description": format!(
+                        "Only the codes' SHA-256 hashes are stored: a lost code cannot be shown again (issue another). \
+                         Codes may be issued whatever the poll's `duplicateCheck`; they are asked for only while it is \
+                         `invite`. A voter types the code into the share page, or opens its `url`, which carries it in \
+                         the fragment (`#invite=CODE`), never sent to a server. {INVITES_PER_CALL} codes at most per \
+                         call, {MAX_INVITES} per poll. No endpoint casts a vote: an unknown or used code is refused \
+                         on the share page (403, `/api#problem-invite-refused`)."
+                    ),
+                    "security": [{"adminToken": []}],
+                    "requestBody": {
+                        "required": true,
+                        "description": format!("At most {MAX_JSON_BODY} bytes."),
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/InviteRequest"}, "example": {"count": 30}}}
+                    },
+                    "responses": {
+                        "201": with_links(json_response("Issued. Keep the codes: they are shown only now.", "#/components/schemas/IssuedInvites"),
+                            poll_links("$request.path.id", &[("GetInvites", "getInvites"), ("GetPoll", "getPoll")])),
+                        "400": problem_response("The body is not valid JSON."),
+                        "401": problem_response("Missing or wrong admin token."),
+                        "404": problem_response("No such poll, or it expired or was deleted."),
+                        "413": problem_response("The body is larger than the limit."),
+                        "415": problem_response("The body is not sent as application/json."),
+                        "422": {
+                            "description": format!(
+                                "`count` is missing, not a whole number from 1 to {INVITES_PER_CALL}, or would give the poll more than \
+                                 {MAX_INVITES} codes; or the body has another field. `errors` lists each. No code was issued."
+                            ),
+                            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ValidationProblem"}}}
+                        },
+                        "503": problem_response("Storage cannot take writes right now; retry later.")
+                    }
+                },
+                "get": {
+                    "operationId": "getInvites",
+                    "summary": "How many invite codes the poll has, and how many have cast a vote.",
+                    "description": "Counts only: which codes were used is not told (and nothing stored tells which ballot a code cast).",
+                    "security": [{"adminToken": []}],
+                    "responses": {
+                        "200": json_response("The counts.", "#/components/schemas/InviteStatus"),
+                        "401": problem_response("Missing or wrong admin token."),
+                        "404": problem_response("No such poll, or it expired or was deleted.")
+                    }
+                }
             }
         },
         "components": {
@@ -588,6 +681,7 @@ fn base_schemas() -> Value {
                 "resultsVisibility": visibility_schema(),
                 "closesOn": closes_on_schema(false),
                 "shuffleOptions": shuffle_schema(),
+                "duplicateCheck": duplicate_check_schema(false),
                 "questions": {
                     "type": "array",
                     "minItems": QUESTIONS.min,
@@ -638,6 +732,7 @@ fn base_schemas() -> Value {
                 "resultsVisibility": visibility_schema(),
                 "closesOn": closes_on_schema(true),
                 "shuffleOptions": shuffle_schema(),
+                "duplicateCheck": duplicate_check_schema(true),
                 "translations": {
                     "type": "object",
                     "minProperties": 1,
@@ -650,7 +745,7 @@ fn base_schemas() -> Value {
         },
         "Poll": {
             "type": "object",
-            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
+            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
             "properties": {
                 "id": {"type": "string"},
                 "title": {"type": "string"},
@@ -660,6 +755,7 @@ fn base_schemas() -> Value {
                 "resultsVisibility": {"type": "string", "enum": ResultsVisibility::codes()},
                 "closesOn": {"type": ["string", "null"], "format": "date", "description": "Day voting ends (UTC), or null."},
                 "shuffleOptions": {"type": "boolean"},
+                "duplicateCheck": {"type": "string", "enum": DuplicateCheck::codes(), "description": "How the poll holds back a second vote: `network`, `invite` (one vote per invite code) or `none`."},
                 "createdOn": day_schema("Day of creation (UTC)."),
                 "expiresOn": day_schema("Day the poll is erased (UTC); it is available until the day before."),
                 "questions": {"type": "array", "items": {"$ref": "#/components/schemas/PollQuestion"}},
@@ -709,6 +805,44 @@ fn base_schemas() -> Value {
                     "type": "array",
                     "items": {"type": "object", "required": ["date", "count"], "properties": {"date": day_schema("A day."), "count": {"type": "integer", "minimum": 0}}}
                 }
+            }
+        },
+        "InviteRequest": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["count"],
+            "properties": {
+                "count": {"type": "integer", "minimum": 1, "maximum": INVITES_PER_CALL, "description": format!("How many codes to issue; the poll may have at most {MAX_INVITES} in all.")}
+            }
+        },
+        "IssuedInvites": {
+            "type": "object",
+            "required": ["invites", "issued", "used"],
+            "properties": {
+                "invites": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": INVITES_PER_CALL,
+                    "description": "The new codes, in no particular order.",
+                    "items": {
+                        "type": "object",
+                        "required": ["code", "url"],
+                        "properties": {
+                            "code": {"type": "string", "pattern": invite_code_pattern(), "description": format!("{INVITE_CODE_LEN} letters of Crockford's base 32 in groups of four. A voter may type it in either case, with or without the hyphens (O reads as 0, I and L as 1).")},
+                            "url": {"type": "string", "format": "uri", "description": "The share page with the code in the fragment (`#invite=CODE`): the page fills in the code, and browsers never send the fragment."}
+                        }
+                    }
+                },
+                "issued": {"type": "integer", "minimum": 1, "maximum": MAX_INVITES, "description": "The poll's codes now, these included."},
+                "used": {"type": "integer", "minimum": 0, "maximum": MAX_INVITES, "description": "The poll's codes that have cast a vote."}
+            }
+        },
+        "InviteStatus": {
+            "type": "object",
+            "required": ["issued", "used"],
+            "properties": {
+                "issued": {"type": "integer", "minimum": 0, "maximum": MAX_INVITES, "description": "The poll's invite codes."},
+                "used": {"type": "integer", "minimum": 0, "maximum": MAX_INVITES, "description": "Those that have cast a vote."}
             }
         },
         "Problem": {
@@ -898,6 +1032,43 @@ mod tests {
         assert_eq!(s["NewPoll"]["properties"]["expiryDays"]["enum"], json!(EXPIRY_DAYS));
         assert_eq!(s["NewPoll"]["properties"]["lang"]["enum"], json!(["en", "fr", "de", "it"]));
         assert!(doc["info"]["x-example"]["request"].as_str().unwrap().starts_with("curl "));
+        for (schema, default) in [("NewPoll", json!("network")), ("PollPatch", Value::Null)] {
+            let d = &s[schema]["properties"]["duplicateCheck"];
+            assert_eq!(d["enum"], json!(DuplicateCheck::codes()), "{schema}");
+            assert_eq!(d["default"], default, "{schema}");
+        }
+        assert_eq!(s["Poll"]["properties"]["duplicateCheck"]["enum"], json!(["network", "invite", "none"]));
+        assert!(s["Poll"]["required"].as_array().unwrap().contains(&json!("duplicateCheck")));
+        assert_eq!(s["InviteRequest"]["properties"]["count"]["maximum"], INVITES_PER_CALL);
+        assert_eq!(s["IssuedInvites"]["properties"]["issued"]["maximum"], MAX_INVITES);
+    }
+
+    /// The published code pattern takes exactly what the server prints:
+    /// its class, expanded, is the alphabet codes are drawn from, and every
+    /// group of a printed code is four of its letters.
+    #[test]
+    fn invite_code_pattern_matches_issued_codes() {
+        let pattern = invite_code_pattern();
+        let class = pattern.split('[').nth(1).and_then(|r| r.split(']').next()).unwrap();
+        let c: Vec<char> = class.chars().collect();
+        let (mut letters, mut i) = (String::new(), 0);
+        while i < c.len() {
+            if i + 2 < c.len() && c[i + 1] == '-' {
+                letters.extend(c[i]..=c[i + 2]);
+                i += 3;
+            } else {
+                letters.push(c[i]);
+                i += 1;
+            }
+        }
+        assert_eq!(letters, "0123456789ABCDEFGHJKMNPQRSTVWXYZ");
+        assert_eq!(pattern, format!("^{}$", vec![format!("[{class}]{{4}}"); INVITE_CODE_LEN / 4].join("-")));
+        for _ in 0..50 {
+            let code = crate::secret::InviteCode::generate().unwrap().expose();
+            let groups: Vec<&str> = code.split('-').collect();
+            assert_eq!(groups.len(), INVITE_CODE_LEN / 4, "{code}");
+            assert!(groups.iter().all(|g| g.len() == 4 && g.chars().all(|ch| letters.contains(ch))), "{code}");
+        }
     }
 
     #[test]

@@ -30,9 +30,9 @@
 //!
 //! Two things schemathesis cannot know are taught by a hooks file (`HOOKS`):
 //! each poll's own admin token (returned once at creation) is applied to
-//! later requests on that poll, and six documented false alarms are
-//! dropped, each only in its exact form (a language version that does not
-//! match the poll's structure, options equal after trimming, a closing day
+//! later requests on that poll, and seven documented false alarms are
+//! dropped, each only in its exact form (invite codes beyond a poll's
+//! 10,000, a language version that does not match the poll's structure, options equal after trimming, a closing day
 //! that is not after today or not before the expiry, `resultsPublic`
 //! disagreeing with `resultsVisibility`, a question's value out of the
 //! bounds another of its fields sets (`minChoices`, `maxChoices` against the
@@ -81,7 +81,7 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/open
    other ids get no token from here (schemathesis generates one, which must
    be refused). Applied tokens count as explicit credentials, so the
    `ignored_auth` check probes each operation without and with a wrong token.
-2. Five documented gaps that JSON Schema cannot express are not reported as
+2. Six documented gaps that JSON Schema cannot express are not reported as
    "schema-valid request rejected", and only when the 422 names nothing else:
    - a language version must match the existing poll's structure (number of
      questions and options, a scale's end labels) and must not be in the
@@ -91,6 +91,8 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/open
    - a closing day (closesOn) must be after today and not after the poll's
      expiry (a relation to the day of the request);
    - resultsPublic, when given beside resultsVisibility, must agree with it.
+   - a poll has at most 10,000 invite codes in all: a `count` within 1-1,000
+     that would pass that total is refused (at `count`);
    - a question's value out of the bounds another field of the same question
      sets (the schema bounds each field alone), checked against the request
      body itself: `minChoices` above the number of options,
@@ -121,11 +123,15 @@ TRIMMED_DUPLICATE = "duplicates another option of this question"
 DAY_RELATIVE = ("must be after today", "must be before the day the poll expires",
                 "would make the poll expire before its deadline")
 VISIBILITY = "must agree with resultsVisibility"
+# A poll has at most 10,000 invite codes in all: a count within 1-1,000 that
+# would pass that total (a relation to what was issued before) is refused.
+INVITES_TOTAL = "would give the poll more than"
 GAPS = (
     ("version-does-not-match-poll", STRUCTURAL),
     ("options-equal-after-trimming", (TRIMMED_DUPLICATE,)),
     ("closing-day-relative-to-today", DAY_RELATIVE),
     ("results-public-disagrees-with-visibility", (VISIBILITY,)),
+    ("invites-beyond-the-poll-total", (INVITES_TOTAL,)),
 )
 
 # questions[i].minChoices / maxChoices / scaleMax, bounded by another field.

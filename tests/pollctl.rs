@@ -236,6 +236,94 @@ fn settings_change_as_the_api_would_and_show_prints_them() {
 }
 
 #[test]
+fn invites_are_issued_and_counted_and_the_duplicate_check_set_as_the_api_would() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let t = poll.token.as_str();
+    let show = |server: &Server| {
+        let out = pollctl(&server.db_path(), &["show", &poll.id, "--token", t]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        stdout(&out)
+    };
+    assert!(show(&server).contains("duplicate check: network"), "{}", show(&server));
+
+    let v = ok_json(&pollctl(&db, &["--json", "settings", &poll.id, "--duplicate-check", "invite", "--token", t]));
+    assert_eq!(v["duplicateCheck"], "invite");
+    assert_eq!(server.get(&poll.path()).json()["duplicateCheck"], "invite");
+    assert!(show(&server).contains("duplicate check: invite"), "{}", show(&server));
+    let out = pollctl(&db, &["settings", &poll.id, "--duplicate-check", "ip", "--token", t]);
+    assert_eq!(code(&out), 5, "{}", stderr(&out));
+    assert!(stderr(&out).contains("duplicateCheck"), "{}", stderr(&out));
+
+    // --json: the API's 201 document, links on pollctl's --base-url.
+    let base = ["--base-url", "https://polls.example.org"];
+    let v = ok_json(&pollctl(&db, &[&base[..], &["--json", "invites", "add", &poll.id, "3", "--token", t]].concat()));
+    assert_eq!((&v["issued"], &v["used"]), (&json!(3), &json!(0)));
+    let json_codes: Vec<String> =
+        v["invites"].as_array().unwrap().iter().map(|i| i["code"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(json_codes.len(), 3);
+    for i in v["invites"].as_array().unwrap() {
+        let share = format!("https://polls.example.org/p/{}#invite={}", poll.id, i["code"].as_str().unwrap());
+        assert_eq!(i["url"], share);
+    }
+    // Text: `CODE<TAB>URL` per line on stdout, the counts on stderr.
+    let out = pollctl(&db, &["invites", "add", &poll.id, "2", "--token", t]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let lines: Vec<(String, String)> = stdout(&out)
+        .lines()
+        .map(|l| {
+            let (c, u) = l.split_once('\t').unwrap_or_else(|| panic!("not CODE<TAB>URL: {l:?}"));
+            (c.to_owned(), u.to_owned())
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", stdout(&out));
+    for (c, u) in &lines {
+        assert_eq!(c.len(), 24, "{c}");
+        assert!(u.ends_with(&format!("#invite={c}")), "{u}");
+        assert!(!json_codes.contains(c));
+    }
+    assert!(stderr(&out).contains("the poll has 5, 0 used"), "{}", stderr(&out));
+
+    // The codes pollctl printed vote on the share page polld serves.
+    let ip = Server::fresh_client_ip();
+    let ballot = [("q0".to_owned(), "0".to_owned()), ("q1".to_owned(), "1".to_owned())];
+    for code in [&json_codes[0], &lines[1].0] {
+        let fields = [&ballot[..], &[("invite".to_owned(), code.clone())]].concat();
+        server.vote_fields(&poll.id, &fields, &ip).unwrap();
+    }
+    let v = ok_json(&pollctl(&db, &["--json", "invites", "status", &poll.id, "--token", t]));
+    assert_eq!(v, json!({"issued": 5, "used": 2}));
+    let out = pollctl(&db, &["invites", "status", &poll.id, "--token", t]);
+    assert_eq!(stdout(&out).trim(), "invite codes: 5 issued, 2 used");
+    assert_eq!(server.get_auth(&format!("/api/polls/{}/invites", poll.id), t).json(), v);
+
+    // Exit codes as the other verbs: 3 no such poll, 4 token, 5 invalid, 2 usage.
+    for (args, want) in [
+        (vec!["invites", "add", "AAAAAAAAAAAAAAAAAAAAAA", "1", "--token", t], 3),
+        (vec!["invites", "status", "AAAAAAAAAAAAAAAAAAAAAA", "--token", t], 3),
+        (vec!["invites", "add", &poll.id, "1"], 4),
+        (vec!["invites", "add", &poll.id, "1", "--token", "wrong"], 4),
+        (vec!["invites", "status", &poll.id, "--token", "wrong"], 4),
+        (vec!["invites", "add", &poll.id, "0", "--token", t], 5),
+        (vec!["invites", "add", &poll.id, "1001", "--token", t], 5),
+        (vec!["invites", "add", &poll.id, "many", "--token", t], 2),
+        (vec!["invites", "add", &poll.id, "--token", t], 2),
+    ] {
+        let out = pollctl(&db, &args);
+        assert_eq!(code(&out), want, "{args:?}: {}", stderr(&out));
+        assert!(stdout(&out).is_empty(), "{args:?} printed {}", stdout(&out));
+    }
+    let out = pollctl(&db, &["invites", "add", &poll.id, "1001", "--token", t]);
+    assert!(stderr(&out).contains("count"), "{}", stderr(&out));
+    assert_eq!(ok_json(&pollctl(&db, &["--json", "invites", "status", &poll.id, "--token", t]))["issued"], 5);
+    // Codes never stored as printed.
+    for (c, _) in &lines {
+        assert_not_in_db(server.dir(), c.replace('-', "").as_bytes(), "an invite code");
+    }
+}
+
+#[test]
 fn token_can_come_from_the_environment_or_a_file() {
     let server = Server::start();
     let db = server.db_path();
@@ -376,6 +464,9 @@ fn every_verb_has_help() {
         vec!["translation"],
         vec!["translation", "set"],
         vec!["translation", "remove"],
+        vec!["invites"],
+        vec!["invites", "add"],
+        vec!["invites", "status"],
         vec!["delete"],
     ] {
         let mut args = verb.clone();

@@ -900,3 +900,259 @@ fn ballots_stored_before_the_upgrade_lose_their_order_too() {
     let stored: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0)).unwrap();
     assert_eq!(stored, N as i64);
 }
+
+// ===========================================================================
+// Invite codes and the ballots they cast (issue 15)
+// ===========================================================================
+
+/// SHA-256 of an invite code as stored: its 20 letters, without hyphens.
+fn code_hash(code: &str) -> Vec<u8> {
+    sha256(code.replace('-', "").as_bytes())
+}
+
+/// Issues `n` codes on `poll` (in calls of at most 1,000), in the order
+/// the API gave them.
+fn issue_codes(server: &Server, poll: &Created, n: usize) -> Vec<String> {
+    let mut codes = Vec::new();
+    while codes.len() < n {
+        let count = (n - codes.len()).min(1000);
+        let resp = server
+            .request("POST", &format!("/api/polls/{}/invites", poll.id))
+            .bearer(&poll.token)
+            .json(&json!({"count": count}))
+            .send();
+        resp.assert_status(201);
+        codes.extend(resp.json()["invites"].as_array().unwrap().iter().map(|i| i["code"].as_str().unwrap().to_owned()));
+    }
+    codes
+}
+
+/// Every place `needle` occurs at in `hay`.
+fn places_of(hay: &[u8], needle: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = find_bytes(&hay[from..], needle) {
+        out.push(from + p);
+        from += p + 1;
+    }
+    out
+}
+
+/// Spearman's rank correlation between `xs` and `ys` (each distinct).
+fn rho_between(xs: &[usize], ys: &[usize]) -> f64 {
+    let mut order: Vec<usize> = (0..xs.len()).collect();
+    order.sort_by_key(|&i| xs[i]);
+    hostile::rank_correlation(&order.iter().map(|&i| ys[i]).collect::<Vec<_>>())
+}
+
+/// For each item, its rank among `places` (0 = first in the file).
+fn ranks(places: &[usize]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..places.len()).collect();
+    order.sort_by_key(|&i| places[i]);
+    let mut rank = vec![0; places.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    rank
+}
+
+/// The pairing attack of issue 15: 300 codes (of 400 issued) each cast one
+/// known ballot, in the order the codes were issued, every ballot's choices
+/// telling which one it is (as in the cast-order test above). Once the
+/// writer has mixed the ballots and emptied the WAL, the raw database file
+/// holds each used code's hash and each ballot at places an attacker can
+/// read; pairing them by place must do no better than chance. A store that
+/// kept codes in issue order (a rowid) and ballots in cast order fails
+/// every check below (|rho| about 1, 300 pairs right).
+#[test]
+fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
+    const N: usize = 300;
+    const UNUSED: usize = 100;
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["questions"] = questions(3, 10);
+    body["duplicateCheck"] = json!("invite");
+    let poll = server.create_poll(&body);
+    let codes = issue_codes(&server, &poll, N + UNUSED);
+    let day = today();
+    for (i, code) in codes[..N].iter().enumerate() {
+        let [a, b, c] = digits(i);
+        let fields: Vec<(String, String)> = vec![
+            ("q0".into(), a.to_string()),
+            ("q1".into(), b.to_string()),
+            ("q2".into(), c.to_string()),
+            ("invite".into(), code.clone()),
+        ];
+        server.vote_fields(&poll.id, &fields, &Server::fresh_client_ip()).unwrap();
+    }
+    wait_for_empty_wal(server.dir());
+    assert_no_cast_order(server.dir(), &day, N);
+
+    let hashes: Vec<Vec<u8>> = codes.iter().map(|c| code_hash(c)).collect();
+    let mut seen = 0;
+    for (name, bytes) in db_files(server.dir()) {
+        let code_places: Vec<Vec<usize>> = hashes.iter().map(|h| places_of(&bytes, h)).collect();
+        let ballot_place: Vec<Option<usize>> = (0..N).map(|i| ballot_at(&bytes, &day, i)).collect();
+        if code_places.iter().all(Vec::is_empty) && ballot_place.iter().all(Option::is_none) {
+            continue;
+        }
+        assert_eq!(name, DB_NAME, "{name} still holds codes or ballots after the writer went idle");
+        seen += 1;
+        assert!(code_places.iter().all(|p| !p.is_empty()), "every code's hash is stored");
+        let ballot_place: Vec<usize> = ballot_place.into_iter().map(|p| p.expect("every ballot is stored")).collect();
+        // A hash stored twice (a table and an index of it) is judged at
+        // both places: the first copy in the file and the last.
+        // Places are read two ways: as byte offsets, and in SQLite's cell
+        // order (page by page, and within a page from its end, where
+        // cells appended one after another lie in descending offsets).
+        let page_size: usize = server.sql().query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap() as usize;
+        let cell_order = |p: usize| p / page_size * page_size + (page_size - 1 - p % page_size);
+        let readings = [("offset", &(|p: usize| p) as &dyn Fn(usize) -> usize), ("cell order", &cell_order)];
+        for (copy, code_at) in [
+            ("first", code_places.iter().map(|p| p[0]).collect::<Vec<_>>()),
+            ("last", code_places.iter().map(|p| p[p.len() - 1]).collect::<Vec<_>>()),
+        ] {
+            for (reading, f) in readings {
+                let code_at: Vec<usize> = code_at.iter().map(|&p| f(p)).collect();
+                let ballot_place: Vec<usize> = ballot_place.iter().map(|&p| f(p)).collect();
+                let used_at = &code_at[..N];
+                // 1. The used codes' rows do not follow the order they were used in
+                //    (random places: |rho| < 0.3 with probability 1 - 2e-7 at 300).
+                let vote_order: Vec<usize> = (0..N).collect();
+                let rho_order = rho_between(&vote_order, used_at);
+                // 2. A code's row and its ballot's row are not placed alike.
+                let rho_pair = rho_between(used_at, &ballot_place);
+                // 3. Pairing the k-th used code with the k-th ballot (both by place)
+                //    gets about one pair right by chance (a random permutation's
+                //    fixed points: Poisson(1), P(>= 8) < 1e-5).
+                let (code_rank, ballot_rank) = (ranks(used_at), ranks(&ballot_place));
+                let right = (0..N).filter(|&i| code_rank[i] == ballot_rank[i]).count();
+                // ... and so does pairing within 5 ranks of each other (chance: 11
+                //    of 300 per code, about 11 in all; 40 is far beyond).
+                let near = (0..N).filter(|&i| code_rank[i].abs_diff(ballot_rank[i]) <= 5).count();
+                eprintln!(
+                    "{name} ({copy} copy of each hash, {reading}): {N} used codes of {}; rho(code place, use order) {rho_order:.3}, \
+             rho(code place, ballot place) {rho_pair:.3}; pairs right by rank {right}, within 5 ranks {near}",
+                    codes.len()
+                );
+                assert!(rho_order.abs() < 0.3, "used codes lie in the order they were used (rho {rho_order:.3})");
+                assert!(rho_pair.abs() < 0.3, "codes and their ballots lie alike (rho {rho_pair:.3})");
+                assert!(right < 8, "pairing by place finds {right} of {N} code-ballot pairs");
+                assert!(near < 40, "pairing by nearby place finds {near} of {N} code-ballot pairs");
+                // 4. Used and unused codes are not told apart by place either: the
+                //    used ones' mean rank among all codes is that of a random 300.
+                let all_rank = ranks(&code_at);
+                let mean_used = all_rank[..N].iter().sum::<usize>() as f64 / N as f64;
+                let expected = (codes.len() - 1) as f64 / 2.0;
+                // Standard deviation of the mean of 300 of 400 ranks drawn without
+                // replacement: about 3.3; 6 of them is 20.
+                assert!(
+                    (mean_used - expected).abs() < 20.0,
+                    "used codes cluster: mean rank {mean_used:.1} vs {expected:.1}"
+                );
+            }
+        }
+    }
+    assert_eq!(seen, 1, "the codes and ballots are in the database file");
+
+    // The ballot rows hold nothing derived from a code: no 8 bytes of any
+    // code's hash, and never the code.
+    let conn = server.sql();
+    let mut rows = Vec::new();
+    let mut stmt = conn.prepare("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1").unwrap();
+    let mut q = stmt.query([&poll.id]).unwrap();
+    while let Some(r) = q.next().unwrap() {
+        let mut bytes: Vec<u8> = r.get::<_, Vec<u8>>(0).unwrap();
+        bytes.extend(r.get::<_, String>(1).unwrap().into_bytes());
+        bytes.extend(r.get::<_, String>(2).unwrap().into_bytes());
+        rows.push(bytes);
+    }
+    assert_eq!(rows.len(), N);
+    for h in &hashes {
+        for w in h.windows(8) {
+            assert!(!rows.iter().any(|r| contains_bytes(r, w)), "a ballot row holds part of a code's hash");
+        }
+    }
+
+    // No API answer tells more: counts only, no code, no hash, no list as
+    // long as the ballots.
+    let status = server.get_auth(&format!("/api/polls/{}/invites", poll.id), &poll.token).json();
+    assert_eq!(status, json!({"issued": N + UNUSED, "used": N}));
+    let answers = [server.get(&poll.path()).json(), server.get_auth(&poll.results_path(), &poll.token).json(), status];
+    fn longest_list(v: &Value) -> usize {
+        match v {
+            Value::Array(a) => a.iter().map(longest_list).max().unwrap_or(0).max(a.len()),
+            Value::Object(m) => m.values().map(longest_list).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    for answer in &answers {
+        let text = answer.to_string();
+        assert!(longest_list(answer) < N, "an answer lists per-ballot data: {text:.300}");
+        for (code, h) in codes.iter().zip(&hashes) {
+            assert!(!text.contains(code.as_str()) && !text.contains(&code.replace('-', "")), "a code in {text:.300}");
+            assert!(!text.to_lowercase().contains(&hex(h)), "a code's hash in an answer");
+        }
+    }
+    // Nor does polld's log, which saw every one of them issued and used.
+    let logs = server.logs();
+    for code in &codes {
+        assert!(!logs.contains(code.as_str()) && !logs.contains(&code.replace('-', "")), "a code in polld's log");
+    }
+    let results = &answers[1];
+    assert_eq!(results["totalResponses"], N);
+    assert_eq!(results["responsesByDay"], json!([{"date": day, "count": N}]));
+}
+
+/// Erasure stays byte-level with invite codes: deleting or sweeping an
+/// invite-only poll leaves none of its code hashes (used or not) in any
+/// database file; another poll's codes stay.
+#[test]
+fn a_deleted_or_expired_invite_only_poll_leaves_no_code_hash() {
+    let server = Server::start();
+    let invite_poll = |days: u32| {
+        let mut body = valid_poll_json();
+        body["duplicateCheck"] = json!("invite");
+        body["expiryDays"] = json!(days);
+        server.create_poll(&body)
+    };
+    let keep = invite_poll(30);
+    let kept = issue_codes(&server, &keep, 20);
+    for how in ["delete", "sweep"] {
+        let poll = invite_poll(7);
+        let codes = issue_codes(&server, &poll, 50);
+        for code in &codes[..5] {
+            let fields = [("q0".to_owned(), "1".to_owned()), ("invite".to_owned(), code.clone())];
+            server.vote_fields(&poll.id, &fields, &Server::fresh_client_ip()).unwrap();
+        }
+        for c in &codes {
+            assert_in_db(server.dir(), &code_hash(c), "a code's hash before erasure");
+        }
+        match how {
+            "delete" => {
+                server.delete(&poll.id, &poll.token).assert_status(204);
+            }
+            _ => {
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
+                    .arg("--db")
+                    .arg(server.db_path())
+                    .args(["sweep", "--as-of", &date_from_today(7)])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                assert_problem(&server.get(&poll.path()), 404);
+            }
+        }
+        for c in &codes {
+            assert_not_in_db(server.dir(), &code_hash(c), &format!("a code's hash after {how}"));
+        }
+        let n: i64 = server
+            .sql()
+            .query_row("SELECT count(*) FROM invites WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 0, "invites rows survived {how}");
+    }
+    for c in &kept {
+        assert_in_db(server.dir(), &code_hash(c), "the other poll's code hash");
+    }
+}

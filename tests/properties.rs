@@ -24,8 +24,8 @@ use anonpoll::client::{TrustedProxies, client_ip, parse_net};
 use anonpoll::day::Day;
 use anonpoll::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use anonpoll::domain::{
-    EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, Question, QuestionKind, ResultsVisibility,
-    TITLE,
+    DuplicateCheck, EXPIRY_DAYS, LABEL, NewPoll, OPTION, OPTIONS, PollPatch, QUESTIONS, Question, QuestionKind,
+    ResultsVisibility, TITLE,
 };
 use anonpoll::error::{AuthFailure, FieldError};
 use anonpoll::http::{Body, Method, Request};
@@ -278,8 +278,18 @@ fn near_valid_poll(distinct: bool) -> impl Strategy<Value = Value> {
             ),
         ),
         prop::option::weighted(0.3, or_junk(any::<bool>().prop_map(Value::Bool))),
+        prop::option::weighted(
+            0.4,
+            or_junk(
+                prop_oneof![
+                    20 => prop::sample::select(DuplicateCheck::codes()),
+                    1 => prop::sample::select(vec!["Network", "ip", "", "invite "]),
+                ]
+                .prop_map(Value::from),
+            ),
+        ),
     )
-        .prop_map(|(title, lang, expiry, mut public, questions, extra, visibility, shuffle)| {
+        .prop_map(|(title, lang, expiry, mut public, questions, extra, visibility, shuffle, duplicate_check)| {
             // Outside the known gap: a valid resultsPublic beside a valid
             // resultsVisibility agrees with it (`known_gaps_between_schema_and_validator`).
             if let (Some(Value::Bool(_)), Some(Value::String(v))) = (&public, &visibility)
@@ -294,6 +304,7 @@ fn near_valid_poll(distinct: bool) -> impl Strategy<Value = Value> {
             put(&mut m, "resultsPublic", public);
             put(&mut m, "resultsVisibility", visibility);
             put(&mut m, "shuffleOptions", shuffle);
+            put(&mut m, "duplicateCheck", duplicate_check);
             put(&mut m, "questions", questions);
             if let Some((k, v)) = extra {
                 m.insert(k, v);
@@ -357,11 +368,22 @@ fn near_valid_patch() -> impl Strategy<Value = Value> {
         ),
         prop::option::weighted(0.5, or_junk(translations)),
         prop::option::weighted(0.02, (arb_key(), arb_json())),
+        prop::option::weighted(
+            0.3,
+            or_junk(
+                prop_oneof![
+                    20 => prop::sample::select(DuplicateCheck::codes()),
+                    1 => prop::sample::select(vec!["Network", "ip", "", "invite "]),
+                ]
+                .prop_map(Value::from),
+            ),
+        ),
     )
-        .prop_map(|(closed, expiry, translations, extra)| {
+        .prop_map(|(closed, expiry, translations, extra, duplicate_check)| {
             let mut m = Map::new();
             put(&mut m, "closed", closed);
             put(&mut m, "expiryDays", expiry);
+            put(&mut m, "duplicateCheck", duplicate_check);
             put(&mut m, "translations", translations);
             if let Some((k, v)) = extra {
                 m.insert(k, v);
@@ -419,6 +441,11 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
         prop_assert_eq!(Some(p.visibility.is_public()), public.as_bool());
     }
     prop_assert_eq!(p.shuffle_options, v.get("shuffleOptions").is_some_and(|b| b.as_bool().unwrap()));
+    // duplicateCheck as sent, else network.
+    let check = v
+        .get("duplicateCheck")
+        .map_or(Some(DuplicateCheck::Network), |c| DuplicateCheck::from_code(c.as_str().unwrap()));
+    prop_assert_eq!(Some(p.duplicate_check), check);
     prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&p.questions.len()));
     prop_assert_eq!(p.questions.len(), v["questions"].as_array().unwrap().len());
     for (q, sent) in p.questions.iter().zip(v["questions"].as_array().unwrap()) {
@@ -427,12 +454,15 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
     // What was accepted, written back as JSON, is accepted again unchanged.
     let again = json!({
         "title": p.title, "lang": p.lang, "expiryDays": p.expiry.get(), "resultsPublic": p.visibility.is_public(),
-        "resultsVisibility": p.visibility, "shuffleOptions": p.shuffle_options, "questions": p.questions,
+        "resultsVisibility": p.visibility, "shuffleOptions": p.shuffle_options, "duplicateCheck": p.duplicate_check, "questions": p.questions,
     });
     let q = NewPoll::from_json(&again).map_err(|e| TestCaseError::fail(format!("round trip refused: {e:?}")))?;
     prop_assert_eq!(q.title, p.title.clone());
     prop_assert_eq!(q.questions, p.questions.clone());
-    prop_assert_eq!((q.visibility, q.shuffle_options), (p.visibility, p.shuffle_options));
+    prop_assert_eq!(
+        (q.visibility, q.shuffle_options, q.duplicate_check),
+        (p.visibility, p.shuffle_options, p.duplicate_check)
+    );
     Ok(())
 }
 
@@ -525,6 +555,7 @@ proptest! {
                 prop_assert!(!obj.is_empty());
                 prop_assert!(obj.keys().all(|k| PollPatch::FIELDS.contains(&k.as_str())));
                 prop_assert_eq!(p.closed, obj.get("closed").map(|b| b.as_bool().unwrap()));
+                prop_assert_eq!(p.duplicate_check, obj.get("duplicateCheck").map(|c| DuplicateCheck::from_code(c.as_str().unwrap()).unwrap()));
                 prop_assert_eq!(p.expiry.map(|e| i64::from(e.get())), obj.get("expiryDays").map(|e| e.as_i64().or_else(|| e.as_f64().map(|f| f as i64)).unwrap()));
                 if let Some(t) = obj.get("translations") {
                     let t = t.as_object().unwrap();

@@ -11,6 +11,7 @@ mod bodies;
 mod concurrency;
 mod create;
 mod delete;
+mod invites;
 mod lifecycle;
 mod methods;
 mod openapi;

@@ -68,6 +68,14 @@ fn api_doc_lists_every_path() {
         assert!(paths["/api/polls/{id}"].get(m).is_some(), "{m} /api/polls/{{id}} undocumented");
     }
     assert!(paths["/api/polls/{id}/results"].get("get").is_some());
+    // Invite codes (issue 15): issued and counted with the admin token.
+    for m in ["post", "get"] {
+        let op = &paths["/api/polls/{id}/invites"][m];
+        assert!(op.is_object(), "{m} /api/polls/{{id}}/invites undocumented");
+        assert_eq!(op["security"], json!([{"adminToken": []}]), "{m} invites needs the token");
+        assert!(op["responses"].get("401").is_some() && op["responses"].get("404").is_some(), "{m} invites");
+    }
+    assert!(paths["/api/polls/{id}/invites"]["post"]["responses"].get("422").is_some());
 }
 
 #[test]
@@ -112,6 +120,8 @@ fn api_doc_schema_bounds() {
     has("minLabel", &|s| s["maxLength"] == 100);
     has("maxLabel", &|s| s["maxLength"] == 100);
     has("required", &|s| s["type"] == "boolean" && s["default"] == false);
+    has("duplicateCheck", &|s| s["enum"] == json!(["network", "invite", "none"]) && s["default"] == "network");
+    has("count", &|s| s["minimum"] == 1 && s["maximum"] == 1000);
     let types: Vec<&Value> = doc["components"]["schemas"]["Question"]["oneOf"]
         .as_array()
         .map(|a| a.iter().map(|r| &resolve(&doc, r)["properties"]["type"]["const"]).collect())

@@ -14,6 +14,7 @@ takes the shared `State` and records what later steps need on it.
 """
 
 import datetime
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,23 +24,30 @@ from anonpoll_client.api.default import (
     create_poll,
     delete_poll,
     get_api_schema,
+    get_invites,
     get_poll,
     get_results,
+    issue_invites,
     update_poll,
 )
 from anonpoll_client.models import (
     ChoiceResults,
     CreatedPoll,
+    InviteRequest,
+    InviteStatus,
+    IssuedInvites,
     LanguageVersion,
     LanguageVersionQuestionsItem,
     MultipleQuestion,
     NewPoll,
+    NewPollDuplicateCheck,
     NewPollExpiryDays,
     NewPollLang,
     NewPollResultsVisibility,
     Poll,
     PollMultipleQuestion,
     PollPatch,
+    PollPatchDuplicateCheck,
     PollPatchExpiryDays,
     PollPatchResultsVisibility,
     PollPatchTranslations,
@@ -239,6 +247,52 @@ def step_settings(s: State) -> None:
     check(updated.closes_on is None and updated.results_public is True, "closesOn removed, results public", updated)
 
 
+def step_invites(s: State) -> None:
+    """duplicateCheck, and invite codes issued and counted through the typed models."""
+    body = new_poll("Works council", False)
+    body.duplicate_check = NewPollDuplicateCheck.INVITE
+    created = expect(create_poll.sync_detailed(client=s.anon, body=body), 201, CreatedPoll, "create invite-only poll")
+    s.polls["invite"] = created
+    check(created.poll.duplicate_check.value == "invite", "duplicateCheck as sent", created.poll.duplicate_check)
+    pid = created.id
+    expect(
+        issue_invites.sync_detailed(pid, client=s.wrong_admin(), body=InviteRequest(count=3)),
+        401,
+        Problem,
+        "invites with a wrong token",
+    )
+    issued = expect(
+        issue_invites.sync_detailed(pid, client=s.admin("invite"), body=InviteRequest(count=3)),
+        201,
+        IssuedInvites,
+        "issue 3 invites",
+    )
+    check(len(issued.invites) == 3 and issued.issued == 3 and issued.used == 0, "3 issued, none used", issued)
+    shape = re.compile(r"^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){4}$")
+    for invite in issued.invites:
+        check(shape.match(invite.code) is not None, "code shape", invite.code)
+        check(invite.url == f"{created.share_url}#invite={invite.code}", "the url carries the code in the fragment", invite)
+    check(len({i.code for i in issued.invites}) == 3, "codes differ", issued.invites)
+    problem = expect(
+        issue_invites.sync_detailed(pid, client=s.admin("invite"), body=InviteRequest(count=1001)),
+        422,
+        ValidationProblem,
+        "1001 invites",
+    )
+    check([e.field for e in problem.errors] == ["count"], "the 422 names count", problem.errors)
+    status = expect(get_invites.sync_detailed(pid, client=s.admin("invite")), 200, InviteStatus, "invite status")
+    check(status.issued == 3 and status.used == 0, "status counts", status)
+    poll = expect(
+        update_poll.sync_detailed(
+            pid, client=s.admin("invite"), body=PollPatch(duplicate_check=PollPatchDuplicateCheck.NONE)
+        ),
+        200,
+        Poll,
+        "patch duplicateCheck",
+    )
+    check(poll.duplicate_check.value == "none", "duplicateCheck changed", poll.duplicate_check)
+
+
 def step_patch(s: State) -> None:
     pid = s.polls["private"].id
     # The body is typed; the generated client sends it as application/json.
@@ -315,6 +369,7 @@ STEPS = [
     step_results,
     step_question_types,
     step_settings,
+    step_invites,
     step_patch,
     step_delete,
 ]

@@ -31,6 +31,8 @@ type LanguageVersion = Schemas["LanguageVersion"];
 type Question = Schemas["Question"];
 type PollQuestion = Schemas["PollQuestion"];
 type QuestionResults = Schemas["QuestionResults"];
+type IssuedInvites = Schemas["IssuedInvites"];
+type InviteStatus = Schemas["InviteStatus"];
 
 function check(cond: boolean, what: string, got?: unknown): asserts cond {
   if (!cond) throw new Error(`${what}; got: ${JSON.stringify(got)}`);
@@ -214,6 +216,36 @@ async function stepSettings(s: State): Promise<void> {
   check(updated.closesOn === null && updated.resultsVisibility === "afterClose", "settings changed", updated);
 }
 
+/** duplicateCheck, and invite codes issued and counted through the typed client. */
+async function stepInvites(s: State): Promise<void> {
+  const body: NewPoll = { ...newPoll("Works council", false), duplicateCheck: "invite" };
+  const r = await s.api.POST("/api/polls", { body });
+  const created: CreatedPoll = expect("create invite-only poll", r, 201, r.data);
+  s.polls.set("invite", created);
+  check(created.poll.duplicateCheck === "invite", "duplicateCheck as sent", created.poll);
+  const { id, headers } = admin(s, "invite");
+  const path = { params: { path: { id } } };
+  const none = await s.api.POST("/api/polls/{id}/invites", { ...path, body: { count: 3 } });
+  problem("invites without token", expect("invites without token", none, 401, none.error), 401);
+  const i = await s.api.POST("/api/polls/{id}/invites", { ...path, headers, body: { count: 3 } });
+  const issued: IssuedInvites = expect("issue 3 invites", i, 201, i.data);
+  check(issued.invites.length === 3 && issued.issued === 3 && issued.used === 0, "3 issued, none used", issued);
+  const shape = /^[0-9A-HJKMNP-TV-Z]{4}(-[0-9A-HJKMNP-TV-Z]{4}){4}$/;
+  for (const { code, url } of issued.invites) {
+    check(shape.test(code), "code shape", code);
+    check(url === `${created.shareUrl}#invite=${code}`, "the url carries the code in the fragment", { url, code });
+  }
+  check(new Set(issued.invites.map((v) => v.code)).size === 3, "codes differ", issued.invites);
+  const tooMany = await s.api.POST("/api/polls/{id}/invites", { ...path, headers, body: { count: 1001 } });
+  problem("1001 invites", expect("1001 invites", tooMany, 422, tooMany.error), 422);
+  const g = await s.api.GET("/api/polls/{id}/invites", { ...path, headers });
+  const status: InviteStatus = expect("invite status", g, 200, g.data);
+  check(status.issued === 3 && status.used === 0, "status counts", status);
+  const p = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: { duplicateCheck: "none" } });
+  const poll: Poll = expect("patch duplicateCheck", p, 200, p.data);
+  check(poll.duplicateCheck === "none", "duplicateCheck changed", poll);
+}
+
 async function stepPatch(s: State): Promise<void> {
   const { id, headers, created } = admin(s, "private");
   const patch = (body: PollPatch, h: Record<string, string> = headers) =>
@@ -277,6 +309,7 @@ const STEPS: ((s: State) => Promise<void>)[] = [
   stepResults,
   stepQuestionTypes,
   stepSettings,
+  stepInvites,
   stepPatch,
   stepDelete,
 ];
