@@ -37,8 +37,11 @@ pub enum Withheld {
 /// Why a vote on a poll with `duplicateCheck: invite` was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InviteRefusal {
-    /// No code was given (or not one shaped like a code).
+    /// No code was given.
     Missing,
+    /// Something was typed that cannot be a code (its shape is public: 20
+    /// letters and digits), so saying so tells nothing about any code.
+    NotACode,
     /// The code is not one of this poll's, or it has cast its ballot.
     UnknownOrUsed,
 }
@@ -182,6 +185,10 @@ impl Error {
             Error::InviteRefused(InviteRefusal::Missing) => {
                 "This poll takes one vote per invite code; the vote must carry one.".into()
             }
+            Error::InviteRefused(InviteRefusal::NotACode) => {
+                "This is not an invite code: a code has 20 letters and digits (case, spaces and hyphens do not matter)."
+                    .into()
+            }
             Error::InviteRefused(InviteRefusal::UnknownOrUsed) => {
                 "The invite code is not one of this poll's, or it has already been used.".into()
             }
@@ -294,6 +301,7 @@ mod tests {
             Error::ResultsWithheld(Withheld::UntilVote),
             Error::ResultsWithheld(Withheld::UntilClose { closes_on: None }),
             Error::InviteRefused(InviteRefusal::Missing),
+            Error::InviteRefused(InviteRefusal::NotACode),
             Error::InviteRefused(InviteRefusal::UnknownOrUsed),
             Error::NotFound,
             Error::MethodNotAllowed(&["GET"]),

@@ -127,11 +127,17 @@ impl InviteCode {
     }
 
     /// A code as a person may type it: case, spaces and hyphens do not
-    /// matter, and O, I and L read as 0, 1 and 1.
+    /// matter (nor the typographic dashes and invisible characters a code
+    /// pasted from a word processor brings), and O, I and L read as 0, 1
+    /// and 1.
     pub fn parse(s: &str) -> Option<InviteCode> {
+        let ignored = |c: char| {
+            c.is_whitespace()
+                || matches!(c, '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{00ad}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+        };
         let code: String = s
             .chars()
-            .filter(|c| !c.is_whitespace() && *c != '-')
+            .filter(|c| !ignored(*c))
             .map(|c| match c.to_ascii_uppercase() {
                 'O' => '0',
                 'I' | 'L' => '1',
@@ -212,6 +218,9 @@ mod tests {
         assert_eq!(printed.len(), INVITE_CODE_LEN + 4);
         assert_eq!(InviteCode::parse(&printed), Some(code.clone()));
         assert_eq!(InviteCode::parse(&printed.to_lowercase().replace('-', " ")), Some(code.clone()));
+        // Pasted from a word processor: en dashes, a soft hyphen, a zero-width space.
+        let pasted = format!("{}\u{ad}\u{200b}", printed.replace('-', "\u{2013}"));
+        assert_eq!(InviteCode::parse(&pasted), Some(code.clone()));
         assert_eq!(
             InviteCode::parse("oooo-iiii-llll-0000-1111").map(|c| c.expose()),
             Some("0000-1111-1111-0000-1111".into())

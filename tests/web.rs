@@ -1381,6 +1381,8 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     assert!(html.contains("These codes are shown only now."));
     // No language switcher: it would post again, and the codes would be lost.
     assert!(!html.contains("class=\"langs\""), "a language switcher on the sheet");
+    // A saved copy goes to whoever prints the cards: it must not hold the key.
+    assert!(!html.contains(t), "the admin key on the sheet");
     assert!(dash_has_switcher(&post_form(&server, &admin, ip, &[("token", t)]).text()));
     assert_eq!(status()["issued"], 3);
     // Issued codes are never shown again.
@@ -1392,6 +1394,10 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     let (r, _) = vote_form(&server, &poll.id, ip, &[("q0", "1")]);
     assert_eq!(r.status, 403, "{}", r.describe());
     assert!(r.text().contains("please enter yours") && r.text().contains("checked"), "{}", r.text());
+    // Something that cannot be a code is called so (its shape is public).
+    let (r, _) = vote_form(&server, &poll.id, ip, &[("q0", "1"), ("invite", "ABCD-EFGH-UUUU")]);
+    assert_eq!(r.status, 403);
+    assert!(r.text().contains("This is not an invite code") && r.text().contains("checked"), "{}", r.text());
     // A code of the right shape that is not one of this poll's.
     let unknown = "0000-0000-0000-0000-0000";
     let (r, _) = vote_form(&server, &poll.id, ip, &[("q0", "1"), ("invite", unknown)]);

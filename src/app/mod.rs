@@ -292,12 +292,12 @@ impl Session {
                 }
                 None
             }
-            DuplicateCheck::Invite => Some(
-                invite
-                    .and_then(InviteCode::parse)
-                    .map(|c| c.hash())
-                    .ok_or(Error::InviteRefused(InviteRefusal::Missing))?,
-            ),
+            DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
+                None => return Err(Error::InviteRefused(InviteRefusal::Missing)),
+                Some(text) => {
+                    Some(InviteCode::parse(text).ok_or(Error::InviteRefused(InviteRefusal::NotACode))?.hash())
+                }
+            },
             DuplicateCheck::None => None,
         };
         Ok(Admitted { id: poll.id.clone(), ballot, invite, today })

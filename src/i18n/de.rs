@@ -364,6 +364,7 @@ pub const DE: Catalogue = Catalogue {
     invite_label: "Ihr Einladungscode",
     invite_hint: "Diese Umfrage nimmt eine Antwort pro Einladungscode an. Der Code steht auf Ihrer Einladung; ein Einladungslink trägt ihn für Sie ein.",
     err_invite_missing: "Diese Umfrage nimmt eine Antwort pro Einladungscode an: Bitte geben Sie Ihren Code ein.",
+    err_invite_not_a_code: "Das ist kein Einladungscode: Ein Code hat 20 Buchstaben und Ziffern (Groß- und Kleinschreibung, Leerzeichen und Bindestriche spielen keine Rolle). Bitte prüfen Sie ihn.",
     err_invite_refused: "Dieser Einladungscode gehört nicht zu dieser Umfrage oder wurde schon verwendet. Ihre Auswahl ist unten erhalten.",
     err_too_many_invites: |issued, max| {
         format!("Eine Umfrage kann höchstens {max} Einladungscodes haben; diese hat {issued}.")
@@ -390,7 +391,7 @@ pub const DE: Catalogue = Catalogue {
     invites_sheet_count: |n| {
         if n == 1 { "1 neuer Code für diese Umfrage.".into() } else { format!("{n} neue Codes für diese Umfrage.") }
     },
-    invites_once: "Diese Codes werden nur jetzt angezeigt. anonpoll bewahrt sie nicht lesbar auf und kann sie nicht noch einmal zeigen: Drucken oder speichern Sie diese Seite, bevor Sie sie verlassen.",
+    invites_once: "Diese Codes werden nur jetzt angezeigt. anonpoll bewahrt sie nicht lesbar auf und kann sie nicht noch einmal zeigen: Drucken Sie diese Seite oder laden Sie die Codes als CSV herunter, bevor Sie sie verlassen. Eine gespeicherte Kopie der Seite enthält keinen Verwaltungsschlüssel.",
     invites_print_hint: "Drucken Sie diese Seite und schneiden Sie für jede Person eine Karte aus.",
     print_button: "Drucken",
     invite_card_text: "Sie sind eingeladen, an dieser Umfrage teilzunehmen. Scannen Sie den Code oder öffnen Sie den Link; eine Antwort pro Code.",
@@ -399,5 +400,6 @@ pub const DE: Catalogue = Catalogue {
     invite_qr: "QR-Code des Einladungslinks",
     invites_back: "Zurück zur Verwaltung der Umfrage",
     invite_field_missing: "Geben Sie den Code von Ihrer Einladung ein.",
+    invite_field_not_a_code: "Ein Code hat 20 Buchstaben und Ziffern.",
     invite_field_refused: "Dieser Code gehört nicht zu dieser Umfrage oder wurde schon verwendet.",
 };

@@ -364,6 +364,7 @@ pub const EN: Catalogue = Catalogue {
     invite_label: "Your invite code",
     invite_hint: "This poll takes one response per invite code. The code is on your invitation; an invite link fills it in.",
     err_invite_missing: "This poll takes one response per invite code: please enter yours.",
+    err_invite_not_a_code: "This is not an invite code: a code has 20 letters and digits (case, spaces and hyphens do not matter). Please check it.",
     err_invite_refused: "This invite code is not one of this poll's, or it has already been used. Your choices are kept below.",
     err_too_many_invites: |issued, max| format!("A poll can have at most {max} invite codes; this one has {issued}."),
     field_duplicate: "One response per person",
@@ -388,7 +389,7 @@ pub const EN: Catalogue = Catalogue {
     invites_sheet_count: |n| {
         if n == 1 { "1 new code for this poll.".into() } else { format!("{n} new codes for this poll.") }
     },
-    invites_once: "These codes are shown only now. anonpoll does not keep them in a readable form and cannot show them again: print or save this page before you leave it.",
+    invites_once: "These codes are shown only now. anonpoll does not keep them in a readable form and cannot show them again: print this page, or download the codes as CSV, before you leave it. A saved copy of the page holds no admin key.",
     invites_print_hint: "Print this page, then cut out one card per person.",
     print_button: "Print",
     invite_card_text: "You are invited to answer this poll. Scan the code or open the link; one response per code.",
@@ -397,5 +398,6 @@ pub const EN: Catalogue = Catalogue {
     invite_qr: "QR code of the invite link",
     invites_back: "Back to managing the poll",
     invite_field_missing: "Enter the code from your invitation.",
+    invite_field_not_a_code: "A code has 20 letters and digits.",
     invite_field_refused: "This code is not one of this poll's, or it has been used.",
 };

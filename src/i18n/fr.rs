@@ -371,6 +371,7 @@ pub const FR: Catalogue = Catalogue {
     invite_label: "Votre code d’invitation",
     invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{202F}; un lien d’invitation le remplit pour vous.",
     err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{A0}: veuillez saisir le vôtre.",
+    err_invite_not_a_code: "Ceci n’est pas un code d’invitation\u{A0}: un code compte 20\u{A0}lettres et chiffres (majuscules, espaces et tirets n’ont pas d’importance). Veuillez le vérifier.",
     err_invite_refused: "Ce code d’invitation n’est pas l’un de ceux de ce sondage, ou il a déjà servi. Vos choix sont conservés ci-dessous.",
     err_too_many_invites: |issued, max| {
         format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{202F}; celui-ci en a {issued}.")
@@ -402,7 +403,7 @@ pub const FR: Catalogue = Catalogue {
             format!("{n}\u{A0}nouveaux codes pour ce sondage.")
         }
     },
-    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{A0}: imprimez ou enregistrez cette page avant de la quitter.",
+    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{A0}: imprimez cette page, ou téléchargez les codes en CSV, avant de la quitter. Une copie enregistrée de la page ne contient pas la clé d’administration.",
     invites_print_hint: "Imprimez cette page, puis découpez une carte par personne.",
     print_button: "Imprimer",
     invite_card_text: "Vous avez une invitation à répondre à ce sondage. Scannez le code ou ouvrez le lien\u{202F}; une réponse par code.",
@@ -411,5 +412,6 @@ pub const FR: Catalogue = Catalogue {
     invite_qr: "Code QR du lien d’invitation",
     invites_back: "Retour à la gestion du sondage",
     invite_field_missing: "Saisissez le code de votre invitation.",
+    invite_field_not_a_code: "Un code compte 20\u{A0}lettres et chiffres.",
     invite_field_refused: "Ce code n’est pas l’un de ceux de ce sondage, ou il a déjà servi.",
 };

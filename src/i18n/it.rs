@@ -366,6 +366,7 @@ pub const IT: Catalogue = Catalogue {
     invite_label: "Il suo codice d’invito",
     invite_hint: "Questo sondaggio accetta una risposta per codice d’invito. Il codice è sul suo invito; un link d’invito lo inserisce per lei.",
     err_invite_missing: "Questo sondaggio accetta una risposta per codice d’invito: inserisca il suo.",
+    err_invite_not_a_code: "Questo non è un codice d’invito: un codice ha 20 lettere e cifre (maiuscole, spazi e trattini non contano). Lo controlli, per favore.",
     err_invite_refused: "Questo codice d’invito non appartiene a questo sondaggio, oppure è già stato usato. Le sue scelte sono conservate qui sotto.",
     err_too_many_invites: |issued, max| {
         format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
@@ -397,7 +398,7 @@ pub const IT: Catalogue = Catalogue {
             format!("{n} nuovi codici per questo sondaggio.")
         }
     },
-    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampi o salvi questa pagina prima di lasciarla.",
+    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampi questa pagina, o scarichi i codici in CSV, prima di lasciarla. Una copia salvata della pagina non contiene la chiave di amministrazione.",
     invites_print_hint: "Stampi questa pagina e ritagli una scheda per persona.",
     print_button: "Stampa",
     invite_card_text: "Ha ricevuto un invito a rispondere a questo sondaggio. Scansioni il codice o apra il link; una risposta per codice.",
@@ -406,5 +407,6 @@ pub const IT: Catalogue = Catalogue {
     invite_qr: "Codice QR del link d’invito",
     invites_back: "Torna alla gestione del sondaggio",
     invite_field_missing: "Inserisca il codice del suo invito.",
+    invite_field_not_a_code: "Un codice ha 20 lettere e cifre.",
     invite_field_refused: "Questo codice non appartiene a questo sondaggio, oppure è già stato usato.",
 };

@@ -307,6 +307,7 @@ pub struct Catalogue {
     pub invite_hint: &'static str,
     pub err_invite_missing: &'static str,
     pub err_invite_refused: &'static str,
+    pub err_invite_not_a_code: &'static str,
     /// (codes the poll has, the most it may have)
     pub err_too_many_invites: fn(u64, u64) -> String,
 
@@ -342,6 +343,7 @@ pub struct Catalogue {
     /// At the vote form's code field: no code, and a refused one.
     pub invite_field_missing: &'static str,
     pub invite_field_refused: &'static str,
+    pub invite_field_not_a_code: &'static str,
     pub first_choices: &'static str,
     pub ranking_heading: &'static str,
     /// A place in a ranking: 1 → "1st".
@@ -485,6 +487,7 @@ mod tests {
                 c.invites_back,
                 c.invite_field_missing,
                 c.invite_field_refused,
+                c.invite_field_not_a_code,
             ]
             .map(str::to_owned),
         );

@@ -461,6 +461,15 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     assert_eq!(poll.duplicate_check, crate::domain::DuplicateCheck::Invite);
     assert_eq!(r.invite_counts(&poll).unwrap(), (3, 2));
     assert_eq!(r.tallies(&poll).unwrap().total, 2, "refused votes wrote nothing");
+    // A vote that brings a code spends it even if the poll has left invite
+    // mode meanwhile: the code cannot vote again when the mode returns.
+    let open = PollPatch::from_json(&json!({"duplicateCheck": "network"})).unwrap();
+    store.patch_poll(&id, &open, today).unwrap();
+    assert!(vote(Some(&codes[1])).is_ok());
+    store.patch_poll(&id, &invite_only, today).unwrap();
+    assert!(matches!(vote(Some(&codes[1])), Err(Error::InviteRefused(InviteRefusal::UnknownOrUsed))));
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    assert_eq!(r.invite_counts(&poll).unwrap(), (3, 3));
     // Another poll does not take this poll's codes.
     let other = PollId::generate().unwrap();
     store.create_poll(&other, &AdminToken::generate().unwrap().hash(), &new_poll(), &[], today).unwrap();

@@ -447,11 +447,13 @@ fn try_commit(
     Ok((results, erased))
 }
 
-/// Records one vote: every check first, then its one `INSERT` (atomic by
-/// itself, so a refused or failed vote wrote nothing), then its counters in
-/// memory until the batch's [`Counts::flush`]. The ballot was checked against
-/// the poll's questions before it was queued (they never change); what may
-/// have changed since is whether the poll is open, so that is checked here.
+/// Records one vote: every check first, then its writes (the ballot's
+/// `INSERT`, and for a vote with an invite code the code's `used` flag, the
+/// two in a savepoint), so a refused or failed vote wrote nothing; then its
+/// counters in memory until the batch's [`Counts::flush`]. The ballot was
+/// checked against the poll's questions before it was queued (they never
+/// change); what may have changed since is whether the poll is open and
+/// whether it takes votes by invite, so that is checked here.
 fn cast(
     tx: &Transaction,
     polls: &mut PollCache,
@@ -465,20 +467,10 @@ fn cast(
         return Err(Error::Closed);
     }
     // The poll may have turned invite-only since the vote was admitted.
-    let code = match (poll.invite_only, invite) {
-        (true, None) => return Err(Error::InviteRefused(InviteRefusal::Missing)),
-        (true, Some(code)) => Some(code),
-        (false, _) => None,
-    };
-    if let Some(code) = code {
-        // In place, in the ballot's transaction: a code casts one ballot.
-        let n = tx
-            .prepare_cached("UPDATE invites SET used = 1 WHERE poll_id = ?1 AND code_sha256 = ?2 AND used = 0")?
-            .execute(params![id.as_str(), &code.0[..]])?;
-        if n == 0 {
-            return Err(Error::InviteRefused(InviteRefusal::UnknownOrUsed));
-        }
+    if poll.invite_only && invite.is_none() {
+        return Err(Error::InviteRefused(InviteRefusal::Missing));
     }
+    let invite_only = poll.invite_only;
     let day = today.to_string();
     let choices_json = ballot.to_stored();
     // Staged: the key puts the ballot among its poll's other new ones, at
@@ -487,16 +479,39 @@ fn cast(
     let mut key = [0u8; 16];
     crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
     key[0] = STAGED;
-    let stored = tx
-        .prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![id.as_str(), &key[..], day, choices_json]);
-    if let Err(e) = stored {
-        // The code is not spent on a ballot that was not stored.
-        if let Some(code) = code {
-            tx.prepare_cached("UPDATE invites SET used = 0 WHERE poll_id = ?1 AND code_sha256 = ?2")?
-                .execute(params![id.as_str(), &code.0[..]])?;
+    let insert = |tx: &Transaction| -> Result<(), Error> {
+        tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
+            .execute(params![id.as_str(), &key[..], day, choices_json])?;
+        Ok(())
+    };
+    match invite {
+        None => insert(tx)?,
+        Some(code) => {
+            // The code is spent with its ballot or not at all. A code that
+            // came with a vote is spent even if the poll has meanwhile left
+            // invite mode, so that it cannot vote again if the mode returns.
+            tx.execute_batch("SAVEPOINT invite_vote")?;
+            let spent = tx
+                .prepare_cached("UPDATE invites SET used = 1 WHERE poll_id = ?1 AND code_sha256 = ?2 AND used = 0")?
+                .execute(params![id.as_str(), &code.0[..]])
+                .map_err(Error::from)
+                .and_then(|n| {
+                    if n == 0 && invite_only {
+                        Err(Error::InviteRefused(InviteRefusal::UnknownOrUsed))
+                    } else {
+                        insert(tx)
+                    }
+                });
+            match spent {
+                Ok(()) => tx.execute_batch("RELEASE invite_vote")?,
+                Err(e) => {
+                    // If SQLite rolled the whole transaction back, this
+                    // fails too, and `try_commit` fails the batch.
+                    let _ = tx.execute_batch("ROLLBACK TO invite_vote; RELEASE invite_vote");
+                    return Err(e);
+                }
+            }
         }
-        return Err(e.into());
     }
     // A key of a batch that then fails is mixed for nothing, harmlessly.
     fresh.add(id, key);

@@ -291,8 +291,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
                 return if csv {
                     invites_csv(&poll, &issued, links)
                 } else {
-                    let ctx = Ctx { key: Some(token.clone()), ..ctx };
-                    Ok(invites_sheet(&ctx, &poll, &issued, &token, links))
+                    Ok(invites_sheet(&ctx, &poll, &issued, links))
                 };
             }
         }
@@ -772,7 +771,7 @@ fn invites_section(ctx: &Ctx, poll: &Poll, status: InviteStatus, token: &str, vi
 
 /// The codes just issued as a page of cards to print (each with the poll's
 /// title, the code, the invite link and its QR code). Shown this once.
-fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, token: &str, links: &Links) -> Response {
+fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Response {
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
@@ -786,10 +785,9 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, token: &str, links: &L
             div.row-actions {
                 // Shown by the script; without it the browser's own Print does the same.
                 button.primary type="button" data-print hidden { (t.print_button) }
-                form method="post" action=(ctx.action()) {
-                    (hidden_token(token))
-                    button.secondary type="submit" name="action" value="open" { (t.invites_back) }
-                }
+                // A link, not a form with the key: a saved copy of this page
+                // goes to whoever prints the cards, and must not carry the key.
+                a.button.secondary href=(ctx.href(&format!("{}/admin", Links::share_path(&poll.id)))) { (t.invites_back) }
             }
         }
         ul.cards {

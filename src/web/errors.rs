@@ -31,6 +31,7 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             (403, t.withheld_title, withheld_words.as_str())
         }
         Error::InviteRefused(InviteRefusal::Missing) => (403, t.error_title, t.err_invite_missing),
+        Error::InviteRefused(InviteRefusal::NotACode) => (403, t.error_title, t.err_invite_not_a_code),
         Error::InviteRefused(InviteRefusal::UnknownOrUsed) => (403, t.error_title, t.err_invite_refused),
         Error::Closed => (409, t.closed_title, t.closed_text),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),

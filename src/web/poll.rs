@@ -431,11 +431,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         }
         // The choices stay; the code is not echoed back.
         Err(Error::InviteRefused(refusal)) => {
-            let (text, at_field) = if refusal == InviteRefusal::Missing {
-                (t.err_invite_missing, t.invite_field_missing)
-            } else {
-                (t.err_invite_refused, t.invite_field_refused)
-            };
+            let (text, at_field) = refusal_texts(t, refusal);
             return share_response(&w.web, &ctx, poll, today, 403, &entered.code_refused(at_field), Some(text));
         }
         Err(e @ Error::VotesThrottled { .. }) => {
@@ -476,10 +472,13 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                 None,
             ),
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
-            // Decided in the ballot's transaction: unknown, or spent meanwhile.
-            Err(Error::InviteRefused(_)) => {
-                let entered = entered.code_refused(t.invite_field_refused);
-                share_response(&web, &ctx, &poll, today, 403, &entered, Some(t.err_invite_refused))
+            // Decided in the ballot's transaction: unknown or spent meanwhile,
+            // or the poll turned invite-only since the form was read (then
+            // the form comes back with its code field).
+            Err(Error::InviteRefused(refusal)) => {
+                let (text, at_field) = refusal_texts(t, refusal);
+                let poll = Poll { duplicate_check: DuplicateCheck::Invite, ..poll.clone() };
+                share_response(&web, &ctx, &poll, today, 403, &entered.code_refused(at_field), Some(text))
             }
             // The vote is not stored: the form comes back with the choices.
             Err(e) => {
@@ -496,6 +495,15 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Ok(pending) => Response::after(pending, answer),
         Err(e) => answer(Err(e)),
     })
+}
+
+/// What the page and the code field say of a refused invite code.
+fn refusal_texts(t: &crate::i18n::Catalogue, refusal: InviteRefusal) -> (&'static str, &'static str) {
+    match refusal {
+        InviteRefusal::Missing => (t.err_invite_missing, t.invite_field_missing),
+        InviteRefusal::NotACode => (t.err_invite_not_a_code, t.invite_field_not_a_code),
+        InviteRefusal::UnknownOrUsed => (t.err_invite_refused, t.invite_field_refused),
+    }
 }
 
 /// `303` to the results a voter on an `afterVote` poll may see, carrying

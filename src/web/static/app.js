@@ -3,8 +3,8 @@
 //   sends to the server, put in the key form, sent in the POST body, and
 //   removed from the address bar and history;
 // - an invite code: read from an invite link's fragment (#invite=CODE), put
-//   in the vote form's code field and removed from the address bar, so it
-//   stays in no history entry or bookmark;
+//   in the vote form's code field and removed from the address bar, so a
+//   bookmark or a copied address no longer carries it;
 // - a print button on the sheet of invite cards;
 // - copy buttons next to links;
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
