@@ -1356,9 +1356,17 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     }
     assert_eq!(status()["issued"], 0);
 
+    // The form's one-time code, from the dashboard (`once`).
+    let once = || input_value(&post_form(&server, &admin, ip, &[("token", t)]).text(), "name=\"once\"");
     // A number out of range comes back at its field.
     for count in ["0", "1001", "many", ""] {
-        let r = post_form(&server, &admin, ip, &[("token", t), ("action", "invites"), ("count", count)]);
+        let once = once();
+        let r = post_form(
+            &server,
+            &admin,
+            ip,
+            &[("token", t), ("action", "invites"), ("count", count), ("once", once.as_str())],
+        );
         assert_eq!(r.status, 422, "{count:?}");
         assert!(r.text().contains("href=\"#a-invites-count\""), "{count:?}: {}", r.text());
         assert!(r.text().contains(&format!("value=\"{count}\"")), "the number typed is kept");
@@ -1367,7 +1375,9 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
 
     // The sheet: each code once, with its link (code in the fragment) and
     // its QR code, and the warning that they are shown only now.
-    let sheet = post_form(&server, &admin, ip, &[("token", t), ("action", "invites"), ("count", "3")]);
+    let sent_once = once();
+    let form = [("token", t), ("action", "invites"), ("count", "3"), ("once", sent_once.as_str())];
+    let sheet = post_form(&server, &admin, ip, &form);
     sheet.assert_status(200);
     assert_page_headers(&sheet);
     let html = sheet.text();
@@ -1379,6 +1389,16 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     }
     assert_eq!(html.matches("<svg class=\"qr\"").count(), 3);
     assert!(html.contains("These codes are shown only now."));
+    // Sent again (a reload of the sheet): nothing more is issued.
+    let again = post_form(&server, &admin, ip, &form);
+    assert_eq!(again.status, 409, "{}", again.describe());
+    assert!(sheet_codes(&again.text()).is_empty() && again.text().contains("Nothing more was issued."));
+    assert_eq!(status()["issued"], 3);
+    // Without its one-time code the form issues nothing either.
+    let r = post_form(&server, &admin, ip, &[("token", t), ("action", "invites"), ("count", "3")]);
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("This form has expired") && sheet_codes(&r.text()).is_empty());
+    assert_eq!(status()["issued"], 3);
     // No language switcher: it would post again, and the codes would be lost.
     assert!(!html.contains("class=\"langs\""), "a language switcher on the sheet");
     // A saved copy goes to whoever prints the cards: it must not hold the key.
@@ -1434,7 +1454,13 @@ fn invite_codes_are_issued_on_the_admin_page_and_each_casts_one_vote() {
     assert_eq!((status()["issued"].clone(), status()["used"].clone()), (json!(3), json!(2)));
 
     // CSV: `code,url`, as a download, codes that work.
-    let r = post_form(&server, &admin, ip, &[("token", t), ("action", "invites-csv"), ("count", "2")]);
+    let once = once();
+    let r = post_form(
+        &server,
+        &admin,
+        ip,
+        &[("token", t), ("action", "invites-csv"), ("count", "2"), ("once", once.as_str())],
+    );
     r.assert_status(200);
     assert_eq!(r.media_type().as_deref(), Some("text/csv"));
     let disposition = r.header("content-disposition").unwrap_or_default();

@@ -364,6 +364,8 @@ pub const DE: Catalogue = Catalogue {
     invite_label: "Ihr Einladungscode",
     invite_hint: "Diese Umfrage nimmt eine Antwort pro Einladungscode an. Der Code steht auf Ihrer Einladung; ein Einladungslink trägt ihn für Sie ein.",
     err_invite_missing: "Diese Umfrage nimmt eine Antwort pro Einladungscode an: Bitte geben Sie Ihren Code ein.",
+    err_invites_sent: "Diese Codes wurden beim ersten Absenden des Formulars ausgegeben und können nicht noch einmal angezeigt werden (anonpoll bewahrt keine lesbare Kopie auf). Es wurde nichts weiter ausgegeben. Gehen Sie zurück zur Verwaltungsseite, um neue Codes auszugeben.",
+    err_invites_expired: "Dieses Formular ist abgelaufen; es wurde nichts ausgegeben. Bitte senden Sie es erneut.",
     err_invite_not_a_code: "Das ist kein Einladungscode: Ein Code hat 20 Buchstaben und Ziffern (Groß- und Kleinschreibung, Leerzeichen und Bindestriche spielen keine Rolle). Bitte prüfen Sie ihn.",
     err_invite_refused: "Dieser Einladungscode gehört nicht zu dieser Umfrage oder wurde schon verwendet. Ihre Auswahl ist unten erhalten.",
     err_too_many_invites: |issued, max| {

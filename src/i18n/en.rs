@@ -364,6 +364,8 @@ pub const EN: Catalogue = Catalogue {
     invite_label: "Your invite code",
     invite_hint: "This poll takes one response per invite code. The code is on your invitation; an invite link fills it in.",
     err_invite_missing: "This poll takes one response per invite code: please enter yours.",
+    err_invites_sent: "These codes were issued when the form was first sent, and cannot be shown again (anonpoll keeps no readable copy). Nothing more was issued. Go back to the admin page to issue a new batch.",
+    err_invites_expired: "This form has expired; nothing was issued. Please send it again.",
     err_invite_not_a_code: "This is not an invite code: a code has 20 letters and digits (case, spaces and hyphens do not matter). Please check it.",
     err_invite_refused: "This invite code is not one of this poll's, or it has already been used. Your choices are kept below.",
     err_too_many_invites: |issued, max| format!("A poll can have at most {max} invite codes; this one has {issued}."),

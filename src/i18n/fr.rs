@@ -371,6 +371,8 @@ pub const FR: Catalogue = Catalogue {
     invite_label: "Votre code d’invitation",
     invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{202F}; un lien d’invitation le remplit pour vous.",
     err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{A0}: veuillez saisir le vôtre.",
+    err_invites_sent: "Ces codes ont été émis au premier envoi du formulaire et ne peuvent plus être affichés (anonpoll n’en garde aucune copie lisible). Rien de plus n’a été émis. Revenez à la page d’administration pour émettre un nouveau lot.",
+    err_invites_expired: "Ce formulaire a expiré\u{A0}; rien n’a été émis. Veuillez l’envoyer à nouveau.",
     err_invite_not_a_code: "Ceci n’est pas un code d’invitation\u{A0}: un code compte 20\u{A0}lettres et chiffres (majuscules, espaces et tirets n’ont pas d’importance). Veuillez le vérifier.",
     err_invite_refused: "Ce code d’invitation n’est pas l’un de ceux de ce sondage, ou il a déjà servi. Vos choix sont conservés ci-dessous.",
     err_too_many_invites: |issued, max| {

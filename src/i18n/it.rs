@@ -366,6 +366,8 @@ pub const IT: Catalogue = Catalogue {
     invite_label: "Il suo codice d’invito",
     invite_hint: "Questo sondaggio accetta una risposta per codice d’invito. Il codice è sul suo invito; un link d’invito lo inserisce per lei.",
     err_invite_missing: "Questo sondaggio accetta una risposta per codice d’invito: inserisca il suo.",
+    err_invites_sent: "Questi codici sono stati emessi al primo invio del modulo e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile). Non è stato emesso altro. Torni alla pagina di amministrazione per emettere un nuovo gruppo.",
+    err_invites_expired: "Questo modulo è scaduto; non è stato emesso nulla. Lo invii di nuovo.",
     err_invite_not_a_code: "Questo non è un codice d’invito: un codice ha 20 lettere e cifre (maiuscole, spazi e trattini non contano). Lo controlli, per favore.",
     err_invite_refused: "Questo codice d’invito non appartiene a questo sondaggio, oppure è già stato usato. Le sue scelte sono conservate qui sotto.",
     err_too_many_invites: |issued, max| {

@@ -308,6 +308,10 @@ pub struct Catalogue {
     pub err_invite_missing: &'static str,
     pub err_invite_refused: &'static str,
     pub err_invite_not_a_code: &'static str,
+    /// The invite form was sent a second time (a reload of the sheet).
+    pub err_invites_sent: &'static str,
+    /// The invite form's one-time code is unknown or from a rotated key.
+    pub err_invites_expired: &'static str,
     /// (codes the poll has, the most it may have)
     pub err_too_many_invites: fn(u64, u64) -> String,
 

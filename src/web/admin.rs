@@ -17,6 +17,7 @@ use std::net::IpAddr;
 use maud::{Markup, html};
 
 use super::WebWorker;
+use super::ballot::Verdict;
 use super::create::{SlotField, alt_text, link_field, media_fieldset};
 use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
@@ -89,6 +90,8 @@ struct View {
     settings: Option<SettingsDraft>,
     /// The number of codes asked for, when it is shown again with a problem.
     invites_count: Option<String>,
+    /// The invite form's one-time code.
+    invites_once: String,
     status: u16,
 }
 
@@ -234,6 +237,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         media: None,
         settings: None,
         invites_count: None,
+        invites_once: w.web.invite_forms.issue(&poll.id, today).map_err(Error::internal)?,
         status: 200,
     };
     match AdminAction::parse(form, &poll)? {
@@ -286,7 +290,27 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         }
         action @ (AdminAction::InvitesSheet | AdminAction::InvitesCsv) => {
             let csv = action == AdminAction::InvitesCsv;
-            if let Some(issued) = issue_invites(w, &ctx, form, (&poll, &token), today, &mut view)? {
+            // Sent once: a second send (a reload of the sheet) issues nothing.
+            let once = form.get("once").unwrap_or("").trim();
+            match w.web.invite_forms.redeem(&poll.id, once, today) {
+                Verdict::Valid => {}
+                Verdict::Used => return Ok(message_page(&ctx, 409, t.error_title, t.err_invites_sent)),
+                Verdict::Invalid => {
+                    view.refused();
+                    view.problems.general.push(t.err_invites_expired.to_owned());
+                }
+            }
+            let issued = if view.status == 200 {
+                let issued = issue_invites(w, &ctx, form, (&poll, &token), today, &mut view)?;
+                if issued.is_none() {
+                    // Refused (a count out of range): the form may be sent again.
+                    w.web.invite_forms.unredeem(&poll.id, once);
+                }
+                issued
+            } else {
+                None
+            };
+            if let Some(issued) = issued {
                 let links = w.session.links();
                 return if csv {
                     invites_csv(&poll, &issued, links)
@@ -750,6 +774,7 @@ fn invites_section(ctx: &Ctx, poll: &Poll, status: InviteStatus, token: &str, vi
             p #invites-status { ((t.invites_status)(status.issued, status.used)) }
             form method="post" action=(ctx.action()) novalidate {
                 (hidden_token(token))
+                input type="hidden" name="once" value=(view.invites_once);
                 div.field {
                     label for=(INVITES_COUNT_ID) { (t.invites_count_label) }
                     p.hint id=(hint_id) { (t.invites_count_hint) }

@@ -50,6 +50,11 @@ use uploads::Uploads;
 pub struct Web {
     app: Arc<App>,
     ballots: BallotBox,
+    /// One-time codes of the admin page's invite form, so that sending it
+    /// again (a reload of the sheet) does not issue another batch. A box of
+    /// its own: its keys are not the vote forms', so neither code opens the
+    /// other's form.
+    invite_forms: BallotBox,
     uploads: Uploads,
     media_budget: media::MediaBudget,
 }
@@ -65,6 +70,7 @@ impl Web {
     /// time even when no request comes (called by a timer).
     pub fn tick(&self) {
         self.ballots.tick(Day::today());
+        self.invite_forms.tick(Day::today());
         self.uploads.tick();
     }
 
@@ -72,6 +78,7 @@ impl Web {
         Ok(Arc::new(Web {
             app,
             ballots: BallotBox::new(Day::today())?,
+            invite_forms: BallotBox::new(Day::today())?,
             uploads,
             media_budget: media::MediaBudget::default(),
         }))
