@@ -247,7 +247,10 @@ async function inviteScenario(lang) {
   const cards = page.locator("ul.cards li.card");
   check((await cards.count()) === 4, `${lang}: a sheet of 4 cards`);
   check(await page.isVisible("button[data-print]"), `${lang}: the print button is shown with script`);
-  check((await page.locator("li.card svg.qr rect").count()) > 4 * 100, `${lang}: each card has a QR code`);
+  // One path per code, one "M" per run of dark modules (as many runs as
+  // there were rects before the path).
+  const runs = await page.locator("li.card svg.qr path").evaluateAll((ps) => ps.map((p) => (p.getAttribute("d").match(/M/g) || []).length));
+  check(runs.length === 4 && runs.every((n) => n > 100), `${lang}: each card has a QR code (${runs})`);
   await audit(page, `${lang}-invite-cards`);
   await page.emulateMedia({ media: "print" });
   check(!(await page.isVisible("header.site")) && !(await page.isVisible(".sheet-intro")), `${lang}: printed, only the cards`);
