@@ -733,6 +733,46 @@ fn admin_actions_need_the_key_and_do_what_they_say() {
     assert_eq!(server.get(&path).status, 404);
 }
 
+/// The value of the option marked `selected` in the select with `id`.
+fn selected_option(html: &str, id: &str) -> Option<String> {
+    let select = html.split(&format!("id=\"{id}\"")).nth(1)?.split("</select>").next()?;
+    let option = select.split("<option").find(|o| o.split('>').next().is_some_and(|tag| tag.contains("selected")))?;
+    option.split("value=\"").nth(1)?.split('"').next().map(str::to_owned)
+}
+
+#[test]
+fn the_admin_page_preselects_the_erase_date_the_poll_has() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["expiryDays"] = json!(90);
+    let poll = server.create_poll(&body);
+    let path = format!("/p/{}/admin", poll.id);
+    let ip = "192.0.2.43";
+    let shown = |s: &Server| {
+        let html = post_form(s, &path, ip, &[("token", &poll.token)]).text();
+        selected_option(&html, "a-expiry").unwrap_or_else(|| panic!("no erase-date choice selected: {html}"))
+    };
+    assert_eq!(shown(&server), "90", "the lifetime the poll was made with");
+    // Ten days later the erase day is still the one it was made with.
+    let set = |s: &Server, created: i64, expires: i64| {
+        s.exec_sql(
+            "UPDATE polls SET created_on = ?1, expires_on = ?2 WHERE id = ?3",
+            [date_from_today(created), date_from_today(expires), poll.id.clone()],
+        );
+    };
+    set(&server, -10, 80);
+    assert_eq!(shown(&server), "90", "still the lifetime it was made with");
+    // Changed on an earlier day (no choice counted from either day matches):
+    // the shortest choice that does not bring the erase day earlier.
+    set(&server, -20, 25);
+    assert_eq!(shown(&server), "30");
+    // Changed today: the choice just made.
+    let r = post_form(&server, &path, ip, &[("token", &poll.token), ("action", "expiry"), ("expiry", "7")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(selected_option(&r.text(), "a-expiry").as_deref(), Some("7"));
+    assert_eq!(shown(&server), "7");
+}
+
 #[test]
 fn voters_addresses_are_neither_stored_nor_logged() {
     let server = Server::start();

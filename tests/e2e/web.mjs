@@ -71,6 +71,7 @@ async function scenario(lang, texts) {
   await page.fill("#f-title", texts.title);
   await page.selectOption("#f-lang", lang);
   await page.check("#f-results-public");
+  await page.selectOption("#f-expiry", "90");
   await page.fill("#f-q0", texts.question);
   await page.fill("#f-q0o0", texts.a);
   await page.fill("#f-q0o1", texts.b);
@@ -167,6 +168,8 @@ async function scenario(lang, texts) {
   await page.goto(admin);
   await page.waitForSelector("#status-heading");
   check(!page.url().includes("#"), `${lang}: the key left the address bar`);
+  const expiry = await page.inputValue("#a-expiry");
+  check(expiry === "90", `${lang}: the erase-date choice is the poll's own (${expiry})`);
   await audit(page, `${lang}-admin`);
   // Switching language keeps the dashboard unlocked (the key is posted along).
   const other = lang === "en" ? "de" : "en";
