@@ -94,6 +94,15 @@ async function scenario(lang, texts) {
       await page.setInputFiles("#f-q1m", video);
     }
   }
+  // Enter in a field does not send the form (a page that navigated away
+  // has lost the mark set here); only the submit button does.
+  await page.evaluate(() => { window.stillHere = true; });
+  for (const field of ["#f-title", "#f-q0o1", "#f-results-public"]) {
+    await page.press(field, "Enter");
+    await page.waitForTimeout(300);
+    check(await page.evaluate(() => window.stillHere === true) && !(await page.isVisible("#link-admin")),
+      `${lang}: Enter in ${field} does not create the poll`);
+  }
   // Submit with an empty title first: errors shown, input kept.
   await page.fill("#f-title", "");
   await page.click("button.primary[value=create]");
