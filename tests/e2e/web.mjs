@@ -250,7 +250,14 @@ async function inviteScenario(lang) {
   await page.click("button.primary[value=create]");
   await page.waitForSelector("#link-admin");
   const admin = await page.inputValue("#link-admin");
+  // The key prompt is open, and the admin link is pasted into the address
+  // bar: only the fragment changes, and the page must take the key from it.
+  await page.goto(admin.split("#")[0]);
+  check(await page.isVisible("form[data-token-form] input[name=token]"), `${lang}: the key prompt without the key`);
   await page.goto(admin);
+  const unlocked = await page.waitForSelector("#invites-heading", { timeout: 5000 }).then(() => true, () => false);
+  check(unlocked && !page.url().includes("#"), `${lang}: the admin link pasted on the key prompt opens the dashboard (${page.url().includes("#") ? "key left in the address" : "address clean"})`);
+  if (!unlocked) await page.reload(); // a load reads the fragment
   await page.waitForSelector("#invites-heading");
   check(await page.isChecked("#a-duplicate-invite"), `${lang}: the admin page shows the duplicate check`);
   await audit(page, `${lang}-admin-invites`);

@@ -26,16 +26,24 @@
     try { return window.localStorage; } catch (e) { return null; }
   }
 
-  // Admin key from the fragment.
+  // Admin key from the fragment: at load, and when the fragment changes
+  // while the key prompt is open (the admin link pasted into the address
+  // bar of this very page only changes the fragment, and loads nothing).
   var tokenForm = document.querySelector("form[data-token-form]");
-  if (tokenForm && location.hash.length > 1) {
-    var key = decodeURIComponent(location.hash.slice(1));
+  function keyFromFragment() {
+    if (location.hash.length <= 1 || /^#invite=/.test(location.hash)) return;
+    var key = "";
+    try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* malformed: typed instead */ }
     history.replaceState(null, "", location.pathname + location.search);
     var field = tokenForm.querySelector("input[name=token]");
     if (field && key) {
       field.value = key;
       tokenForm.submit();
     }
+  }
+  if (tokenForm) {
+    keyFromFragment();
+    window.addEventListener("hashchange", keyFromFragment);
   }
 
   // Invite code from the fragment. Taken off the address first, whatever
