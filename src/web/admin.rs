@@ -590,7 +590,7 @@ fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Upl
                         }
                     }
                 }
-                (media_fieldset(ctx, SlotField { prefix: MEDIA_FIELD, legend: t.media_file, unfolded: true }, &draft, &view.problems, None, uploads))
+                (media_fieldset(ctx, SlotField { prefix: MEDIA_FIELD, legend: None }, &draft, &view.problems, None, uploads))
                 button.primary type="submit" name="action" value="media-attach" { (t.media_attach) }
             }
         }

@@ -536,12 +536,13 @@ fn form_response(
     respond(status, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, problems, focus, uploads)))
 }
 
-/// Which file field of a form, under which heading; `unfolded` shows it
-/// open even when it holds nothing.
+/// Which file field of a form, and the summary it is folded under. `None`
+/// shows it as is: a section that holds only this field (the admin page's)
+/// already says what it is, and a summary saying it again ("File" above a
+/// field labelled "File") would only repeat it.
 pub struct SlotField<'a> {
     pub prefix: &'a str,
-    pub legend: &'a str,
-    pub unfolded: bool,
+    pub legend: Option<&'a str>,
 }
 
 /// A form's file field named `prefix`, with the file it holds, if any. Its
@@ -554,7 +555,7 @@ pub fn media_fieldset(
     focus: Option<&str>,
     uploads: &Uploads,
 ) -> Markup {
-    let SlotField { prefix, legend, unfolded } = field;
+    let SlotField { prefix, legend } = field;
     let t = ctx.t;
     let id = format!("f-{prefix}");
     let errors = p.of(&id);
@@ -562,14 +563,8 @@ pub fn media_fieldset(
     let hint = (t.media_file_hint)(mib(limits.image_bytes), mib(limits.audio_bytes), mib(limits.video_bytes));
     // Folded away unless it holds something: a form of twenty questions
     // stays readable. `<details>` needs no script.
-    let open = unfolded
-        || m.staged.is_some()
-        || !errors.is_empty()
-        || !m.alt.is_empty()
-        || !p.of(&format!("{id}-alt")).is_empty();
-    html! {
-        details.media-slot open[open] {
-            summary { (legend) }
+    let open = m.staged.is_some() || !errors.is_empty() || !m.alt.is_empty() || !p.of(&format!("{id}-alt")).is_empty();
+    let fields = html! {
             div.media-fields {
                 @if let Some(staged) = &m.staged {
                     p.held id=(format!("{id}-held")) {
@@ -589,7 +584,10 @@ pub fn media_fieldset(
                 }
                 (text_field(&format!("{id}-alt"), &format!("{prefix}-alt"), t.media_alt, &m.alt, Some(t.media_alt_hint), crate::domain::ALT.max_chars, p, focus))
             }
-        }
+    };
+    match legend {
+        Some(legend) => html! { details.media-slot open[open] { summary { (legend) } (fields) } },
+        None => fields,
     }
 }
 
@@ -802,7 +800,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                 }
             }
             (settings::fields(ctx, "f", &draft.settings, p))
-            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: t.media_poll_legend, unfolded: false }, &draft.media, p, focus, uploads))
+            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: Some(t.media_poll_legend) }, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
                 p.hint { (t.questions_hint) }
@@ -823,7 +821,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                         }
                         (choice_fields(ctx, i, q, p, focus))
                         (scale_fields(ctx, i, q, p, focus))
-                        (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: t.media_question_legend, unfolded: false }, &q.media, p, focus, uploads))
+                        (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: Some(t.media_question_legend) }, &q.media, p, focus, uploads))
                         div.row-actions {
                             @if q.options.len() < OPTIONS.max {
                                 button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate data-kinds=(WITH_OPTIONS) { (t.add_option) }

@@ -179,6 +179,10 @@ async function scenario(lang, texts) {
   check(!page.url().includes("#"), `${lang}: the key left the address bar`);
   const expiry = await page.inputValue("#a-expiry");
   check(expiry === "90", `${lang}: the erase-date choice is the poll's own (${expiry})`);
+  // The file section names each thing once (no summary "File" above a field labelled "File").
+  const names = await page.locator("section[aria-labelledby=media-heading]").locator("h2, h3, summary, legend, label")
+    .evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => e.innerText.trim()));
+  check(names.length >= 3 && new Set(names).size === names.length, `${lang}: the file section says each name once (${names})`);
   await audit(page, `${lang}-admin`);
   // Switching language keeps the dashboard unlocked (the key is posted along).
   const other = lang === "en" ? "de" : "en";
