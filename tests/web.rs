@@ -296,6 +296,34 @@ fn a_creation_form_sent_twice_creates_one_poll() {
     assert_eq!(again.status, 409, "{}", again.describe());
     assert!(again.text().contains("already created its poll"), "{}", again.text());
     assert_eq!(count(&server), 1, "one poll, not two");
+    // Said calmly, in every language: the poll exists, and the saved admin
+    // link leads back to it; no "something went wrong".
+    for (lang, title, admin, wrong) in [
+        ("en", "Your poll was already created", "admin link, open it", "Something went wrong"),
+        ("fr", "Votre sondage a déjà été créé", "lien d’administration, ouvrez-le", "Une erreur s’est produite"),
+        (
+            "de",
+            "Ihre Umfrage wurde bereits erstellt",
+            "Verwaltungslink gespeichert haben, öffnen Sie ihn",
+            "Etwas ist schiefgegangen",
+        ),
+        ("it", "Il Suo sondaggio è già stato creato", "link di amministrazione, lo apra", "Si è verificato un errore"),
+    ] {
+        // With a file held by the first send (released since): still the
+        // same calm page, not the form with "the file is no longer held".
+        let mut resent = fields(&code);
+        resent.push(("pm-held".to_owned(), "released-since".to_owned()));
+        let resent: Vec<(&str, &str)> = resent.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let again = post_form(&server, &format!("/?lang={lang}"), ip, &resent);
+        assert_eq!(again.status, 409, "{lang}");
+        assert_page_headers(&again);
+        let html = again.text();
+        assert_eq!(html_lang(&again), lang);
+        assert!(html.contains(&format!("<h1>{title}</h1>")), "{lang}: {html}");
+        assert!(html.contains(admin), "{lang}: says how to get back: {html}");
+        assert!(!html.contains(wrong), "{lang}: not an error: {html}");
+    }
+    assert_eq!(count(&server), 1, "still one poll");
     // A form without a valid code is shown again with what was typed.
     let forged = send(&fields("not-a-code"));
     assert_eq!(forged.status, 409);

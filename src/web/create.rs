@@ -14,7 +14,7 @@ use super::WebWorker;
 use super::ballot::Verdict;
 use super::errors::with_headers;
 use super::form::{Form, Problems, problem_text};
-use super::layout::{Ctx, message_page, notice, page, respond};
+use super::layout::{Ctx, notice, page, respond};
 use super::settings::{self, SettingsDraft};
 use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as upload_message, mib};
 use crate::app::{Created, Links};
@@ -863,8 +863,15 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     let ctx = w.ctx(req, None);
     let uploads = &w.web.uploads;
     let mut draft = Draft::from_form(form);
-    draft.read_media(uploads, form, ClientGroup::of(req.client));
     let action = form.get("action").unwrap_or("create");
+    // A reload of "Your poll is ready" sends the form again with its used
+    // code: answered before anything else is read, so a file sent along is
+    // not staged, and held files (released once the poll was made) are not
+    // reported as lost on a form that says the poll was not created.
+    if action == "create" && w.web.ballots.check(&form_key()?, &draft.once, today) == Verdict::Used {
+        return Ok(already_created(&ctx));
+    }
+    draft.read_media(uploads, form, ClientGroup::of(req.client));
     if action != "create" {
         let before = draft.held_references();
         let focus = draft.edit(action);
@@ -898,7 +905,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     // form again, and must not create a second poll.
     match w.web.ballots.redeem(&form_key()?, &draft.once, today) {
         Verdict::Valid => {}
-        Verdict::Used => return Ok(message_page(&ctx, 409, ctx.t.error_title, ctx.t.err_create_sent)),
+        Verdict::Used => return Ok(already_created(&ctx)),
         Verdict::Invalid => {
             draft.once = fresh_once(w, today)?;
             let mut p = Problems::default();
@@ -943,6 +950,22 @@ pub fn link_field(ctx: &Ctx, id: &str, label: &str, hint: &str, url: &str) -> Ma
             }
         }
     }
+}
+
+/// The creation form sent again with a used code: a reload of "Your poll is
+/// ready" posts it a second time. Nothing went wrong, so the page says so
+/// calmly, and honestly: the links cannot be shown again (the key is kept
+/// only as a keyed fingerprint, and the share link needs the poll's id, which
+/// only the links carried); the saved admin link, or the browser's history,
+/// leads back. Still 409: this request created nothing.
+fn already_created(ctx: &Ctx) -> Response {
+    let t = ctx.t;
+    let body = html! {
+        h1 { (t.create_sent_title) }
+        @for text in t.create_sent_text { p { (text) } }
+        p { a href=(ctx.href("/")) { (t.back_home) } }
+    };
+    respond(409, ctx.lang, page(ctx, t.create_sent_title, body))
 }
 
 fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {

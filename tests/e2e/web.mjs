@@ -120,6 +120,11 @@ async function scenario(lang, texts) {
   const share = await page.inputValue("#link-share");
   const admin = await page.inputValue("#link-admin");
   check(admin.includes("#"), `${lang}: admin link carries the key in the fragment`);
+  // A reload of "Your poll is ready" sends the form again: said calmly.
+  await page.reload();
+  const again = await page.textContent("h1");
+  check(!(await page.isVisible("#link-admin")) && again === texts.createdAgain, `${lang}: a reload says the poll was already created (${again})`);
+  await audit(page, `${lang}-created-again`);
 
   await page.goto(share);
   check((await page.getAttribute("html", "lang")) === lang, `${lang}: share page in ${lang}`);
@@ -441,8 +446,10 @@ try {
   await typesScenario("en");
   await settingsScenario("de");
   await inviteScenario("fr");
-  await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi" });
-  await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie" });
+  await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi",
+    createdAgain: "Your poll was already created" });
+  await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie",
+    createdAgain: "Votre sondage a déjà été créé" });
 } catch (e) {
   failures.push(String(e && e.stack || e));
   console.log("FAIL - " + e);
