@@ -51,6 +51,21 @@ async function audit(page, name) {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
+/** The language switcher as drawn: each entry's box and text style, and the header's height. */
+async function switcher(page) {
+  return page.evaluate(() => {
+    const header = document.querySelector("header.site").getBoundingClientRect();
+    const items = Array.from(document.querySelectorAll("nav.langs li")).map((li) => {
+      const el = li.querySelector("a, button");
+      const r = el.getBoundingClientRect();
+      const s = getComputedStyle(el);
+      return [Math.round(r.left), Math.round(r.top - header.top), Math.round(r.width), Math.round(r.height), s.fontSize,
+        s.fontWeight, s.lineHeight, s.color, s.textDecorationLine, s.textUnderlineOffset, s.backgroundColor, s.borderTopWidth];
+    });
+    return { header: Math.round(header.height), items };
+  });
+}
+
 /** A fresh browser context in `lang`, with the script errors it logs. */
 async function openPage(lang) {
   const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
@@ -152,6 +167,7 @@ async function scenario(lang, texts) {
     }
   }
   check(!(await page.isVisible("#already-voted")), `${lang}: no "already voted" before voting`);
+  const links = await switcher(page);
   await audit(page, `${lang}-share`);
   await page.check("label:has-text('" + texts.b + "')");
   await page.click("form.vote button[type=submit]");
@@ -182,6 +198,10 @@ async function scenario(lang, texts) {
   await page.goto(admin);
   await page.waitForSelector("#status-heading");
   check(!page.url().includes("#"), `${lang}: the key left the address bar`);
+  // Unlocked, the switcher's entries are buttons (they post the key along):
+  // drawn exactly as the links of a page without the key.
+  const buttons = await switcher(page);
+  check(JSON.stringify(buttons) === JSON.stringify(links), `${lang}: the switcher's buttons look like its links (${JSON.stringify(buttons)} vs ${JSON.stringify(links)})`);
   const expiry = await page.inputValue("#a-expiry");
   check(expiry === "90", `${lang}: the erase-date choice is the poll's own (${expiry})`);
   // The file section names each thing once (no summary "File" above a field labelled "File").
