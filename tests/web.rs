@@ -296,6 +296,34 @@ fn a_creation_form_sent_twice_creates_one_poll() {
     assert_eq!(again.status, 409, "{}", again.describe());
     assert!(again.text().contains("already created its poll"), "{}", again.text());
     assert_eq!(count(&server), 1, "one poll, not two");
+    // Said calmly, in every language: the poll exists, and the saved admin
+    // link leads back to it; no "something went wrong".
+    for (lang, title, admin, wrong) in [
+        ("en", "Your poll was already created", "admin link, open it", "Something went wrong"),
+        ("fr", "Votre sondage a déjà été créé", "lien d’administration, ouvrez-le", "Une erreur s’est produite"),
+        (
+            "de",
+            "Ihre Umfrage wurde bereits erstellt",
+            "Verwaltungslink gespeichert haben, öffnen Sie ihn",
+            "Etwas ist schiefgegangen",
+        ),
+        ("it", "Il Suo sondaggio è già stato creato", "link di amministrazione, lo apra", "Si è verificato un errore"),
+    ] {
+        // With a file held by the first send (released since): still the
+        // same calm page, not the form with "the file is no longer held".
+        let mut resent = fields(&code);
+        resent.push(("pm-held".to_owned(), "released-since".to_owned()));
+        let resent: Vec<(&str, &str)> = resent.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let again = post_form(&server, &format!("/?lang={lang}"), ip, &resent);
+        assert_eq!(again.status, 409, "{lang}");
+        assert_page_headers(&again);
+        let html = again.text();
+        assert_eq!(html_lang(&again), lang);
+        assert!(html.contains(&format!("<h1>{title}</h1>")), "{lang}: {html}");
+        assert!(html.contains(admin), "{lang}: says how to get back: {html}");
+        assert!(!html.contains(wrong), "{lang}: not an error: {html}");
+    }
+    assert_eq!(count(&server), 1, "still one poll");
     // A form without a valid code is shown again with what was typed.
     let forged = send(&fields("not-a-code"));
     assert_eq!(forged.status, 409);
@@ -731,6 +759,46 @@ fn admin_actions_need_the_key_and_do_what_they_say() {
     assert_eq!(done.status, 200);
     assert_eq!(server.get(&format!("/api/polls/{}", poll.id)).status, 404);
     assert_eq!(server.get(&path).status, 404);
+}
+
+/// The value of the option marked `selected` in the select with `id`.
+fn selected_option(html: &str, id: &str) -> Option<String> {
+    let select = html.split(&format!("id=\"{id}\"")).nth(1)?.split("</select>").next()?;
+    let option = select.split("<option").find(|o| o.split('>').next().is_some_and(|tag| tag.contains("selected")))?;
+    option.split("value=\"").nth(1)?.split('"').next().map(str::to_owned)
+}
+
+#[test]
+fn the_admin_page_preselects_the_erase_date_the_poll_has() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["expiryDays"] = json!(90);
+    let poll = server.create_poll(&body);
+    let path = format!("/p/{}/admin", poll.id);
+    let ip = "192.0.2.43";
+    let shown = |s: &Server| {
+        let html = post_form(s, &path, ip, &[("token", &poll.token)]).text();
+        selected_option(&html, "a-expiry").unwrap_or_else(|| panic!("no erase-date choice selected: {html}"))
+    };
+    assert_eq!(shown(&server), "90", "the lifetime the poll was made with");
+    // Ten days later the erase day is still the one it was made with.
+    let set = |s: &Server, created: i64, expires: i64| {
+        s.exec_sql(
+            "UPDATE polls SET created_on = ?1, expires_on = ?2 WHERE id = ?3",
+            [date_from_today(created), date_from_today(expires), poll.id.clone()],
+        );
+    };
+    set(&server, -10, 80);
+    assert_eq!(shown(&server), "90", "still the lifetime it was made with");
+    // Changed on an earlier day (no choice counted from either day matches):
+    // the shortest choice that does not bring the erase day earlier.
+    set(&server, -20, 25);
+    assert_eq!(shown(&server), "30");
+    // Changed today: the choice just made.
+    let r = post_form(&server, &path, ip, &[("token", &poll.token), ("action", "expiry"), ("expiry", "7")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(selected_option(&r.text(), "a-expiry").as_deref(), Some("7"));
+    assert_eq!(shown(&server), "7");
 }
 
 #[test]

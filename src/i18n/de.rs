@@ -171,7 +171,12 @@ pub const DE: Catalogue = Catalogue {
     err_vote_form: "Dieses Formular wurde verändert: Es enthält Antworten, die keine Frage dieser Umfrage annimmt. Bitte prüfen Sie Ihre Antworten und senden Sie sie erneut.",
     err_ballot_used: "Diese Antwort wurde bereits gezählt. Jedes Formular kann nur einmal abgeschickt werden.",
     err_ballot_expired: "Dieses Formular ist abgelaufen. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
-    err_create_sent: "Mit diesem Formular wurde die Umfrage bereits erstellt. Ihre Links wurden einmal angezeigt, direkt nach dem Erstellen, und können nicht erneut angezeigt werden.",
+    create_sent_title: "Ihre Umfrage wurde bereits erstellt",
+    create_sent_text: [
+        "Mit diesem Formular wurde die Umfrage bereits erstellt: Die Seite wurde neu geladen und hat das Formular dabei noch einmal gesendet, es wurde nichts Neues erstellt.",
+        "Die Links der Umfrage wurden einmal angezeigt, direkt nach dem Erstellen. Wenn Sie den Verwaltungslink gespeichert haben, öffnen Sie ihn: Die Verwaltungsseite zeigt den Teilnahmelink und die Ergebnisse.",
+        "Ohne den Verwaltungslink kann Ihnen niemand die Links erneut anzeigen, auch wir nicht: Wir speichern nur einen Fingerabdruck seines Schlüssels, und der Teilnahmelink lässt sich ohne ihn nicht wiederfinden. Wenn Sie die Umfrage von jener Seite aus geöffnet haben, steht ihre Adresse im Verlauf Ihres Browsers.",
+    ],
     err_create_expired: "Dieses Formular ist abgelaufen. Ihre Eingaben sind unten erhalten: Bitte schicken Sie das Formular erneut ab.",
     err_throttled: "In den letzten Minuten kamen aus Ihrem Netzwerk sehr viele Antworten auf diese Umfrage. Bitte versuchen Sie es etwas später erneut.",
     err_vote_not_saved: "Ihre Antwort konnte gerade nicht gespeichert werden. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",

@@ -164,7 +164,12 @@ pub const EN: Catalogue = Catalogue {
     err_vote_form: "This form was changed: it holds answers that no question of this poll takes. Please check your answers and send again.",
     err_ballot_used: "This response has already been counted. Each form can be sent only once.",
     err_ballot_expired: "This form has expired. Your choices are kept below: please send them again.",
-    err_create_sent: "This form has already created its poll. The poll's links were shown once, right after it was created, and cannot be shown again.",
+    create_sent_title: "Your poll was already created",
+    create_sent_text: [
+        "This form has already created its poll: the page was loaded again, which sent the form a second time, and nothing new was created.",
+        "The poll's links were shown once, right after it was created. If you saved the admin link, open it: the admin page shows the share link and the results.",
+        "Without the admin link, nobody can show you the links again, not even us: we keep only a fingerprint of its key, and the share link cannot be worked out without it. If you opened the poll from that page, its address is in your browser's history.",
+    ],
     err_create_expired: "This form has expired. What you typed is kept below: please send it again.",
     err_throttled: "Many responses to this poll have come from your network in the last few minutes. Please try again a little later.",
     err_vote_not_saved: "Your response could not be saved just now. Your choices are kept below: please send them again.",

@@ -178,7 +178,12 @@ pub const FR: Catalogue = Catalogue {
     err_vote_form: "Ce formulaire a été modifié\u{A0}: il contient des réponses qu’aucune question de ce sondage n’accepte. Vérifiez vos réponses et envoyez-les de nouveau.",
     err_ballot_used: "Cette réponse a déjà été comptée. Chaque formulaire ne peut être envoyé qu’une fois.",
     err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",
-    err_create_sent: "Ce formulaire a déjà créé son sondage. Les liens du sondage n’ont été affichés qu’une fois, juste après sa création, et ne peuvent plus l’être.",
+    create_sent_title: "Votre sondage a déjà été créé",
+    create_sent_text: [
+        "Ce formulaire a déjà créé son sondage\u{A0}: la page a été rechargée, ce qui a renvoyé le formulaire, et rien de nouveau n’a été créé.",
+        "Les liens du sondage n’ont été affichés qu’une fois, juste après sa création. Si vous avez enregistré le lien d’administration, ouvrez-le\u{A0}: la page d’administration affiche le lien de participation et les résultats.",
+        "Sans le lien d’administration, personne ne peut vous redonner les liens, pas même nous\u{A0}: nous ne conservons qu’une empreinte de sa clé, et le lien de participation ne peut pas être retrouvé sans lui. Si vous avez ouvert le sondage depuis cette page, son adresse figure dans l’historique de votre navigateur.",
+    ],
     err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{A0}: veuillez l’envoyer à nouveau.",
     err_throttled: "De nombreuses réponses à ce sondage sont venues de votre réseau ces dernières minutes. Veuillez réessayer un peu plus tard.",
     err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",

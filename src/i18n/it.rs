@@ -175,7 +175,12 @@ pub const IT: Catalogue = Catalogue {
     err_vote_form: "Questo modulo è stato modificato: contiene risposte che nessuna domanda di questo sondaggio accetta. Controlli le risposte e le invii di nuovo.",
     err_ballot_used: "Questa risposta è già stata contata. Ogni modulo può essere inviato una sola volta.",
     err_ballot_expired: "Questo modulo è scaduto. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",
-    err_create_sent: "Questo modulo ha già creato il suo sondaggio. I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione, e non possono essere mostrati di nuovo.",
+    create_sent_title: "Il Suo sondaggio è già stato creato",
+    create_sent_text: [
+        "Questo modulo ha già creato il suo sondaggio: la pagina è stata ricaricata, inviando di nuovo il modulo, e non è stato creato nulla di nuovo.",
+        "I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione. Se ha salvato il link di amministrazione, lo apra: la pagina di amministrazione mostra il link per partecipare e i risultati.",
+        "Senza il link di amministrazione nessuno può mostrarLe di nuovo i link, nemmeno noi: conserviamo soltanto un’impronta della sua chiave, e il link per partecipare non si può ritrovare senza di esso. Se ha aperto il sondaggio da quella pagina, il suo indirizzo è nella cronologia del browser.",
+    ],
     err_create_expired: "Questo modulo è scaduto. Quanto ha inserito è stato mantenuto qui sotto: lo invii di nuovo.",
     err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla Sua rete. Riprovi un po’ più tardi.",
     err_vote_not_saved: "Non è stato possibile salvare la Sua risposta. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",

@@ -131,8 +131,11 @@ pub struct Catalogue {
     pub err_vote_form: &'static str,
     pub err_ballot_used: &'static str,
     pub err_ballot_expired: &'static str,
-    /// The creation form was sent a second time (e.g. a page reload).
-    pub err_create_sent: &'static str,
+    /// The creation form was sent a second time (a reload of "Your poll is
+    /// ready"): nothing is wrong, the poll exists; the page says so and how
+    /// to get back to it. Paragraphs.
+    pub create_sent_title: &'static str,
+    pub create_sent_text: [&'static str; 3],
     /// The creation form's one-time code is unknown or from a rotated key.
     pub err_create_expired: &'static str,
     pub err_throttled: &'static str,
@@ -500,6 +503,8 @@ mod tests {
         v.extend([a, b, d]);
         v.extend(c.lang_names.iter().map(|s| s.to_string()));
         v.extend(c.privacy_never.iter().map(|s| s.to_string()));
+        v.push(c.create_sent_title.to_owned());
+        v.extend(c.create_sent_text.iter().map(|s| s.to_string()));
         for (a, b, d) in c.privacy_rows {
             v.extend([a.to_string(), b.to_string(), d.to_string()]);
         }
@@ -534,6 +539,8 @@ mod tests {
                 (en.duplicate_network_hint, c.duplicate_network_hint),
                 (en.invites_once, c.invites_once),
                 (en.invite_card_text, c.invite_card_text),
+                (en.create_sent_title, c.create_sent_title),
+                (en.create_sent_text[2], c.create_sent_text[2]),
             ] {
                 assert_ne!(a, b, "{lang:?}");
             }

@@ -510,7 +510,8 @@ fn dashboard(
                     label for="a-expiry" { (t.expiry_label) }
                     @if !errors.is_empty() { p.field-error id="a-expiry-error" { @for e in &errors { (e) " " } } }
                     select id="a-expiry" name="expiry" aria-describedby=[(!errors.is_empty()).then_some("a-expiry-error")] {
-                        @for d in EXPIRY_DAYS { option value=(d) selected[d == 30] { ((t.expiry_option)(d)) } }
+                        @let current = expiry_choice(poll, today);
+                        @for d in EXPIRY_DAYS { option value=(d) selected[d == current] { ((t.expiry_option)(d)) } }
                     }
                 }
                 button.secondary type="submit" name="action" value="expiry" { (t.expiry_submit) }
@@ -543,6 +544,30 @@ fn dashboard(
             }
         }
     }
+}
+
+/// The erase-date choice the admin page preselects. The choices count from
+/// the day the form is sent, so the one shown is the one that, sent as it
+/// is, changes the erase day least and never brings it earlier (an erase
+/// that comes sooner than the admin thought cannot be undone):
+/// - the choice that keeps today's erase day exactly (the day the poll was
+///   made or its erase day last changed, that is the lifetime chosen then);
+/// - else the lifetime the poll was made with, when the erase day is still
+///   the one it was made with (`created_on` + a choice): what the admin
+///   chose, and since today is not before `created_on`, it only moves the
+///   erase day later;
+/// - else (the erase day was changed on an earlier day) the shortest
+///   choice that reaches the current erase day, or the longest there is.
+fn expiry_choice(poll: &Poll, today: Day) -> u16 {
+    let reaches = |d: &&u16| today.plus_days(**d) >= poll.expires_on;
+    EXPIRY_DAYS
+        .iter()
+        .find(|d| today.plus_days(**d) == poll.expires_on)
+        .or_else(|| EXPIRY_DAYS.iter().find(|d| poll.created_on.plus_days(**d) == poll.expires_on))
+        .or_else(|| EXPIRY_DAYS.iter().find(reaches))
+        .or(EXPIRY_DAYS.last())
+        .copied()
+        .unwrap_or(30)
 }
 
 fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Uploads) -> Markup {
@@ -588,7 +613,7 @@ fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Upl
                         }
                     }
                 }
-                (media_fieldset(ctx, SlotField { prefix: MEDIA_FIELD, legend: t.media_file, unfolded: true }, &draft, &view.problems, None, uploads))
+                (media_fieldset(ctx, SlotField { prefix: MEDIA_FIELD, legend: None }, &draft, &view.problems, None, uploads))
                 button.primary type="submit" name="action" value="media-attach" { (t.media_attach) }
             }
         }

@@ -14,7 +14,7 @@ use super::WebWorker;
 use super::ballot::Verdict;
 use super::errors::with_headers;
 use super::form::{Form, Problems, problem_text};
-use super::layout::{Ctx, message_page, notice, page, respond};
+use super::layout::{Ctx, notice, page, respond};
 use super::settings::{self, SettingsDraft};
 use super::uploads::{SlotDraft, Uploads, human_size, kind_name, message as upload_message, mib};
 use crate::app::{Created, Links};
@@ -536,12 +536,13 @@ fn form_response(
     respond(status, ctx.lang, page(ctx, ctx.t.create_title, form_body(ctx, draft, problems, focus, uploads)))
 }
 
-/// Which file field of a form, under which heading; `unfolded` shows it
-/// open even when it holds nothing.
+/// Which file field of a form, and the summary it is folded under. `None`
+/// shows it as is: a section that holds only this field (the admin page's)
+/// already says what it is, and a summary saying it again ("File" above a
+/// field labelled "File") would only repeat it.
 pub struct SlotField<'a> {
     pub prefix: &'a str,
-    pub legend: &'a str,
-    pub unfolded: bool,
+    pub legend: Option<&'a str>,
 }
 
 /// A form's file field named `prefix`, with the file it holds, if any. Its
@@ -554,7 +555,7 @@ pub fn media_fieldset(
     focus: Option<&str>,
     uploads: &Uploads,
 ) -> Markup {
-    let SlotField { prefix, legend, unfolded } = field;
+    let SlotField { prefix, legend } = field;
     let t = ctx.t;
     let id = format!("f-{prefix}");
     let errors = p.of(&id);
@@ -562,14 +563,8 @@ pub fn media_fieldset(
     let hint = (t.media_file_hint)(mib(limits.image_bytes), mib(limits.audio_bytes), mib(limits.video_bytes));
     // Folded away unless it holds something: a form of twenty questions
     // stays readable. `<details>` needs no script.
-    let open = unfolded
-        || m.staged.is_some()
-        || !errors.is_empty()
-        || !m.alt.is_empty()
-        || !p.of(&format!("{id}-alt")).is_empty();
-    html! {
-        details.media-slot open[open] {
-            summary { (legend) }
+    let open = m.staged.is_some() || !errors.is_empty() || !m.alt.is_empty() || !p.of(&format!("{id}-alt")).is_empty();
+    let fields = html! {
             div.media-fields {
                 @if let Some(staged) = &m.staged {
                     p.held id=(format!("{id}-held")) {
@@ -589,7 +584,10 @@ pub fn media_fieldset(
                 }
                 (text_field(&format!("{id}-alt"), &format!("{prefix}-alt"), t.media_alt, &m.alt, Some(t.media_alt_hint), crate::domain::ALT.max_chars, p, focus))
             }
-        }
+    };
+    match legend {
+        Some(legend) => html! { details.media-slot open[open] { summary { (legend) } (fields) } },
+        None => fields,
     }
 }
 
@@ -802,7 +800,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                 }
             }
             (settings::fields(ctx, "f", &draft.settings, p))
-            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: t.media_poll_legend, unfolded: false }, &draft.media, p, focus, uploads))
+            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: Some(t.media_poll_legend) }, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
                 p.hint { (t.questions_hint) }
@@ -823,7 +821,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                         }
                         (choice_fields(ctx, i, q, p, focus))
                         (scale_fields(ctx, i, q, p, focus))
-                        (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: t.media_question_legend, unfolded: false }, &q.media, p, focus, uploads))
+                        (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: Some(t.media_question_legend) }, &q.media, p, focus, uploads))
                         div.row-actions {
                             @if q.options.len() < OPTIONS.max {
                                 button.secondary type="submit" name="action" value=(format!("add-option-{i}")) formnovalidate data-kinds=(WITH_OPTIONS) { (t.add_option) }
@@ -865,8 +863,15 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     let ctx = w.ctx(req, None);
     let uploads = &w.web.uploads;
     let mut draft = Draft::from_form(form);
-    draft.read_media(uploads, form, ClientGroup::of(req.client));
     let action = form.get("action").unwrap_or("create");
+    // A reload of "Your poll is ready" sends the form again with its used
+    // code: answered before anything else is read, so a file sent along is
+    // not staged, and held files (released once the poll was made) are not
+    // reported as lost on a form that says the poll was not created.
+    if action == "create" && w.web.ballots.check(&form_key()?, &draft.once, today) == Verdict::Used {
+        return Ok(already_created(&ctx));
+    }
+    draft.read_media(uploads, form, ClientGroup::of(req.client));
     if action != "create" {
         let before = draft.held_references();
         let focus = draft.edit(action);
@@ -900,7 +905,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     // form again, and must not create a second poll.
     match w.web.ballots.redeem(&form_key()?, &draft.once, today) {
         Verdict::Valid => {}
-        Verdict::Used => return Ok(message_page(&ctx, 409, ctx.t.error_title, ctx.t.err_create_sent)),
+        Verdict::Used => return Ok(already_created(&ctx)),
         Verdict::Invalid => {
             draft.once = fresh_once(w, today)?;
             let mut p = Problems::default();
@@ -945,6 +950,22 @@ pub fn link_field(ctx: &Ctx, id: &str, label: &str, hint: &str, url: &str) -> Ma
             }
         }
     }
+}
+
+/// The creation form sent again with a used code: a reload of "Your poll is
+/// ready" posts it a second time. Nothing went wrong, so the page says so
+/// calmly, and honestly: the links cannot be shown again (the key is kept
+/// only as a keyed fingerprint, and the share link needs the poll's id, which
+/// only the links carried); the saved admin link, or the browser's history,
+/// leads back. Still 409: this request created nothing.
+fn already_created(ctx: &Ctx) -> Response {
+    let t = ctx.t;
+    let body = html! {
+        h1 { (t.create_sent_title) }
+        @for text in t.create_sent_text { p { (text) } }
+        p { a href=(ctx.href("/")) { (t.back_home) } }
+    };
+    respond(409, ctx.lang, page(ctx, t.create_sent_title, body))
 }
 
 fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {

@@ -51,6 +51,21 @@ async function audit(page, name) {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
+/** The language switcher as drawn: each entry's box and text style, and the header's height. */
+async function switcher(page) {
+  return page.evaluate(() => {
+    const header = document.querySelector("header.site").getBoundingClientRect();
+    const items = Array.from(document.querySelectorAll("nav.langs li")).map((li) => {
+      const el = li.querySelector("a, button");
+      const r = el.getBoundingClientRect();
+      const s = getComputedStyle(el);
+      return [Math.round(r.left), Math.round(r.top - header.top), Math.round(r.width), Math.round(r.height), s.fontSize,
+        s.fontWeight, s.lineHeight, s.color, s.textDecorationLine, s.textUnderlineOffset, s.backgroundColor, s.borderTopWidth];
+    });
+    return { header: Math.round(header.height), items };
+  });
+}
+
 /** A fresh browser context in `lang`, with the script errors it logs. */
 async function openPage(lang) {
   const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
@@ -71,6 +86,7 @@ async function scenario(lang, texts) {
   await page.fill("#f-title", texts.title);
   await page.selectOption("#f-lang", lang);
   await page.check("#f-results-public");
+  await page.selectOption("#f-expiry", "90");
   await page.fill("#f-q0", texts.question);
   await page.fill("#f-q0o0", texts.a);
   await page.fill("#f-q0o1", texts.b);
@@ -93,6 +109,15 @@ async function scenario(lang, texts) {
       await page.setInputFiles("#f-q1m", video);
     }
   }
+  // Enter in a field does not send the form (a page that navigated away
+  // has lost the mark set here); only the submit button does.
+  await page.evaluate(() => { window.stillHere = true; });
+  for (const field of ["#f-title", "#f-q0o1", "#f-results-public"]) {
+    await page.press(field, "Enter");
+    await page.waitForTimeout(300);
+    check(await page.evaluate(() => window.stillHere === true) && !(await page.isVisible("#link-admin")),
+      `${lang}: Enter in ${field} does not create the poll`);
+  }
   // Submit with an empty title first: errors shown, input kept.
   await page.fill("#f-title", "");
   await page.click("button.primary[value=create]");
@@ -110,6 +135,11 @@ async function scenario(lang, texts) {
   const share = await page.inputValue("#link-share");
   const admin = await page.inputValue("#link-admin");
   check(admin.includes("#"), `${lang}: admin link carries the key in the fragment`);
+  // A reload of "Your poll is ready" sends the form again: said calmly.
+  await page.reload();
+  const again = await page.textContent("h1");
+  check(!(await page.isVisible("#link-admin")) && again === texts.createdAgain, `${lang}: a reload says the poll was already created (${again})`);
+  await audit(page, `${lang}-created-again`);
 
   await page.goto(share);
   check((await page.getAttribute("html", "lang")) === lang, `${lang}: share page in ${lang}`);
@@ -137,6 +167,7 @@ async function scenario(lang, texts) {
     }
   }
   check(!(await page.isVisible("#already-voted")), `${lang}: no "already voted" before voting`);
+  const links = await switcher(page);
   await audit(page, `${lang}-share`);
   await page.check("label:has-text('" + texts.b + "')");
   await page.click("form.vote button[type=submit]");
@@ -167,6 +198,16 @@ async function scenario(lang, texts) {
   await page.goto(admin);
   await page.waitForSelector("#status-heading");
   check(!page.url().includes("#"), `${lang}: the key left the address bar`);
+  // Unlocked, the switcher's entries are buttons (they post the key along):
+  // drawn exactly as the links of a page without the key.
+  const buttons = await switcher(page);
+  check(JSON.stringify(buttons) === JSON.stringify(links), `${lang}: the switcher's buttons look like its links (${JSON.stringify(buttons)} vs ${JSON.stringify(links)})`);
+  const expiry = await page.inputValue("#a-expiry");
+  check(expiry === "90", `${lang}: the erase-date choice is the poll's own (${expiry})`);
+  // The file section names each thing once (no summary "File" above a field labelled "File").
+  const names = await page.locator("section[aria-labelledby=media-heading]").locator("h2, h3, summary, legend, label")
+    .evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => e.innerText.trim()));
+  check(names.length >= 3 && new Set(names).size === names.length, `${lang}: the file section says each name once (${names})`);
   await audit(page, `${lang}-admin`);
   // Switching language keeps the dashboard unlocked (the key is posted along).
   const other = lang === "en" ? "de" : "en";
@@ -238,7 +279,14 @@ async function inviteScenario(lang) {
   await page.click("button.primary[value=create]");
   await page.waitForSelector("#link-admin");
   const admin = await page.inputValue("#link-admin");
+  // The key prompt is open, and the admin link is pasted into the address
+  // bar: only the fragment changes, and the page must take the key from it.
+  await page.goto(admin.split("#")[0]);
+  check(await page.isVisible("form[data-token-form] input[name=token]"), `${lang}: the key prompt without the key`);
   await page.goto(admin);
+  const unlocked = await page.waitForSelector("#invites-heading", { timeout: 5000 }).then(() => true, () => false);
+  check(unlocked && !page.url().includes("#"), `${lang}: the admin link pasted on the key prompt opens the dashboard (${page.url().includes("#") ? "key left in the address" : "address clean"})`);
+  if (!unlocked) await page.reload(); // a load reads the fragment
   await page.waitForSelector("#invites-heading");
   check(await page.isChecked("#a-duplicate-invite"), `${lang}: the admin page shows the duplicate check`);
   await audit(page, `${lang}-admin-invites`);
@@ -247,7 +295,10 @@ async function inviteScenario(lang) {
   const cards = page.locator("ul.cards li.card");
   check((await cards.count()) === 4, `${lang}: a sheet of 4 cards`);
   check(await page.isVisible("button[data-print]"), `${lang}: the print button is shown with script`);
-  check((await page.locator("li.card svg.qr rect").count()) > 4 * 100, `${lang}: each card has a QR code`);
+  // One path per code, one "M" per run of dark modules (as many runs as
+  // there were rects before the path).
+  const runs = await page.locator("li.card svg.qr path").evaluateAll((ps) => ps.map((p) => (p.getAttribute("d").match(/M/g) || []).length));
+  check(runs.length === 4 && runs.every((n) => n > 100), `${lang}: each card has a QR code (${runs})`);
   await audit(page, `${lang}-invite-cards`);
   await page.emulateMedia({ media: "print" });
   check(!(await page.isVisible("header.site")) && !(await page.isVisible(".sheet-intro")), `${lang}: printed, only the cards`);
@@ -415,8 +466,10 @@ try {
   await typesScenario("en");
   await settingsScenario("de");
   await inviteScenario("fr");
-  await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi" });
-  await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie" });
+  await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi",
+    createdAgain: "Your poll was already created" });
+  await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie",
+    createdAgain: "Votre sondage a déjà été créé" });
 } catch (e) {
   failures.push(String(e && e.stack || e));
   console.log("FAIL - " + e);

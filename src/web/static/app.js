@@ -13,7 +13,9 @@
 // - on the creation form, only the fields of each question's chosen type
 //   (without script all are shown; the server reads those of the type);
 // - on the vote form, "move up"/"move down" buttons for rankings, which keep
-//   the rank selects in step with the order of the rows.
+//   the rank selects in step with the order of the rows;
+// - on the creation form, Enter in a field does not send the form (only the
+//   submit button does), so a half-written poll is not created by accident.
 "use strict";
 
 (function () {
@@ -24,16 +26,24 @@
     try { return window.localStorage; } catch (e) { return null; }
   }
 
-  // Admin key from the fragment.
+  // Admin key from the fragment: at load, and when the fragment changes
+  // while the key prompt is open (the admin link pasted into the address
+  // bar of this very page only changes the fragment, and loads nothing).
   var tokenForm = document.querySelector("form[data-token-form]");
-  if (tokenForm && location.hash.length > 1) {
-    var key = decodeURIComponent(location.hash.slice(1));
+  function keyFromFragment() {
+    if (location.hash.length <= 1 || /^#invite=/.test(location.hash)) return;
+    var key = "";
+    try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* malformed: typed instead */ }
     history.replaceState(null, "", location.pathname + location.search);
     var field = tokenForm.querySelector("input[name=token]");
     if (field && key) {
       field.value = key;
       tokenForm.submit();
     }
+  }
+  if (tokenForm) {
+    keyFromFragment();
+    window.addEventListener("hashchange", keyFromFragment);
   }
 
   // Invite code from the fragment. Taken off the address first, whatever
@@ -113,6 +123,20 @@
     select.addEventListener("change", sync);
     sync();
   });
+
+  // Creation form: Enter in a one-line field would press the form's first
+  // submit button and create the poll before it is written. Without script
+  // the browser's own behaviour stays.
+  var createForm = document.querySelector("form.create");
+  if (createForm) {
+    createForm.addEventListener("keydown", function (e) {
+      var el = e.target;
+      if (e.key !== "Enter" || e.isComposing || !el || el.tagName !== "INPUT") return;
+      // Buttons keep their Enter; a file field's opens its chooser.
+      if (/^(submit|button|reset|image|file)$/.test(el.type)) return;
+      e.preventDefault();
+    });
+  }
 
   // Vote form, rankings: the rows stand in the order of their ranks, ranked
   // ones first; moving a row ranks it (and every row above it), and the
