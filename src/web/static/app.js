@@ -47,14 +47,26 @@
   }
 
   // Invite code from the fragment. Taken off the address first, whatever
-  // happens next, so a code never stays in history or a bookmark.
+  // happens next, so a bookmark or a copied address does not carry it.
+  var inviteField = document.getElementById("invite");
   var invite = /^#invite=([^&]*)$/.exec(location.hash);
   if (invite) {
     history.replaceState(null, "", location.pathname + location.search);
-    var inviteField = document.getElementById("invite");
     var code = "";
     try { code = decodeURIComponent(invite[1]); } catch (e) { /* malformed: typed instead */ }
     if (inviteField && code && !inviteField.value) inviteField.value = code;
+  }
+  // Switching language reloads the page: the code typed or taken from the
+  // link goes along in the new address's fragment (never sent; taken off
+  // again on arrival), or it would be lost.
+  if (inviteField) {
+    Array.prototype.forEach.call(document.querySelectorAll("nav.langs a"), function (a) {
+      a.addEventListener("click", function () {
+        var base = a.href.split("#")[0];
+        var typed = inviteField.value.trim();
+        a.href = typed ? base + "#invite=" + encodeURIComponent(typed) : base;
+      });
+    });
   }
 
   // The sheet of invite cards: a button for the browser's own print dialog.
