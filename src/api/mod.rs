@@ -162,22 +162,36 @@ impl Worker {
     }
 }
 
-/// `{"count": N}`, the body of an invite request: N a whole number (its
-/// range is the use case's to check).
+/// `{"count": N}`, the body of an invite request: N a whole number from 1
+/// to [`crate::app::INVITES_PER_CALL`] (the use case checks the range too,
+/// for every front end; here it is checked with the other fields, so that
+/// every problem is reported at once, as for the other bodies).
 fn invite_count(body: &serde_json::Value) -> Result<u64, Error> {
     use crate::domain::{FieldError, FieldPath, Key, Problem};
-    let invalid = |path: FieldPath, p: Problem| Error::Invalid(vec![FieldError::new(path, p)]);
-    let Some(obj) = body.as_object() else { return Err(invalid(FieldPath::root(), Problem::NotAnObject)) };
-    if let Some(other) = obj.keys().find(|k| k.as_str() != "count") {
-        return Err(invalid(FieldPath::root().name(other), Problem::UnknownField { allowed: &["count"] }));
-    }
+    let Some(obj) = body.as_object() else {
+        return Err(Error::Invalid(vec![FieldError::new(FieldPath::root(), Problem::NotAnObject)]));
+    };
+    let mut errors: Vec<FieldError> = obj
+        .keys()
+        .filter(|k| k.as_str() != "count")
+        .map(|k| FieldError::new(FieldPath::root().name(k), Problem::UnknownField { allowed: &["count"] }))
+        .collect();
     let range = || Problem::IntegerRange { min: 1, max: crate::app::INVITES_PER_CALL as usize };
-    match obj.get("count") {
-        None => Err(invalid(Key::Count.into(), Problem::Required)),
+    let count = match obj.get("count") {
+        None => Err(Problem::Required),
         Some(v) => v
             .as_u64()
             .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e9).map(|f| f as u64))
-            .ok_or_else(|| invalid(Key::Count.into(), range())),
+            .filter(|n| (1..=crate::app::INVITES_PER_CALL).contains(n))
+            .ok_or_else(range),
+    };
+    match count {
+        Ok(n) if errors.is_empty() => Ok(n),
+        Ok(_) => Err(Error::Invalid(errors)),
+        Err(p) => {
+            errors.push(FieldError::new(Key::Count, p));
+            Err(Error::Invalid(errors))
+        }
     }
 }
 

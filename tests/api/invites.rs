@@ -191,6 +191,9 @@ fn invite_counts_outside_1_to_1000_and_other_bodies_are_refused_with_their_path(
         let resp = issue(&server, &poll, &body);
         assert_eq!(fields(&resp), [field], "{body}: {}", resp.describe());
     }
+    // Every problem at once, as for the other bodies.
+    let resp = issue(&server, &poll, &json!({"codes": 1, "count": 0}));
+    assert_eq!(fields(&resp), ["codes", "count"], "{}", resp.describe());
     let raw = |ct: Option<&str>, bytes: &[u8]| {
         let mut req = server.request("POST", &invites_path(&poll.id)).bearer(&poll.token);
         if let Some(ct) = ct {
