@@ -158,9 +158,18 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
             @if level == 2 { h2 id="results-heading" { (t.results_heading) } } @else { h3 id="results-heading" { (t.results_heading) } }
             p.total { strong { ((t.responses_total)(results.total)) } }
             @for (i, (texts, figures)) in questions.iter().zip(&results.questions).enumerate() {
-                (question_results(ctx, clang, i, texts, figures))
-                // After its table, whose caption names the question.
+                // The question is named once on screen, by its heading; its
+                // picture (as on the share page) comes between the heading
+                // and the answers; the tables' captions name the question
+                // again for screen readers only.
+                @let heading_id = format!("result-q{i}-heading");
+                @if level == 2 {
+                    h3.question id=(heading_id) lang=[clang] { (texts.label.as_str()) }
+                } @else {
+                    h4.question id=(heading_id) lang=[clang] { (texts.label.as_str()) }
+                }
                 @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
+                (question_results(ctx, clang, i, texts, figures))
             }
             @if level == 2 { h2 { (t.by_day_heading) } } @else { h3 { (t.by_day_heading) } }
             @if results.by_day.is_empty() {
@@ -192,8 +201,11 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
 fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>, figures: &QuestionFigures) -> Markup {
     let t = ctx.t;
     let answered = figures.answered;
-    let caption =
-        html! { caption { span lang=[clang] { (texts.label.as_str()) } span.answered { ((t.answered)(answered)) } } };
+    // The question's heading names it on screen; the caption, for screen
+    // readers, again.
+    let caption = html! {
+        caption { span.visually-hidden lang=[clang] { (texts.label.as_str()) " · " } span.answered { ((t.answered)(answered)) } }
+    };
     let count_heading = if figures.ranked.is_some() { t.first_choices } else { t.col_votes };
     html! {
         @if let Some(scale) = &figures.scale {
@@ -218,11 +230,8 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             @if let Some(ranked) = &figures.ranked {
                 div.table-wrap {
                     table.tally.ranking id=(format!("result-q{i}-ranking")) {
-                        // The question is named once on screen: here, above
-                        // the ranking; the tables after it name it for
-                        // screen readers only.
                         caption {
-                            span lang=[clang] { (texts.label.as_str()) }
+                            span.visually-hidden lang=[clang] { (texts.label.as_str()) " · " }
                             span.answered { (t.ranking_heading) " · " ((t.answered)(answered)) }
                         }
                         thead { tr { th scope="col" { (t.col_place) } th scope="col" { (t.col_answer) } } }

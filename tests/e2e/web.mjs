@@ -66,6 +66,24 @@ async function switcher(page) {
   });
 }
 
+/** Per question with a file on a results page (public or admin): whether
+ *  its figure sits between the question's heading and its first table. */
+async function figuresInPlace(page) {
+  return page.evaluate(() => Array.from(document.querySelectorAll("section.results figure.media")).map((fig) => {
+    const f = fig.getBoundingClientRect();
+    let heading = fig.previousElementSibling;
+    while (heading && !heading.matches(".question")) heading = heading.previousElementSibling;
+    let next = fig.nextElementSibling;
+    while (next && !next.querySelector("table")) next = next.nextElementSibling;
+    if (!heading || !next) return { heading: !!heading, table: !!next };
+    const h = heading.getBoundingClientRect();
+    const table = next.querySelector("table");
+    const tr = table.getBoundingClientRect();
+    const q = heading.id.replace("-heading", "");
+    return { q, ok: h.bottom <= f.top && f.bottom <= tr.top && table.id.startsWith(q) };
+  }));
+}
+
 /** A fresh browser context in `lang`, with the script errors it logs. */
 async function openPage(lang) {
   const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
@@ -193,6 +211,11 @@ async function scenario(lang, texts) {
   check(bars.length >= 2, `${lang}: one bar per option (${JSON.stringify(bars)})`);
   check(bars[1].painted === "fill" && bars[1].share > 0.95, `${lang}: the 100 % bar is drawn full (${JSON.stringify(bars)})`);
   check(bars[0].painted === "track" && bars[0].share < 0.05, `${lang}: the 0 % bar is drawn empty (${JSON.stringify(bars)})`);
+  if (withMedia) {
+    const placed = await figuresInPlace(page);
+    check(placed.length === (video ? 2 : 1) && placed.every((p) => p.ok),
+      `${lang}: on the results each question's file is between its heading and its answers (${JSON.stringify(placed)})`);
+  }
   await audit(page, `${lang}-results`);
 
   await page.goto(admin);
@@ -208,6 +231,11 @@ async function scenario(lang, texts) {
   const names = await page.locator("section[aria-labelledby=media-heading]").locator("h2, h3, summary, legend, label")
     .evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => e.innerText.trim()));
   check(names.length >= 3 && new Set(names).size === names.length, `${lang}: the file section says each name once (${names})`);
+  if (withMedia) {
+    const placed = await figuresInPlace(page);
+    check(placed.length === (video ? 2 : 1) && placed.every((p) => p.ok),
+      `${lang}: on the admin page each question's file is between its heading and its answers (${JSON.stringify(placed)})`);
+  }
   await audit(page, `${lang}-admin`);
   // Switching language keeps the dashboard unlocked (the key is posted along).
   const other = lang === "en" ? "de" : "en";
