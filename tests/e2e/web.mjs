@@ -365,6 +365,38 @@ async function inviteScenario(lang) {
   await context.close();
 }
 
+// The site header in every language: one line at 1280 px (as high as the
+// English one), and at 360 px it wraps between its parts, never inside an
+// entry, and nothing scrolls sideways.
+async function headerScenario() {
+  const measure = (page) => page.evaluate(() => {
+    const header = document.querySelector("header.site");
+    const entries = Array.from(header.querySelectorAll(".brand, nav a, nav button")).map((el) => {
+      const lh = parseFloat(getComputedStyle(el).lineHeight) || 20;
+      return { text: el.textContent.trim(), oneLine: el.getBoundingClientRect().height < 2 * lh };
+    });
+    // On one line, the room left between the brand and the menu.
+    const room = Math.round(header.querySelector("nav.main").getBoundingClientRect().left - header.querySelector(".brand").getBoundingClientRect().right);
+    return { height: Math.round(header.getBoundingClientRect().height), entries, room, width: document.documentElement.scrollWidth };
+  });
+  const { context, page } = await openPage("en");
+  const heights = {};
+  const room = {};
+  for (const lang of ["en", "fr", "de", "it"]) {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${base}/?lang=${lang}`);
+    ({ height: heights[lang], room: room[lang] } = await measure(page));
+    await page.locator("header.site").screenshot({ path: join(shots, `${lang}-header-1280.png`) });
+    await page.setViewportSize({ width: 360, height: 800 });
+    const narrow = await measure(page);
+    await page.locator("header.site").screenshot({ path: join(shots, `${lang}-header-360.png`) });
+    const broken = narrow.entries.filter((e) => !e.oneLine).map((e) => e.text);
+    check(narrow.width <= 360 && broken.length === 0, `header ${lang} at 360 px: no sideways scroll (${narrow.width}), no entry on two lines (${broken})`);
+  }
+  check(["fr", "de", "it"].every((l) => heights[l] === heights.en), `header: one line at 1280 px in every language (heights ${JSON.stringify(heights)}, room ${JSON.stringify(room)})`);
+  await context.close();
+}
+
 /** Presses Tab until the focused element matches `selector` (keyboard only). */
 async function tabTo(page, selector, what) {
   for (let n = 0; n < 30; n++) {
@@ -497,6 +529,7 @@ async function typesWithoutScript(share) {
 }
 
 try {
+  await headerScenario();
   await typesScenario("en");
   await settingsScenario("de");
   await inviteScenario("fr");
