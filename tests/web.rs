@@ -1182,12 +1182,23 @@ fn each_question_type_is_created_in_the_form_answered_and_counted() {
         "{page}"
     );
     assert!(page.contains(r#"id="q3-low" lang"#) || page.contains(r#"id="q3-low">None<"#), "{page}");
+    // An optional single choice can be taken back: a last radio "No
+    // answer", sent empty; a required question has none.
+    assert!(
+        page.contains(r#"<input type="radio" id="q0-none" name="q0" value=""><label for="q0-none">No answer</label>"#),
+        "{page}"
+    );
+    assert!(!page.contains(r#"id="q3-none""#), "{page}");
+    for (lang, text) in [("fr", "Pas de réponse"), ("de", "Keine Antwort"), ("it", "Nessuna risposta")] {
+        let page = server.get(&format!("/p/{id}?lang={lang}")).text();
+        assert!(page.contains(&format!(r#"<label for="q0-none">{text}</label>"#)), "{lang}: {page}");
+    }
 
     let ballots: [&[(&str, &str)]; 3] = [
         &[("q0", "1"), ("q1", "0"), ("q1", "2"), ("q2r0", "2"), ("q2r1", "1"), ("q2r2", ""), ("q3", "4")],
         &[("q0", "1"), ("q1", "1"), ("q2r0", "1"), ("q2r1", "2"), ("q2r2", "3"), ("q3", "5")],
-        // Question 1 left out, only one game ranked.
-        &[("q1", "0"), ("q2r1", "1"), ("q3", "4")],
+        // Question 0 taken back ("No answer"), only one game ranked.
+        &[("q0", ""), ("q1", "0"), ("q2r1", "1"), ("q3", "4")],
     ];
     for b in ballots {
         let (resp, _) = vote_form(&server, &id, &Server::fresh_client_ip(), b);

@@ -321,6 +321,7 @@ pub const DE: Catalogue = Catalogue {
         (a, b) => format!("Wählen Sie {a} bis {b} Antworten."),
     },
     rank_hint: "Geben Sie Ihrer ersten Wahl die 1, der nächsten die 2 und so weiter. Sie können auch nur einige ordnen; die übrigen zählen nach allen geordneten.",
+    no_answer: "Keine Antwort",
     rank_none: "Nicht eingeordnet",
     rank_of: |o| format!("Platz für „{o}“"),
     rank_up: "Nach oben",

@@ -320,6 +320,7 @@ pub const EN: Catalogue = Catalogue {
         (a, b) => format!("Choose between {a} and {b} answers."),
     },
     rank_hint: "Give 1 to your first choice, 2 to the next, and so on. You may rank only some; the ones you leave out count below every ranked one.",
+    no_answer: "No answer",
     rank_none: "Not ranked",
     rank_of: |o| format!("Rank of {o}"),
     rank_up: "Move up",

@@ -328,6 +328,7 @@ pub const FR: Catalogue = Catalogue {
         (a, b) => format!("Choisissez entre {a} et {b}\u{A0}réponses."),
     },
     rank_hint: "Donnez 1 à votre premier choix, 2 au suivant, et ainsi de suite. Vous pouvez n’en classer que certaines\u{202F}; les autres comptent après toutes celles que vous avez classées.",
+    no_answer: "Pas de réponse",
     rank_none: "Non classée",
     rank_of: |o| format!("Rang de «\u{A0}{o}\u{A0}»"),
     rank_up: "Monter",

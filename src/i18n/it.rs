@@ -325,6 +325,7 @@ pub const IT: Catalogue = Catalogue {
         (a, b) => format!("Scelga da {a} a {b} risposte."),
     },
     rank_hint: "Dia 1 alla prima scelta, 2 alla successiva e così via. Può ordinarne solo alcune; le altre contano dopo tutte quelle ordinate.",
+    no_answer: "Nessuna risposta",
     rank_none: "Non in classifica",
     rank_of: |o| format!("Posizione di «{o}»"),
     rank_up: "Sposta su",

@@ -270,6 +270,9 @@ pub struct Catalogue {
     /// How many answers a multiple-choice question takes: (min, max, options).
     pub choose_between: fn(usize, usize, usize) -> String,
     pub rank_hint: &'static str,
+    /// The choice that clears an optional single-choice or scale question
+    /// (sent as an empty value: unanswered).
+    pub no_answer: &'static str,
     /// The empty choice of a rank select.
     pub rank_none: &'static str,
     /// The rank select's label for an option: "Rank of {option}".

@@ -155,6 +155,7 @@ fn question_fieldset(
                             label for=(format!("q{i}-{j}")) lang=[clang] { (texts.options[j].as_str()) }
                         }
                     }
+                    @if kind == "radio" && !q.required { (no_answer(ctx, i)) }
                 }
                 QuestionKind::Ranked => {
                     // The script shows the move buttons and keeps the rows in
@@ -213,9 +214,23 @@ fn question_fieldset(
                                 }
                             }
                         }
+                        @if !q.required { (no_answer(ctx, i)) }
                     }
                 }
             }
+        }
+    }
+}
+
+/// The last radio of an optional single-choice or scale question: "No
+/// answer", an empty value (read as unanswered by `answers`), so that a
+/// chosen answer can be taken back without scripting.
+fn no_answer(ctx: &Ctx, i: usize) -> Markup {
+    let id = format!("q{i}-none");
+    html! {
+        div.choice.no-answer {
+            input type="radio" id=(id) name=(format!("q{i}")) value="";
+            label for=(id) { (ctx.t.no_answer) }
         }
     }
 }

@@ -516,6 +516,15 @@ async function typesWithoutScript(share) {
   await page.screenshot({ path: join(shots, "en-types-create-noscript-360.png"), fullPage: true });
   await page.goto(share);
   check(!(await page.locator("button[data-move]").first().isVisible()), "no script: no move buttons");
+  // A chosen answer is taken back with the keyboard: "No answer" is the
+  // last radio of the optional single choice.
+  await page.focus("#q0-0");
+  await page.keyboard.press("Space");
+  check(await page.isChecked("#q0-0"), "no script: Park chosen");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  check(await page.isChecked("#q0-none") && !(await page.isChecked("#q0-0")) && !(await page.isChecked("#q0-1")),
+    "no script: the arrows reach \"No answer\", which clears the choice");
   await page.selectOption("#q2r1", "1");
   await page.selectOption("#q2r0", "2");
   await page.check("#q3-7");
@@ -523,6 +532,8 @@ async function typesWithoutScript(share) {
   await page.click("form.vote button[type=submit]");
   await page.waitForSelector("#voted");
   await page.goto(share + "/results");
+  const single = await page.locator("#result-q0 tbody td.num:nth-child(2)").allInnerTexts();
+  check(single.join() === "0,1", `no script: the answer taken back counts nothing (${single})`);
   const firsts = await page.locator("#result-q2 tbody tr td.num >> nth=2").innerText();
   check(firsts === "1", `no script: the ranking sent with selects counts (Darts first: ${firsts})`);
   await context.close();
