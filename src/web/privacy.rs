@@ -11,20 +11,33 @@ use crate::http::Response;
 pub fn page_response(ctx: &Ctx, throttle_window: Duration) -> Response {
     let t = ctx.t;
     let (a, b, c) = (t.privacy_throttle_row)(throttle_window.as_secs().div_ceil(60));
+    // The throttle's row, whose window is the server's, goes eighth.
+    let mut rows: Vec<(&str, &str, &str)> = t.privacy_rows.to_vec();
+    rows.insert(7.min(rows.len()), (&a, &b, &c));
     let body = html! {
         h1 { (t.privacy_title) }
         p.lead { (t.privacy_intro) }
+        // Below ~600 px the rows are stacked as cards (app.css), each cell
+        // under its column's name (from `data-label`); the ARIA roles keep
+        // it a table for assistive technology, which a change of `display`
+        // would otherwise undo.
         div.table-wrap {
-            table.kept {
+            table.kept.stacks role="table" {
                 caption { (t.privacy_table_caption) }
-                thead { tr { th scope="col" { (t.privacy_col_what) } th scope="col" { (t.privacy_col_where) } th scope="col" { (t.privacy_col_until) } } }
-                tbody {
-                    @for (what, place, until) in t.privacy_rows.iter().take(7) {
-                        tr { th scope="row" { (what) } td { (place) } td { (until) } }
+                thead role="rowgroup" {
+                    tr role="row" {
+                        th scope="col" role="columnheader" { (t.privacy_col_what) }
+                        th scope="col" role="columnheader" { (t.privacy_col_where) }
+                        th scope="col" role="columnheader" { (t.privacy_col_until) }
                     }
-                    tr { th scope="row" { (a) } td { (b) } td { (c) } }
-                    @for (what, place, until) in t.privacy_rows.iter().skip(7) {
-                        tr { th scope="row" { (what) } td { (place) } td { (until) } }
+                }
+                tbody role="rowgroup" {
+                    @for &(what, place, until) in &rows {
+                        tr role="row" {
+                            th scope="row" role="rowheader" { (what) }
+                            td role="cell" data-label=(t.privacy_col_where) { (place) }
+                            td role="cell" data-label=(t.privacy_col_until) { (until) }
+                        }
                     }
                 }
             }

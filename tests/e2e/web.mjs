@@ -397,6 +397,45 @@ async function headerScenario() {
   await context.close();
 }
 
+// The privacy page's table at 360 px in every language: stacked, no
+// sideways scroll, no word broken across lines, still a table for
+// assistive technology (each cell named by its column header).
+async function privacyScenario() {
+  const { context, page } = await openPage("en");
+  await page.setViewportSize({ width: 360, height: 800 });
+  for (const lang of ["en", "fr", "de", "it"]) {
+    await page.goto(`${base}/privacy?lang=${lang}`);
+    const seen = await page.evaluate(() => {
+      const table = document.querySelector("table.kept");
+      const wrap = table.closest(".table-wrap");
+      const broken = [];
+      const walker = document.createTreeWalker(table.tBodies[0], NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        // A word, or the part of one up to a hyphen (a line may end there).
+        const re = /[^\s\-\u2010]+[\-\u2010]?/g;
+        for (let m = re.exec(node.data); m; m = re.exec(node.data)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          // A word on two lines has a box on each.
+          const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+          if (lines.size > 1) broken.push(m[0]);
+        }
+      }
+      return { page: document.documentElement.scrollWidth, wrap: wrap.scrollWidth - wrap.clientWidth, broken };
+    });
+    check(seen.page <= 360 && seen.wrap <= 0 && seen.broken.length === 0,
+      `privacy ${lang} at 360 px: no sideways scroll (${seen.page}, ${seen.wrap}), no word broken (${seen.broken})`);
+    // The accessibility tree as Chromium exposes it.
+    const tree = await page.locator("table.kept").ariaSnapshot();
+    const has = (role) => new RegExp(`^\\s*- ${role}\\b`, "m").test(tree);
+    check(has("table") && has("row") && has("columnheader") && has("rowheader") && has("cell"),
+      `privacy ${lang} at 360 px: still a table for assistive technology (${tree.split("\n").slice(0, 4).join(" / ")})`);
+    await page.screenshot({ path: join(shots, `${lang}-privacy-360.png`), fullPage: true });
+  }
+  await context.close();
+}
+
 /** Presses Tab until the focused element matches `selector` (keyboard only). */
 async function tabTo(page, selector, what) {
   for (let n = 0; n < 30; n++) {
@@ -541,6 +580,7 @@ async function typesWithoutScript(share) {
 
 try {
   await headerScenario();
+  await privacyScenario();
   await typesScenario("en");
   await settingsScenario("de");
   await inviteScenario("fr");
