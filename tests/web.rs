@@ -1231,6 +1231,33 @@ fn each_question_type_is_created_in_the_form_answered_and_counted() {
     assert_eq!(json["totalResponses"], 3);
 }
 
+/// An optional scale ends with "No answer" too: sent empty, it counts nothing.
+#[test]
+fn an_optional_scale_can_be_taken_back_with_no_answer() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsPublic"] = json!(true);
+    body["lang"] = json!("de");
+    body["questions"] = json!([
+        {"type": "scale", "label": "Wie gut?", "scaleMin": 1, "scaleMax": 5},
+        {"type": "single", "label": "Wohin?", "options": ["Park", "See"]},
+    ]);
+    let poll = server.create_poll(&body);
+    let page = server.get(&format!("/p/{}", poll.id)).text();
+    assert!(
+        page.contains(
+            r#"<input type="radio" id="q0-none" name="q0" value=""><label for="q0-none">Keine Antwort</label>"#
+        ),
+        "{page}"
+    );
+    // A ballot answers at least one question: here the second.
+    let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), &[("q0", ""), ("q1", "0")]);
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    let json = server.get(&format!("/api/polls/{}/results", poll.id)).json();
+    assert_eq!(json["totalResponses"], 1, "{json}");
+    assert_eq!(json["questions"][0]["answered"], 0, "{json}");
+}
+
 /// Options nobody ranked apart share a place, and the page says so.
 #[test]
 fn a_shared_place_in_a_ranking_is_shown_as_shared() {
