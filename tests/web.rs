@@ -1296,6 +1296,12 @@ fn refused_ballots_come_back_with_the_form_and_what_was_entered() {
     ]);
     let poll = server.create_poll(&body);
     let path = format!("/p/{}", poll.id);
+    // One class attribute per question, naming its type (a second `class`
+    // attribute would be dropped by browsers).
+    let share = server.get(&path).text();
+    for kind in ["multiple", "ranked", "scale", "single"] {
+        assert!(share.contains(&format!("<fieldset class=\"question q-{kind}\"")), "q-{kind} in\n{share}");
+    }
     type Case<'a> = (&'a [(&'a str, &'a str)], u16, &'a str, &'a [&'a str]);
     let cases: [Case; 14] = [
         (

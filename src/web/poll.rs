@@ -138,7 +138,7 @@ fn question_fieldset(
     };
     let order = option_order(texts.options.len(), poll.shuffle_options);
     html! {
-        fieldset.question class=(format!("q-{}", q.kind.as_str())) aria-describedby=[hint.as_ref().map(|_| hint_id.as_str())] {
+        fieldset class=(format!("question q-{}", q.kind.as_str())) aria-describedby=[hint.as_ref().map(|_| hint_id.as_str())] {
             legend lang=[clang] {
                 (texts.label.as_str())
                 @if q.required { " " span.required { (t.required_mark) } }
