@@ -179,9 +179,8 @@ fn invite_count(body: &serde_json::Value) -> Result<u64, Error> {
     let range = || Problem::IntegerRange { min: 1, max: crate::app::INVITES_PER_CALL as usize };
     let count = match obj.get("count") {
         None => Err(Problem::Required),
-        Some(v) => v
-            .as_u64()
-            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1e9).map(|f| f as u64))
+        Some(v) => crate::domain::whole_number(v)
+            .and_then(|n| u64::try_from(n).ok())
             .filter(|n| (1..=crate::app::INVITES_PER_CALL).contains(n))
             .ok_or_else(range),
     };

@@ -220,6 +220,12 @@ impl Lang {
     }
 }
 
+/// A JSON number that is a whole number: JSON Schema counts 7.0 as the
+/// integer 7, so the server does too (within a range no field comes near).
+pub fn whole_number(v: &Value) -> Option<i64> {
+    v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e9).map(|f| f as i64))
+}
+
 /// A poll lifetime that is one of [`EXPIRY_DAYS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExpiryDays(u16);
@@ -230,11 +236,7 @@ impl ExpiryDays {
     }
 
     fn parse(v: &Value) -> Result<ExpiryDays, Problem> {
-        // JSON Schema counts 7.0 as the integer 7, so the server does too.
-        v.as_i64()
-            .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e6).map(|f| f as i64))
-            .ok_or(Problem::NotOneOf(Choices::ExpiryDays))
-            .and_then(ExpiryDays::try_from)
+        whole_number(v).ok_or(Problem::NotOneOf(Choices::ExpiryDays)).and_then(ExpiryDays::try_from)
     }
 
     /// Parses a number of days typed or chosen in a form.

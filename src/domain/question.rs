@@ -162,8 +162,8 @@ impl Question {
 
 /// A whole number in `lo..=hi` (JSON Schema counts 3.0 as the integer 3).
 fn small_int(v: &Value, lo: u8, hi: u8) -> Result<u8, Problem> {
-    let n = v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e6).map(|f| f as i64));
-    n.and_then(|n| u8::try_from(n).ok())
+    super::whole_number(v)
+        .and_then(|n| u8::try_from(n).ok())
         .filter(|n| (lo..=hi).contains(n))
         .ok_or(Problem::IntegerRange { min: usize::from(lo), max: usize::from(hi) })
 }

@@ -426,7 +426,9 @@ fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
     conn.execute("UPDATE responses SET id = unhex('ff' || substr(hex(id), 3))", []).unwrap();
     conn.pragma_update(None, "user_version", 5).unwrap();
     drop(conn);
-    let store = Store::open(&path).unwrap();
+    // pollctl's kind of store: its writer does not mix ballots left
+    // staged, so only the migration can have re-keyed this one.
+    let store = Store::open_patient(&path).unwrap();
     let keys = ballot_keys(&path);
     assert_eq!(keys.len(), 1);
     assert!(keys[0][0] != 0xff && keys[0].len() == 16, "{keys:?}");
