@@ -170,6 +170,10 @@ pub enum Command {
         /// invite code) or none.
         #[arg(long)]
         duplicate_check: Option<String>,
+        /// Whether voters get a receipt with which to change or withdraw
+        /// their ballot while the poll is open.
+        #[arg(long)]
+        vote_changes: Option<bool>,
         #[command(flatten)]
         auth: TokenArgs,
     },
@@ -389,7 +393,7 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             let patch = PollPatch { expiry: Some(expiry), ..PollPatch::default() };
             show_change(cli, &mut session, &poll, &patch, today)?;
         }
-        Command::Settings { id, results, closes_on, shuffle, duplicate_check, auth } => {
+        Command::Settings { id, results, closes_on, shuffle, duplicate_check, vote_changes, auth } => {
             let mut session = session(cli, store)?;
             let poll = session.admin(id, &token(auth)?, today)?;
             // The API's own PATCH rules decide what is valid.
@@ -406,6 +410,9 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
             }
             if let Some(check) = duplicate_check {
                 body.insert(Key::DuplicateCheck.name().into(), Value::from(check.as_str()));
+            }
+            if let Some(changes) = vote_changes {
+                body.insert(Key::VoteChanges.name().into(), Value::from(*changes));
             }
             let patch = PollPatch::from_json(&Value::Object(body)).map_err(Error::Invalid)?;
             show_change(cli, &mut session, &poll, &patch, today)?;
@@ -542,6 +549,11 @@ fn describe(poll: &Poll) -> String {
         out.push_str("options shuffled on the share page\n");
     }
     out.push_str(&format!("duplicate check: {}\n", poll.duplicate_check.as_str()));
+    out.push_str(if poll.vote_changes {
+        "vote changes: on (voters get a receipt to change or withdraw their ballot)\n"
+    } else {
+        "vote changes: off\n"
+    });
     for (i, q) in poll.questions.iter().enumerate() {
         let required = if q.required { ", required" } else { "" };
         let rule = match q.kind {

@@ -46,6 +46,21 @@ pub enum InviteRefusal {
     UnknownOrUsed,
 }
 
+/// Why a receipt did not open a ballot (web only: no API endpoint takes
+/// receipts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiptRefusal {
+    /// What was typed cannot be a receipt (its shape is public: 24 letters
+    /// and digits), so saying so tells nothing about any ballot.
+    NotAReceipt,
+    /// No stored ballot of this poll came with this receipt (never, or it
+    /// was withdrawn).
+    Unknown,
+    /// The poll's admin turned `voteChanges` off: receipts no longer open
+    /// ballots.
+    ChangesOff,
+}
+
 #[derive(Debug)]
 pub enum Error {
     /// 400: the body is not the JSON (or form) it claims to be.
@@ -57,6 +72,8 @@ pub enum Error {
     /// 403: a vote on an invite-only poll without a valid unused code (web
     /// only: no API endpoint takes votes).
     InviteRefused(InviteRefusal),
+    /// 403: a receipt that does not open a ballot (web only).
+    ReceiptRefused(ReceiptRefusal),
     /// 404: unknown, expired or erased poll, or no such path.
     NotFound,
     /// 405: the path exists but not with this method.
@@ -103,7 +120,7 @@ impl Error {
         match self {
             Error::Malformed(_) => 400,
             Error::Unauthorized(_) => 401,
-            Error::ResultsWithheld(_) | Error::InviteRefused(_) => 403,
+            Error::ResultsWithheld(_) | Error::InviteRefused(_) | Error::ReceiptRefused(_) => 403,
             Error::NotFound => 404,
             Error::MethodNotAllowed(_) => 405,
             Error::RequestTimeout => 408,
@@ -127,6 +144,7 @@ impl Error {
             Error::Unauthorized(AuthFailure::InvalidToken) => "invalid-token",
             Error::ResultsWithheld(_) => "results-withheld",
             Error::InviteRefused(_) => "invite-refused",
+            Error::ReceiptRefused(_) => "receipt-refused",
             Error::NotFound => "not-found",
             Error::MethodNotAllowed(_) => "method-not-allowed",
             Error::RequestTimeout => "request-timeout",
@@ -146,6 +164,7 @@ impl Error {
             Error::Unauthorized(_) => "Unauthorized",
             Error::ResultsWithheld(_) => "Results not visible yet",
             Error::InviteRefused(_) => "Invite code refused",
+            Error::ReceiptRefused(_) => "Receipt refused",
             Error::NotFound => "Not found",
             Error::MethodNotAllowed(_) => "Method not allowed",
             Error::RequestTimeout => "Request timeout",
@@ -192,6 +211,16 @@ impl Error {
             Error::InviteRefused(InviteRefusal::UnknownOrUsed) => {
                 "The invite code is not one of this poll's, or it has already been used.".into()
             }
+            Error::ReceiptRefused(ReceiptRefusal::NotAReceipt) => {
+                "This is not a receipt: a receipt has 24 letters and digits (case, spaces and hyphens do not matter)."
+                    .into()
+            }
+            Error::ReceiptRefused(ReceiptRefusal::Unknown) => {
+                "No ballot of this poll has this receipt (it may have been withdrawn).".into()
+            }
+            Error::ReceiptRefused(ReceiptRefusal::ChangesOff) => {
+                "This poll no longer lets voters change or withdraw their ballots.".into()
+            }
             Error::NotFound => "No such poll or resource. Polls are erased when they expire or are deleted.".into(),
             Error::MethodNotAllowed(allowed) => format!("Allowed methods: {}.", allowed.join(", ")),
             Error::RequestTimeout => "The request body did not arrive in time.".into(),
@@ -230,13 +259,14 @@ impl Error {
 
 /// Every problem code with its status, for the API reference. A unit test
 /// checks that each variant's code is listed.
-pub const PROBLEM_CODES: [(&str, u16); 16] = [
+pub const PROBLEM_CODES: [(&str, u16); 17] = [
     ("malformed-body", 400),
     ("token-required", 401),
     ("bad-authorization", 401),
     ("invalid-token", 401),
     ("results-withheld", 403),
     ("invite-refused", 403),
+    ("receipt-refused", 403),
     ("not-found", 404),
     ("method-not-allowed", 405),
     ("request-timeout", 408),
@@ -303,6 +333,9 @@ mod tests {
             Error::InviteRefused(InviteRefusal::Missing),
             Error::InviteRefused(InviteRefusal::NotACode),
             Error::InviteRefused(InviteRefusal::UnknownOrUsed),
+            Error::ReceiptRefused(ReceiptRefusal::NotAReceipt),
+            Error::ReceiptRefused(ReceiptRefusal::Unknown),
+            Error::ReceiptRefused(ReceiptRefusal::ChangesOff),
             Error::NotFound,
             Error::MethodNotAllowed(&["GET"]),
             Error::RequestTimeout,

@@ -355,6 +355,14 @@ fn shuffle_schema() -> Value {
     json!({"type": "boolean", "default": false, "description": "true: the share page lists each question's options in a fresh random order at every view (against order bias). Results keep the creation order."})
 }
 
+fn vote_changes_schema(patch: bool) -> Value {
+    let mut s = json!({"type": "boolean", "description": "true: each voter gets a receipt (a random code shown once, stored only as a hash with the ballot) with which, while the poll is open, they can see, change or withdraw their own ballot on the web page `/p/{id}/ballot`; the counters follow exactly. false: no receipt is given, and receipts given before no longer open ballots. No API endpoint takes receipts, as none takes votes."});
+    if !patch {
+        s["default"] = json!(true);
+    }
+    s
+}
+
 /// What each duplicate check does, in the order of [`DuplicateCheck::ALL`].
 fn duplicate_check_mode(check: DuplicateCheck) -> &'static str {
     match check {
@@ -682,6 +690,7 @@ fn base_schemas() -> Value {
                 "closesOn": closes_on_schema(false),
                 "shuffleOptions": shuffle_schema(),
                 "duplicateCheck": duplicate_check_schema(false),
+                "voteChanges": vote_changes_schema(false),
                 "questions": {
                     "type": "array",
                     "minItems": QUESTIONS.min,
@@ -733,6 +742,7 @@ fn base_schemas() -> Value {
                 "closesOn": closes_on_schema(true),
                 "shuffleOptions": shuffle_schema(),
                 "duplicateCheck": duplicate_check_schema(true),
+                "voteChanges": vote_changes_schema(true),
                 "translations": {
                     "type": "object",
                     "minProperties": 1,
@@ -745,7 +755,7 @@ fn base_schemas() -> Value {
         },
         "Poll": {
             "type": "object",
-            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
+            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "voteChanges", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
             "properties": {
                 "id": {"type": "string"},
                 "title": {"type": "string"},
@@ -756,6 +766,7 @@ fn base_schemas() -> Value {
                 "closesOn": {"type": ["string", "null"], "format": "date", "description": "Day voting ends (UTC), or null."},
                 "shuffleOptions": {"type": "boolean"},
                 "duplicateCheck": {"type": "string", "enum": DuplicateCheck::codes(), "description": "How the poll holds back a second vote: `network`, `invite` (one vote per invite code) or `none`."},
+                "voteChanges": {"type": "boolean", "description": "Whether voters get receipts with which to change or withdraw their ballot while the poll is open."},
                 "createdOn": day_schema("Day of creation (UTC)."),
                 "expiresOn": day_schema("Day the poll is erased (UTC); it is available until the day before."),
                 "questions": {"type": "array", "items": {"$ref": "#/components/schemas/PollQuestion"}},

@@ -121,9 +121,7 @@ pub struct InviteCode(String);
 
 impl InviteCode {
     pub fn generate() -> anyhow::Result<InviteCode> {
-        let mut b = [0u8; INVITE_CODE_LEN];
-        random_bytes(&mut b)?;
-        Ok(InviteCode(b.iter().map(|x| char::from(CROCKFORD[usize::from(x & 31)])).collect()))
+        crockford_generate(INVITE_CODE_LEN).map(InviteCode)
     }
 
     /// A code as a person may type it: case, spaces and hyphens do not
@@ -131,30 +129,102 @@ impl InviteCode {
     /// pasted from a word processor brings), and O, I and L read as 0, 1
     /// and 1.
     pub fn parse(s: &str) -> Option<InviteCode> {
-        let ignored = |c: char| {
-            c.is_whitespace()
-                || matches!(c, '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{00ad}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
-        };
-        let code: String = s
-            .chars()
-            .filter(|c| !ignored(*c))
-            .map(|c| match c.to_ascii_uppercase() {
-                'O' => '0',
-                'I' | 'L' => '1',
-                c => c,
-            })
-            .collect();
-        (code.len() == INVITE_CODE_LEN && code.bytes().all(|b| CROCKFORD.contains(&b))).then_some(InviteCode(code))
+        crockford_parse(s, INVITE_CODE_LEN).map(InviteCode)
     }
 
     /// The code as printed: groups of four, `7K3M-…`.
     pub fn expose(&self) -> String {
-        let chars: Vec<char> = self.0.chars().collect();
-        chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("-")
+        grouped(&self.0)
     }
 
     pub fn hash(&self) -> InviteHash {
         InviteHash(Sha256::digest(self.0.as_bytes()).into())
+    }
+}
+
+/// `len` random letters of [`CROCKFORD`].
+fn crockford_generate(len: usize) -> anyhow::Result<String> {
+    let mut b = vec![0u8; len];
+    random_bytes(&mut b)?;
+    Ok(b.iter().map(|x| char::from(CROCKFORD[usize::from(x & 31)])).collect())
+}
+
+/// A code of `len` letters of [`CROCKFORD`] as a person may type it (see
+/// [`InviteCode::parse`]), in its canonical form.
+fn crockford_parse(s: &str, len: usize) -> Option<String> {
+    let ignored = |c: char| {
+        c.is_whitespace()
+            || matches!(c, '-' | '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{00ad}' | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+    };
+    let code: String = s
+        .chars()
+        .filter(|c| !ignored(*c))
+        .map(|c| match c.to_ascii_uppercase() {
+            'O' => '0',
+            'I' | 'L' => '1',
+            c => c,
+        })
+        .collect();
+    (code.len() == len && code.bytes().all(|b| CROCKFORD.contains(&b))).then_some(code)
+}
+
+/// Groups of four letters joined by hyphens.
+fn grouped(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
+    chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("-")
+}
+
+/// Letters of a receipt: 24 of 32, 120 random bits. Longer than an invite
+/// code, so that one typed into the other's field is told apart by shape.
+pub const RECEIPT_LEN: usize = 24;
+
+/// A voter's receipt: lets its holder see, change or withdraw the one
+/// ballot it came with while the poll is open (`voteChanges`). Random, and
+/// never derived from anything else (an invite code above all: whoever
+/// handed out codes must not be able to read ballots). Shown once, to the
+/// voter; only its hash is stored, with the ballot.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Receipt(String);
+
+impl Receipt {
+    pub fn generate() -> anyhow::Result<Receipt> {
+        crockford_generate(RECEIPT_LEN).map(Receipt)
+    }
+
+    /// A receipt as a person may type or paste it (as [`InviteCode::parse`]).
+    pub fn parse(s: &str) -> Option<Receipt> {
+        crockford_parse(s, RECEIPT_LEN).map(Receipt)
+    }
+
+    /// The receipt as shown: groups of four.
+    pub fn expose(&self) -> String {
+        grouped(&self.0)
+    }
+
+    /// SHA-256 of the receipt under a label of its own, so that no stored
+    /// receipt hash can ever equal another kind of stored hash.
+    pub fn hash(&self) -> ReceiptHash {
+        let mut h = Sha256::new();
+        h.update(b"anonpoll receipt\0");
+        h.update(self.0.as_bytes());
+        ReceiptHash(h.finalize().into())
+    }
+}
+
+impl std::fmt::Debug for Receipt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Receipt(<redacted>)")
+    }
+}
+
+/// The stored form of a [`Receipt`]. 120 random bits: it cannot be turned
+/// back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ReceiptHash(pub [u8; 32]);
+
+impl std::fmt::Debug for ReceiptHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReceiptHash(..)")
     }
 }
 
@@ -231,6 +301,24 @@ mod tests {
         }
         assert_eq!(code.hash(), InviteCode::parse(&printed).unwrap().hash());
         assert_ne!(code.hash(), InviteCode::generate().unwrap().hash());
+    }
+
+    #[test]
+    fn receipts_read_back_and_are_told_apart_from_invite_codes() {
+        let receipt = Receipt::generate().unwrap();
+        let shown = receipt.expose();
+        assert_eq!(shown.len(), RECEIPT_LEN + 5);
+        assert_eq!(Receipt::parse(&shown), Some(receipt.clone()));
+        assert_eq!(Receipt::parse(&format!(" {} ", shown.to_lowercase())), Some(receipt.clone()));
+        // One kind of code is never read as the other.
+        let invite = InviteCode::generate().unwrap();
+        assert_eq!(Receipt::parse(&invite.expose()), None);
+        assert_eq!(InviteCode::parse(&shown), None);
+        // The stored hash is labelled: not the plain SHA-256 an invite code gets.
+        assert_ne!(receipt.hash().0, <[u8; 32]>::from(Sha256::digest(receipt.0.as_bytes())));
+        assert_eq!(receipt.hash(), Receipt::parse(&shown).unwrap().hash());
+        assert_ne!(receipt.hash(), Receipt::generate().unwrap().hash());
+        assert!(!format!("{receipt:?}").contains(&receipt.0));
     }
 
     #[test]

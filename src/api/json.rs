@@ -26,6 +26,7 @@ pub fn poll(poll: &Poll, links: &Links) -> Value {
         "closesOn": poll.closes_on.map(|d| d.to_string()),
         "shuffleOptions": poll.shuffle_options,
         "duplicateCheck": poll.duplicate_check,
+        "voteChanges": poll.vote_changes,
         "createdOn": poll.created_on.to_string(),
         "expiresOn": poll.expires_on.to_string(),
         "questions": poll.questions,

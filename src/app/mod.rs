@@ -30,9 +30,9 @@ use crate::domain::results::Results;
 use crate::domain::{
     Answer, Ballot, DuplicateCheck, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility,
 };
-use crate::error::{AuthFailure, Error, InviteRefusal, Withheld};
+use crate::error::{AuthFailure, Error, InviteRefusal, ReceiptRefusal, Withheld};
 use crate::ratelimit::{Quota, RateLimiter};
-use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId};
+use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt};
 use crate::store::{MediaBlob, PendingWrite, Reader, Store};
 use throttle::VoteThrottle;
 
@@ -90,7 +90,16 @@ pub struct Admitted {
     id: PollId,
     ballot: Ballot,
     invite: Option<InviteHash>,
+    receipt: Option<Receipt>,
     today: Day,
+}
+
+impl Admitted {
+    /// The receipt the voter gets with this ballot (a poll with
+    /// `voteChanges`): to show them once it is stored, never to keep.
+    pub fn receipt(&self) -> Option<&Receipt> {
+        self.receipt.as_ref()
+    }
 }
 
 /// Invite codes just issued: their texts (shown this once, never stored)
@@ -151,7 +160,12 @@ impl App {
 
     /// Stores an admitted vote; the answer comes once it is committed.
     pub fn cast(&self, vote: Admitted) -> Result<PendingWrite, Error> {
-        self.store.cast_later(&vote.id, vote.ballot, vote.invite, vote.today)
+        self.store.cast_later(
+            &vote.id,
+            vote.ballot,
+            (vote.invite, vote.receipt.as_ref().map(Receipt::hash)),
+            vote.today,
+        )
     }
 
     /// Erases a poll and everything of it.
@@ -300,7 +314,44 @@ impl Session {
             },
             DuplicateCheck::None => None,
         };
-        Ok(Admitted { id: poll.id.clone(), ballot, invite, today })
+        // Drawn afresh, from nothing the voter or the admin holds.
+        let receipt = if poll.vote_changes { Some(Receipt::generate()?) } else { None };
+        Ok(Admitted { id: poll.id.clone(), ballot, invite, receipt, today })
+    }
+
+    /// The ballot of `poll` that came with the receipt `text` (as typed),
+    /// while the poll is open and lets voters change their ballots.
+    pub fn own_ballot(&mut self, poll: &Poll, text: &str) -> Result<(Receipt, Ballot), Error> {
+        let receipt = receipt_for(poll, text)?;
+        let ballot =
+            self.reader.own_ballot(poll, &receipt.hash())?.ok_or(Error::ReceiptRefused(ReceiptRefusal::Unknown))?;
+        Ok((receipt, ballot))
+    }
+
+    /// Replaces the ballot that came with the receipt `text` by `answers`
+    /// (checked against the poll's questions like a new vote) and answers
+    /// the ballot as now stored. The counters follow exactly; the receipt
+    /// stays the same.
+    pub fn change_ballot(
+        &mut self,
+        poll: &Poll,
+        text: &str,
+        answers: Vec<Option<Answer>>,
+        today: Day,
+    ) -> Result<Ballot, Error> {
+        let receipt = receipt_for(poll, text)?;
+        let ballot = Ballot::new(&poll.questions, answers)
+            .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
+        self.app.store.amend(&poll.id, receipt.hash(), Some(ballot.clone()), today)?;
+        Ok(ballot)
+    }
+
+    /// Erases the ballot that came with the receipt `text`, and takes it out
+    /// of every counter. (On a poll with invite codes, the code that cast it
+    /// stays spent: nothing tells which code that was.)
+    pub fn withdraw_ballot(&mut self, poll: &Poll, text: &str, today: Day) -> Result<(), Error> {
+        let receipt = receipt_for(poll, text)?;
+        self.app.store.amend(&poll.id, receipt.hash(), None, today)
     }
 
     /// Issues `count` (1 to [`INVITES_PER_CALL`]) new invite codes for
@@ -324,6 +375,20 @@ impl Session {
         let (issued, used) = self.reader.invite_counts(poll)?;
         Ok(InviteStatus { issued, used })
     }
+}
+
+/// The receipt typed as `text`, if `poll` takes receipts now: open (a
+/// receipt is refused once voting has ended, even to look: the ballot's
+/// part is over) and with `voteChanges` on. The store checks both again in
+/// the write's transaction.
+fn receipt_for(poll: &Poll, text: &str) -> Result<Receipt, Error> {
+    if poll.closed {
+        return Err(Error::Closed);
+    }
+    if !poll.vote_changes {
+        return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
+    }
+    Receipt::parse(text).ok_or(Error::ReceiptRefused(ReceiptRefusal::NotAReceipt))
 }
 
 /// Whether `access` reads the results of `poll` without the admin token.

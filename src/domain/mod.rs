@@ -267,6 +267,9 @@ pub struct NewPoll {
     pub closes_on: Option<Day>,
     pub shuffle_options: bool,
     pub duplicate_check: DuplicateCheck,
+    /// Whether a voter gets a receipt with which to change or withdraw
+    /// their own ballot while the poll is open (`voteChanges`, default true).
+    pub vote_changes: bool,
     pub questions: Vec<Question>,
 }
 
@@ -287,6 +290,7 @@ pub struct PollPatch {
     pub closes_on: Option<Option<Day>>,
     pub shuffle_options: Option<bool>,
     pub duplicate_check: Option<DuplicateCheck>,
+    pub vote_changes: Option<bool>,
     /// `None` removes that language version.
     pub translations: BTreeMap<Lang, Option<LanguageVersion>>,
 }
@@ -408,7 +412,7 @@ fn boolean_at(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Err
 }
 
 impl NewPoll {
-    pub const FIELDS: [&'static str; 9] = [
+    pub const FIELDS: [&'static str; 10] = [
         "title",
         "lang",
         "expiryDays",
@@ -417,6 +421,7 @@ impl NewPoll {
         "closesOn",
         "shuffleOptions",
         "duplicateCheck",
+        "voteChanges",
         "questions",
     ];
     pub const REQUIRED: [&'static str; 4] = ["title", "lang", "expiryDays", "questions"];
@@ -439,6 +444,7 @@ impl NewPoll {
         let closes_on = settings::closes_on(obj, false, errs);
         let shuffle = boolean(obj, Key::ShuffleOptions, errs);
         let duplicate_check = settings::duplicate_check(obj, errs);
+        let vote_changes = boolean(obj, Key::VoteChanges, errs);
         let questions = field(obj, &root, Key::Questions).and_then(|(q, p)| question_list(q, &p, errs, question));
         Some(NewPoll {
             title: title?,
@@ -448,6 +454,7 @@ impl NewPoll {
             closes_on: closes_on?.flatten(),
             shuffle_options: shuffle?.unwrap_or(false),
             duplicate_check: duplicate_check?.unwrap_or_default(),
+            vote_changes: vote_changes?.unwrap_or(true),
             questions: questions?,
         })
     }
@@ -544,8 +551,16 @@ impl LanguageVersion {
 }
 
 impl PollPatch {
-    pub const FIELDS: [&'static str; 7] =
-        ["closed", "expiryDays", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "translations"];
+    pub const FIELDS: [&'static str; 8] = [
+        "closed",
+        "expiryDays",
+        "resultsVisibility",
+        "closesOn",
+        "shuffleOptions",
+        "duplicateCheck",
+        "voteChanges",
+        "translations",
+    ];
 
     /// Validates a PATCH body on its own (types, bounds, languages).
     pub fn from_json(v: &Value) -> Result<PollPatch, Vec<FieldError>> {
@@ -562,6 +577,7 @@ impl PollPatch {
             && self.closes_on.is_none()
             && self.shuffle_options.is_none()
             && self.duplicate_check.is_none()
+            && self.vote_changes.is_none()
             && self.translations.is_empty()
     }
 
@@ -585,6 +601,7 @@ impl PollPatch {
         let closes_on = settings::closes_on(obj, true, errs);
         let shuffle_options = boolean(obj, Key::ShuffleOptions, errs);
         let duplicate_check = settings::duplicate_check(obj, errs);
+        let vote_changes = boolean(obj, Key::VoteChanges, errs);
         Some(PollPatch {
             closed: closed?,
             expiry: expiry?,
@@ -592,6 +609,7 @@ impl PollPatch {
             closes_on: closes_on?,
             shuffle_options: shuffle_options?,
             duplicate_check: duplicate_check?,
+            vote_changes: vote_changes?,
             translations: translations?,
         })
     }
@@ -903,6 +921,8 @@ pub struct Poll {
     pub closes_on: Option<Day>,
     pub shuffle_options: bool,
     pub duplicate_check: DuplicateCheck,
+    /// Voters get receipts to change or withdraw their ballot.
+    pub vote_changes: bool,
     pub created_on: crate::day::Day,
     pub expires_on: crate::day::Day,
     pub questions: Vec<Question>,

@@ -47,6 +47,9 @@ pub enum Key {
     MinLabel,
     MaxLabel,
     DuplicateCheck,
+    VoteChanges,
+    /// A voter's receipt (web form only).
+    Receipt,
     /// The number of invite codes to issue.
     Count,
 }
@@ -77,6 +80,8 @@ impl Key {
             Key::MinLabel => "minLabel",
             Key::MaxLabel => "maxLabel",
             Key::DuplicateCheck => "duplicateCheck",
+            Key::VoteChanges => "voteChanges",
+            Key::Receipt => "receipt",
             Key::Count => "count",
         }
     }

@@ -366,6 +366,37 @@ pub struct Catalogue {
     pub col_value: &'static str,
     pub scale_mean: &'static str,
     pub scale_median: &'static str,
+
+    // --- Receipts: change or withdraw one's own ballot ----------------------
+    /// Checkbox in the settings (`voteChanges`).
+    pub vote_changes_label: &'static str,
+    pub vote_changes_hint: &'static str,
+    /// After a vote: the receipt.
+    pub receipt_heading: &'static str,
+    pub receipt_text: &'static str,
+    /// The receipt's field and its label.
+    pub receipt_label: &'static str,
+    pub receipt_link: &'static str,
+    pub receipt_open: &'static str,
+    /// On the share page, when this browser keeps a receipt for the poll.
+    pub receipt_remembered: &'static str,
+    pub receipt_forget: &'static str,
+    /// The page of one's own ballot (`/p/{id}/ballot`).
+    pub own_ballot_title: &'static str,
+    pub own_ballot_prompt: &'static str,
+    pub own_ballot_show: &'static str,
+    pub own_ballot_intro: &'static str,
+    pub own_ballot_change: &'static str,
+    pub own_ballot_withdraw: &'static str,
+    pub own_ballot_withdraw_hint: &'static str,
+    pub own_ballot_changed: &'static str,
+    pub own_ballot_withdrawn_title: &'static str,
+    pub own_ballot_withdrawn_text: &'static str,
+    /// Receipt refusals.
+    pub err_receipt_not_a_receipt: &'static str,
+    pub err_receipt_unknown: &'static str,
+    pub err_receipt_changes_off: &'static str,
+    pub err_receipt_closed: &'static str,
 }
 
 /// The catalogue of `lang`.

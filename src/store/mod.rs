@@ -25,7 +25,7 @@ use rusqlite::{Connection, OpenFlags, params};
 use crate::day::Day;
 use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch, ResultsVisibility};
 use crate::error::Error;
-use crate::secret::{InviteHash, MediaId, PollId, TokenHash};
+use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 
 pub use reader::{MediaBlob, Reader};
 pub use writer::{MAX_INVITES, WriterConfig};
@@ -39,6 +39,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("005_question_types.sql", include_str!("../../sql/005_question_types.sql")),
     ("006_staged_keys.sql", include_str!("../../sql/006_staged_keys.sql")),
     ("007_invites.sql", include_str!("../../sql/007_invites.sql")),
+    ("008_receipts.sql", include_str!("../../sql/008_receipts.sql")),
 ];
 
 /// How `polls` stores a [`ResultsVisibility`] (sql/004_poll_settings.sql):
@@ -214,7 +215,7 @@ impl Store {
     /// unknown or expired poll, `Error::Closed` for a closed one (both
     /// decided at the commit).
     pub fn cast(&self, id: &PollId, ballot: Ballot, today: Day) -> Result<(), Error> {
-        self.writer.submit(writer::Op::Cast { id: id.clone(), ballot, invite: None, today })?;
+        self.writer.submit(writer::Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })?;
         Ok(())
     }
 
@@ -224,15 +225,26 @@ impl Store {
     /// handler uses it so that no worker thread waits through the fsync.
     /// An invite-only poll's vote brings its code's hash: the code is
     /// spent in the ballot's transaction (`Error::InviteRefused` if it is
-    /// unknown or used).
+    /// unknown or used). A ballot with a receipt is stored with the
+    /// receipt's hash, which finds it again ([`Store::amend`]).
     pub fn cast_later(
         &self,
         id: &PollId,
         ballot: Ballot,
-        invite: Option<InviteHash>,
+        (invite, receipt): (Option<InviteHash>, Option<ReceiptHash>),
         today: Day,
     ) -> Result<PendingWrite, Error> {
-        self.writer.submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, today }).map(PendingWrite)
+        self.writer.submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, receipt, today }).map(PendingWrite)
+    }
+
+    /// Replaces (`Some`) or withdraws (`None`) the ballot that came with
+    /// `receipt`, with its counters, while the poll is open:
+    /// `Error::Closed`, `Error::NotFound` (poll gone) or
+    /// `Error::ReceiptRefused` (no such ballot, or changes turned off)
+    /// otherwise. The new ballot was checked against the poll's questions.
+    pub fn amend(&self, id: &PollId, receipt: ReceiptHash, ballot: Option<Ballot>, today: Day) -> Result<(), Error> {
+        self.writer.submit(writer::Op::Amend { id: id.clone(), receipt, ballot, today })?;
+        Ok(())
     }
 
     /// Stores the hashes of new invite codes of a live poll; answers the

@@ -12,7 +12,7 @@ use crate::domain::{
     Ballot, DuplicateCheck, Lang, LanguageVersion, MediaItem, Poll, Question, QuestionKind, Slot, Tallies, Title,
 };
 use crate::error::Error;
-use crate::secret::{MediaId, PollId, TokenHash};
+use crate::secret::{MediaId, PollId, ReceiptHash, TokenHash};
 
 pub struct Reader {
     pub(super) conn: Connection,
@@ -58,7 +58,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
     let row = tx
         .prepare_cached(
             "SELECT token_sha256, title, lang, results_public, closed, created_on, expires_on, questions,
-                    results_after, closes_on, shuffle_options, duplicate_check
+                    results_after, closes_on, shuffle_options, duplicate_check, vote_changes
              FROM polls WHERE id = ?1 AND expires_on > ?2",
         )?
         .query_row(params![id.as_str(), today.to_string()], |r| {
@@ -76,6 +76,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
                     r.get::<_, Option<String>>(9)?,
                     r.get::<_, bool>(10)?,
                     r.get::<_, String>(11)?,
+                    r.get::<_, bool>(12)?,
                 ),
             ))
         })
@@ -105,7 +106,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
         media
     };
     let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
-    let (results_after, closes_on, shuffle_options, duplicate_check) = settings;
+    let (results_after, closes_on, shuffle_options, duplicate_check, vote_changes) = settings;
     let closes_on = closes_on.map(|d| Day::parse(&d).ok_or_else(|| corrupt("closes_on"))).transpose()?;
     Ok(Some(Poll {
         id: id.clone(),
@@ -118,6 +119,7 @@ fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, E
         closes_on,
         shuffle_options,
         duplicate_check: DuplicateCheck::from_code(&duplicate_check).ok_or_else(|| corrupt("duplicate_check"))?,
+        vote_changes,
         created_on: Day::parse(&created_on).ok_or_else(|| corrupt("created_on"))?,
         expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
         questions,
@@ -229,6 +231,17 @@ impl Reader {
         tx.finish()?;
         rand::seq::SliceRandom::shuffle(out.as_mut_slice(), &mut rand::rng());
         Ok(out)
+    }
+
+    /// The ballot of `poll` that came with the receipt hashed `receipt`,
+    /// if it is still stored.
+    pub fn own_ballot(&mut self, poll: &Poll, receipt: &ReceiptHash) -> Result<Option<Ballot>, Error> {
+        let stored: Option<String> = self
+            .conn
+            .prepare_cached("SELECT choices FROM responses WHERE poll_id = ?1 AND receipt_sha256 = ?2")?
+            .query_row(params![poll.id.as_str(), &receipt.0[..]], |r| r.get(0))
+            .optional()?;
+        stored.map(|s| Ballot::from_stored(&poll.questions, &s).ok_or_else(|| corrupt("ballot"))).transpose()
     }
 }
 

@@ -330,7 +330,7 @@ mod recount {
             // several ballots per commit as it does under load.
             for chunk in ballots.chunks(batch) {
                 let pending: Vec<PendingWrite> =
-                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), None, today).unwrap()).collect();
+                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), (None, None), today).unwrap()).collect();
                 for p in pending {
                     p.committed_blocking().unwrap();
                 }
@@ -347,6 +347,85 @@ mod recount {
             let expected = recount(qs, &stored, vec![(today, ballots.len() as u64)]);
             prop_assert_eq!(&tallies, &expected);
             prop_assert_eq!(Results::of(&stored_poll, &tallies), Results::of(&stored_poll, &expected));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Ballots of every type cast with receipts, then changed (to
+        /// another random ballot) or withdrawn through their receipts in a
+        /// random order: the counters equal a recount of the ballots that
+        /// should be left, and those are the ones stored. Withdrawing every
+        /// ballot leaves no counter row, not even the day's.
+        #[test]
+        fn changed_and_withdrawn_ballots_move_the_counters_exactly(
+            single in 2usize..=5, multiple in 2usize..=5, ranked in 2usize..=5, lo in 0u8..=9,
+            seeds in prop::collection::vec(prop::collection::vec(any::<u32>(), 5), 1..24),
+            edits in prop::collection::vec((any::<usize>(), any::<bool>(), prop::collection::vec(any::<u32>(), 5)), 0..40),
+            withdraw_all in any::<bool>(),
+        ) {
+            use crate::secret::Receipt;
+            let poll = poll_of((single, multiple, ranked, (lo, (lo + 1).clamp(3, 10))), (1, multiple));
+            let qs = poll.questions.clone();
+            let make = |seed: &[u32]| {
+                let mut answers: Vec<Option<Answer>> =
+                    qs.iter().enumerate().map(|(i, q)| answer(q, &seed[i..])).collect();
+                if answers.iter().all(Option::is_none) {
+                    answers[0] = Some(Answer::Choice(0));
+                }
+                Ballot::new(&qs, answers).unwrap()
+            };
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+            let id = PollId::generate().unwrap();
+            let today = Day::today();
+            store.create_poll(&id, &AdminToken::generate().unwrap().hash(), &poll, &[], today).unwrap();
+            // What should be stored: per receipt, its ballot or None once withdrawn.
+            let mut held: Vec<(Receipt, Option<Ballot>)> = Vec::new();
+            for seed in &seeds {
+                let (receipt, ballot) = (Receipt::generate().unwrap(), make(seed));
+                store.cast_later(&id, ballot.clone(), (None, Some(receipt.hash())), today).unwrap()
+                    .committed_blocking().unwrap();
+                held.push((receipt, Some(ballot)));
+            }
+            let mut edits = edits;
+            if withdraw_all {
+                edits = (0..held.len()).map(|i| (i, false, vec![0; 5])).collect();
+            }
+            for (pick, change, seed) in &edits {
+                let n = held.len();
+                let (receipt, now) = &mut held[pick % n];
+                let new = change.then(|| make(seed));
+                let result = store.amend(&id, receipt.hash(), new.clone(), today);
+                if now.is_none() {
+                    prop_assert!(matches!(result, Err(Error::ReceiptRefused(crate::error::ReceiptRefusal::Unknown))), "{result:?}");
+                } else {
+                    prop_assert!(result.is_ok(), "{result:?}");
+                    *now = new;
+                }
+            }
+            let left: Vec<Ballot> = held.iter().filter_map(|(_, b)| b.clone()).collect();
+            let mut r = store.reader().unwrap();
+            let stored_poll = r.poll(&id, today).unwrap().unwrap();
+            let tallies = r.tallies(&stored_poll).unwrap();
+            let stored = r.ballots(&stored_poll).unwrap();
+            let mut want: Vec<String> = left.iter().map(Ballot::to_stored).collect();
+            let mut got: Vec<String> = stored.iter().map(Ballot::to_stored).collect();
+            want.sort();
+            got.sort();
+            prop_assert_eq!(want, got);
+            let by_day = if left.is_empty() { Vec::new() } else { vec![(today, left.len() as u64)] };
+            prop_assert_eq!(&tallies, &recount(&qs, &left, by_day));
+            for (receipt, now) in &held {
+                prop_assert_eq!(r.own_ballot(&stored_poll, &receipt.hash()).unwrap(), now.clone());
+            }
+            if left.is_empty() {
+                for table in ["option_tallies", "answer_tallies", "pair_tallies", "daily_tallies"] {
+                    let n: i64 = r.conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |x| x.get(0)).unwrap();
+                    prop_assert_eq!(n, 0, "{} keeps rows of withdrawn ballots", table);
+                }
+            }
         }
     }
 
@@ -422,7 +501,11 @@ fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
     // A database of schema 5 (what 006 and later add is undone) with a
     // ballot whose random key began with 0xff.
     let conn = Connection::open(&path).unwrap();
-    conn.execute_batch("ALTER TABLE polls DROP COLUMN duplicate_check; DROP TABLE invites;").unwrap();
+    conn.execute_batch(
+        "DROP INDEX responses_by_receipt; ALTER TABLE responses DROP COLUMN receipt_sha256;
+         ALTER TABLE polls DROP COLUMN vote_changes; ALTER TABLE polls DROP COLUMN duplicate_check; DROP TABLE invites;",
+    )
+    .unwrap();
     conn.execute("UPDATE responses SET id = unhex('ff' || substr(hex(id), 3))", []).unwrap();
     conn.pragma_update(None, "user_version", 5).unwrap();
     drop(conn);
@@ -451,7 +534,10 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     let hashes = codes.iter().map(InviteCode::hash).collect();
     assert_eq!(store.issue_invites(&id, hashes, today).unwrap(), (3, 0));
     let vote = |code: Option<&InviteCode>| {
-        store.cast_later(&id, ballot(&[Some(0), None]), code.map(InviteCode::hash), today).unwrap().committed_blocking()
+        store
+            .cast_later(&id, ballot(&[Some(0), None]), (code.map(InviteCode::hash), None), today)
+            .unwrap()
+            .committed_blocking()
     };
     assert!(vote(Some(&codes[0])).is_ok());
     assert!(matches!(vote(Some(&codes[0])), Err(Error::InviteRefused(InviteRefusal::UnknownOrUsed))));
@@ -476,7 +562,7 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     let other = PollId::generate().unwrap();
     store.create_poll(&other, &AdminToken::generate().unwrap().hash(), &new_poll(), &[], today).unwrap();
     store.patch_poll(&other, &invite_only, today).unwrap();
-    let on_other = store.cast_later(&other, ballot(&[Some(0), None]), Some(codes[1].hash()), today).unwrap();
+    let on_other = store.cast_later(&other, ballot(&[Some(0), None]), (Some(codes[1].hash()), None), today).unwrap();
     assert!(matches!(on_other.committed_blocking(), Err(Error::InviteRefused(_))));
 }
 
@@ -496,4 +582,77 @@ fn a_poll_has_at_most_ten_thousand_invite_codes() {
         "{refused:?}"
     );
     assert_eq!(store.issue_invites(&id, batch(1), today).unwrap(), (10_000, 0));
+}
+
+// ---- Receipts. ----
+
+/// Whether any file of `dir` holds `needle`.
+fn in_files(dir: &Path, needle: &[u8]) -> bool {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .any(|e| std::fs::read(e.unwrap().path()).unwrap().windows(needle.len()).any(|w| w == needle))
+}
+
+#[test]
+fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() {
+    use crate::error::ReceiptRefusal;
+    use crate::secret::Receipt;
+    let (dir, store, id) = setup();
+    let today = Day::today();
+    let receipt = Receipt::generate().unwrap();
+    let cast = |b: &[Option<usize>], receipt: Option<&Receipt>| {
+        store.cast_later(&id, ballot(b), (None, receipt.map(Receipt::hash)), today).unwrap().committed_blocking()
+    };
+    cast(&[Some(0), Some(1)], Some(&receipt)).unwrap();
+    cast(&[Some(2), None], None).unwrap();
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    assert!(poll.vote_changes, "on by default");
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(0), Some(1)])));
+    assert_eq!(r.own_ballot(&poll, &Receipt::generate().unwrap().hash()).unwrap(), None);
+    // The hash is stored (so the scans below look for the right bytes).
+    assert!(in_files(dir.path(), &receipt.hash().0));
+
+    store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
+    assert_eq!(r.tallies(&poll).unwrap().votes, vec![vec![0, 1, 1], vec![0, 0]]);
+    let patch = |body: serde_json::Value| store.patch_poll(&id, &PollPatch::from_json(&body).unwrap(), today);
+    patch(json!({"voteChanges": false})).unwrap();
+    assert!(!r.poll(&id, today).unwrap().unwrap().vote_changes);
+    let refused = store.amend(&id, receipt.hash(), None, today);
+    assert!(matches!(refused, Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff))), "{refused:?}");
+    patch(json!({"voteChanges": true, "closed": true})).unwrap();
+    assert!(matches!(store.amend(&id, receipt.hash(), None, today), Err(Error::Closed)));
+    patch(json!({"closed": false})).unwrap();
+    assert_eq!(r.tallies(&poll).unwrap().total, 2, "refused changes wrote nothing");
+
+    // Withdrawn: the ballot and its receipt hash leave every file.
+    store.amend(&id, receipt.hash(), None, today).unwrap();
+    let t = r.tallies(&poll).unwrap();
+    assert_eq!((t.total, t.votes.clone(), t.by_day.clone()), (1, vec![vec![0, 0, 1], vec![0, 0]], vec![(today, 1)]));
+    assert!(matches!(
+        store.amend(&id, receipt.hash(), None, today),
+        Err(Error::ReceiptRefused(ReceiptRefusal::Unknown))
+    ));
+    drop(r);
+    assert!(!in_files(dir.path(), &receipt.hash().0), "a withdrawn ballot's receipt hash survived");
+}
+
+#[test]
+fn deleting_a_poll_erases_its_receipt_hashes_from_every_file() {
+    use crate::secret::Receipt;
+    let (dir, store, id) = setup();
+    let today = Day::today();
+    let receipts: Vec<Receipt> = (0..5).map(|_| Receipt::generate().unwrap()).collect();
+    for receipt in &receipts {
+        store
+            .cast_later(&id, ballot(&[Some(0), Some(1)]), (None, Some(receipt.hash())), today)
+            .unwrap()
+            .committed_blocking()
+            .unwrap();
+    }
+    assert!(receipts.iter().all(|r| in_files(dir.path(), &r.hash().0)));
+    store.delete_poll(&id).unwrap();
+    for receipt in &receipts {
+        assert!(!in_files(dir.path(), &receipt.hash().0), "a receipt hash survived its poll");
+    }
 }

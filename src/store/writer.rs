@@ -52,8 +52,8 @@ use crate::day::Day;
 use crate::domain::settings::deadline_passed;
 use crate::domain::{Ballot, Counter, DuplicateCheck, FieldError, Key, NewMedia, NewPoll, PollPatch, Problem};
 use crate::error::Error;
-use crate::error::InviteRefusal;
-use crate::secret::InviteHash;
+use crate::error::{InviteRefusal, ReceiptRefusal};
+use crate::secret::{InviteHash, ReceiptHash};
 use crate::secret::{MediaId, PollId, TokenHash};
 
 /// Tuning of the writer thread.
@@ -109,6 +109,17 @@ pub(super) enum Op {
         ballot: Ballot,
         /// The invite code's hash, on a poll that takes votes by invite.
         invite: Option<InviteHash>,
+        /// The hash of the receipt the voter gets, on a poll with
+        /// `voteChanges`.
+        receipt: Option<ReceiptHash>,
+        today: Day,
+    },
+    /// Replaces (`Some`) or withdraws (`None`) the ballot that came with a
+    /// receipt, counters and all.
+    Amend {
+        id: PollId,
+        receipt: ReceiptHash,
+        ballot: Option<Ballot>,
         today: Day,
     },
     /// Stores the hashes of new invite codes of a live poll.
@@ -404,8 +415,8 @@ fn try_commit(
     let mut erased = false;
     for job in batch {
         let result = match &job.op {
-            Op::Cast { id, ballot, invite, today } => {
-                cast(&tx, polls, &mut counts, fresh, (id, ballot, *invite), *today)
+            Op::Cast { id, ballot, invite, receipt, today } => {
+                cast(&tx, polls, &mut counts, fresh, (id, ballot, *invite, *receipt), *today)
             }
             op => {
                 // Other writes may change or delete a poll just counted: the
@@ -459,7 +470,7 @@ fn cast(
     polls: &mut PollCache,
     counts: &mut Counts,
     fresh: &mut Fresh,
-    (id, ballot, invite): (&PollId, &Ballot, Option<InviteHash>),
+    (id, ballot, invite, receipt): (&PollId, &Ballot, Option<InviteHash>, Option<ReceiptHash>),
     today: Day,
 ) -> Result<Outcome, Error> {
     let poll = polls.get(tx, id)?.filter(|p| today < p.expires_on).ok_or(Error::NotFound)?;
@@ -480,8 +491,10 @@ fn cast(
     crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
     key[0] = STAGED;
     let insert = |tx: &Transaction| -> Result<(), Error> {
-        tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
-            .execute(params![id.as_str(), &key[..], day, choices_json])?;
+        tx.prepare_cached(
+            "INSERT INTO responses (poll_id, id, cast_on, choices, receipt_sha256) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![id.as_str(), &key[..], day, choices_json, receipt.as_ref().map(|r| &r.0[..])])?;
         Ok(())
     };
     match invite {
@@ -631,6 +644,7 @@ struct Stored {
     key: Vec<u8>,
     day: String,
     choices: String,
+    receipt: Option<Vec<u8>>,
 }
 
 /// Gives each staged ballot of `fresh` a random key, and deletes and writes
@@ -644,13 +658,18 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
     let mut rows: BTreeMap<(String, Vec<u8>), Stored> = BTreeMap::new();
     {
         let mut total = tx.prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?;
-        let mut all = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1")?;
-        let mut one = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id = ?2")?;
+        let mut all =
+            tx.prepare_cached("SELECT id, cast_on, choices, receipt_sha256 FROM responses WHERE poll_id = ?1")?;
+        let mut one = tx.prepare_cached(
+            "SELECT id, cast_on, choices, receipt_sha256 FROM responses WHERE poll_id = ?1 AND id = ?2",
+        )?;
         let mut below = tx.prepare_cached(
-            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+            "SELECT id, cast_on, choices, receipt_sha256 FROM responses
+             WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
         )?;
         let mut above = tx.prepare_cached(
-            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
+            "SELECT id, cast_on, choices, receipt_sha256 FROM responses
+             WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
         )?;
         for (poll, keys) in fresh {
             let moves: BTreeMap<Vec<u8>, Vec<u8>> =
@@ -661,7 +680,10 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
             let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
                 let id: Vec<u8> = r.get(0)?;
                 let to = moves.get(&id).cloned().unwrap_or_else(|| id.clone());
-                rows.insert((poll.clone(), to), Stored { key: id, day: r.get(1)?, choices: r.get(2)? });
+                rows.insert(
+                    (poll.clone(), to),
+                    Stored { key: id, day: r.get(1)?, choices: r.get(2)?, receipt: r.get(3)? },
+                );
                 Ok(())
             };
             let stored: i64 = total.query_row([poll], |r| r.get(0)).optional()?.unwrap_or(0);
@@ -692,10 +714,11 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
         for ((poll, _), row) in &rows {
             delete.execute(params![poll, row.key])?;
         }
-        let mut insert =
-            tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO responses (poll_id, id, cast_on, choices, receipt_sha256) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
         for ((poll, id), row) in &rows {
-            insert.execute(params![poll, id, row.day, row.choices])?;
+            insert.execute(params![poll, id, row.day, row.choices, row.receipt])?;
         }
     }
     tx.commit()
@@ -712,26 +735,46 @@ struct Counts {
 }
 
 impl Counts {
+    /// Counts a new ballot cast on `day`.
     fn add(&mut self, id: &PollId, day: String, ballot: &Ballot) {
+        self.answers(id, ballot, 1);
+        self.ballot_on(id, day, 1);
+    }
+
+    /// Adds `by` (1, or -1 for a ballot taken back) to the counters of
+    /// `ballot`'s answers.
+    fn answers(&mut self, id: &PollId, ballot: &Ballot, by: i64) {
         let poll = || id.as_str().to_owned();
         for counter in ballot.counters() {
             match counter {
                 Counter::Option { question, option } => {
-                    *self.options.entry((poll(), question, option)).or_default() += 1
+                    *self.options.entry((poll(), question, option)).or_default() += by
                 }
-                Counter::Answered { question } => *self.answered.entry((poll(), question)).or_default() += 1,
+                Counter::Answered { question } => *self.answered.entry((poll(), question)).or_default() += by,
                 Counter::Pair { question, above, below } => {
-                    *self.pairs.entry((poll(), question, above, below)).or_default() += 1;
+                    *self.pairs.entry((poll(), question, above, below)).or_default() += by;
                 }
             }
         }
-        *self.days.entry((id.as_str().to_owned(), day)).or_default() += 1;
-        *self.totals.entry(id.as_str().to_owned()).or_default() += 1;
+    }
+
+    /// Adds `by` to the ballots of `day` and to the poll's total.
+    fn ballot_on(&mut self, id: &PollId, day: String, by: i64) {
+        *self.days.entry((id.as_str().to_owned(), day)).or_default() += by;
+        *self.totals.entry(id.as_str().to_owned()).or_default() += by;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.options.is_empty()
+            && self.answered.is_empty()
+            && self.pairs.is_empty()
+            && self.days.is_empty()
+            && self.totals.is_empty()
     }
 
     /// Writes and forgets the sums: one statement per counter row.
-    fn flush(&mut self, tx: &Transaction) -> rusqlite::Result<()> {
-        if self.totals.is_empty() {
+    fn flush(&mut self, tx: &Connection) -> rusqlite::Result<()> {
+        if self.is_empty() {
             return Ok(());
         }
         {
@@ -861,8 +904,8 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
             let (public, after) = visibility_columns(poll.visibility);
             tx.prepare_cached(
                 "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions,
-                                    results_after, closes_on, shuffle_options, duplicate_check)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                                    results_after, closes_on, shuffle_options, duplicate_check, vote_changes)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
             .execute(params![
                 id.as_str(),
@@ -877,6 +920,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 poll.closes_on.map(|d| d.to_string()),
                 poll.shuffle_options,
                 poll.duplicate_check.as_str(),
+                poll.vote_changes,
             ])?;
             for m in media {
                 insert_media(tx, id, m, poll.questions.len())?;
@@ -944,6 +988,10 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
                 tx.prepare_cached("UPDATE polls SET duplicate_check = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), check.as_str()])?;
             }
+            if let Some(changes) = patch.vote_changes {
+                tx.prepare_cached("UPDATE polls SET vote_changes = ?2 WHERE id = ?1")?
+                    .execute(params![id.as_str(), changes])?;
+            }
             if let Some(days) = patch.expiry {
                 tx.prepare_cached("UPDATE polls SET expires_on = ?2 WHERE id = ?1")?
                     .execute(params![id.as_str(), today.plus_days(days.get()).to_string()])?;
@@ -978,6 +1026,7 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
         }
         // Votes take the cheaper path of `cast`.
         Op::Cast { .. } => Err(Error::internal(anyhow!("a vote reached the savepoint path"))),
+        Op::Amend { id, receipt, ballot, today } => amend(tx, id, receipt, ballot.as_ref(), *today),
         Op::IssueInvites { id, hashes, today } => {
             if live_poll(tx, id, *today)?.is_none() {
                 return Err(Error::NotFound);
@@ -1007,6 +1056,81 @@ fn apply(tx: &Connection, op: &Op) -> Result<(Outcome, bool), Error> {
 
 /// The most invite codes one poll may have.
 pub const MAX_INVITES: u64 = 10_000;
+
+/// Replaces (`new` is `Some`) or withdraws the ballot of `id` that came with
+/// `receipt`, while the poll is open and takes changes. The counters move
+/// by exactly the old ballot's and the new one's; a changed ballot keeps its
+/// day (it was cast then), a withdrawn one leaves its day's count and the
+/// total. Counter rows that fall to zero go, so that a withdrawn ballot
+/// leaves nothing behind, not even the day it was cast. Answers `true`
+/// (data erased): the old answers are truncated out of the WAL.
+fn amend(
+    tx: &Connection,
+    id: &PollId,
+    receipt: &ReceiptHash,
+    new: Option<&Ballot>,
+    today: Day,
+) -> Result<(Outcome, bool), Error> {
+    let poll = tx
+        .prepare_cached(
+            "SELECT closed, closes_on, vote_changes, questions FROM polls WHERE id = ?1 AND expires_on > ?2",
+        )?
+        .query_row(params![id.as_str(), today.to_string()], |r| {
+            Ok((r.get::<_, bool>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?))
+        })
+        .optional()?;
+    let Some((closed, closes_on, vote_changes, questions)) = poll else {
+        return Err(Error::NotFound);
+    };
+    let closes_on = closes_on
+        .map(|d| Day::parse(&d).ok_or_else(|| Error::internal(anyhow!("a stored day is malformed"))))
+        .transpose()?;
+    if closed || deadline_passed(closes_on, today) {
+        return Err(Error::Closed);
+    }
+    if !vote_changes {
+        return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
+    }
+    let stored = tx
+        .prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND receipt_sha256 = ?2")?
+        .query_row(params![id.as_str(), &receipt.0[..]], |r| {
+            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+        })
+        .optional()?;
+    let Some((key, day, choices)) = stored else {
+        return Err(Error::ReceiptRefused(ReceiptRefusal::Unknown));
+    };
+    let questions: Vec<crate::domain::Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
+    let old = Ballot::from_stored(&questions, &choices)
+        .ok_or_else(|| Error::internal(anyhow!("a stored ballot does not fit its poll")))?;
+    let mut counts = Counts::default();
+    counts.answers(id, &old, -1);
+    match new {
+        Some(ballot) => {
+            counts.answers(id, ballot, 1);
+            tx.prepare_cached("UPDATE responses SET choices = ?3 WHERE poll_id = ?1 AND id = ?2")?.execute(params![
+                id.as_str(),
+                key,
+                ballot.to_stored()
+            ])?;
+        }
+        None => {
+            counts.ballot_on(id, day, -1);
+            tx.prepare_cached("DELETE FROM responses WHERE poll_id = ?1 AND id = ?2")?
+                .execute(params![id.as_str(), key])?;
+        }
+    }
+    counts.flush(tx)?;
+    for emptied in [
+        "DELETE FROM option_tallies WHERE poll_id = ?1 AND votes = 0",
+        "DELETE FROM answer_tallies WHERE poll_id = ?1 AND ballots = 0",
+        "DELETE FROM pair_tallies WHERE poll_id = ?1 AND ballots = 0",
+        "DELETE FROM daily_tallies WHERE poll_id = ?1 AND responses = 0",
+    ] {
+        tx.prepare_cached(emptied)?.execute(params![id.as_str()])?;
+    }
+    Ok((Outcome::Done, true))
+}
 
 /// A poll's invite codes: issued, and used.
 pub(super) fn invite_counts(tx: &Connection, id: &PollId) -> Result<(u64, u64), Error> {

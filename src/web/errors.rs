@@ -8,7 +8,7 @@
 //! text from the page's catalogue. Internal causes go to stderr, here only.
 
 use super::layout::{Ctx, message_page};
-use crate::error::{AuthFailure, Error, InviteRefusal, Withheld};
+use crate::error::{AuthFailure, Error, InviteRefusal, ReceiptRefusal, Withheld};
 use crate::http::Response;
 use crate::i18n::Catalogue;
 
@@ -33,6 +33,9 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
         Error::InviteRefused(InviteRefusal::Missing) => (403, t.error_title, t.err_invite_missing),
         Error::InviteRefused(InviteRefusal::NotACode) => (403, t.error_title, t.err_invite_not_a_code),
         Error::InviteRefused(InviteRefusal::UnknownOrUsed) => (403, t.error_title, t.err_invite_refused),
+        Error::ReceiptRefused(ReceiptRefusal::NotAReceipt) => (403, t.error_title, t.err_receipt_not_a_receipt),
+        Error::ReceiptRefused(ReceiptRefusal::Unknown) => (403, t.error_title, t.err_receipt_unknown),
+        Error::ReceiptRefused(ReceiptRefusal::ChangesOff) => (403, t.error_title, t.err_receipt_changes_off),
         Error::Closed => (409, t.closed_title, t.closed_text),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),
         Error::RateLimited(rl) => {

@@ -46,7 +46,7 @@ fn cast(id: &PollId, choices: &[Option<usize>], today: Day) -> Job {
     // Ballots are checked against the questions before they are queued
     // (`Ballot::new`, tested in `domain`); the writer only sees valid ones.
     let ballot = Ballot::of_choices(&new_poll().questions, choices).unwrap();
-    job(Op::Cast { id: id.clone(), ballot, invite: None, today })
+    job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })
 }
 
 fn patch(id: &PollId, body: serde_json::Value, today: Day) -> Job {
