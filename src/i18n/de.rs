@@ -267,7 +267,7 @@ pub const DE: Catalogue = Catalogue {
     err_media_too_large: |kind, mb| format!("Diese Datei ({kind}) ist zu groß: höchstens {mb} MB."),
     err_media_pixels: |mp| format!("Dieses Bild hat zu viele Pixel: höchstens {mp} Megapixel."),
     err_media_corrupt: "Diese Datei ist beschädigt oder unvollständig und konnte nicht gelesen werden.",
-    err_media_codec: "Diese Datei ist in einem Format kodiert, das nicht angenommen wird. Videos müssen H.264 in MP4 oder VP8, VP9 bzw. AV1 in WebM sein, Audio MP3, Opus oder Vorbis in Ogg oder AAC in M4A.",
+    err_media_codec: "Diese Datei ist in einem Format kodiert, das nicht angenommen wird. Videos müssen H.264 in MP4 oder VP8, VP9 bzw. AV1 in WebM sein, Audiodateien MP3, Opus oder Vorbis in Ogg oder AAC in M4A.",
     err_media_empty: "Diese Datei ist leer.",
     err_media_busy: "Gerade werden zu viele Dateien verarbeitet. Bitte senden Sie das Formular gleich noch einmal.",
     err_media_full: "Der Server hält gerade zu viele Dateien für noch nicht abgeschickte Formulare. Bitte versuchen Sie es später noch einmal.",
