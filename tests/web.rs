@@ -307,7 +307,7 @@ fn a_creation_form_sent_twice_creates_one_poll() {
             "Verwaltungslink gespeichert haben, öffnen Sie ihn",
             "Etwas ist schiefgegangen",
         ),
-        ("it", "Il Suo sondaggio è già stato creato", "link di amministrazione, lo apra", "Si è verificato un errore"),
+        ("it", "Il tuo sondaggio è già stato creato", "link di amministrazione, aprilo", "Si è verificato un errore"),
     ] {
         // With a file held by the first send (released since): still the
         // same calm page, not the form with "the file is no longer held".

@@ -22,14 +22,14 @@ const ROWS: [KeptRow; 9] = [
     (
         "Die Umfrage: Titel, Sprache, Fragen, Antwortmöglichkeiten, Sprachfassungen und Einstellungen",
         "Datenbank",
-        "Bis zu ihrem Löschtag oder bis die Person, die sie erstellt hat, sie löscht",
+        "Bis zu ihrem Löschdatum oder bis die Person, die sie erstellt hat, sie löscht",
     ),
     (
-        "Bilder, Töne und Videos der Umfrage, nachdem Standort, Kamera und andere versteckte Angaben entfernt wurden; nie ihre Dateinamen",
+        "Bilder, Audio und Videos der Umfrage, nachdem Standort, Kamera und andere versteckte Angaben entfernt wurden; nie ihre Dateinamen",
         "Datenbank",
         "Wie die Umfrage",
     ),
-    ("Der Tag, an dem die Umfrage erstellt wurde, und ihr Löschtag", "Datenbank", "Wie die Umfrage"),
+    ("Der Tag, an dem die Umfrage erstellt wurde, und ihr Löschdatum", "Datenbank", "Wie die Umfrage"),
     ("Ein Fingerabdruck (SHA-256) des Verwaltungsschlüssels, nie der Schlüssel selbst", "Datenbank", "Wie die Umfrage"),
     (
         "Jede Teilnahme: der Tag, an dem sie abgeschickt wurde, und die gewählte Antwort je Frage",
@@ -38,7 +38,7 @@ const ROWS: [KeptRow; 9] = [
     ),
     ("Stimmenzahlen je Antwort und je Tag", "Datenbank", "Wie die Umfrage"),
     (
-        "Für die Begrenzung neuer Umfragen: ein mit Schlüssel gebildeter Fingerabdruck Ihrer Netzwerkadresse und die Zeitpunkte Ihrer letzten Erstellungen",
+        "Zur Begrenzung neuer Umfragen: ein Fingerabdruck Ihrer Netzwerkadresse, berechnet mit einem geheimen Schlüssel, und die Zeitpunkte, zu denen Sie zuletzt Umfragen erstellt haben",
         "Nur im Arbeitsspeicher des Servers",
         "Höchstens zwei Stunden, danach wird auch der Schlüssel verworfen",
     ),
@@ -48,9 +48,9 @@ const ROWS: [KeptRow; 9] = [
         "Höchstens bis zum Ende des folgenden Tages (UTC)",
     ),
     (
-        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschtag",
+        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum",
         "Ihr Browser (localStorage), wird nie übertragen",
-        "Bis zum Löschtag der Umfrage oder bis Sie die Daten dieser Website löschen",
+        "Bis zum Löschdatum der Umfrage oder bis Sie die Daten dieser Website löschen",
     ),
 ];
 
@@ -121,7 +121,7 @@ pub const DE: Catalogue = Catalogue {
     created_results: "Ergebnislink",
     created_results_private: "Die Ergebnisse sind privat: Diese Seite zeigt sie nur mit dem Verwaltungsschlüssel.",
     created_admin: "Verwaltungslink",
-    created_admin_hint: "Damit sehen Sie die Ergebnisse, schließen die Umfrage oder öffnen sie wieder, ändern ihren Löschtag, fügen weitere Sprachen hinzu oder löschen sie.",
+    created_admin_hint: "Damit sehen Sie die Ergebnisse, schließen die Umfrage oder öffnen sie wieder, ändern ihr Löschdatum, fügen weitere Sprachen hinzu oder löschen sie.",
     created_warning_title: "Speichern Sie den Verwaltungslink jetzt",
     created_warning: "Er wird nur dieses eine Mal angezeigt. Wir speichern nur einen Fingerabdruck seines Schlüssels, daher kann ihn Ihnen niemand erneut anzeigen, auch wir nicht. Wer ihn besitzt, kann die Umfrage verwalten.",
     copy: "Kopieren",
@@ -142,7 +142,7 @@ pub const DE: Catalogue = Catalogue {
     closed_on: |d| format!("Abstimmung endete am {d}"),
     err_not_a_day: "Geben Sie einen Tag ein oder lassen Sie das Feld leer.",
     err_deadline_not_after_today: "Der Schlusstag muss nach heute liegen. Um die Abstimmung jetzt zu beenden, schließen Sie die Umfrage.",
-    err_deadline_after_expiry: |d| format!("Der Schlusstag muss vor dem Löschtag der Umfrage liegen ({d})."),
+    err_deadline_after_expiry: |d| format!("Der Schlusstag muss vor dem Löschdatum der Umfrage liegen ({d})."),
     err_expires_before_deadline: |d| {
         format!(
             "Die Umfrage würde vor ihrem Schlusstag ({d}) gelöscht. Verschieben oder entfernen Sie zuerst den Schlusstag."
@@ -218,9 +218,9 @@ pub const DE: Catalogue = Catalogue {
     reopen_poll: "Umfrage wieder öffnen",
     closed_done: "Die Umfrage ist geschlossen. Sie nimmt keine Antworten mehr an.",
     reopened_done: "Die Umfrage ist wieder geöffnet.",
-    expiry_heading: "Löschtag",
+    expiry_heading: "Löschdatum",
     expiry_label: "Umfrage löschen, ab heute gerechnet, nach",
-    expiry_submit: "Löschtag ändern",
+    expiry_submit: "Löschdatum ändern",
     expiry_done: |d| format!("Die Umfrage wird jetzt am {d} gelöscht."),
     versions_heading: "Sprachfassungen",
     versions_intro: "Fügen Sie eine Übersetzung hinzu, damit alle die Umfrage in ihrer Sprache lesen können. Eine Fassung hat dieselben Fragen und Antworten in derselben Reihenfolge.",
@@ -244,40 +244,40 @@ pub const DE: Catalogue = Catalogue {
     deleted_text: "Die Umfrage und alle Antworten wurden gelöscht.",
 
     not_found_title: "Umfrage nicht gefunden",
-    not_found_text: "Diese Umfrage gibt es nicht oder sie wurde gelöscht. Eine Umfrage wird an ihrem Löschtag gelöscht oder früher, wenn die Person, die sie erstellt hat, sie löscht.",
+    not_found_text: "Diese Umfrage gibt es nicht oder sie wurde gelöscht. Eine Umfrage wird zu ihrem Löschdatum gelöscht oder früher, wenn die Person, die sie erstellt hat, sie löscht.",
     page_not_found_title: "Seite nicht gefunden",
     page_not_found_text: "Unter dieser Adresse gibt es keine Seite.",
     bad_form: "Das Formular konnte nicht gelesen werden. Bitte laden Sie die Seite neu und versuchen Sie es noch einmal.",
     too_large: "Das Formular ist zu groß und wurde nicht angenommen.",
-    media_kind_names: ["Bild", "Ton", "Video"],
-    media_poll_legend: "Bild, Ton oder Video für die ganze Umfrage (freiwillig)",
-    media_question_legend: "Bild, Ton oder Video für diese Frage (freiwillig)",
+    media_kind_names: ["Bild", "Audio", "Video"],
+    media_poll_legend: "Bild, Audio oder Video für die ganze Umfrage (optional)",
+    media_question_legend: "Bild, Audio oder Video für diese Frage (optional)",
     media_file: "Datei",
     media_file_hint: |i, a, v| {
         format!(
-            "Bilder (JPEG, PNG, WebP, GIF) bis {i} MB, Töne (MP3, Ogg, M4A) bis {a} MB, Videos (MP4 mit H.264, WebM) bis {v} MB. Standort, Kamera und andere versteckte Angaben werden entfernt, bevor die Datei gespeichert wird."
+            "Bilder (JPEG, PNG, WebP, GIF) bis {i} MB, Audio (MP3, Ogg, M4A) bis {a} MB, Videos (MP4 mit H.264, WebM) bis {v} MB. Standort, Kamera und andere versteckte Angaben werden entfernt, bevor die Datei gespeichert wird."
         )
     },
     media_alt: "Beschreibung",
-    media_alt_hint: "Bei einem Bild erforderlich: was es zeigt, für Menschen, die es nicht sehen können. Bei Ton oder Video: eine freiwillige Bildunterschrift.",
+    media_alt_hint: "Bei einem Bild erforderlich: was es zeigt, für Menschen, die es nicht sehen können. Bei Audio oder Video: eine optionale Beschriftung.",
     media_held: |kind, size| format!("Gespeichert: {kind}, {size}. Wählen Sie eine andere Datei, um sie zu ersetzen."),
     media_drop: "Diese Datei entfernen",
     media_open: "Datei öffnen",
-    err_media_type: "Diese Dateiart wird nicht angenommen. Wählen Sie ein Bild (JPEG, PNG, WebP, GIF), einen Ton (MP3, Ogg, M4A) oder ein Video (MP4 mit H.264, WebM).",
+    err_media_type: "Diese Dateiart wird nicht angenommen. Wählen Sie ein Bild (JPEG, PNG, WebP, GIF), eine Audiodatei (MP3, Ogg, M4A) oder ein Video (MP4 mit H.264, WebM).",
     err_media_too_large: |kind, mb| format!("Diese Datei ({kind}) ist zu groß: höchstens {mb} MB."),
     err_media_pixels: |mp| format!("Dieses Bild hat zu viele Pixel: höchstens {mp} Megapixel."),
     err_media_corrupt: "Diese Datei ist beschädigt oder unvollständig und konnte nicht gelesen werden.",
-    err_media_codec: "Diese Datei ist in einem Format kodiert, das nicht angenommen wird. Videos müssen H.264 in MP4 oder VP8, VP9 bzw. AV1 in WebM sein; Töne MP3, Opus oder Vorbis in Ogg oder AAC in M4A.",
+    err_media_codec: "Diese Datei ist in einem Format kodiert, das nicht angenommen wird. Videos müssen H.264 in MP4 oder VP8, VP9 bzw. AV1 in WebM sein, Audiodateien MP3, Opus oder Vorbis in Ogg oder AAC in M4A.",
     err_media_empty: "Diese Datei ist leer.",
     err_media_busy: "Gerade werden zu viele Dateien verarbeitet. Bitte senden Sie das Formular gleich noch einmal.",
     err_media_full: "Der Server hält gerade zu viele Dateien für noch nicht abgeschickte Formulare. Bitte versuchen Sie es später noch einmal.",
     err_media_quota: "Sie haben zu viele Dateien in noch nicht abgeschickten Formularen. Erstellen Sie Ihre Umfrage oder entfernen Sie nicht benötigte Dateien und versuchen Sie es dann noch einmal.",
     err_media_lost: "Die zuvor gewählte Datei liegt nicht mehr auf dem Server. Bitte wählen Sie sie noch einmal.",
     err_alt_required: "Beschreiben Sie das Bild für Menschen, die es nicht sehen können.",
-    media_heading: "Bilder, Töne und Videos",
+    media_heading: "Bilder, Audio und Videos",
     media_intro: "Hängen Sie eine Datei an die Umfrage und je eine an jede Frage. Eine neue Datei ersetzt die alte, die gelöscht wird.",
     media_slot: "Gezeigt bei",
-    media_slot_poll: "Der ganzen Umfrage",
+    media_slot_poll: "Ganze Umfrage",
     media_attach: "Datei anhängen",
     media_attached: "Die Datei wurde angehängt.",
     media_removed: "Die Datei wurde entfernt und gelöscht.",
@@ -298,7 +298,7 @@ pub const DE: Catalogue = Catalogue {
     privacy_rows: ROWS,
     privacy_throttle_row: |m| {
         (
-            "Gegen Stimmenmanipulation: ein mit Schlüssel gebildeter Fingerabdruck Ihrer Netzwerkadresse zusammen mit der Umfrage und die Zahl ihrer letzten Antworten".into(),
+            "Gegen Stimmenmanipulation: ein Fingerabdruck aus Ihrer Netzwerkadresse und der Umfrage, berechnet mit einem geheimen Schlüssel, und die Zahl der Antworten, die zuletzt von dieser Adresse kamen".into(),
             "Nur im Arbeitsspeicher des Servers".into(),
             format!("Höchstens {} Minuten, danach wird auch der Schlüssel verworfen", 2 * m),
         )
@@ -309,10 +309,10 @@ pub const DE: Catalogue = Catalogue {
         "Keine Netzwerkadresse (IP-Adresse) wird gespeichert oder in ein Protokoll geschrieben.",
         "Keine Namen, keine Konten, keine E-Mail-Adressen und keine Uhrzeiten: Daten werden nur tagesgenau gespeichert.",
         "Kein Tracking, keine Werbung und nichts, was von anderen Websites geladen wird.",
-        "Gelöscht heißt gelöscht: Wird eine Umfrage gelöscht oder erreicht sie ihren Löschtag, werden ihre Daten in der Datenbank überschrieben, nicht bloß ausgeblendet.",
+        "Gelöscht heißt gelöscht: Wird eine Umfrage gelöscht oder erreicht sie ihr Löschdatum, werden ihre Daten in der Datenbank überschrieben, nicht bloß ausgeblendet.",
     ],
     privacy_browser_heading: "In Ihrem Browser",
-    privacy_browser: "Nachdem Sie an einer Umfrage teilgenommen haben, vermerkt Ihr Browser dies in seinem lokalen Speicher, damit die Seite der Umfrage Sie daran erinnern kann, dass Sie schon geantwortet haben. Dieser Vermerk bleibt auf Ihrem Gerät und wird nie an uns übertragen. Er wird nach dem Löschtag der Umfrage entfernt; Sie können ihn auch jederzeit löschen, indem Sie die Daten dieser Website in Ihrem Browser löschen. Der Verwaltungslink trägt seinen Schlüssel nach dem Zeichen # – einem Teil der Adresse, den Browser nie an einen Server senden.",
+    privacy_browser: "Nachdem Sie an einer Umfrage teilgenommen haben, vermerkt Ihr Browser dies in seinem lokalen Speicher, damit die Seite der Umfrage Sie daran erinnern kann, dass Sie schon geantwortet haben. Dieser Vermerk bleibt auf Ihrem Gerät und wird nie an uns übertragen. Er wird nach dem Löschdatum der Umfrage entfernt; Sie können ihn auch jederzeit löschen, indem Sie die Daten dieser Website in Ihrem Browser löschen. Der Verwaltungslink trägt seinen Schlüssel nach dem Zeichen # – einem Teil der Adresse, den Browser nie an einen Server senden.",
     required_mark: "(Pflichtfrage)",
     choose_between: |min, max, n| match (min, max) {
         (1, m) if m == n => "Wählen Sie eine oder mehrere Antworten.".into(),

@@ -75,7 +75,7 @@ pub const EN: Catalogue = Catalogue {
         _ => format!("{d} days"),
     },
     field_results: "Who can see the results?",
-    results_public: "Everyone who has the link",
+    results_public: "Anyone with the link",
     results_private: "Only you, with the admin link",
     questions_heading: "Questions",
     questions_hint: "Up to 20 questions. A question with answers to choose or rank has 2 to 12 of them; a scale has none.",
@@ -89,12 +89,13 @@ pub const EN: Catalogue = Catalogue {
     submit_create: "Create the poll",
     errors_heading: "The poll was not created. Please check the following:",
 
-    err_required: "Please fill this in.",
+    err_required: "Please fill in this field.",
     err_too_long: |n| format!("Please use at most {n} characters."),
     err_control: "Line breaks and tabs are not allowed here.",
     err_bidi: "Direction-changing characters (such as U+202E) are not allowed here.",
     err_questions_count: |min, max| {
-        format!("A poll needs at least {min} question with at least two answers, and at most {max} questions.")
+        let at_least = if min == 1 { "one question".to_owned() } else { format!("{min} questions") };
+        format!("A poll needs at least {at_least} with two or more answers, and no more than {max} questions.")
     },
     err_options_count: |min, max| format!("A question needs between {min} and {max} answers."),
     err_duplicate: "This answer appears twice in the same question.",
@@ -118,17 +119,17 @@ pub const EN: Catalogue = Catalogue {
     created_admin: "Admin link",
     created_admin_hint: "To see the results, close or reopen the poll, change its erase day, add other languages or delete it.",
     created_warning_title: "Save the admin link now",
-    created_warning: "It is shown only this once. We keep only a fingerprint of its key, so nobody, not even we, can show it to you again. Anyone who has it can manage the poll.",
+    created_warning: "It is shown only this once. We keep only a fingerprint of its key, so nobody, not even us, can show it to you again. Anyone who has it can manage the poll.",
     copy: "Copy",
     copied: "Copied",
     open_poll: "Open the poll",
 
     status_open: "Open for responses",
     status_closed: "Closed",
-    erased_on: |d| format!("Erased on {d}"),
+    erased_on: |d| format!("Will be erased on {d}"),
     created_on: |d| format!("Created on {d}"),
     results_after_vote: "Each person who votes, right after voting (and you)",
-    results_after_close: "Everyone who has the link, once voting has closed",
+    results_after_close: "Anyone with the link, once voting has closed",
     field_closes_on: "Voting closes on (optional)",
     field_closes_on_hint: "From this day on the poll takes no more votes; its results stay until it is erased. Leave it empty to close the poll yourself.",
     field_shuffle: "Show the options in a new random order to each visitor",

@@ -1,5 +1,6 @@
-//! Français : registre soutenu, vouvoiement ; espace fine insécable (U+202F)
-//! avant `? ! ; %`, espace insécable (U+00A0) avant `:`.
+//! Français : registre soutenu, vouvoiement ; espace fine insécable
+//! (U+202F) avant `: ; ? ! %` et à l’intérieur des guillemets « », comme
+//! partout ailleurs dans l’interface.
 
 use super::{Catalogue, KeptRow};
 
@@ -20,7 +21,7 @@ const MONTHS: [&str; 12] = [
 
 const ROWS: [KeptRow; 9] = [
     (
-        "Le sondage\u{A0}: titre, langue, questions, réponses proposées, versions linguistiques et réglages",
+        "Le sondage\u{202F}: titre, langue, questions, réponses proposées, versions linguistiques et réglages",
         "Base de données",
         "Jusqu’à sa date d’effacement, ou jusqu’à ce que son auteur le supprime",
     ),
@@ -36,13 +37,13 @@ const ROWS: [KeptRow; 9] = [
         "Comme le sondage",
     ),
     (
-        "Chaque participation\u{A0}: le jour de son envoi et la réponse choisie à chaque question",
+        "Chaque participation\u{202F}: le jour de son envoi et la réponse choisie à chaque question",
         "Base de données",
         "Comme le sondage",
     ),
-    ("Le nombre de voix par réponse et par jour", "Base de données", "Comme le sondage"),
+    ("Le nombre de votes par réponse et par jour", "Base de données", "Comme le sondage"),
     (
-        "Pour limiter la création de sondages\u{A0}: une empreinte chiffrée de votre adresse réseau et les instants de vos dernières créations",
+        "Pour limiter la création de sondages\u{202F}: une empreinte de votre adresse réseau, calculée avec une clé secrète, et les instants de vos dernières créations",
         "Mémoire du serveur uniquement",
         "Deux heures au plus, puis la clé elle-même est détruite",
     ),
@@ -99,7 +100,7 @@ pub const FR: Catalogue = Catalogue {
     remove_question: "Supprimer cette question",
     move_up: "Monter",
     submit_create: "Créer le sondage",
-    errors_heading: "Le sondage n’a pas été créé. Veuillez vérifier les points suivants\u{A0}:",
+    errors_heading: "Le sondage n’a pas été créé. Veuillez vérifier les points suivants\u{202F}:",
 
     err_required: "Veuillez remplir ce champ.",
     err_too_long: |n| format!("Veuillez utiliser au maximum {n} caractères."),
@@ -128,18 +129,18 @@ pub const FR: Catalogue = Catalogue {
     created_share: "Lien de participation",
     created_share_hint: "Envoyez-le aux personnes qui doivent répondre.",
     created_results: "Lien des résultats",
-    created_results_private: "Les résultats sont privés\u{A0}: cette page ne les montre qu’à qui possède la clé d’administration.",
+    created_results_private: "Les résultats sont privés\u{202F}: cette page ne les montre qu’à qui possède la clé d’administration.",
     created_admin: "Lien d’administration",
     created_admin_hint: "Pour consulter les résultats, fermer ou rouvrir le sondage, changer sa date d’effacement, ajouter d’autres langues ou le supprimer.",
     created_warning_title: "Enregistrez dès maintenant le lien d’administration",
-    created_warning: "Il ne s’affiche qu’une seule fois. Nous ne conservons qu’une empreinte de sa clé\u{A0}: personne, pas même nous, ne pourra vous le redonner. Quiconque le possède peut gérer le sondage.",
+    created_warning: "Il ne s’affiche qu’une seule fois. Nous ne conservons qu’une empreinte de sa clé\u{202F}: personne, pas même nous, ne pourra vous le redonner. Quiconque le possède peut gérer le sondage.",
     copy: "Copier",
     copied: "Copié",
     open_poll: "Ouvrir le sondage",
 
     status_open: "Ouvert aux réponses",
     status_closed: "Fermé",
-    erased_on: |d| format!("Effacé le {d}"),
+    erased_on: |d| format!("Sera effacé le {d}"),
     created_on: |d| format!("Créé le {d}"),
     results_after_vote: "Chaque personne qui vote, juste après son vote (et vous)",
     results_after_close: "Toute personne qui a le lien, une fois le vote clos",
@@ -168,25 +169,25 @@ pub const FR: Catalogue = Catalogue {
     settings_save: "Enregistrer les réglages",
     settings_done: "Réglages enregistrés.",
 
-    vote_intro: "Répondez aux questions ci-dessous\u{202F}; vous pouvez laisser de côté celles qui ne sont pas obligatoires. Votre participation est anonyme\u{A0}: seul le jour de l’envoi est conservé avec elle.",
+    vote_intro: "Répondez aux questions ci-dessous\u{202F}; vous pouvez laisser de côté celles qui ne sont pas obligatoires. Votre participation est anonyme\u{202F}: seul le jour de l’envoi est conservé avec elle.",
     vote_submit: "Envoyer ma réponse",
     already_voted: "Ce navigateur a déjà envoyé une réponse à ce sondage.",
     closed_title: "Ce sondage est fermé",
     closed_text: "Il n’accepte plus de réponses.",
     see_results: "Voir les résultats",
     err_no_answer: "Veuillez répondre à au moins une question.",
-    err_vote_form: "Ce formulaire a été modifié\u{A0}: il contient des réponses qu’aucune question de ce sondage n’accepte. Vérifiez vos réponses et envoyez-les de nouveau.",
+    err_vote_form: "Ce formulaire a été modifié\u{202F}: il contient des réponses qu’aucune question de ce sondage n’accepte. Vérifiez vos réponses et envoyez-les de nouveau.",
     err_ballot_used: "Cette réponse a déjà été comptée. Chaque formulaire ne peut être envoyé qu’une fois.",
-    err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",
+    err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
     create_sent_title: "Votre sondage a déjà été créé",
     create_sent_text: [
-        "Ce formulaire a déjà créé son sondage\u{A0}: la page a été rechargée, ce qui a renvoyé le formulaire, et rien de nouveau n’a été créé.",
-        "Les liens du sondage n’ont été affichés qu’une fois, juste après sa création. Si vous avez enregistré le lien d’administration, ouvrez-le\u{A0}: la page d’administration affiche le lien de participation et les résultats.",
-        "Sans le lien d’administration, personne ne peut vous redonner les liens, pas même nous\u{A0}: nous ne conservons qu’une empreinte de sa clé, et le lien de participation ne peut pas être retrouvé sans lui. Si vous avez ouvert le sondage depuis cette page, son adresse figure dans l’historique de votre navigateur.",
+        "Ce formulaire a déjà créé son sondage\u{202F}: la page a été rechargée, ce qui a renvoyé le formulaire, et rien de nouveau n’a été créé.",
+        "Les liens du sondage n’ont été affichés qu’une fois, juste après sa création. Si vous avez enregistré le lien d’administration, ouvrez-le\u{202F}: la page d’administration affiche le lien de participation et les résultats.",
+        "Sans le lien d’administration, personne ne peut vous redonner les liens, pas même nous\u{202F}: nous ne conservons qu’une empreinte de sa clé, et le lien de participation ne peut pas être retrouvé sans lui. Si vous avez ouvert le sondage depuis cette page, son adresse figure dans l’historique de votre navigateur.",
     ],
-    err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{A0}: veuillez l’envoyer à nouveau.",
+    err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{202F}: veuillez l’envoyer à nouveau.",
     err_throttled: "De nombreuses réponses à ce sondage sont venues de votre réseau ces dernières minutes. Veuillez réessayer un peu plus tard.",
-    err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{A0}: veuillez les renvoyer.",
+    err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
     thanks_title: "Merci\u{202F}!",
     thanks_text: "Votre réponse a bien été comptée.",
     thanks_private: "Les résultats de ce sondage ne sont visibles que par la personne qui l’a créé.",
@@ -202,8 +203,8 @@ pub const FR: Catalogue = Catalogue {
         _ => format!("{n} personnes ont répondu à cette question"),
     },
     col_answer: "Réponse",
-    col_votes: "Voix",
-    col_share: "Part",
+    col_votes: "Votes",
+    col_share: "Pourcentage",
     by_day_heading: "Participations par jour",
     col_day: "Jour",
     col_responses: "Participations",
@@ -235,7 +236,7 @@ pub const FR: Catalogue = Catalogue {
     version_exists: "Cette version est publiée.",
     version_missing: "Il n’existe pas encore de version dans cette langue.",
     version_title: "Titre",
-    original: |t| format!("Original\u{A0}: {t}"),
+    original: |t| format!("Original\u{202F}: {t}"),
     version_save: "Enregistrer cette version",
     version_remove: "Supprimer cette version",
     version_saved: |name| format!("La version en {name} est enregistrée."),
@@ -266,15 +267,17 @@ pub const FR: Catalogue = Catalogue {
         )
     },
     media_alt: "Description",
-    media_alt_hint: "Pour une image, obligatoire\u{a0}: ce qu’elle montre, pour les personnes qui ne la voient pas. Pour un son ou une vidéo\u{a0}: une légende facultative.",
-    media_held: |kind, size| format!("Conservé\u{a0}: {kind}, {size}. Choisissez un autre fichier pour le remplacer."),
+    media_alt_hint: "Pour une image, obligatoire\u{202F}: ce qu’elle montre, pour les personnes qui ne la voient pas. Pour un son ou une vidéo\u{202F}: une légende facultative.",
+    media_held: |kind, size| {
+        format!("Conservé\u{202F}: {kind}, {size}. Choisissez un autre fichier pour le remplacer.")
+    },
     media_drop: "Retirer ce fichier",
     media_open: "Ouvrir le fichier",
     err_media_type: "Ce type de fichier n’est pas accepté. Choisissez une image JPEG, PNG, WebP ou GIF, un son MP3, Ogg ou M4A, ou une vidéo MP4 (H.264) ou WebM.",
-    err_media_too_large: |kind, mb| format!("Ce fichier ({kind}) est trop volumineux\u{a0}: {mb}\u{a0}Mo au plus."),
-    err_media_pixels: |mp| format!("Cette image a trop de pixels\u{a0}: {mp}\u{a0}mégapixels au plus."),
+    err_media_too_large: |kind, mb| format!("Ce fichier ({kind}) est trop volumineux\u{202F}: {mb}\u{a0}Mo au plus."),
+    err_media_pixels: |mp| format!("Cette image a trop de pixels\u{202F}: {mp}\u{a0}mégapixels au plus."),
     err_media_corrupt: "Ce fichier est endommagé ou incomplet et n’a pas pu être lu.",
-    err_media_codec: "Ce fichier utilise un codage qui n’est pas accepté. Les vidéos doivent être en H.264 dans un MP4, ou en VP8, VP9 ou AV1 dans un WebM\u{202f}; les sons en MP3, en Opus ou Vorbis dans un Ogg, ou en AAC dans un M4A.",
+    err_media_codec: "Ce fichier utilise un codage qui n’est pas accepté. Les vidéos doivent être en H.264 dans un MP4, ou en VP8, VP9 ou AV1 dans un WebM\u{202F}; les sons en MP3, en Opus ou Vorbis dans un Ogg, ou en AAC dans un M4A.",
     err_media_empty: "Ce fichier est vide.",
     err_media_busy: "Trop de fichiers sont en cours de traitement. Veuillez renvoyer le formulaire dans un instant.",
     err_media_full: "Le serveur conserve trop de fichiers pour des formulaires en cours en ce moment. Veuillez réessayer plus tard.",
@@ -305,18 +308,18 @@ pub const FR: Catalogue = Catalogue {
     privacy_rows: ROWS,
     privacy_throttle_row: |m| {
         (
-            "Contre le bourrage des urnes\u{A0}: une empreinte chiffrée de votre adresse réseau associée au sondage, et le nombre de ses réponses récentes".into(),
+            "Contre le bourrage des urnes\u{202F}: une empreinte de votre adresse réseau associée au sondage, calculée avec une clé secrète, et le nombre de ses réponses récentes".into(),
             "Mémoire du serveur uniquement".into(),
             format!("{} minutes au plus, puis la clé elle-même est détruite", 2 * m),
         )
     },
     privacy_never_heading: "Ce qui n’est jamais conservé",
     privacy_never: [
-        "Aucun cookie\u{A0}: ce site n’en dépose aucun, sur aucune page.",
+        "Aucun cookie\u{202F}: ce site n’en dépose aucun, sur aucune page.",
         "Aucune adresse réseau (IP) n’est enregistrée ni écrite dans un journal.",
-        "Ni nom, ni compte, ni adresse électronique, ni heure\u{A0}: les dates sont conservées au jour près.",
+        "Ni nom, ni compte, ni adresse électronique, ni heure\u{202F}: les dates sont conservées au jour près.",
         "Aucun pistage, aucune publicité, et rien n’est chargé depuis d’autres sites.",
-        "Effacé veut dire effacé\u{A0}: lorsqu’un sondage est supprimé ou atteint sa date d’effacement, ses données sont écrasées dans la base, pas seulement masquées.",
+        "Effacé veut dire effacé\u{202F}: lorsqu’un sondage est supprimé ou atteint sa date d’effacement, ses données sont écrasées dans la base, pas seulement masquées.",
     ],
     privacy_browser_heading: "Dans votre navigateur",
     privacy_browser: "Après votre réponse à un sondage, votre navigateur le note dans son stockage local, afin que la page du sondage puisse vous rappeler que vous avez déjà répondu. Cette note reste sur votre appareil et ne nous est jamais transmise. Elle est supprimée après la date d’effacement du sondage\u{202F}; vous pouvez aussi l’effacer à tout moment en supprimant les données de ce site dans votre navigateur. Le lien d’administration porte sa clé après le signe #, une partie de l’adresse que les navigateurs n’envoient jamais à un serveur.",
@@ -330,18 +333,18 @@ pub const FR: Catalogue = Catalogue {
     rank_hint: "Donnez 1 à votre premier choix, 2 au suivant, et ainsi de suite. Vous pouvez n’en classer que certaines\u{202F}; les autres comptent après toutes celles que vous avez classées.",
     no_answer: "Pas de réponse",
     rank_none: "Non classée",
-    rank_of: |o| format!("Rang de «\u{A0}{o}\u{A0}»"),
+    rank_of: |o| format!("Rang de «\u{202F}{o}\u{202F}»"),
     rank_up: "Monter",
     rank_down: "Descendre",
-    rank_now: |o, r| format!("«\u{A0}{o}\u{A0}» est maintenant au rang {r}."),
-    rank_now_none: |o| format!("«\u{A0}{o}\u{A0}» n’est pas classée."),
+    rank_now: |o, r| format!("«\u{202F}{o}\u{202F}» est maintenant au rang {r}."),
+    rank_now_none: |o| format!("«\u{202F}{o}\u{202F}» n’est pas classée."),
     scale_hint: |lo, hi| format!("Choisissez une valeur de {lo} à {hi}."),
     field_type: "Type de question",
     type_names: ["Une réponse", "Plusieurs réponses", "Classement", "Échelle"],
     field_required: "Réponse obligatoire",
     field_min_choices: "Au moins (réponses)",
     field_max_choices: "Au plus (réponses)",
-    field_choices_hint: "Laissez vide pour la règle habituelle\u{A0}: au moins une, au plus toutes.",
+    field_choices_hint: "Laissez vide pour la règle habituelle\u{202F}: au moins une, au plus toutes.",
     field_scale_min: "De",
     field_scale_max: "À",
     field_min_label: "Libellé du bas de l’échelle (facultatif)",
@@ -350,18 +353,20 @@ pub const FR: Catalogue = Catalogue {
     err_not_for_type: "Ce champ ne s’applique pas à ce type de question.",
     err_choice_count: |q, a, b| {
         if a == b {
-            format!("Question {q}\u{A0}: choisissez exactement {a}\u{A0}réponses.")
+            format!("Question {q}\u{202F}: choisissez exactement {a}\u{A0}réponses.")
         } else {
-            format!("Question {q}\u{A0}: choisissez entre {a} et {b}\u{A0}réponses.")
+            format!("Question {q}\u{202F}: choisissez entre {a} et {b}\u{A0}réponses.")
         }
     },
     err_repeated_rank: |q| {
-        format!("Question {q}\u{A0}: deux réponses ont le même rang. Donnez chaque rang une seule fois.")
+        format!("Question {q}\u{202F}: deux réponses ont le même rang. Donnez chaque rang une seule fois.")
     },
-    err_rank_gap: |q| format!("Question {q}\u{A0}: les rangs doivent se suivre, 1, 2, 3 et ainsi de suite, sans trou."),
-    err_off_scale: |q, a, b| format!("Question {q}\u{A0}: choisissez une valeur de {a} à {b}."),
+    err_rank_gap: |q| {
+        format!("Question {q}\u{202F}: les rangs doivent se suivre, 1, 2, 3 et ainsi de suite, sans trou.")
+    },
+    err_off_scale: |q, a, b| format!("Question {q}\u{202F}: choisissez une valeur de {a} à {b}."),
     err_no_such_option: |q| {
-        format!("Question {q}\u{A0}: cette réponse ne fait pas partie de ses choix. Veuillez choisir à nouveau.")
+        format!("Question {q}\u{202F}: cette réponse ne fait pas partie de ses choix. Veuillez choisir à nouveau.")
     },
     err_unanswered: |q| format!("La question {q} demande une réponse."),
     first_choices: "Premiers choix",
@@ -370,16 +375,16 @@ pub const FR: Catalogue = Catalogue {
     place_shared: |p| format!("{p} ex æquo"),
     col_place: "Rang",
     pairwise_heading: "Duels",
-    pairwise_hint: "Chaque case\u{A0}: combien de personnes ont classé la réponse de la ligne avant celle de la colonne. Le classement général en découle par la méthode de Schulze.",
+    pairwise_hint: "Chaque case\u{202F}: combien de personnes ont classé la réponse de la ligne avant celle de la colonne. Le classement général en découle par la méthode de Schulze.",
     col_value: "Valeur",
     scale_mean: "Moyenne",
     scale_median: "Médiane",
     invite_label: "Votre code d’invitation",
     invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{202F}; un lien d’invitation le remplit pour vous.",
-    err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{A0}: veuillez saisir le vôtre.",
+    err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{202F}: veuillez saisir le vôtre.",
     err_invites_sent: "Ces codes ont été émis au premier envoi du formulaire et ne peuvent plus être affichés (anonpoll n’en garde aucune copie lisible). Rien de plus n’a été émis. Revenez à la page d’administration pour émettre un nouveau lot.",
-    err_invites_expired: "Ce formulaire a expiré\u{A0}; rien n’a été émis. Veuillez l’envoyer à nouveau.",
-    err_invite_not_a_code: "Ceci n’est pas un code d’invitation\u{A0}: un code compte 20\u{A0}lettres et chiffres (majuscules, espaces et tirets n’ont pas d’importance). Veuillez le vérifier.",
+    err_invites_expired: "Ce formulaire a expiré\u{202F}; rien n’a été émis. Veuillez l’envoyer à nouveau.",
+    err_invite_not_a_code: "Ceci n’est pas un code d’invitation\u{202F}: un code compte 20\u{A0}lettres et chiffres (majuscules, espaces et tirets n’ont pas d’importance). Veuillez le vérifier.",
     err_invite_refused: "Ce code d’invitation n’est pas l’un de ceux de ce sondage, ou il a déjà servi. Vos choix sont conservés ci-dessous.",
     err_too_many_invites: |issued, max| {
         format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{202F}; celui-ci en a {issued}.")
@@ -387,13 +392,13 @@ pub const FR: Catalogue = Catalogue {
     field_duplicate: "Une réponse par personne",
     duplicate_network: "Limiter les réponses venant d’un même réseau (le choix habituel)",
     duplicate_network_hint: "Chaque connexion internet ne peut envoyer qu’un nombre limité de réponses en peu de temps. Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; une classe ou un bureau entier derrière une seule connexion peut atteindre la limite.",
-    duplicate_invite: "Codes d’invitation\u{A0}: une réponse par code",
+    duplicate_invite: "Codes d’invitation\u{202F}: une réponse par code",
     duplicate_invite_hint: "Vous distribuez des codes depuis la page de gestion du sondage\u{202F}; chaque code ne sert qu’une fois. Personne, pas même vous, ne peut savoir quel code a donné quelle réponse.",
     duplicate_none: "Aucune limite",
     duplicate_none_hint: "Toute personne qui a le lien peut répondre autant de fois qu’elle le veut. Pour une salle de personnes qui partagent une connexion, si vous leur faites confiance.",
     invites_heading: "Codes d’invitation",
-    invites_intro: "Chaque code permet à une personne de répondre une fois. Les codes ne s’affichent qu’au moment où vous les créez\u{A0}: imprimez-les ou enregistrez-les aussitôt. Personne ne peut savoir quel code a donné quelle réponse.",
-    invites_not_in_use: "Ce sondage ne demande pas de code d’invitation pour l’instant\u{A0}: les codes ne comptent qu’une fois «\u{A0}Codes d’invitation\u{A0}» choisi dans les réglages.",
+    invites_intro: "Chaque code permet à une personne de répondre une fois. Les codes ne s’affichent qu’au moment où vous les créez\u{202F}: imprimez-les ou enregistrez-les aussitôt. Personne ne peut savoir quel code a donné quelle réponse.",
+    invites_not_in_use: "Ce sondage ne demande pas de code d’invitation pour l’instant\u{202F}: les codes ne comptent qu’une fois «\u{202F}Codes d’invitation\u{202F}» choisi dans les réglages.",
     invites_status: |issued, used| {
         let codes = if issued <= 1 { "code créé" } else { "codes créés" };
         let used_word = if used <= 1 { "utilisé" } else { "utilisés" };
@@ -411,7 +416,7 @@ pub const FR: Catalogue = Catalogue {
             format!("{n}\u{A0}nouveaux codes pour ce sondage.")
         }
     },
-    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{A0}: imprimez cette page, ou téléchargez les codes en CSV, avant de la quitter. Une copie enregistrée de la page ne contient pas la clé d’administration.",
+    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{202F}: imprimez cette page, ou téléchargez les codes en CSV, avant de la quitter. Une copie enregistrée de la page ne contient pas la clé d’administration.",
     invites_print_hint: "Imprimez cette page, puis découpez une carte par personne.",
     print_button: "Imprimer",
     invite_card_text: "Vous avez une invitation à répondre à ce sondage. Scannez le code ou ouvrez le lien\u{202F}; une réponse par code.",

@@ -1,4 +1,5 @@
-//! Italiano: registro formale (“Lei”), date come “1º marzo 2025”.
+//! Italiano: registro informale (“tu”) in tutti i testi, come si usa sul web;
+//! date come “1º marzo 2025”.
 
 use super::{Catalogue, KeptRow};
 
@@ -37,7 +38,7 @@ const ROWS: [KeptRow; 9] = [
     ),
     ("Il numero di voti per risposta e per giorno", "Database", "Come il sondaggio"),
     (
-        "Per limitare la creazione di sondaggi: un’impronta cifrata del Suo indirizzo di rete e i momenti delle Sue ultime creazioni",
+        "Per limitare la creazione di sondaggi: un’impronta del tuo indirizzo di rete, calcolata con una chiave segreta, e i momenti delle tue ultime creazioni",
         "Solo nella memoria del server",
         "Al massimo due ore, poi viene eliminata anche la chiave",
     ),
@@ -47,9 +48,9 @@ const ROWS: [KeptRow; 9] = [
         "Al massimo fino alla fine del giorno successivo (UTC)",
     ),
     (
-        "I sondaggi a cui ha risposto con questo browser, con la loro data di cancellazione",
-        "Il Suo browser (localStorage), mai trasmesso",
-        "Fino alla data di cancellazione del sondaggio, o finché non cancella i dati di questo sito",
+        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione",
+        "Il tuo browser (localStorage), mai trasmesso",
+        "Fino alla data di cancellazione del sondaggio, o finché non cancelli i dati di questo sito",
     ),
 ];
 
@@ -69,11 +70,11 @@ pub const IT: Catalogue = Catalogue {
     footer: "Sondaggi anonimi, senza account, cookie né tracciamento.",
 
     create_title: "Crea un sondaggio",
-    create_intro: "Non serve alcun account. Dia un titolo al sondaggio e inserisca almeno una domanda con due risposte. Le righe vuote vengono ignorate.",
+    create_intro: "Non serve alcun account. Dai un titolo al sondaggio e inserisci almeno una domanda con due risposte. Le righe vuote vengono ignorate.",
     field_title: "Titolo",
     field_title_hint: "Al massimo 200 caratteri.",
     field_lang: "Lingua del sondaggio",
-    field_lang_hint: "La lingua in cui scrive le domande. Potrà aggiungere versioni in altre lingue in seguito.",
+    field_lang_hint: "La lingua in cui scrivi le domande. Potrai aggiungere versioni in altre lingue in seguito.",
     field_expiry: "Cancella il sondaggio dopo",
     field_expiry_hint: "In quel giorno il sondaggio e tutte le risposte vengono cancellati definitivamente.",
     expiry_option: |d| match d {
@@ -83,7 +84,7 @@ pub const IT: Catalogue = Catalogue {
     },
     field_results: "Chi può vedere i risultati?",
     results_public: "Chiunque abbia il link",
-    results_private: "Solo Lei, con il link di amministrazione",
+    results_private: "Solo tu, con il link di amministrazione",
     questions_heading: "Domande",
     questions_hint: "Fino a 20 domande. Una domanda le cui risposte si scelgono o si ordinano ne ha da 2 a 12; una scala non ne ha.",
     question_legend: |n| format!("Domanda {n}"),
@@ -94,10 +95,10 @@ pub const IT: Catalogue = Catalogue {
     remove_question: "Rimuovi questa domanda",
     move_up: "Sposta in alto",
     submit_create: "Crea il sondaggio",
-    errors_heading: "Il sondaggio non è stato creato. Controlli quanto segue:",
+    errors_heading: "Il sondaggio non è stato creato. Controlla quanto segue:",
 
-    err_required: "Compili questo campo.",
-    err_too_long: |n| format!("Usi al massimo {n} caratteri."),
+    err_required: "Compila questo campo.",
+    err_too_long: |n| format!("Usa al massimo {n} caratteri."),
     err_control: "Qui non sono ammessi a capo né tabulazioni.",
     err_bidi: "Qui non sono ammessi caratteri che invertono la direzione del testo (come U+202E).",
     err_questions_count: |min, max| {
@@ -105,27 +106,27 @@ pub const IT: Catalogue = Catalogue {
     },
     err_options_count: |min, max| format!("Una domanda deve avere da {min} a {max} risposte."),
     err_duplicate: "Questa risposta compare due volte nella stessa domanda.",
-    err_choice: "Scelga uno dei valori proposti.",
+    err_choice: "Scegli uno dei valori proposti.",
     err_generic: "Questo valore non è valido.",
     err_rate_limited: |m| {
         if m <= 1 {
-            "Ha creato molti sondaggi in poco tempo. Riprovi tra un minuto.".into()
+            "Hai creato molti sondaggi in poco tempo. Riprova tra un minuto.".into()
         } else {
-            format!("Ha creato molti sondaggi in poco tempo. Riprovi tra {m} minuti.")
+            format!("Hai creato molti sondaggi in poco tempo. Riprova tra {m} minuti.")
         }
     },
-    err_unavailable: "Il servizio è molto occupato in questo momento e non è stato salvato nulla. Invii di nuovo il modulo tra poco.",
+    err_unavailable: "Il servizio è molto occupato in questo momento e non è stato salvato nulla. Invia di nuovo il modulo tra poco.",
 
-    created_title: "Il Suo sondaggio è pronto",
-    created_intro: "Conservi questi tre link. Il sondaggio è già aperto.",
+    created_title: "Il tuo sondaggio è pronto",
+    created_intro: "Conserva questi tre link. Il sondaggio è già aperto.",
     created_share: "Link per partecipare",
-    created_share_hint: "Lo invii alle persone che devono rispondere.",
+    created_share_hint: "Invialo alle persone che devono rispondere.",
     created_results: "Link dei risultati",
     created_results_private: "I risultati sono privati: questa pagina li mostra solo a chi possiede la chiave di amministrazione.",
     created_admin: "Link di amministrazione",
     created_admin_hint: "Per vedere i risultati, chiudere o riaprire il sondaggio, cambiarne la data di cancellazione, aggiungere altre lingue o eliminarlo.",
-    created_warning_title: "Salvi subito il link di amministrazione",
-    created_warning: "Viene mostrato solo questa volta. Conserviamo soltanto un’impronta della sua chiave, quindi nessuno, nemmeno noi, potrà mostrarglielo di nuovo. Chiunque lo possieda può gestire il sondaggio.",
+    created_warning_title: "Salva subito il link di amministrazione",
+    created_warning: "Viene mostrato solo questa volta. Conserviamo soltanto un’impronta della sua chiave, quindi nessuno, nemmeno noi, potrà mostrartelo di nuovo. Chiunque lo possieda può gestire il sondaggio.",
     copy: "Copia",
     copied: "Copiato",
     open_poll: "Apri il sondaggio",
@@ -134,22 +135,22 @@ pub const IT: Catalogue = Catalogue {
     status_closed: "Chiuso",
     erased_on: |d| format!("Verrà cancellato il {d}"),
     created_on: |d| format!("Creato il {d}"),
-    results_after_vote: "Ogni persona che vota, subito dopo il voto (e Lei)",
+    results_after_vote: "Ogni persona che vota, subito dopo il voto (e tu)",
     results_after_close: "Chiunque abbia il link, una volta chiusa la votazione",
     field_closes_on: "La votazione si chiude il (facoltativo)",
-    field_closes_on_hint: "Da questo giorno il sondaggio non accetta più risposte; i risultati restano fino alla cancellazione. Lasci vuoto per chiudere il sondaggio Lei stesso.",
+    field_closes_on_hint: "Da questo giorno il sondaggio non accetta più risposte; i risultati restano fino alla cancellazione. Lascia vuoto se preferisci chiudere il sondaggio a mano.",
     field_shuffle: "Mostrare le risposte in un ordine casuale a ogni visita",
-    field_shuffle_hint: "Così nessuna risposta è avvantaggiata dall’essere la prima. I risultati mantengono il Suo ordine.",
+    field_shuffle_hint: "Così nessuna risposta è avvantaggiata dall’essere la prima. I risultati mantengono il tuo ordine.",
     closes_on: |d| format!("La votazione si chiude il {d}"),
     closed_on: |d| format!("Votazione chiusa il {d}"),
-    err_not_a_day: "Inserisca un giorno o lasci vuoto il campo.",
-    err_deadline_not_after_today: "Il giorno di chiusura deve essere dopo oggi. Per fermare la votazione ora, chiuda il sondaggio.",
+    err_not_a_day: "Inserisci un giorno o lascia vuoto il campo.",
+    err_deadline_not_after_today: "Il giorno di chiusura deve essere dopo oggi. Per fermare la votazione ora, chiudi il sondaggio.",
     err_deadline_after_expiry: |d| {
         format!("Il giorno di chiusura deve precedere il giorno di cancellazione del sondaggio ({d}).")
     },
     err_expires_before_deadline: |d| {
         format!(
-            "Il sondaggio verrebbe cancellato prima del suo giorno di chiusura ({d}). Sposti o rimuova prima il giorno di chiusura."
+            "Il sondaggio verrebbe cancellato prima del suo giorno di chiusura ({d}). Sposta o rimuovi prima il giorno di chiusura."
         )
     },
     withheld_title: "Risultati non ancora visibili",
@@ -160,32 +161,32 @@ pub const IT: Catalogue = Catalogue {
             "Questo sondaggio mostra i risultati a tutti una volta chiusa la votazione, al più tardi il {d}. Fino ad allora li vede solo chi l’ha creato."
         )
     },
-    voted_results: "Grazie, la Sua risposta è stata contata. Ecco i risultati finora.",
+    voted_results: "Grazie, la tua risposta è stata contata. Ecco i risultati finora.",
     settings_heading: "Impostazioni",
     settings_save: "Salva le impostazioni",
     settings_done: "Impostazioni salvate.",
 
-    vote_intro: "Risponda alle domande qui sotto; può lasciare senza risposta quelle non obbligatorie. La partecipazione è anonima: insieme alle risposte si conserva solo il giorno dell’invio.",
+    vote_intro: "Rispondi alle domande qui sotto; puoi lasciare senza risposta quelle non obbligatorie. La partecipazione è anonima: insieme alle risposte si conserva solo il giorno dell’invio.",
     vote_submit: "Invia la risposta",
     already_voted: "Da questo browser è già stata inviata una risposta a questo sondaggio.",
     closed_title: "Questo sondaggio è chiuso",
     closed_text: "Non accetta più risposte.",
     see_results: "Vedi i risultati",
-    err_no_answer: "Risponda ad almeno una domanda.",
-    err_vote_form: "Questo modulo è stato modificato: contiene risposte che nessuna domanda di questo sondaggio accetta. Controlli le risposte e le invii di nuovo.",
+    err_no_answer: "Rispondi ad almeno una domanda.",
+    err_vote_form: "Questo modulo è stato modificato: contiene risposte che nessuna domanda di questo sondaggio accetta. Controlla le risposte e inviale di nuovo.",
     err_ballot_used: "Questa risposta è già stata contata. Ogni modulo può essere inviato una sola volta.",
-    err_ballot_expired: "Questo modulo è scaduto. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",
-    create_sent_title: "Il Suo sondaggio è già stato creato",
+    err_ballot_expired: "Questo modulo è scaduto. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
+    create_sent_title: "Il tuo sondaggio è già stato creato",
     create_sent_text: [
         "Questo modulo ha già creato il suo sondaggio: la pagina è stata ricaricata, inviando di nuovo il modulo, e non è stato creato nulla di nuovo.",
-        "I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione. Se ha salvato il link di amministrazione, lo apra: la pagina di amministrazione mostra il link per partecipare e i risultati.",
-        "Senza il link di amministrazione nessuno può mostrarLe di nuovo i link, nemmeno noi: conserviamo soltanto un’impronta della sua chiave, e il link per partecipare non si può ritrovare senza di esso. Se ha aperto il sondaggio da quella pagina, il suo indirizzo è nella cronologia del browser.",
+        "I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione. Se hai salvato il link di amministrazione, aprilo: la pagina di amministrazione mostra il link per partecipare e i risultati.",
+        "Senza il link di amministrazione nessuno può mostrarti di nuovo i link, nemmeno noi: conserviamo soltanto un’impronta della sua chiave, e il link per partecipare non si può ritrovare senza di esso. Se hai aperto il sondaggio da quella pagina, il suo indirizzo è nella cronologia del tuo browser.",
     ],
-    err_create_expired: "Questo modulo è scaduto. Quanto ha inserito è stato mantenuto qui sotto: lo invii di nuovo.",
-    err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla Sua rete. Riprovi un po’ più tardi.",
-    err_vote_not_saved: "Non è stato possibile salvare la Sua risposta. Le Sue scelte sono state mantenute qui sotto: le invii di nuovo.",
+    err_create_expired: "Questo modulo è scaduto. Quanto hai inserito è stato mantenuto qui sotto: invialo di nuovo.",
+    err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla tua rete. Riprova un po’ più tardi.",
+    err_vote_not_saved: "Non è stato possibile salvare la tua risposta. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
     thanks_title: "Grazie!",
-    thanks_text: "La Sua risposta è stata contata.",
+    thanks_text: "La tua risposta è stata contata.",
     thanks_private: "I risultati di questo sondaggio sono visibili solo a chi l’ha creato.",
 
     results_heading: "Risultati",
@@ -200,22 +201,22 @@ pub const IT: Catalogue = Catalogue {
     },
     col_answer: "Risposta",
     col_votes: "Voti",
-    col_share: "Quota",
+    col_share: "Percentuale",
     by_day_heading: "Partecipazioni per giorno",
     col_day: "Giorno",
     col_responses: "Partecipazioni",
     no_responses: "Nessuno ha ancora risposto.",
 
     private_results_title: "Questi risultati sono privati",
-    private_results_text: "Inserisca la chiave di amministrazione del sondaggio per vederli. Se apre questa pagina con il link di amministrazione, la chiave viene inserita automaticamente.",
+    private_results_text: "Inserisci la chiave di amministrazione del sondaggio per vederli. Se apri questa pagina con il link di amministrazione, la chiave viene inserita automaticamente.",
     token_label: "Chiave di amministrazione",
     token_hint: "La parte del link di amministrazione che segue il segno #.",
     token_show_results: "Mostra i risultati",
     token_open_admin: "Apri la pagina di amministrazione",
-    err_bad_token: "Questa chiave non appartiene a questo sondaggio. Controlli di aver copiato per intero il link di amministrazione.",
+    err_bad_token: "Questa chiave non appartiene a questo sondaggio. Controlla di aver copiato per intero il link di amministrazione.",
 
     admin_title: "Gestisci il sondaggio",
-    admin_intro: "Apra questa pagina con il link di amministrazione ricevuto alla creazione del sondaggio, oppure incolli qui sotto la chiave di amministrazione.",
+    admin_intro: "Apri questa pagina con il link di amministrazione ricevuto alla creazione del sondaggio, oppure incolla qui sotto la chiave di amministrazione.",
     links_heading: "Link",
     status_heading: "Stato",
     close_poll: "Chiudi il sondaggio",
@@ -227,7 +228,7 @@ pub const IT: Catalogue = Catalogue {
     expiry_submit: "Cambia la data di cancellazione",
     expiry_done: |d| format!("Il sondaggio verrà ora cancellato il {d}."),
     versions_heading: "Versioni linguistiche",
-    versions_intro: "Aggiunga una traduzione perché ognuno legga il sondaggio nella propria lingua. Una versione ha le stesse domande e risposte, nello stesso ordine.",
+    versions_intro: "Aggiungi una traduzione perché ognuno legga il sondaggio nella propria lingua. Una versione ha le stesse domande e risposte, nello stesso ordine.",
     version_heading: |name| format!("Versione in {name}"),
     version_exists: "Questa versione è pubblicata.",
     version_missing: "Non esiste ancora una versione in questa lingua.",
@@ -251,7 +252,7 @@ pub const IT: Catalogue = Catalogue {
     not_found_text: "Questo sondaggio non esiste o è stato cancellato. Un sondaggio viene cancellato alla sua data di cancellazione, o prima se chi l’ha creato lo elimina.",
     page_not_found_title: "Pagina non trovata",
     page_not_found_text: "A questo indirizzo non c’è alcuna pagina.",
-    bad_form: "Non è stato possibile leggere il modulo. Ricarichi la pagina e riprovi.",
+    bad_form: "Non è stato possibile leggere il modulo. Ricarica la pagina e riprova.",
     too_large: "Il modulo è troppo grande per essere accettato.",
     media_kind_names: ["immagine", "audio", "video"],
     media_poll_legend: "Immagine, audio o video per tutto il sondaggio (facoltativo)",
@@ -264,22 +265,22 @@ pub const IT: Catalogue = Catalogue {
     },
     media_alt: "Descrizione",
     media_alt_hint: "Per un’immagine è obbligatoria: che cosa mostra, per chi non può vederla. Per audio o video: una didascalia facoltativa.",
-    media_held: |kind, size| format!("Conservato: {kind}, {size}. Scelga un altro file per sostituirlo."),
+    media_held: |kind, size| format!("Conservato: {kind}, {size}. Scegli un altro file per sostituirlo."),
     media_drop: "Rimuovi questo file",
     media_open: "Apri il file",
-    err_media_type: "Questo tipo di file non è accettato. Scelga un’immagine JPEG, PNG, WebP o GIF, un audio MP3, Ogg o M4A, o un video MP4 (H.264) o WebM.",
+    err_media_type: "Questo tipo di file non è accettato. Scegli un’immagine JPEG, PNG, WebP o GIF, un audio MP3, Ogg o M4A, o un video MP4 (H.264) o WebM.",
     err_media_too_large: |kind, mb| format!("Questo file ({kind}) è troppo grande: al massimo {mb} MB."),
     err_media_pixels: |mp| format!("Questa immagine ha troppi pixel: al massimo {mp} megapixel."),
     err_media_corrupt: "Questo file è danneggiato o incompleto e non è stato possibile leggerlo.",
     err_media_codec: "Questo file usa una codifica non accettata. I video devono essere H.264 in MP4, oppure VP8, VP9 o AV1 in WebM; l’audio MP3, Opus o Vorbis in Ogg, oppure AAC in M4A.",
     err_media_empty: "Questo file è vuoto.",
-    err_media_busy: "In questo momento si stanno elaborando troppi file. Invii di nuovo il modulo tra poco.",
-    err_media_full: "Il server conserva in questo momento troppi file per moduli non ancora inviati. Riprovi più tardi.",
-    err_media_quota: "Ha troppi file in attesa in moduli non ancora inviati. Crei il sondaggio o rimuova i file che non servono, poi riprovi.",
-    err_media_lost: "Il file scelto prima non è più conservato dal server. Lo scelga di nuovo.",
-    err_alt_required: "Descriva l’immagine per chi non può vederla.",
+    err_media_busy: "In questo momento si stanno elaborando troppi file. Invia di nuovo il modulo tra poco.",
+    err_media_full: "Il server conserva in questo momento troppi file per moduli non ancora inviati. Riprova più tardi.",
+    err_media_quota: "Hai troppi file in attesa in moduli non ancora inviati. Crea il sondaggio o rimuovi i file che non servono, poi riprova.",
+    err_media_lost: "Il file scelto prima non è più conservato dal server. Sceglilo di nuovo.",
+    err_alt_required: "Descrivi l’immagine per chi non può vederla.",
     media_heading: "Immagini, audio e video",
-    media_intro: "Alleghi un file al sondaggio e uno a ciascuna domanda. Un nuovo file sostituisce il precedente, che viene cancellato.",
+    media_intro: "Allega un file al sondaggio e uno a ciascuna domanda. Un nuovo file sostituisce il precedente, che viene cancellato.",
     media_slot: "Mostrato con",
     media_slot_poll: "Tutto il sondaggio",
     media_attach: "Allega il file",
@@ -290,7 +291,7 @@ pub const IT: Catalogue = Catalogue {
     cross_site: "Questo modulo è stato inviato da un altro sito ed è stato rifiutato.",
     method_not_allowed: "Questa pagina non può essere usata in questo modo.",
     error_title: "Si è verificato un errore",
-    error_text: "Non è stato modificato nulla. Riprovi tra un momento.",
+    error_text: "Non è stato modificato nulla. Riprova tra un momento.",
     back_home: "Torna alla pagina iniziale",
 
     privacy_title: "Privacy",
@@ -302,7 +303,7 @@ pub const IT: Catalogue = Catalogue {
     privacy_rows: ROWS,
     privacy_throttle_row: |m| {
         (
-            "Contro i voti multipli automatizzati: un’impronta cifrata del Suo indirizzo di rete insieme al sondaggio, e il numero delle sue risposte recenti".into(),
+            "Contro i voti multipli automatizzati: un’impronta del tuo indirizzo di rete insieme al sondaggio, calcolata con una chiave segreta, e il numero delle risposte arrivate di recente da quell’indirizzo".into(),
             "Solo nella memoria del server".into(),
             format!("Al massimo {} minuti, poi viene eliminata anche la chiave", 2 * m),
         )
@@ -315,16 +316,16 @@ pub const IT: Catalogue = Catalogue {
         "Nessun tracciamento, nessuna pubblicità e nulla caricato da altri siti.",
         "Cancellato significa cancellato: quando un sondaggio viene eliminato o raggiunge la data di cancellazione, i suoi dati vengono sovrascritti nel database, non semplicemente nascosti.",
     ],
-    privacy_browser_heading: "Nel Suo browser",
-    privacy_browser: "Dopo che ha risposto a un sondaggio, il Suo browser lo annota nella propria memoria locale, così la pagina del sondaggio può ricordarLe che ha già risposto. L’annotazione resta sul Suo dispositivo e non ci viene mai trasmessa. Viene rimossa dopo la data di cancellazione del sondaggio; può anche cancellarla in qualsiasi momento eliminando i dati di questo sito dal browser. Il link di amministrazione porta la chiave dopo il segno #, una parte dell’indirizzo che i browser non inviano mai a un server.",
+    privacy_browser_heading: "Nel tuo browser",
+    privacy_browser: "Dopo che hai risposto a un sondaggio, il tuo browser lo annota nella propria memoria locale, così la pagina del sondaggio può ricordarti che hai già risposto. L’annotazione resta sul tuo dispositivo e non ci viene mai trasmessa. Viene rimossa dopo la data di cancellazione del sondaggio; puoi anche cancellarla in qualsiasi momento eliminando i dati di questo sito dal browser. Il link di amministrazione porta la chiave dopo il segno #, una parte dell’indirizzo che i browser non inviano mai a un server.",
     required_mark: "(obbligatoria)",
     choose_between: |min, max, n| match (min, max) {
-        (1, m) if m == n => "Scelga una o più risposte.".into(),
-        (a, b) if a == b => format!("Scelga {a} risposte."),
-        (1, b) => format!("Scelga fino a {b} risposte."),
-        (a, b) => format!("Scelga da {a} a {b} risposte."),
+        (1, m) if m == n => "Scegli una o più risposte.".into(),
+        (a, b) if a == b => format!("Scegli {a} risposte."),
+        (1, b) => format!("Scegli fino a {b} risposte."),
+        (a, b) => format!("Scegli da {a} a {b} risposte."),
     },
-    rank_hint: "Dia 1 alla prima scelta, 2 alla successiva e così via. Può ordinarne solo alcune; le altre contano dopo tutte quelle ordinate.",
+    rank_hint: "Dai 1 alla prima scelta, 2 alla successiva e così via. Puoi ordinarne solo alcune; le altre contano dopo tutte quelle ordinate.",
     no_answer: "Nessuna risposta",
     rank_none: "Non in classifica",
     rank_of: |o| format!("Posizione di «{o}»"),
@@ -332,32 +333,32 @@ pub const IT: Catalogue = Catalogue {
     rank_down: "Sposta giù",
     rank_now: |o, r| format!("«{o}» è ora in posizione {r}."),
     rank_now_none: |o| format!("«{o}» non è in classifica."),
-    scale_hint: |lo, hi| format!("Scelga un valore da {lo} a {hi}."),
+    scale_hint: |lo, hi| format!("Scegli un valore da {lo} a {hi}."),
     field_type: "Tipo di domanda",
     type_names: ["Una risposta", "Più risposte", "Classifica", "Scala"],
     field_required: "Risposta obbligatoria",
     field_min_choices: "Almeno (risposte)",
     field_max_choices: "Al massimo (risposte)",
-    field_choices_hint: "Lasci vuoto per la regola abituale: almeno una, al massimo tutte.",
+    field_choices_hint: "Lascia vuoto per la regola abituale: almeno una, al massimo tutte.",
     field_scale_min: "Da",
     field_scale_max: "A",
     field_min_label: "Etichetta dell’estremo basso (facoltativa)",
     field_max_label: "Etichetta dell’estremo alto (facoltativa)",
-    err_range: |a, b| format!("Inserisca un numero intero da {a} a {b}."),
+    err_range: |a, b| format!("Inserisci un numero intero da {a} a {b}."),
     err_not_for_type: "Questo campo non vale per questo tipo di domanda.",
     err_choice_count: |q, a, b| {
         if a == b {
-            format!("Domanda {q}: scelga esattamente {a} risposte.")
+            format!("Domanda {q}: scegli esattamente {a} risposte.")
         } else {
-            format!("Domanda {q}: scelga da {a} a {b} risposte.")
+            format!("Domanda {q}: scegli da {a} a {b} risposte.")
         }
     },
     err_repeated_rank: |q| {
-        format!("Domanda {q}: due risposte hanno la stessa posizione. Usi ogni posizione una sola volta.")
+        format!("Domanda {q}: due risposte hanno la stessa posizione. Usa ogni posizione una sola volta.")
     },
     err_rank_gap: |q| format!("Domanda {q}: le posizioni devono seguire 1, 2, 3 e così via, senza salti."),
-    err_off_scale: |q, a, b| format!("Domanda {q}: scelga un valore da {a} a {b}."),
-    err_no_such_option: |q| format!("Domanda {q}: questa risposta non è tra le sue opzioni. Scelga di nuovo."),
+    err_off_scale: |q, a, b| format!("Domanda {q}: scegli un valore da {a} a {b}."),
+    err_no_such_option: |q| format!("Domanda {q}: questa risposta non è tra le sue opzioni. Scegli di nuovo."),
     err_unanswered: |q| format!("La domanda {q} richiede una risposta."),
     first_choices: "Prime scelte",
     ranking_heading: "Classifica generale",
@@ -369,13 +370,13 @@ pub const IT: Catalogue = Catalogue {
     col_value: "Valore",
     scale_mean: "Media",
     scale_median: "Mediana",
-    invite_label: "Il suo codice d’invito",
-    invite_hint: "Questo sondaggio accetta una risposta per codice d’invito. Il codice è sul suo invito; un link d’invito lo inserisce per lei.",
-    err_invite_missing: "Questo sondaggio accetta una risposta per codice d’invito: inserisca il suo.",
-    err_invites_sent: "Questi codici sono stati emessi al primo invio del modulo e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile). Non è stato emesso altro. Torni alla pagina di amministrazione per emettere un nuovo gruppo.",
-    err_invites_expired: "Questo modulo è scaduto; non è stato emesso nulla. Lo invii di nuovo.",
-    err_invite_not_a_code: "Questo non è un codice d’invito: un codice ha 20 lettere e cifre (maiuscole, spazi e trattini non contano). Lo controlli, per favore.",
-    err_invite_refused: "Questo codice d’invito non appartiene a questo sondaggio, oppure è già stato usato. Le sue scelte sono conservate qui sotto.",
+    invite_label: "Il tuo codice d’invito",
+    invite_hint: "Questo sondaggio accetta una risposta per codice d’invito. Il codice è sul tuo invito; un link d’invito lo inserisce per te.",
+    err_invite_missing: "Questo sondaggio accetta una risposta per codice d’invito: inserisci il tuo.",
+    err_invites_sent: "Questi codici sono stati emessi al primo invio del modulo e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile). Non è stato emesso altro. Torna alla pagina di amministrazione per emettere un nuovo gruppo.",
+    err_invites_expired: "Questo modulo è scaduto; non è stato emesso nulla. Invialo di nuovo.",
+    err_invite_not_a_code: "Questo non è un codice d’invito: un codice ha 20 lettere e cifre (maiuscole, spazi e trattini non contano). Controllalo, per favore.",
+    err_invite_refused: "Questo codice d’invito non appartiene a questo sondaggio, oppure è già stato usato. Le tue scelte sono conservate qui sotto.",
     err_too_many_invites: |issued, max| {
         format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
     },
@@ -383,11 +384,11 @@ pub const IT: Catalogue = Catalogue {
     duplicate_network: "Limitare le risposte da una stessa rete (la scelta abituale)",
     duplicate_network_hint: "Ogni connessione internet può inviare solo un numero limitato di risposte in poco tempo. Non ne viene salvato nulla. Adatto a un link condiviso apertamente; un’intera classe o un ufficio dietro una sola connessione può raggiungere il limite.",
     duplicate_invite: "Codici d’invito: una risposta per codice",
-    duplicate_invite_hint: "Lei distribuisce i codici dalla pagina di gestione del sondaggio; ogni codice vale una volta. Nessuno, nemmeno lei, può sapere quale codice ha dato quale risposta.",
+    duplicate_invite_hint: "Distribuisci i codici dalla pagina di gestione del sondaggio; ogni codice vale una volta. Nessuno, nemmeno tu, può sapere quale codice ha dato quale risposta.",
     duplicate_none: "Nessun limite",
-    duplicate_none_hint: "Chiunque abbia il link può rispondere tutte le volte che vuole. Per una sala di persone che condividono una connessione, se si fida di loro.",
+    duplicate_none_hint: "Chiunque abbia il link può rispondere tutte le volte che vuole. Per una sala di persone che condividono una connessione, se ti fidi di loro.",
     invites_heading: "Codici d’invito",
-    invites_intro: "Ogni codice permette a una persona di rispondere una volta. I codici si vedono solo quando li crea: li stampi o li salvi subito. Nessuno può sapere quale codice ha dato quale risposta.",
+    invites_intro: "Ogni codice permette a una persona di rispondere una volta. I codici si vedono solo quando li crei: stampali o salvali subito. Nessuno può sapere quale codice ha dato quale risposta.",
     invites_not_in_use: "Per ora questo sondaggio non chiede codici d’invito: i codici contano solo dopo aver scelto «Codici d’invito» nelle impostazioni.",
     invites_status: |issued, used| {
         let codes = if issued == 1 { "codice creato" } else { "codici creati" };
@@ -396,8 +397,8 @@ pub const IT: Catalogue = Catalogue {
     },
     invites_count_label: "Quanti nuovi codici",
     invites_count_hint: "Da 1 a 1.000 alla volta.",
-    invites_issue: "Creare e mostrare le schede da stampare",
-    invites_issue_csv: "Creare e scaricare in CSV",
+    invites_issue: "Crea e mostra le schede da stampare",
+    invites_issue_csv: "Crea e scarica in CSV",
     invites_sheet_title: "Nuovi codici d’invito",
     invites_sheet_count: |n| {
         if n == 1 {
@@ -406,15 +407,15 @@ pub const IT: Catalogue = Catalogue {
             format!("{n} nuovi codici per questo sondaggio.")
         }
     },
-    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampi questa pagina, o scarichi i codici in CSV, prima di lasciarla. Una copia salvata della pagina non contiene la chiave di amministrazione.",
-    invites_print_hint: "Stampi questa pagina e ritagli una scheda per persona.",
+    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampa questa pagina, o scarica i codici in CSV, prima di lasciarla. Una copia salvata della pagina non contiene la chiave di amministrazione.",
+    invites_print_hint: "Stampa questa pagina e ritaglia una scheda per persona.",
     print_button: "Stampa",
-    invite_card_text: "Ha ricevuto un invito a rispondere a questo sondaggio. Scansioni il codice o apra il link; una risposta per codice.",
+    invite_card_text: "Hai ricevuto un invito a rispondere a questo sondaggio. Scansiona il codice o apri il link; una risposta per codice.",
     invite_card_code: "Codice d’invito",
     invite_card_link: "Link d’invito",
     invite_qr: "Codice QR del link d’invito",
     invites_back: "Torna alla gestione del sondaggio",
-    invite_field_missing: "Inserisca il codice del suo invito.",
+    invite_field_missing: "Inserisci il codice del tuo invito.",
     invite_field_not_a_code: "Un codice ha 20 lettere e cifre.",
     invite_field_refused: "Questo codice non appartiene a questo sondaggio, oppure è già stato usato.",
     vote_changes_label: "Chi risponde può modificare o ritirare la propria risposta",

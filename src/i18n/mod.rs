@@ -450,8 +450,8 @@ pub fn endonym(lang: Lang) -> &'static str {
 mod tests {
     use super::*;
 
-    /// French typography: a narrow no-break space before `;?!%`; a full
-    /// no-break space (U+00A0) before `:`.
+    /// French typography: a narrow no-break space (U+202F) before `:;?!%`
+    /// and inside « ».
     const NNBSP: char = '\u{202F}';
 
     /// Every message of every language, as text, with sample arguments.
@@ -497,12 +497,199 @@ mod tests {
             (c.invites_sheet_count)(1),
             (c.invites_sheet_count)(12),
         ];
+        // Every plain message, in the order of the struct.
         v.extend(
             [
+                c.skip_link,
+                c.nav_label,
+                c.nav_create,
+                c.nav_privacy,
+                c.lang_switch_label,
+                c.footer,
+                c.create_title,
+                c.create_intro,
+                c.field_title,
+                c.field_title_hint,
+                c.field_lang,
+                c.field_lang_hint,
+                c.field_expiry,
+                c.field_expiry_hint,
+                c.field_results,
+                c.results_public,
+                c.results_private,
+                c.questions_heading,
+                c.questions_hint,
+                c.field_question,
+                c.add_option,
+                c.add_question,
+                c.remove_question,
+                c.move_up,
+                c.submit_create,
+                c.errors_heading,
+                c.err_required,
+                c.err_control,
+                c.err_bidi,
+                c.err_duplicate,
+                c.err_choice,
+                c.err_generic,
+                c.err_unavailable,
+                c.created_title,
+                c.created_intro,
+                c.created_share,
+                c.created_share_hint,
+                c.created_results,
+                c.created_results_private,
+                c.created_admin,
+                c.created_admin_hint,
+                c.created_warning_title,
+                c.created_warning,
+                c.copy,
+                c.copied,
+                c.open_poll,
+                c.status_open,
+                c.status_closed,
+                c.results_after_vote,
+                c.results_after_close,
+                c.field_closes_on,
+                c.field_closes_on_hint,
+                c.field_shuffle,
+                c.field_shuffle_hint,
+                c.err_not_a_day,
+                c.err_deadline_not_after_today,
+                c.withheld_title,
+                c.withheld_after_vote,
+                c.withheld_after_close,
+                c.voted_results,
+                c.settings_heading,
+                c.settings_save,
+                c.settings_done,
+                c.vote_intro,
+                c.vote_submit,
+                c.already_voted,
+                c.closed_title,
+                c.closed_text,
+                c.see_results,
+                c.err_no_answer,
+                c.err_vote_form,
+                c.err_ballot_used,
+                c.err_ballot_expired,
+                c.create_sent_title,
+                c.err_create_expired,
+                c.err_throttled,
+                c.err_vote_not_saved,
+                c.thanks_title,
+                c.thanks_text,
+                c.thanks_private,
+                c.results_heading,
+                c.col_answer,
+                c.col_votes,
+                c.col_share,
+                c.by_day_heading,
+                c.col_day,
+                c.col_responses,
+                c.no_responses,
+                c.private_results_title,
+                c.private_results_text,
+                c.token_label,
+                c.token_hint,
+                c.token_show_results,
+                c.token_open_admin,
+                c.err_bad_token,
+                c.admin_title,
+                c.admin_intro,
+                c.links_heading,
+                c.status_heading,
+                c.close_poll,
+                c.reopen_poll,
+                c.closed_done,
+                c.reopened_done,
+                c.expiry_heading,
+                c.expiry_label,
+                c.expiry_submit,
+                c.versions_heading,
+                c.versions_intro,
+                c.version_exists,
+                c.version_missing,
+                c.version_title,
+                c.version_save,
+                c.version_remove,
+                c.delete_heading,
+                c.delete_text,
+                c.delete_button,
+                c.delete_confirm_title,
+                c.delete_confirm_text,
+                c.delete_confirm_button,
+                c.delete_cancel,
+                c.deleted_title,
+                c.deleted_text,
+                c.not_found_title,
+                c.not_found_text,
+                c.page_not_found_title,
+                c.page_not_found_text,
+                c.bad_form,
+                c.too_large,
+                c.media_poll_legend,
+                c.media_question_legend,
+                c.media_file,
+                c.media_alt,
+                c.media_alt_hint,
+                c.media_drop,
+                c.media_open,
+                c.err_media_type,
+                c.err_media_corrupt,
+                c.err_media_codec,
+                c.err_media_empty,
+                c.err_media_busy,
+                c.err_media_full,
+                c.err_media_quota,
+                c.err_media_lost,
+                c.err_alt_required,
+                c.media_heading,
+                c.media_intro,
+                c.media_slot,
+                c.media_slot_poll,
+                c.media_attach,
+                c.media_attached,
+                c.media_removed,
+                c.media_none,
+                c.media_remove,
+                c.cross_site,
+                c.method_not_allowed,
+                c.error_title,
+                c.error_text,
+                c.back_home,
+                c.privacy_title,
+                c.privacy_intro,
+                c.privacy_table_caption,
+                c.privacy_col_what,
+                c.privacy_col_where,
+                c.privacy_col_until,
+                c.privacy_never_heading,
+                c.privacy_browser_heading,
+                c.privacy_browser,
+                c.required_mark,
+                c.rank_hint,
+                c.no_answer,
+                c.rank_none,
+                c.rank_up,
+                c.rank_down,
+                c.field_type,
+                c.field_required,
+                c.field_min_choices,
+                c.field_max_choices,
+                c.field_choices_hint,
+                c.field_scale_min,
+                c.field_scale_max,
+                c.field_min_label,
+                c.field_max_label,
+                c.err_not_for_type,
                 c.invite_label,
                 c.invite_hint,
                 c.err_invite_missing,
                 c.err_invite_refused,
+                c.err_invite_not_a_code,
+                c.err_invites_sent,
+                c.err_invites_expired,
                 c.field_duplicate,
                 c.duplicate_network,
                 c.duplicate_network_hint,
@@ -529,9 +716,42 @@ mod tests {
                 c.invite_field_missing,
                 c.invite_field_refused,
                 c.invite_field_not_a_code,
+                c.first_choices,
+                c.ranking_heading,
+                c.col_place,
+                c.pairwise_heading,
+                c.pairwise_hint,
+                c.col_value,
+                c.scale_mean,
+                c.scale_median,
             ]
             .map(str::to_owned),
         );
+        v.extend([
+            (c.err_questions_count)(2, 20),
+            (c.choose_between)(1, 4, 4),
+            (c.choose_between)(2, 2, 4),
+            (c.choose_between)(1, 2, 4),
+            (c.choose_between)(2, 3, 4),
+            (c.rank_of)("x"),
+            (c.rank_now)("x", "2"),
+            (c.rank_now_none)("x"),
+            (c.scale_hint)(1, 5),
+            (c.err_range)(1, 10),
+            (c.err_choice_count)(2, 2, 2),
+            (c.err_choice_count)(2, 1, 3),
+            (c.err_repeated_rank)(2),
+            (c.err_rank_gap)(2),
+            (c.err_off_scale)(2, 1, 5),
+            (c.err_unanswered)(2),
+            (c.err_no_such_option)(2),
+            (c.place)(1),
+            (c.place)(2),
+            (c.place)(3),
+            (c.place)(11),
+            (c.place_shared)("x"),
+        ]);
+        v.extend(c.type_names.iter().map(|s| s.to_string()));
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));
         let (a, b, d) = (c.privacy_throttle_row)(10);
         v.extend([a, b, d]);
@@ -583,17 +803,96 @@ mod tests {
 
     #[test]
     fn french_uses_narrow_no_break_spaces() {
-        let fr = catalogue(Lang::Fr);
-        for text in all_texts(fr).iter().map(String::as_str).chain([fr.delete_confirm_title, fr.errors_heading]) {
-            for (i, ch) in text.char_indices() {
-                if matches!(ch, '?' | '!' | ';' | ':' | '%') && i > 0 {
-                    // A no-break space before the colon, a narrow one before the others.
-                    let wanted = if ch == ':' { '\u{A0}' } else { NNBSP };
-                    let before = text[..i].chars().last();
-                    assert_eq!(before, Some(wanted), "French spacing before {ch:?} in {text:?}");
+        // Before each of `: ; ? ! % »` and after `«`: a narrow no-break space,
+        // never a plain space, a full no-break space or nothing.
+        for text in all_texts(catalogue(Lang::Fr)) {
+            let chars: Vec<char> = text.chars().collect();
+            for (i, &ch) in chars.iter().enumerate() {
+                if matches!(ch, '?' | '!' | ';' | ':' | '%' | '»') {
+                    let before = i.checked_sub(1).map(|j| chars[j]);
+                    assert_eq!(before, Some(NNBSP), "French spacing before {ch:?} in {text:?}");
+                }
+                if ch == '«' {
+                    assert_eq!(chars.get(i + 1), Some(&NNBSP), "French spacing after « in {text:?}");
                 }
             }
         }
+    }
+
+    /// The words of a text, split at anything that is not a letter or digit.
+    fn words(text: &str) -> impl Iterator<Item = &str> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+    }
+
+    #[test]
+    fn italian_speaks_to_the_reader_informally_throughout() {
+        // The formal "Lei" register must not come back beside the informal
+        // "tu" of the rest of the interface: no polite pronoun or possessive,
+        // no capitalised enclitic ("mostrarLe", "ricordarLe"), no polite
+        // imperative (which, unlike most, cannot be read as a "tu" form).
+        let polite_words = ["Lei", "lei", "Suo", "Sua", "Suoi", "Sue"];
+        let polite_imperatives =
+            ["scelga", "inserisca", "risponda", "apra", "aggiunga", "descriva", "rimuova", "chiuda", "ricarichi"];
+        for text in all_texts(catalogue(Lang::It)) {
+            for w in words(&text) {
+                assert!(!polite_words.contains(&w), "polite {w:?} in Italian {text:?}");
+                let lower = w.to_lowercase();
+                assert!(!polite_imperatives.contains(&lower.as_str()), "polite imperative {w:?} in Italian {text:?}");
+                let enclitic = ["Le", "La", "Lo", "Gli"]
+                    .iter()
+                    .any(|e| w.strip_suffix(e).is_some_and(|stem| stem.chars().last().is_some_and(char::is_lowercase)));
+                assert!(!enclitic, "polite enclitic {w:?} in Italian {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn german_says_audio_optional_and_loeschdatum() {
+        for text in all_texts(catalogue(Lang::De)) {
+            for w in words(&text) {
+                for banned in ["Ton", "Töne", "Tönen", "freiwillig", "freiwillige", "Bildunterschrift", "Löschtag"] {
+                    assert_ne!(w, banned, "German {text:?}");
+                }
+            }
+        }
+        let de = catalogue(Lang::De);
+        assert_eq!(de.expiry_heading, "Löschdatum");
+        assert_eq!(de.media_slot_poll, "Ganze Umfrage");
+        assert_eq!(de.media_kind_names[1], "Audio");
+    }
+
+    #[test]
+    fn fingerprints_are_keyed_not_encrypted() {
+        // The fingerprints are keyed hashes (HMAC): nothing is encrypted, and
+        // no text may say so.
+        for lang in Lang::ALL {
+            for text in all_texts(catalogue(lang)) {
+                let lower = text.to_lowercase();
+                for wrong in ["chiffré", "chiffrement", "cifrat", "verschlüssel", "encrypt"] {
+                    assert!(!lower.contains(wrong), "{lang:?} calls a keyed hash encryption: {text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reviewed_wordings_stay() {
+        // What native readers asked for (issue 16).
+        let en = catalogue(Lang::En);
+        for text in all_texts(en) {
+            assert!(!text.contains("not even we"), "{text:?}");
+            assert!(!text.contains("Everyone who has the link"), "{text:?}");
+        }
+        assert_eq!(en.results_public, "Anyone with the link");
+        assert!(en.results_after_close.starts_with("Anyone with the link"));
+        assert_eq!((en.erased_on)("1 May 2026"), "Will be erased on 1 May 2026");
+        let fr = catalogue(Lang::Fr);
+        assert_eq!((fr.erased_on)("1er mai 2026"), "Sera effacé le 1er mai 2026");
+        assert_eq!((fr.col_votes, fr.col_share), ("Votes", "Pourcentage"));
+        for text in all_texts(fr) {
+            assert!(!words(&text).any(|w| w == "Voix" || w == "voix"), "{text:?}");
+        }
+        assert_eq!(catalogue(Lang::It).col_share, "Percentuale");
     }
 
     #[test]
