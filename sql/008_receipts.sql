@@ -3,18 +3,14 @@
 -- `polls.vote_changes`: whether voters get receipts (`voteChanges`; every
 -- existing poll gets the default, true).
 --
--- `responses.receipt_sha256`: the labelled SHA-256 of the ballot's receipt
--- (src/secret.rs), or NULL for a ballot cast without one (every ballot from
--- before this version, and every ballot of a poll with vote_changes off).
--- The receipt is 120 random bits, shown once to the voter and never
--- stored; it derives from nothing (least of all an invite code), so the
--- hash says nothing about who voted. The index that finds a ballot by its
--- receipt is ordered by the hash, which is random: it keeps no order of
--- arrival either. The row is erased with its poll (ON DELETE CASCADE of
--- the table) or when its voter withdraws it.
+-- Nothing else is added. A receipt (120 random bits, shown once to the
+-- voter, never stored) finds its ballot through the ballot's key: a ballot
+-- cast with a receipt takes the last 15 bytes of its key from the receipt's
+-- labelled SHA-256 instead of from the random source, and its first byte
+-- from those (src/store/writer.rs, `receipt_keys`). Such a key is as random
+-- as any other, so it keeps the rows in no order of arrival, and no second
+-- index is needed, whose pages would keep that order. The receipt derives
+-- from nothing (least of all an invite code), and the ballot is erased
+-- with its poll, or when its voter withdraws it.
 
 ALTER TABLE polls ADD COLUMN vote_changes INTEGER NOT NULL DEFAULT 1 CHECK (vote_changes IN (0, 1));
-
-ALTER TABLE responses ADD COLUMN receipt_sha256 BLOB CHECK (receipt_sha256 IS NULL OR length(receipt_sha256) = 32);
-
-CREATE UNIQUE INDEX responses_by_receipt ON responses (poll_id, receipt_sha256) WHERE receipt_sha256 IS NOT NULL;

@@ -294,6 +294,11 @@ impl PendingWrite {
     }
 }
 
+/// A stored ballot key read back as the 16 bytes it is.
+fn staged_key(id: &[u8]) -> anyhow::Result<[u8; 16]> {
+    <[u8; 16]>::try_from(id).map_err(|_| anyhow::anyhow!("a ballot key is not 16 bytes"))
+}
+
 fn writer_gone() -> Error {
     Error::internal(anyhow::anyhow!("the writer dropped a queued write"))
 }
@@ -351,8 +356,9 @@ impl Store {
         // Ballots cast since the writer's last mix are still staged (their
         // keys start with 0xff, writer.rs): in the copy they would stand
         // together as a poll's latest, for as long as the backup is kept.
-        // The copy's get their random keys here, and the copy is rewritten
-        // in key order.
+        // The copy's get their keys here as the mix would give them (so
+        // receipts still find their ballots in a restored copy), and the
+        // copy is rewritten in key order.
         let mut copy = connect(target, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let tx = copy.transaction()?;
         let staged: Vec<(String, Vec<u8>)> = tx
@@ -362,7 +368,7 @@ impl Store {
         for (poll, id) in &staged {
             tx.execute(
                 "UPDATE responses SET id = ?3 WHERE poll_id = ?1 AND id = ?2",
-                params![poll, id, &writer::mixed_key()?[..]],
+                params![poll, id, &writer::settled_key(&staged_key(id)?)[..]],
             )?;
         }
         tx.commit()?;

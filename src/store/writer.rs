@@ -110,7 +110,7 @@ pub(super) enum Op {
         /// The invite code's hash, on a poll that takes votes by invite.
         invite: Option<InviteHash>,
         /// The hash of the receipt the voter gets, on a poll with
-        /// `voteChanges`.
+        /// `voteChanges`: the ballot's key derives from it.
         receipt: Option<ReceiptHash>,
         today: Day,
     },
@@ -486,15 +486,20 @@ fn cast(
     let choices_json = ballot.to_stored();
     // Staged: the key puts the ballot among its poll's other new ones, at
     // the end of the poll's rows, until the mix gives it its random place
-    // (see `mix`).
-    let mut key = [0u8; 16];
-    crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
-    key[0] = STAGED;
+    // (see `mix`). A ballot with a receipt takes its key from the receipt's
+    // hash (`receipt_keys`), so the receipt finds it without an index.
+    let key = match receipt {
+        Some(r) => receipt_keys(&r).0,
+        None => {
+            let mut key = [0u8; 16];
+            crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
+            key[0] = STAGED;
+            key
+        }
+    };
     let insert = |tx: &Transaction| -> Result<(), Error> {
-        tx.prepare_cached(
-            "INSERT INTO responses (poll_id, id, cast_on, choices, receipt_sha256) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![id.as_str(), &key[..], day, choices_json, receipt.as_ref().map(|r| &r.0[..])])?;
+        tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?
+            .execute(params![id.as_str(), &key[..], day, choices_json])?;
         Ok(())
     };
     match invite {
@@ -625,18 +630,32 @@ impl Fresh {
     }
 }
 
-/// A random key that is not a staged one.
-pub(super) fn mixed_key() -> rusqlite::Result<[u8; 16]> {
-    let mut key = [0u8; 16];
-    crate::secret::random_bytes(&mut key).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
-    // One value of 256 is taken by staging; the first byte stays uniform
-    // over the others.
-    while key[0] == STAGED {
-        let mut b = [0u8; 1];
-        crate::secret::random_bytes(&mut b).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
-        key[0] = b[0];
+/// Where the mix moves the staged key `staged`: the same last 15 bytes,
+/// and a first byte drawn from them that is never [`STAGED`]. The last 15
+/// bytes are random (or a receipt's hash, which is as good), so the key is
+/// random; but a receipt can work out where its
+/// ballot is, staged or mixed ([`receipt_keys`]), so ballots need no second
+/// index, whose pages would keep the order of arrival that the mix hides.
+pub(super) fn settled_key(staged: &[u8; 16]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut key = *staged;
+    let mut round = 0u8;
+    loop {
+        let first = Sha256::new().chain_update(&staged[1..]).chain_update([round]).finalize()[0];
+        if first != STAGED {
+            key[0] = first;
+            return key;
+        }
+        round = round.wrapping_add(1);
     }
-    Ok(key)
+}
+
+/// The keys of the ballot cast with a receipt hashed `r`: staged, and
+/// settled once mixed.
+pub(super) fn receipt_keys(r: &ReceiptHash) -> ([u8; 16], [u8; 16]) {
+    let mut staged = [STAGED; 16];
+    staged[1..].copy_from_slice(&r.0[..15]);
+    (staged, settled_key(&staged))
 }
 
 /// A ballot row as the mix read it: the key it has, and what it holds.
@@ -644,7 +663,6 @@ struct Stored {
     key: Vec<u8>,
     day: String,
     choices: String,
-    receipt: Option<Vec<u8>>,
 }
 
 /// Gives each staged ballot of `fresh` a random key, and deletes and writes
@@ -658,32 +676,24 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
     let mut rows: BTreeMap<(String, Vec<u8>), Stored> = BTreeMap::new();
     {
         let mut total = tx.prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?;
-        let mut all =
-            tx.prepare_cached("SELECT id, cast_on, choices, receipt_sha256 FROM responses WHERE poll_id = ?1")?;
-        let mut one = tx.prepare_cached(
-            "SELECT id, cast_on, choices, receipt_sha256 FROM responses WHERE poll_id = ?1 AND id = ?2",
-        )?;
+        let mut all = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1")?;
+        let mut one = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id = ?2")?;
         let mut below = tx.prepare_cached(
-            "SELECT id, cast_on, choices, receipt_sha256 FROM responses
-             WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
+            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
         )?;
         let mut above = tx.prepare_cached(
-            "SELECT id, cast_on, choices, receipt_sha256 FROM responses
-             WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
+            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
         )?;
         for (poll, keys) in fresh {
             let moves: BTreeMap<Vec<u8>, Vec<u8>> =
-                keys.iter().map(|k| Ok((k.to_vec(), mixed_key()?.to_vec()))).collect::<rusqlite::Result<_>>()?;
+                keys.iter().map(|k| (k.to_vec(), settled_key(k).to_vec())).collect();
             // Every row read goes under the key it will have: its new one if
             // it is staged, else its own (a neighbour of two new keys is
             // read twice and kept once).
             let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
                 let id: Vec<u8> = r.get(0)?;
                 let to = moves.get(&id).cloned().unwrap_or_else(|| id.clone());
-                rows.insert(
-                    (poll.clone(), to),
-                    Stored { key: id, day: r.get(1)?, choices: r.get(2)?, receipt: r.get(3)? },
-                );
+                rows.insert((poll.clone(), to), Stored { key: id, day: r.get(1)?, choices: r.get(2)? });
                 Ok(())
             };
             let stored: i64 = total.query_row([poll], |r| r.get(0)).optional()?.unwrap_or(0);
@@ -714,11 +724,10 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
         for ((poll, _), row) in &rows {
             delete.execute(params![poll, row.key])?;
         }
-        let mut insert = tx.prepare_cached(
-            "INSERT INTO responses (poll_id, id, cast_on, choices, receipt_sha256) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
+        let mut insert =
+            tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?;
         for ((poll, id), row) in &rows {
-            insert.execute(params![poll, id, row.day, row.choices, row.receipt])?;
+            insert.execute(params![poll, id, row.day, row.choices])?;
         }
     }
     tx.commit()
@@ -1091,9 +1100,10 @@ fn amend(
     if !vote_changes {
         return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
     }
+    let (staged, settled) = receipt_keys(receipt);
     let stored = tx
-        .prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND receipt_sha256 = ?2")?
-        .query_row(params![id.as_str(), &receipt.0[..]], |r| {
+        .prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3)")?
+        .query_row(params![id.as_str(), &staged[..], &settled[..]], |r| {
             Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
         })
         .optional()?;
