@@ -1,7 +1,9 @@
 -- 008: receipts, with which a voter changes or withdraws their own ballot.
 --
--- `polls.vote_changes`: whether voters get receipts (`voteChanges`; every
--- existing poll gets the default, true).
+-- `polls.vote_changes`: whether voters get receipts (`voteChanges`). New
+-- polls have it on unless their creator says otherwise (the application
+-- writes it at creation); every poll that exists before this version keeps
+-- the rules it was created under: off, until its admin turns it on.
 --
 -- Nothing else is added. A receipt (120 random bits, shown once to the
 -- voter, never stored) finds its ballot through the ballot's key: a ballot
@@ -13,4 +15,4 @@
 -- from nothing (least of all an invite code), and the ballot is erased
 -- with its poll, or when its voter withdraws it.
 
-ALTER TABLE polls ADD COLUMN vote_changes INTEGER NOT NULL DEFAULT 1 CHECK (vote_changes IN (0, 1));
+ALTER TABLE polls ADD COLUMN vote_changes INTEGER NOT NULL DEFAULT 0 CHECK (vote_changes IN (0, 1));

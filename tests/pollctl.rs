@@ -550,3 +550,53 @@ fn show_results_and_exports_cover_every_question_type() {
     assert_eq!(code(&out), 4);
     assert!(stdout(&out).is_empty());
 }
+
+#[test]
+fn vote_changes_is_set_and_shown_as_the_api_would() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let t = poll.token.as_str();
+    let show = || {
+        let out = pollctl(&db, &["show", &poll.id, "--token", t]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        stdout(&out)
+    };
+    // On by default, and `show` says what it means.
+    let text = show();
+    assert!(text.contains("vote changes: on (voters get a receipt"), "{text}");
+
+    let out = pollctl(&db, &["settings", &poll.id, "--vote-changes", "false", "--token", t]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(server.get(&poll.path()).json()["voteChanges"], json!(false));
+    let text = show();
+    assert!(text.lines().any(|l| l == "vote changes: off"), "{text}");
+    assert!(!text.contains("vote changes: on"), "{text}");
+
+    let v = ok_json(&pollctl(&db, &["--json", "settings", &poll.id, "--vote-changes", "true", "--token", t]));
+    assert_eq!(v["voteChanges"], json!(true));
+    assert_eq!(server.get(&poll.path()).json()["voteChanges"], json!(true));
+    // With another setting in the same call.
+    let v = ok_json(&pollctl(
+        &db,
+        &["--json", "settings", &poll.id, "--vote-changes", "false", "--duplicate-check", "none", "--token", t],
+    ));
+    assert_eq!((&v["voteChanges"], &v["duplicateCheck"]), (&json!(false), &json!("none")));
+
+    // Anything but true or false is a usage error (exit code 2, as
+    // `pollctl --help` documents), named by its option, and changes nothing.
+    for bad in ["maybe", "on", "1", "yes", "False ", ""] {
+        let out = pollctl(&db, &["settings", &poll.id, "--vote-changes", bad, "--token", t]);
+        assert_eq!(code(&out), 2, "--vote-changes {bad:?}: {}{}", stdout(&out), stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("--vote-changes"), "{bad:?}: {err}");
+        assert!(err.contains("true") && err.contains("false"), "the valid values are named: {err}");
+    }
+    let out = pollctl(&db, &["settings", &poll.id, "--token", t, "--vote-changes"]);
+    assert_eq!(code(&out), 2, "no value: {}", stderr(&out));
+    assert_eq!(server.get(&poll.path()).json()["voteChanges"], json!(false));
+    // A wrong token: exit code 4, nothing changed.
+    let out = pollctl(&db, &["settings", &poll.id, "--vote-changes", "true", "--token", &"A".repeat(43)]);
+    assert_eq!(code(&out), 4, "{}", stderr(&out));
+    assert_eq!(server.get(&poll.path()).json()["voteChanges"], json!(false));
+}

@@ -254,7 +254,8 @@ fn schema_has_no_ip_or_timestamp_columns() {
     assert_eq!(
         sorted,
         ["cast_on", "choices", "id", "poll_id"],
-        "responses must hold nothing but poll, random key, day and choices"
+        "responses must hold nothing but poll, random key (for a ballot with a receipt, from the receipt's hash), \
+         day and choices"
     );
     // The key is random: 16 bytes that order the table by nothing else.
     let keys: Vec<i64> = conn
@@ -975,6 +976,8 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     let poll = server.create_poll(&body);
     let codes = issue_codes(&server, &poll, N + UNUSED);
     let day = today();
+    // voteChanges is on (the default): each ballot also gets a receipt.
+    let mut thanks = Vec::new();
     for (i, code) in codes[..N].iter().enumerate() {
         let [a, b, c] = digits(i);
         let fields: Vec<(String, String)> = vec![
@@ -983,22 +986,44 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
             ("q2".into(), c.to_string()),
             ("invite".into(), code.clone()),
         ];
-        server.vote_fields(&poll.id, &fields, &Server::fresh_client_ip()).unwrap();
+        thanks.push(cast(&server, &poll.id, &fields, &Server::fresh_client_ip()));
     }
     wait_for_empty_wal(server.dir());
     assert_no_cast_order(server.dir(), &day, N);
+    // Ballot i's key, which its receipt's hash gives, read as an attacker
+    // with the database would.
+    let receipt_hashes: Vec<Vec<u8>> = {
+        let conn = server.sql();
+        let mut stmt = conn.prepare("SELECT choices, id FROM responses WHERE poll_id = ?1").unwrap();
+        let by_choices: std::collections::BTreeMap<String, Option<Vec<u8>>> =
+            stmt.query_map([&poll.id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        (0..N)
+            .map(|i| {
+                let [a, b, c] = digits(i);
+                let h = by_choices[&format!("[{a},{b},{c}]")].clone();
+                h.unwrap_or_else(|| panic!("ballot {i} of a voteChanges poll has no receipt hash"))
+            })
+            .collect()
+    };
+    let distinct: std::collections::BTreeSet<&Vec<u8>> = receipt_hashes.iter().collect();
+    assert_eq!(distinct.len(), N, "every ballot has a receipt of its own");
 
     let hashes: Vec<Vec<u8>> = codes.iter().map(|c| code_hash(c)).collect();
     let mut seen = 0;
     for (name, bytes) in db_files(server.dir()) {
         let code_places: Vec<Vec<usize>> = hashes.iter().map(|h| places_of(&bytes, h)).collect();
         let ballot_place: Vec<Option<usize>> = (0..N).map(|i| ballot_at(&bytes, &day, i)).collect();
-        if code_places.iter().all(Vec::is_empty) && ballot_place.iter().all(Option::is_none) {
+        let receipt_places: Vec<Vec<usize>> = receipt_hashes.iter().map(|h| places_of(&bytes, h)).collect();
+        if code_places.iter().all(Vec::is_empty)
+            && ballot_place.iter().all(Option::is_none)
+            && receipt_places.iter().all(Vec::is_empty)
+        {
             continue;
         }
         assert_eq!(name, DB_NAME, "{name} still holds codes or ballots after the writer went idle");
         seen += 1;
         assert!(code_places.iter().all(|p| !p.is_empty()), "every code's hash is stored");
+        assert!(receipt_places.iter().all(|p| !p.is_empty()), "every receipt's hash is stored");
         let ballot_place: Vec<usize> = ballot_place.into_iter().map(|p| p.expect("every ballot is stored")).collect();
         // A hash stored twice (a table and an index of it) is judged at
         // both places: the first copy in the file and the last.
@@ -1050,10 +1075,31 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
                     (mean_used - expected).abs() < 20.0,
                     "used codes cluster: mean rank {mean_used:.1} vs {expected:.1}"
                 );
+                // 5. Receipts: the hash lies beside its ballot (by design),
+                //    and in an index ordered by the hash. Neither copy lies in
+                //    the order of use, nor pairs with the code that cast it.
+                for (receipt_copy, receipt_at) in [
+                    ("first", receipt_places.iter().map(|p| f(p[0])).collect::<Vec<_>>()),
+                    ("last", receipt_places.iter().map(|p| f(p[p.len() - 1])).collect::<Vec<_>>()),
+                ] {
+                    let rho_order = rho_between(&vote_order, &receipt_at);
+                    let rho_pair = rho_between(used_at, &receipt_at);
+                    let (code_rank, receipt_rank) = (ranks(used_at), ranks(&receipt_at));
+                    let right = (0..N).filter(|&i| code_rank[i] == receipt_rank[i]).count();
+                    let near = (0..N).filter(|&i| code_rank[i].abs_diff(receipt_rank[i]) <= 5).count();
+                    eprintln!(
+                        "{name} ({copy} code hash, {receipt_copy} receipt hash, {reading}): rho(receipt place, use order) \
+                         {rho_order:.3}, rho(code place, receipt place) {rho_pair:.3}; pairs right {right}, within 5 {near}"
+                    );
+                    assert!(rho_order.abs() < 0.3, "receipt hashes lie in the order of the votes (rho {rho_order:.3})");
+                    assert!(rho_pair.abs() < 0.3, "codes and their ballots' receipts lie alike (rho {rho_pair:.3})");
+                    assert!(right < 8, "pairing by place finds {right} of {N} code-receipt pairs");
+                    assert!(near < 40, "pairing by nearby place finds {near} of {N} code-receipt pairs");
+                }
             }
         }
     }
-    assert_eq!(seen, 1, "the codes and ballots are in the database file");
+    assert_eq!(seen, 1, "the codes, ballots and receipt hashes are in the database file");
 
     // The ballot rows hold nothing derived from a code: no 8 bytes of any
     // code's hash, and never the code.
@@ -1071,6 +1117,21 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     for h in &hashes {
         for w in h.windows(8) {
             assert!(!rows.iter().any(|r| contains_bytes(r, w)), "a ballot row holds part of a code's hash");
+        }
+    }
+    // ... nor does a code's row hold anything of a receipt's hash.
+    let mut invite_rows = Vec::new();
+    let mut stmt = conn.prepare("SELECT code_sha256, used FROM invites WHERE poll_id = ?1").unwrap();
+    let mut q = stmt.query([&poll.id]).unwrap();
+    while let Some(r) = q.next().unwrap() {
+        let mut bytes: Vec<u8> = r.get::<_, Vec<u8>>(0).unwrap();
+        bytes.extend(r.get::<_, i64>(1).unwrap().to_le_bytes());
+        invite_rows.push(bytes);
+    }
+    assert_eq!(invite_rows.len(), N + UNUSED);
+    for h in &receipt_hashes {
+        for w in h.windows(8) {
+            assert!(!invite_rows.iter().any(|r| contains_bytes(r, w)), "a code's row holds part of a receipt's hash");
         }
     }
 
@@ -1102,6 +1163,33 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     let results = &answers[1];
     assert_eq!(results["totalResponses"], N);
     assert_eq!(results["responsesByDay"], json!([{"date": day, "count": N}]));
+
+    // The receipts the voters were shown (the web page of issue 15): each
+    // is the one whose hash lies beside its ballot, and none is derived
+    // from the code that cast it, or from any code: no run of 10 letters in
+    // common (chance, over all 300 x 400 pairs: about 2e-8).
+    let receipts: Vec<String> = thanks.iter().map(|page| shown_receipt(page)).collect();
+    for (i, receipt) in receipts.iter().enumerate() {
+        assert!(
+            receipt_keys(receipt).contains(&receipt_hashes[i]),
+            "receipt {i} shown is not the one that keys ballot {i}"
+        );
+        let letters = receipt.replace('-', "");
+        for code in &codes {
+            let code = code.replace('-', "");
+            let shared = code.as_bytes().windows(10).any(|w| letters.as_bytes().windows(10).any(|x| x == w));
+            assert!(!shared, "receipt {receipt} and code {code} share 10 letters");
+        }
+        assert!(anonpoll::secret::InviteCode::parse(receipt).is_none(), "a receipt reads as an invite code");
+        // Only its hash is stored; no answer and no log line holds it.
+        assert_not_in_db(server.dir(), letters.as_bytes(), "a receipt");
+        for answer in &answers {
+            let text = answer.to_string();
+            assert!(!text.contains(receipt.as_str()) && !text.contains(&letters), "a receipt in {text:.300}");
+            assert!(!text.to_lowercase().contains(&hex(&receipt_hashes[i])), "a receipt's hash in an answer");
+        }
+        assert!(!logs.contains(receipt.as_str()) && !logs.contains(&letters), "a receipt in polld's log");
+    }
 }
 
 /// Erasure stays byte-level with invite codes: deleting or sweeping an
@@ -1155,4 +1243,177 @@ fn a_deleted_or_expired_invite_only_poll_leaves_no_code_hash() {
     for c in &kept {
         assert_in_db(server.dir(), &code_hash(c), "the other poll's code hash");
     }
+}
+
+// ===========================================================================
+// Receipts (issue 15)
+// ===========================================================================
+
+/// Casts one vote through the share form as a person does (as
+/// [`Server::vote_fields`]) and returns the thank-you page, which on a poll
+/// with `voteChanges` shows the voter's receipt. Panics unless the vote was
+/// taken (200), or if the answer sets a cookie (the receipt is kept in the
+/// browser's localStorage, never in a cookie).
+fn cast(server: &Server, poll_id: &str, fields: &[(String, String)], xff: &str) -> String {
+    let path = format!("/p/{poll_id}");
+    let page = server.request("GET", &path).xff(xff).send();
+    page.assert_status(200);
+    let ballot = ballot_code(&page.text()).expect("no ballot code on the share page");
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in fields {
+        form.append_pair(name, value);
+    }
+    form.append_pair("ballot", &ballot);
+    let resp = server
+        .request("POST", &path)
+        .xff(xff)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form.finish().into_bytes())
+        .send();
+    assert_eq!(resp.status, 200, "the vote was not taken: {}", resp.describe());
+    resp.assert_no_cookie();
+    resp.text()
+}
+
+/// The receipt a thank-you page shows in `<code id="receipt">`, as shown
+/// (groups of four). Fails clearly when the page has none: until the web
+/// pages of issue 15 are merged, the receipt is made and its hash stored,
+/// but the voter is not shown it.
+fn shown_receipt(html: &str) -> String {
+    let receipt = html
+        .split("id=\"receipt\"")
+        .nth(1)
+        .and_then(|rest| rest.split_once('>'))
+        .and_then(|(_, rest)| rest.split_once('<'))
+        .map(|(text, _)| text.trim().to_owned())
+        .unwrap_or_else(|| {
+            panic!("the thank-you page shows no receipt (no <code id=\"receipt\">, issue 15's web page):\n{html:.3000}")
+        });
+    assert!(anonpoll::secret::Receipt::parse(&receipt).is_some(), "not a receipt: {receipt:?}");
+    // The link carries it in the URL fragment only, never to the server.
+    assert!(
+        html.contains(&format!("#receipt={receipt}\""))
+            || html.contains(&format!("#receipt={}\"", receipt.replace('-', ""))),
+        "no link to /p/{{id}}/ballot#receipt=... with the receipt in its fragment:\n{html:.3000}"
+    );
+    assert!(!html.contains(&format!("?receipt={receipt}")), "a receipt in a query string");
+    receipt
+}
+
+/// The keys a ballot cast with `receipt` can have (staged, settled, and
+/// where a backup or a restart settles it), each drawn from the receipt's
+/// labelled hash: SHA-256 of `anonpoll receipt\0` and its 24 letters
+/// (docs/DECISIONS.md).
+fn receipt_keys(receipt: &str) -> Vec<Vec<u8>> {
+    let hash = anonpoll::secret::Receipt::parse(receipt).expect("a receipt").hash();
+    let mut labelled = b"anonpoll receipt\0".to_vec();
+    labelled.extend(receipt.replace('-', "").to_uppercase().bytes());
+    assert_eq!(hash.0.to_vec(), sha256(&labelled), "the stored form is the labelled SHA-256 of the letters");
+    let k = anonpoll::store::receipt_keys(&hash);
+    vec![k.staged.to_vec(), k.settled.to_vec(), k.fallback.to_vec()]
+}
+
+/// The key a shown receipt gave its ballot, among `stored`.
+fn stored_key_of(receipt: &str, stored: &[Vec<u8>]) -> Vec<u8> {
+    let keys = receipt_keys(receipt);
+    stored
+        .iter()
+        .find(|k| keys.contains(k))
+        .cloned()
+        .unwrap_or_else(|| panic!("no stored ballot is keyed by a shown receipt"))
+}
+
+/// The keys of `poll_id`'s ballots (a poll with `voteChanges`: every one
+/// comes from its receipt's hash).
+fn stored_receipt_hashes(server: &Server, poll_id: &str) -> Vec<Vec<u8>> {
+    let conn = server.sql();
+    let mut stmt = conn.prepare("SELECT id FROM responses WHERE poll_id = ?1").unwrap();
+    stmt.query_map([poll_id], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// Erasure stays byte-level with receipts: deleting or sweeping a poll
+/// leaves none of its receipt hashes (in its ballots' keys) in any database
+/// file; another poll's stay.
+#[test]
+fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
+    let server = Server::start();
+    let make = |days: u32| server.create_poll(&with(valid_poll_json(), "/expiryDays", json!(days)));
+    let vote = |poll: &Created, n: usize| -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                let fields = [("q0".to_owned(), (i % 3).to_string()), ("q1".to_owned(), (i % 2).to_string())];
+                cast(&server, &poll.id, &fields, &Server::fresh_client_ip())
+            })
+            .collect()
+    };
+    let keep = make(30);
+    let kept_pages = vote(&keep, 3);
+    let kept = stored_receipt_hashes(&server, &keep.id);
+    assert_eq!(kept.len(), 3, "each ballot of a voteChanges poll has its receipt hash");
+    let mut erased = Vec::new();
+    for how in ["delete", "sweep"] {
+        let poll = make(7);
+        let pages = vote(&poll, 6);
+        let hashes = stored_receipt_hashes(&server, &poll.id);
+        assert_eq!(hashes.len(), 6, "each ballot of a voteChanges poll has its receipt hash");
+        for h in &hashes {
+            assert_in_db(server.dir(), h, "a receipt's hash before erasure");
+        }
+        match how {
+            "delete" => {
+                server.delete(&poll.id, &poll.token).assert_status(204);
+            }
+            _ => {
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
+                    .arg("--db")
+                    .arg(server.db_path())
+                    .args(["sweep", "--as-of", &date_from_today(7)])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                assert_problem(&server.get(&poll.path()), 404);
+            }
+        }
+        for h in &hashes {
+            assert_not_in_db(server.dir(), h, &format!("a receipt's hash after {how}"));
+        }
+        let n: i64 = server
+            .sql()
+            .query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 0, "ballots survived {how}");
+        erased.push((how, pages, hashes));
+    }
+    for h in &kept {
+        assert_in_db(server.dir(), h, "the other poll's receipt hash");
+    }
+    // The receipts the voters were shown are the ones whose hashes were
+    // stored, and then erased (the web page of issue 15).
+    let kept_shown: Vec<Vec<u8>> = kept_pages.iter().map(|p| stored_key_of(&shown_receipt(p), &kept)).collect();
+    assert_eq!(sorted(kept_shown), sorted(kept.clone()), "the receipts shown are those stored");
+    for (how, pages, hashes) in erased {
+        let shown: Vec<Vec<u8>> = pages.iter().map(|p| stored_key_of(&shown_receipt(p), &hashes)).collect();
+        assert_eq!(sorted(shown), sorted(hashes), "the receipts shown before {how} are those stored");
+    }
+}
+
+fn sorted(mut v: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    v.sort();
+    v
+}
+
+/// A poll with `voteChanges` off gives no receipt and stores none.
+#[test]
+fn without_vote_changes_no_receipt_is_given_or_stored() {
+    let server = Server::start();
+    let poll = server.create_poll(&with(valid_poll_json(), "/voteChanges", json!(false)));
+    let fields = [("q0".to_owned(), "0".to_owned())];
+    let page = cast(&server, &poll.id, &fields, &Server::fresh_client_ip());
+    assert!(
+        !page.contains("id=\"receipt\"") && !page.contains("#receipt="),
+        "a receipt on a poll without vote changes"
+    );
+    let n: i64 =
+        server.sql().query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    assert_eq!(n, 1, "the ballot is stored (with a random key: no receipt exists to derive one from)");
 }

@@ -288,29 +288,44 @@ fn near_valid_poll(distinct: bool) -> impl Strategy<Value = Value> {
                 .prop_map(Value::from),
             ),
         ),
+        prop::option::weighted(0.3, or_junk(any::<bool>().prop_map(Value::Bool))),
     )
-        .prop_map(|(title, lang, expiry, mut public, questions, extra, visibility, shuffle, duplicate_check)| {
-            // Outside the known gap: a valid resultsPublic beside a valid
-            // resultsVisibility agrees with it (`known_gaps_between_schema_and_validator`).
-            if let (Some(Value::Bool(_)), Some(Value::String(v))) = (&public, &visibility)
-                && let Some(v) = ResultsVisibility::from_code(v)
-            {
-                public = Some(Value::Bool(v.is_public()));
-            }
-            let mut m = Map::new();
-            put(&mut m, "title", title);
-            put(&mut m, "lang", lang);
-            put(&mut m, "expiryDays", expiry);
-            put(&mut m, "resultsPublic", public);
-            put(&mut m, "resultsVisibility", visibility);
-            put(&mut m, "shuffleOptions", shuffle);
-            put(&mut m, "duplicateCheck", duplicate_check);
-            put(&mut m, "questions", questions);
-            if let Some((k, v)) = extra {
-                m.insert(k, v);
-            }
-            Value::Object(m)
-        })
+        .prop_map(
+            |(
+                title,
+                lang,
+                expiry,
+                mut public,
+                questions,
+                extra,
+                visibility,
+                shuffle,
+                duplicate_check,
+                vote_changes,
+            )| {
+                // Outside the known gap: a valid resultsPublic beside a valid
+                // resultsVisibility agrees with it (`known_gaps_between_schema_and_validator`).
+                if let (Some(Value::Bool(_)), Some(Value::String(v))) = (&public, &visibility)
+                    && let Some(v) = ResultsVisibility::from_code(v)
+                {
+                    public = Some(Value::Bool(v.is_public()));
+                }
+                let mut m = Map::new();
+                put(&mut m, "title", title);
+                put(&mut m, "lang", lang);
+                put(&mut m, "expiryDays", expiry);
+                put(&mut m, "resultsPublic", public);
+                put(&mut m, "resultsVisibility", visibility);
+                put(&mut m, "shuffleOptions", shuffle);
+                put(&mut m, "duplicateCheck", duplicate_check);
+                put(&mut m, "voteChanges", vote_changes);
+                put(&mut m, "questions", questions);
+                if let Some((k, v)) = extra {
+                    m.insert(k, v);
+                }
+                Value::Object(m)
+            },
+        )
 }
 
 fn arb_version() -> impl Strategy<Value = Value> {
@@ -378,12 +393,14 @@ fn near_valid_patch() -> impl Strategy<Value = Value> {
                 .prop_map(Value::from),
             ),
         ),
+        prop::option::weighted(0.3, or_junk(any::<bool>().prop_map(Value::Bool))),
     )
-        .prop_map(|(closed, expiry, translations, extra, duplicate_check)| {
+        .prop_map(|(closed, expiry, translations, extra, duplicate_check, vote_changes)| {
             let mut m = Map::new();
             put(&mut m, "closed", closed);
             put(&mut m, "expiryDays", expiry);
             put(&mut m, "duplicateCheck", duplicate_check);
+            put(&mut m, "voteChanges", vote_changes);
             put(&mut m, "translations", translations);
             if let Some((k, v)) = extra {
                 m.insert(k, v);
@@ -446,6 +463,8 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
         .get("duplicateCheck")
         .map_or(Some(DuplicateCheck::Network), |c| DuplicateCheck::from_code(c.as_str().unwrap()));
     prop_assert_eq!(Some(p.duplicate_check), check);
+    // voteChanges as sent, else true.
+    prop_assert_eq!(p.vote_changes, v.get("voteChanges").is_none_or(|b| b.as_bool().unwrap()));
     prop_assert!((QUESTIONS.min..=QUESTIONS.max).contains(&p.questions.len()));
     prop_assert_eq!(p.questions.len(), v["questions"].as_array().unwrap().len());
     for (q, sent) in p.questions.iter().zip(v["questions"].as_array().unwrap()) {
@@ -454,14 +473,15 @@ fn check_accepted_poll(p: &NewPoll, v: &Value) -> Result<(), TestCaseError> {
     // What was accepted, written back as JSON, is accepted again unchanged.
     let again = json!({
         "title": p.title, "lang": p.lang, "expiryDays": p.expiry.get(), "resultsPublic": p.visibility.is_public(),
-        "resultsVisibility": p.visibility, "shuffleOptions": p.shuffle_options, "duplicateCheck": p.duplicate_check, "questions": p.questions,
+        "resultsVisibility": p.visibility, "shuffleOptions": p.shuffle_options, "duplicateCheck": p.duplicate_check,
+        "voteChanges": p.vote_changes, "questions": p.questions,
     });
     let q = NewPoll::from_json(&again).map_err(|e| TestCaseError::fail(format!("round trip refused: {e:?}")))?;
     prop_assert_eq!(q.title, p.title.clone());
     prop_assert_eq!(q.questions, p.questions.clone());
     prop_assert_eq!(
-        (q.visibility, q.shuffle_options, q.duplicate_check),
-        (p.visibility, p.shuffle_options, p.duplicate_check)
+        (q.visibility, q.shuffle_options, q.duplicate_check, q.vote_changes),
+        (p.visibility, p.shuffle_options, p.duplicate_check, p.vote_changes)
     );
     Ok(())
 }
@@ -556,6 +576,7 @@ proptest! {
                 prop_assert!(obj.keys().all(|k| PollPatch::FIELDS.contains(&k.as_str())));
                 prop_assert_eq!(p.closed, obj.get("closed").map(|b| b.as_bool().unwrap()));
                 prop_assert_eq!(p.duplicate_check, obj.get("duplicateCheck").map(|c| DuplicateCheck::from_code(c.as_str().unwrap()).unwrap()));
+                prop_assert_eq!(p.vote_changes, obj.get("voteChanges").map(|b| b.as_bool().unwrap()));
                 prop_assert_eq!(p.expiry.map(|e| i64::from(e.get())), obj.get("expiryDays").map(|e| e.as_i64().or_else(|| e.as_f64().map(|f| f as i64)).unwrap()));
                 if let Some(t) = obj.get("translations") {
                     let t = t.as_object().unwrap();

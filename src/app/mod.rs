@@ -300,10 +300,7 @@ impl Session {
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
         let invite = match poll.duplicate_check {
             DuplicateCheck::Network => {
-                if !self.app.throttle.admit(client, &poll.id) {
-                    let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;
-                    return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
-                }
+                self.throttled(client, poll)?;
                 None
             }
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
@@ -334,14 +331,15 @@ impl Session {
     /// stays the same.
     pub fn change_ballot(
         &mut self,
+        client: IpAddr,
         poll: &Poll,
         text: &str,
         answers: Vec<Option<Answer>>,
         today: Day,
     ) -> Result<Ballot, Error> {
-        let receipt = receipt_for(poll, text)?;
         let ballot = Ballot::new(&poll.questions, answers)
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
+        let receipt = self.before_amend(client, poll, text)?;
         self.app.store.amend(&poll.id, receipt.hash(), Some(ballot.clone()), today)?;
         Ok(ballot)
     }
@@ -349,9 +347,29 @@ impl Session {
     /// Erases the ballot that came with the receipt `text`, and takes it out
     /// of every counter. (On a poll with invite codes, the code that cast it
     /// stays spent: nothing tells which code that was.)
-    pub fn withdraw_ballot(&mut self, poll: &Poll, text: &str, today: Day) -> Result<(), Error> {
-        let receipt = receipt_for(poll, text)?;
+    pub fn withdraw_ballot(&mut self, client: IpAddr, poll: &Poll, text: &str, today: Day) -> Result<(), Error> {
+        let receipt = self.before_amend(client, poll, text)?;
         self.app.store.amend(&poll.id, receipt.hash(), None, today)
+    }
+
+    /// What a change or withdrawal checks before it reaches the writer: the
+    /// receipt opens a ballot now (a read: an unknown receipt costs the
+    /// writer nothing), and the client is within the vote throttle, which
+    /// each change counts against like a vote (every change rewrites a page
+    /// and truncates the WAL, so it must not come in floods).
+    fn before_amend(&mut self, client: IpAddr, poll: &Poll, text: &str) -> Result<Receipt, Error> {
+        let (receipt, _) = self.own_ballot(poll, text)?;
+        self.throttled(client, poll)?;
+        Ok(receipt)
+    }
+
+    /// Counts an action of `client` on `poll` against the vote throttle.
+    fn throttled(&self, client: IpAddr, poll: &Poll) -> Result<(), Error> {
+        if self.app.throttle.admit(client, &poll.id) {
+            return Ok(());
+        }
+        let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;
+        Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) })
     }
 
     /// Issues `count` (1 to [`INVITES_PER_CALL`]) new invite codes for

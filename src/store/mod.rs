@@ -28,7 +28,7 @@ use crate::error::Error;
 use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 
 pub use reader::{MediaBlob, Reader};
-pub use writer::{MAX_INVITES, WriterConfig};
+pub use writer::{MAX_INVITES, ReceiptKeys, WriterConfig, receipt_keys};
 
 /// The migrations, in order. Append-only: a released file is never edited.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -356,9 +356,9 @@ impl Store {
         // Ballots cast since the writer's last mix are still staged (their
         // keys start with 0xff, writer.rs): in the copy they would stand
         // together as a poll's latest, for as long as the backup is kept.
-        // The copy's get their keys here as the mix would give them (so
-        // receipts still find their ballots in a restored copy), and the
-        // copy is rewritten in key order.
+        // The copy's get their keys here, where a receipt still finds them
+        // (`writer::fallback_key`: which of them came with a receipt is not
+        // known), and the copy is rewritten in key order.
         let mut copy = connect(target, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let tx = copy.transaction()?;
         let staged: Vec<(String, Vec<u8>)> = tx
@@ -368,7 +368,7 @@ impl Store {
         for (poll, id) in &staged {
             tx.execute(
                 "UPDATE responses SET id = ?3 WHERE poll_id = ?1 AND id = ?2",
-                params![poll, id, &writer::settled_key(&staged_key(id)?)[..]],
+                params![poll, id, &writer::fallback_key(&staged_key(id)?)[..]],
             )?;
         }
         tx.commit()?;

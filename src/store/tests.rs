@@ -420,10 +420,12 @@ mod recount {
             for (receipt, now) in &held {
                 prop_assert_eq!(r.own_ballot(&stored_poll, &receipt.hash()).unwrap(), now.clone());
             }
-            if left.is_empty() {
-                for table in ["option_tallies", "answer_tallies", "pair_tallies", "daily_tallies"] {
-                    let n: i64 = r.conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |x| x.get(0)).unwrap();
-                    prop_assert_eq!(n, 0, "{} keeps rows of withdrawn ballots", table);
+            // No counter row is left at zero; with no ballot left, none at all.
+            for (table, count) in [("option_tallies", "votes"), ("answer_tallies", "ballots"), ("pair_tallies", "ballots"), ("daily_tallies", "responses")] {
+                let (rows, zero): (i64, i64) = r.conn.query_row(&format!("SELECT count(*), count(*) FILTER (WHERE {count} = 0) FROM {table}"), [], |x| Ok((x.get(0)?, x.get(1)?))).unwrap();
+                prop_assert_eq!(zero, 0, "{} keeps a zero row", table);
+                if left.is_empty() {
+                    prop_assert_eq!(rows, 0, "{} keeps rows of withdrawn ballots", table);
                 }
             }
         }
@@ -585,11 +587,13 @@ fn a_poll_has_at_most_ten_thousand_invite_codes() {
 
 // ---- Receipts. ----
 
-/// Whether any file of `dir` holds `needle`.
-fn in_files(dir: &Path, needle: &[u8]) -> bool {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .any(|e| std::fs::read(e.unwrap().path()).unwrap().windows(needle.len()).any(|w| w == needle))
+/// Whether any file of `dir` holds one of the ballot keys `receipt` gives.
+fn keys_in_files(dir: &Path, receipt: &crate::secret::Receipt) -> bool {
+    let k = receipt_keys(&receipt.hash());
+    std::fs::read_dir(dir).unwrap().any(|e| {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        [k.staged, k.settled, k.fallback].iter().any(|key| bytes.windows(16).any(|w| w == key))
+    })
 }
 
 #[test]
@@ -609,9 +613,9 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     assert!(poll.vote_changes, "on by default");
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(0), Some(1)])));
     assert_eq!(r.own_ballot(&poll, &Receipt::generate().unwrap().hash()).unwrap(), None);
-    // The ballot's key holds 15 bytes of the hash (so the scans below look
-    // for the right bytes).
-    assert!(in_files(dir.path(), &receipt.hash().0[..15]));
+    // The ballot's key comes from the hash (so the scans below look for the
+    // right bytes).
+    assert!(keys_in_files(dir.path(), &receipt));
 
     store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
     assert_eq!(r.tallies(&poll).unwrap().votes, vec![vec![0, 1, 1], vec![0, 0]]);
@@ -625,6 +629,19 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     patch(json!({"closed": false})).unwrap();
     assert_eq!(r.tallies(&poll).unwrap().total, 2, "refused changes wrote nothing");
 
+    // A ballot cast yesterday and withdrawn today leaves yesterday's count.
+    let yesterday = today.previous();
+    let early = Receipt::generate().unwrap();
+    store
+        .cast_later(&id, ballot(&[Some(0), None]), (None, Some(early.hash())), yesterday)
+        .unwrap()
+        .committed_blocking()
+        .unwrap();
+    store.amend(&id, early.hash(), Some(ballot(&[Some(2), None])), today).unwrap();
+    assert_eq!(r.tallies(&poll).unwrap().by_day, vec![(yesterday, 1), (today, 2)], "a change keeps its day");
+    store.amend(&id, early.hash(), None, today).unwrap();
+    assert_eq!(r.tallies(&poll).unwrap().by_day, vec![(today, 2)], "a withdrawal takes its own day's count");
+
     // Withdrawn: the ballot and its receipt hash leave every file.
     store.amend(&id, receipt.hash(), None, today).unwrap();
     let t = r.tallies(&poll).unwrap();
@@ -634,7 +651,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
         Err(Error::ReceiptRefused(ReceiptRefusal::Unknown))
     ));
     drop(r);
-    assert!(!in_files(dir.path(), &receipt.hash().0[..15]), "a withdrawn ballot's receipt hash survived");
+    assert!(!keys_in_files(dir.path(), &receipt), "a withdrawn ballot's key survived");
 }
 
 #[test]
@@ -650,10 +667,10 @@ fn deleting_a_poll_erases_its_receipt_hashes_from_every_file() {
             .committed_blocking()
             .unwrap();
     }
-    assert!(receipts.iter().all(|r| in_files(dir.path(), &r.hash().0[..15])));
+    assert!(receipts.iter().all(|r| keys_in_files(dir.path(), r)));
     store.delete_poll(&id).unwrap();
     for receipt in &receipts {
-        assert!(!in_files(dir.path(), &receipt.hash().0[..15]), "a receipt hash survived its poll");
+        assert!(!keys_in_files(dir.path(), receipt), "a receipt's ballot key survived its poll");
     }
 }
 
@@ -663,39 +680,54 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     let (dir, store, id) = setup();
     let today = Day::today();
     let receipt = Receipt::generate().unwrap();
+    let k = receipt_keys(&receipt.hash());
+    assert!(k.staged[0] == 0xff && k.settled[0] != 0xff && k.fallback[0] != 0xff);
+    assert!(!k.settled.windows(8).any(|w| k.staged.windows(8).any(|v| v == w)), "settled shares nothing with staged");
+    let theirs = Some(ballot(&[Some(2), Some(0)]));
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    // Staged: a write of the store's own, without the writer's mix.
+    let conn = Connection::open(store.path()).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    let insert = |key: &[u8; 16]| {
+        conn.execute(
+            "INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, '[2,0]')",
+            params![id.as_str(), &key[..], today.to_string()],
+        )
+        .unwrap();
+    };
+    let delete = || conn.execute("DELETE FROM responses", []).unwrap();
+    for key in [k.staged, k.settled, k.fallback] {
+        insert(&key);
+        assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found at {key:?}");
+        delete();
+    }
+    insert(&[0x11; 16]);
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), None);
+    delete();
+    // Cast: the writer's mix (250 ms after going idle) settles it.
     store
         .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash())), today)
         .unwrap()
         .committed_blocking()
         .unwrap();
-    store.cast(&id, ballot(&[Some(0), None]), today).unwrap();
-    let mut r = store.reader().unwrap();
-    let poll = r.poll(&id, today).unwrap().unwrap();
-    let theirs = Some(ballot(&[Some(2), Some(0)]));
-    // Found while staged (the writer may already have mixed: both are fine).
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs);
-    // The writer mixes 250 ms after going idle.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while ballot_keys(store.path()).iter().any(|k| k[0] == 0xff) {
-        assert!(std::time::Instant::now() < deadline, "the writer did not mix");
+    while !ballot_keys(store.path()).contains(&k.settled.to_vec()) {
+        assert!(std::time::Instant::now() < deadline, "the writer did not settle the ballot");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let keys = ballot_keys(store.path());
-    let (staged, settled) = writer::receipt_keys(&receipt.hash());
-    assert!(keys.contains(&settled.to_vec()) && !keys.contains(&staged.to_vec()), "mixed to its settled key");
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs);
-    // A backup of a staged receipt ballot: the copy settles it where the
-    // mix would have, so the receipt works on a restored copy.
-    let conn = Connection::open(store.path()).unwrap();
-    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
-    conn.execute("UPDATE responses SET id = ?1 WHERE id = ?2", params![&staged[..], &settled[..]]).unwrap();
+    store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
+    // A backup of a staged receipt ballot: the copy settles it at the
+    // fallback key, where the receipt still finds it.
+    conn.execute("UPDATE responses SET id = ?1", params![&k.staged[..]]).unwrap();
     drop(conn);
     let copy = dir.path().join("backup.sqlite3");
     store.backup(&copy).unwrap();
-    assert!(ballot_keys(&copy).contains(&settled.to_vec()));
+    assert_eq!(ballot_keys(&copy), vec![k.fallback.to_vec()]);
     drop(r);
     drop(store);
     let restored = Store::open_patient(&copy).unwrap();
     let mut r = restored.reader().unwrap();
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs);
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(1), None])));
 }

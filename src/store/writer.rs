@@ -486,15 +486,19 @@ fn cast(
     let choices_json = ballot.to_stored();
     // Staged: the key puts the ballot among its poll's other new ones, at
     // the end of the poll's rows, until the mix gives it its random place
-    // (see `mix`). A ballot with a receipt takes its key from the receipt's
-    // hash (`receipt_keys`), so the receipt finds it without an index.
-    let key = match receipt {
-        Some(r) => receipt_keys(&r).0,
+    // (see `mix`). A ballot with a receipt takes both keys from the
+    // receipt's hash (`receipt_keys`), so the receipt finds it without an
+    // index.
+    let (key, settle_at) = match receipt {
+        Some(r) => {
+            let keys = receipt_keys(&r);
+            (keys.staged, Some(keys.settled))
+        }
         None => {
             let mut key = [0u8; 16];
             crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
             key[0] = STAGED;
-            key
+            (key, None)
         }
     };
     let insert = |tx: &Transaction| -> Result<(), Error> {
@@ -532,7 +536,7 @@ fn cast(
         }
     }
     // A key of a batch that then fails is mixed for nothing, harmlessly.
-    fresh.add(id, key);
+    fresh.add(id, key, settle_at);
     counts.add(id, day, ballot);
     Ok(Outcome::Done)
 }
@@ -555,10 +559,14 @@ const MAX_FRESH: usize = 100_000;
 /// other new ballots share; the mix moves it to its random key.
 pub(super) const STAGED: u8 = 0xff;
 
+/// Per poll, each staged key and the key the mix moves it to: a receipt's
+/// settled key, or `None` for a random one.
+type StagedKeys = BTreeMap<String, Vec<([u8; 16], Option<[u8; 16]>)>>;
+
 /// The keys of ballots stored since the last mix, by poll.
 #[derive(Default)]
 struct Fresh {
-    keys: BTreeMap<String, Vec<[u8; 16]>>,
+    keys: StagedKeys,
     count: usize,
     /// When the oldest of them was stored.
     since: Option<Instant>,
@@ -567,12 +575,12 @@ struct Fresh {
 }
 
 impl Fresh {
-    fn add(&mut self, poll: &PollId, key: [u8; 16]) {
-        self.add_key(poll.as_str(), key);
+    fn add(&mut self, poll: &PollId, key: [u8; 16], to: Option<[u8; 16]>) {
+        self.add_key(poll.as_str(), key, to);
     }
 
-    fn add_key(&mut self, poll: &str, key: [u8; 16]) {
-        self.keys.entry(poll.to_owned()).or_default().push(key);
+    fn add_key(&mut self, poll: &str, key: [u8; 16], to: Option<[u8; 16]>) {
+        self.keys.entry(poll.to_owned()).or_default().push((key, to));
         self.count += 1;
         self.since.get_or_insert_with(Instant::now);
     }
@@ -588,7 +596,7 @@ impl Fresh {
 
     fn add_left_staged(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         let known: std::collections::BTreeSet<(String, [u8; 16])> =
-            self.keys.iter().flat_map(|(p, ks)| ks.iter().map(move |k| (p.clone(), *k))).collect();
+            self.keys.iter().flat_map(|(p, ks)| ks.iter().map(move |(k, _)| (p.clone(), *k))).collect();
         // Polls first, then a seek into each one's rows from the staged
         // keys on: a few pages per poll instead of reading every ballot.
         let mut stmt = conn
@@ -599,7 +607,9 @@ impl Fresh {
             if let Ok(key) = <[u8; 16]>::try_from(id.as_slice())
                 && !known.contains(&(poll.clone(), key))
             {
-                self.add_key(&poll, key);
+                // Whether it came with a receipt is not known any more: it
+                // goes where a receipt still finds it (`fallback_key`).
+                self.add_key(&poll, key, Some(fallback_key(&key)));
             }
         }
         Ok(())
@@ -630,32 +640,73 @@ impl Fresh {
     }
 }
 
-/// Where the mix moves the staged key `staged`: the same last 15 bytes,
-/// and a first byte drawn from them that is never [`STAGED`]. The last 15
-/// bytes are random (or a receipt's hash, which is as good), so the key is
-/// random; but a receipt can work out where its
-/// ballot is, staged or mixed ([`receipt_keys`]), so ballots need no second
-/// index, whose pages would keep the order of arrival that the mix hides.
-pub(super) fn settled_key(staged: &[u8; 16]) -> [u8; 16] {
+/// The keys a ballot cast with a receipt can have. Each is drawn from the
+/// receipt's hash under a label of its own, so a receipt finds its ballot
+/// with one primary-key lookup and ballots need no second index (whose
+/// pages would keep the order of arrival the mix hides); and the staged
+/// key tells nothing of the settled one, so leftover WAL frames of a vote
+/// (in commit order, beside an invite code's spending) do not point at the
+/// ballot's final row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceiptKeys {
+    /// Until the writer's mix: [`STAGED`] and 15 bytes of the hash.
+    pub staged: [u8; 16],
+    /// After the mix.
+    pub settled: [u8; 16],
+    /// Where a ballot goes that the mix could not place by its receipt: one
+    /// a crashed run left staged (its receipt is not known any more), or one
+    /// staged in a backup. Drawn from the staged key ([`fallback_key`]).
+    pub fallback: [u8; 16],
+}
+
+/// The keys of the ballot cast with the receipt hashed `r`.
+pub fn receipt_keys(r: &ReceiptHash) -> ReceiptKeys {
     use sha2::{Digest, Sha256};
+    let mut staged = [STAGED; 16];
+    staged[1..].copy_from_slice(&r.0[..15]);
+    let mut settled = [0u8; 16];
+    settled.copy_from_slice(
+        &Sha256::new().chain_update(b"anonpoll settled ballot key\0").chain_update(r.0).finalize()[..16],
+    );
+    settled[0] = unstaged_first_byte(&settled[1..]);
+    ReceiptKeys { staged, settled, fallback: fallback_key(&staged) }
+}
+
+/// The key a staged ballot settles at when the mix does not know whether
+/// it came with a receipt: the same last 15 bytes and a first byte drawn
+/// from them, so a receipt can still work it out.
+pub(super) fn fallback_key(staged: &[u8; 16]) -> [u8; 16] {
     let mut key = *staged;
+    key[0] = unstaged_first_byte(&staged[1..]);
+    key
+}
+
+/// A first byte for a settled key, drawn from `rest` and never [`STAGED`]:
+/// uniform over the 255 others, as `rest` is random.
+fn unstaged_first_byte(rest: &[u8]) -> u8 {
+    use sha2::{Digest, Sha256};
     let mut round = 0u8;
     loop {
-        let first = Sha256::new().chain_update(&staged[1..]).chain_update([round]).finalize()[0];
+        let first = Sha256::new().chain_update(rest).chain_update([round]).finalize()[0];
         if first != STAGED {
-            key[0] = first;
-            return key;
+            return first;
         }
         round = round.wrapping_add(1);
     }
 }
 
-/// The keys of the ballot cast with a receipt hashed `r`: staged, and
-/// settled once mixed.
-pub(super) fn receipt_keys(r: &ReceiptHash) -> ([u8; 16], [u8; 16]) {
-    let mut staged = [STAGED; 16];
-    staged[1..].copy_from_slice(&r.0[..15]);
-    (staged, settled_key(&staged))
+/// A random key that is not a staged one.
+pub(super) fn mixed_key() -> rusqlite::Result<[u8; 16]> {
+    let mut key = [0u8; 16];
+    crate::secret::random_bytes(&mut key).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
+    // One value of 256 is taken by staging; the first byte stays uniform
+    // over the others.
+    while key[0] == STAGED {
+        let mut b = [0u8; 1];
+        crate::secret::random_bytes(&mut b).map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))?;
+        key[0] = b[0];
+    }
+    Ok(key)
 }
 
 /// A ballot row as the mix read it: the key it has, and what it holds.
@@ -670,7 +721,7 @@ struct Stored {
 /// those would cover it). The keys are random, so the rows' new places (in
 /// their pages, and the pages' order) say nothing about when each was cast;
 /// secure_delete zeroes what the deletes free.
-fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqlite::Result<()> {
+fn mix(conn: &mut Connection, fresh: &StagedKeys) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     // Rows to rewrite, by (poll, key they get).
     let mut rows: BTreeMap<(String, Vec<u8>), Stored> = BTreeMap::new();
@@ -685,8 +736,10 @@ fn mix(conn: &mut Connection, fresh: &BTreeMap<String, Vec<[u8; 16]>>) -> rusqli
             "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
         )?;
         for (poll, keys) in fresh {
-            let moves: BTreeMap<Vec<u8>, Vec<u8>> =
-                keys.iter().map(|k| (k.to_vec(), settled_key(k).to_vec())).collect();
+            let moves: BTreeMap<Vec<u8>, Vec<u8>> = keys
+                .iter()
+                .map(|(k, to)| Ok((k.to_vec(), to.map_or_else(mixed_key, Ok)?.to_vec())))
+                .collect::<rusqlite::Result<_>>()?;
             // Every row read goes under the key it will have: its new one if
             // it is staged, else its own (a neighbour of two new keys is
             // read twice and kept once).
@@ -1100,10 +1153,10 @@ fn amend(
     if !vote_changes {
         return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
     }
-    let (staged, settled) = receipt_keys(receipt);
+    let k = receipt_keys(receipt);
     let stored = tx
-        .prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3)")?
-        .query_row(params![id.as_str(), &staged[..], &settled[..]], |r| {
+        .prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3, ?4)")?
+        .query_row(params![id.as_str(), &k.staged[..], &k.settled[..], &k.fallback[..]], |r| {
             Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
         })
         .optional()?;

@@ -22,6 +22,7 @@ mod read;
 mod results;
 mod settings;
 mod validation;
+mod vote_changes;
 
 use common::{Response, assert_problem};
 

@@ -122,6 +122,16 @@ fn api_doc_schema_bounds() {
     has("required", &|s| s["type"] == "boolean" && s["default"] == false);
     has("duplicateCheck", &|s| s["enum"] == json!(["network", "invite", "none"]) && s["default"] == "network");
     has("count", &|s| s["minimum"] == 1 && s["maximum"] == 1000);
+    // Receipts (issue 15): a boolean, true unless set, in creation and PATCH
+    // bodies, and always in the poll answer.
+    has("voteChanges", &|s| s["type"] == "boolean" && s["default"] == true);
+    let schemas = &doc["components"]["schemas"];
+    for name in ["NewPoll", "PollPatch", "Poll"] {
+        assert_eq!(schemas[name]["properties"]["voteChanges"]["type"], "boolean", "{name} lacks voteChanges");
+    }
+    let required = |name: &str| schemas[name]["required"].as_array().unwrap().contains(&json!("voteChanges"));
+    assert!(required("Poll"), "the poll answer always carries voteChanges");
+    assert!(!required("NewPoll"), "a creation body without voteChanges stays valid");
     let types: Vec<&Value> = doc["components"]["schemas"]["Question"]["oneOf"]
         .as_array()
         .map(|a| a.iter().map(|r| &resolve(&doc, r)["properties"]["type"]["const"]).collect())

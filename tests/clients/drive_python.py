@@ -148,6 +148,7 @@ def step_read(s: State) -> None:
     check([q.options for q in poll.questions][0] == ["Pizza", "Sushi", "Salad"], "options as created", poll.questions)
     check(poll.status.value == "open", "a new poll is open", poll.status)
     check(poll.media == [], "no media through the API", poll.media)
+    check(poll.vote_changes is True, "voteChanges true when not sent", poll.vote_changes)
 
 
 def step_results(s: State) -> None:
@@ -248,12 +249,14 @@ def step_settings(s: State) -> None:
 
 
 def step_invites(s: State) -> None:
-    """duplicateCheck, and invite codes issued and counted through the typed models."""
+    """duplicateCheck and voteChanges, and invite codes issued and counted through the typed models."""
     body = new_poll("Works council", False)
     body.duplicate_check = NewPollDuplicateCheck.INVITE
+    body.vote_changes = False
     created = expect(create_poll.sync_detailed(client=s.anon, body=body), 201, CreatedPoll, "create invite-only poll")
     s.polls["invite"] = created
     check(created.poll.duplicate_check.value == "invite", "duplicateCheck as sent", created.poll.duplicate_check)
+    check(created.poll.vote_changes is False, "voteChanges as sent", created.poll.vote_changes)
     pid = created.id
     expect(
         issue_invites.sync_detailed(pid, client=s.wrong_admin(), body=InviteRequest(count=3)),
@@ -291,6 +294,16 @@ def step_invites(s: State) -> None:
         "patch duplicateCheck",
     )
     check(poll.duplicate_check.value == "none", "duplicateCheck changed", poll.duplicate_check)
+    check(poll.vote_changes is False, "voteChanges kept by a PATCH without it", poll.vote_changes)
+    poll = expect(
+        update_poll.sync_detailed(pid, client=s.admin("invite"), body=PollPatch(vote_changes=True)),
+        200,
+        Poll,
+        "patch voteChanges",
+    )
+    check(poll.vote_changes is True and poll.duplicate_check.value == "none", "voteChanges changed", poll)
+    poll = expect(get_poll.sync_detailed(pid, client=s.anon), 200, Poll, "read after patch voteChanges")
+    check(poll.vote_changes is True, "voteChanges as patched", poll.vote_changes)
 
 
 def step_patch(s: State) -> None:

@@ -111,6 +111,7 @@ async function stepRead(s: State): Promise<void> {
   check(first?.type === "single" && first.options.join() === "Pizza,Sushi,Salad", "options as created", poll.questions);
   check(first.required === false, "required filled in (false)", first);
   check(poll.media.length === 0, "no media through the API", poll.media);
+  check(poll.voteChanges === true, "voteChanges true when not sent", poll.voteChanges);
 }
 
 async function stepResults(s: State): Promise<void> {
@@ -216,13 +217,14 @@ async function stepSettings(s: State): Promise<void> {
   check(updated.closesOn === null && updated.resultsVisibility === "afterClose", "settings changed", updated);
 }
 
-/** duplicateCheck, and invite codes issued and counted through the typed client. */
+/** duplicateCheck and voteChanges, and invite codes issued and counted through the typed client. */
 async function stepInvites(s: State): Promise<void> {
-  const body: NewPoll = { ...newPoll("Works council", false), duplicateCheck: "invite" };
+  const body: NewPoll = { ...newPoll("Works council", false), duplicateCheck: "invite", voteChanges: false };
   const r = await s.api.POST("/api/polls", { body });
   const created: CreatedPoll = expect("create invite-only poll", r, 201, r.data);
   s.polls.set("invite", created);
   check(created.poll.duplicateCheck === "invite", "duplicateCheck as sent", created.poll);
+  check(created.poll.voteChanges === false, "voteChanges as sent", created.poll);
   const { id, headers } = admin(s, "invite");
   const path = { params: { path: { id } } };
   const none = await s.api.POST("/api/polls/{id}/invites", { ...path, body: { count: 3 } });
@@ -244,6 +246,13 @@ async function stepInvites(s: State): Promise<void> {
   const p = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: { duplicateCheck: "none" } });
   const poll: Poll = expect("patch duplicateCheck", p, 200, p.data);
   check(poll.duplicateCheck === "none", "duplicateCheck changed", poll);
+  check(poll.voteChanges === false, "voteChanges kept by a PATCH without it", poll);
+  const v = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: { voteChanges: true } });
+  const changed: Poll = expect("patch voteChanges", v, 200, v.data);
+  check(changed.voteChanges === true && changed.duplicateCheck === "none", "voteChanges changed", changed);
+  const bad = await s.api.PATCH("/api/polls/{id}", { ...path, headers, body: { voteChanges: "no" as unknown as boolean } });
+  const refused: ValidationProblem = expect("patch voteChanges \"no\"", bad, 422, bad.error as ValidationProblem | undefined);
+  check(refused.errors.map((e) => e.field).join() === "voteChanges", "the 422 names voteChanges", refused.errors);
 }
 
 async function stepPatch(s: State): Promise<void> {

@@ -355,9 +355,8 @@ fn the_mix_of_a_few_new_ballots_in_a_large_poll_keeps_every_ballot() {
     assert!(results[0].is_ok());
     let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut fresh);
     assert!(results[0].is_ok());
-    let moved = fresh.keys[id.as_str()][1];
-    conn.execute("UPDATE responses SET id = ?2 WHERE id = ?1", params![&moved[..], &settled_key(&[0xfe; 16])[..]])
-        .unwrap();
+    let moved = fresh.keys[id.as_str()][1].0;
+    conn.execute("UPDATE responses SET id = ?2 WHERE id = ?1", params![&moved[..], &mixed_key().unwrap()[..]]).unwrap();
     let stored = |conn: &Connection| -> Vec<String> {
         let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
         stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
