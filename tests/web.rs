@@ -1823,7 +1823,7 @@ fn a_receipt_shows_changes_and_withdraws_a_ballot_of_every_question_type() {
     assert!(html.contains("id=\"result-q0\""), "{html}");
     // The language switcher posts the receipt along, never in a link.
     assert!(html.contains(&format!("action=\"{own}?lang=de\"")), "{html}");
-    assert!(!html.contains(&format!("?receipt=")) && !html.contains(&format!("href=\"{own}#")), "{html}");
+    assert!(!html.contains("?receipt=") && !html.contains(&format!("href=\"{own}#")), "{html}");
     let de = post_form(&server, &format!("{own}?lang=de"), "198.51.100.60", &[("receipt", &a)]);
     de.assert_status(200);
     assert!(de.text().contains("lang=\"de\"") && is_checked(&de.text(), "q0-1"), "{}", de.text());
