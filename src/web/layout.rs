@@ -31,6 +31,10 @@ pub struct Ctx<'a> {
     /// switcher then posts it along (as forms), since the key is in no URL
     /// and a plain link would lock the page again.
     pub key: Option<String>,
+    /// The receipt of a voter's own-ballot page (`/p/{id}/ballot`): as the
+    /// admin key, the language switcher posts it along in a form, since a
+    /// receipt is never put in a URL query.
+    pub receipt: Option<String>,
     /// A query parameter the language switcher's links keep (`voted=…` on
     /// the results a voter was sent to: without it they would be hidden).
     pub keep: Option<(&'static str, String)>,
@@ -47,6 +51,7 @@ impl<'a> Ctx<'a> {
             explicit: choice.explicit,
             path,
             key: None,
+            receipt: None,
             keep: None,
             once: false,
         }
@@ -54,7 +59,16 @@ impl<'a> Ctx<'a> {
 
     /// This context for a page shown only once (see [`Ctx::once`]).
     pub fn shown_once(&self) -> Ctx<'a> {
-        Ctx { lang: self.lang, t: self.t, explicit: self.explicit, path: self.path, key: None, keep: None, once: true }
+        Ctx {
+            lang: self.lang,
+            t: self.t,
+            explicit: self.explicit,
+            path: self.path,
+            key: None,
+            receipt: None,
+            keep: None,
+            once: true,
+        }
     }
 
     /// The request path, safe to put back into a link: a path starting with
@@ -71,6 +85,12 @@ impl<'a> Ctx<'a> {
     /// A link to `path` that keeps an explicitly chosen language.
     pub fn href(&self, path: &str) -> String {
         if self.explicit { format!("{path}?lang={}", self.lang.code()) } else { path.to_owned() }
+    }
+
+    /// A link to `path`, which has a query already, keeping an explicitly
+    /// chosen language.
+    pub fn href_with(&self, path: &str) -> String {
+        if self.explicit { format!("{path}&lang={}", self.lang.code()) } else { path.to_owned() }
     }
 
     /// This page in `lang`, for the language switcher's links.
@@ -116,9 +136,10 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                             ul {
                                 @for l in Lang::ALL {
                                     li {
-                                        @if let Some(key) = &ctx.key {
+                                        @if ctx.key.is_some() || ctx.receipt.is_some() {
                                             form method="post" action=(format!("{}?lang={}", ctx.own_path(), l.code())) {
-                                                input type="hidden" name="token" value=(key);
+                                                @if let Some(key) = &ctx.key { input type="hidden" name="token" value=(key); }
+                                                @if let Some(receipt) = &ctx.receipt { input type="hidden" name="receipt" value=(receipt); }
                                                 @if l == ctx.lang {
                                                     button type="submit" lang=(l.code()) aria-current="page" { (endonym(l)) }
                                                 } @else {

@@ -1,14 +1,15 @@
 //! The web interface: server-rendered pages for people, in four languages.
 //!
 //! Pages: `/` (create a poll), `/p/{id}` (answer it), `/p/{id}/results`,
-//! `/p/{id}/admin` (manage it with the admin key), `/privacy`, the
+//! `/p/{id}/admin` (manage it with the admin key), `/p/{id}/ballot` (a
+//! voter's own ballot, with their receipt), `/privacy`, the
 //! content-hashed static files under `/static/`, and the polls' cleaned
 //! media under `/media/{id}`.
 //!
 //! Promises:
 //! - every page works with scripting off; the one small script only fills
 //!   the admin key from the URL fragment, copies links and remembers votes
-//!   in `localStorage`;
+//!   and receipts in `localStorage`;
 //! - every text a person typed is escaped by construction (maud templates);
 //! - no cookie, no stored or logged address: the client address is used only
 //!   by the in-memory limiters (creation limit, vote throttle);
@@ -27,6 +28,7 @@ pub mod lang;
 mod layout;
 pub mod media;
 mod origin;
+mod own;
 mod poll;
 mod privacy;
 mod results;
@@ -103,6 +105,8 @@ enum Route<'a> {
     Share(&'a str),
     Results(&'a str),
     Admin(&'a str),
+    /// A voter's own ballot, with their receipt.
+    Ballot(&'a str),
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
@@ -116,6 +120,7 @@ fn route(path: &str) -> Option<Route<'_>> {
         None if !rest.is_empty() => Some(Route::Share(rest)),
         Some((id, "results")) if !id.is_empty() => Some(Route::Results(id)),
         Some((id, "admin")) if !id.is_empty() => Some(Route::Admin(id)),
+        Some((id, "ballot")) if !id.is_empty() => Some(Route::Ballot(id)),
         _ => None,
     }
 }
@@ -171,6 +176,10 @@ impl WebWorker {
                 let ctx = self.ctx(req, Some(poll.lang));
                 Ok(admin::prompt(&ctx, &poll, 200, None))
             }
+            Route::Ballot(id) => {
+                let poll = self.session.poll(id, today)?;
+                own::get(self, req, &poll)
+            }
         }
     }
 
@@ -206,6 +215,10 @@ impl WebWorker {
                 let poll = self.session.poll(id, today)?;
                 admin::post(self, req, &form, poll, today)
             }
+            Route::Ballot(id) => {
+                let poll = self.session.poll(id, today)?;
+                own::post(self, req, &form, &poll, today)
+            }
         }
     }
 
@@ -229,7 +242,10 @@ mod tests {
         assert_eq!(route("/p/abc"), Some(Route::Share("abc")));
         assert_eq!(route("/p/abc/results"), Some(Route::Results("abc")));
         assert_eq!(route("/p/abc/admin"), Some(Route::Admin("abc")));
-        for p in ["/p/", "/p//results", "/p/abc/", "/p/abc/other", "/x", "/privacy/", ""] {
+        assert_eq!(route("/p/abc/ballot"), Some(Route::Ballot("abc")));
+        for p in
+            ["/p/", "/p//results", "/p//ballot", "/p/abc/ballot/", "/p/abc/", "/p/abc/other", "/x", "/privacy/", ""]
+        {
             assert_eq!(route(p), None, "{p}");
         }
     }

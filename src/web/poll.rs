@@ -16,9 +16,12 @@ use super::{Web, WebWorker};
 use crate::app::Links;
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
-use crate::domain::{Answer, DuplicateCheck, Poll, Problem, Question, QuestionKind, ResultsVisibility, Slot, Texts};
+use crate::domain::{
+    Answer, Ballot, DuplicateCheck, Poll, Problem, Question, QuestionKind, ResultsVisibility, Slot, Texts,
+};
 use crate::error::{Error, InviteRefusal};
 use crate::http::{Request, Response};
+use crate::secret::Receipt;
 
 pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
@@ -29,8 +32,11 @@ pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> 
 /// question the values sent (`q{i}`), and for a ranking the rank per option
 /// (`q{i}r{j}`, 0 for none), and the invite code typed. Empty: a blank form.
 #[derive(Clone, Debug, Default)]
-struct Entered {
+pub(super) struct Entered {
     values: Vec<Vec<usize>>,
+    /// The answers are a stored ballot (the own-ballot page): a question
+    /// left unanswered shows its "No answer" radio checked.
+    stored: bool,
     /// Given back when the form returns for another reason than the code
     /// (a question left out, an expired form), so a voter who came by an
     /// invite link, whose fragment the script already removed, need not
@@ -43,7 +49,28 @@ struct Entered {
 impl Entered {
     /// The choices, without the code, which was refused for `why`.
     fn code_refused(&self, why: &'static str) -> Entered {
-        Entered { values: self.values.clone(), invite: String::new(), invite_error: Some(why) }
+        Entered { values: self.values.clone(), invite: String::new(), invite_error: Some(why), stored: false }
+    }
+
+    /// A stored ballot, to show it in the vote form's fields.
+    pub(super) fn from_ballot(ballot: &Ballot) -> Entered {
+        let values = ballot
+            .answers()
+            .iter()
+            .map(|a| match a {
+                None => Vec::new(),
+                Some(Answer::Choice(j)) => vec![*j],
+                Some(Answer::Choices(js)) => js.clone(),
+                Some(Answer::Ranks(ranks)) => ranks.iter().map(|r| r.map_or(0, usize::from)).collect(),
+                Some(Answer::Value(v)) => vec![usize::from(*v)],
+            })
+            .collect();
+        Entered { values, stored: true, ..Entered::default() }
+    }
+
+    /// Whether question `i` is left unanswered in a stored ballot.
+    fn none(&self, question: usize) -> bool {
+        self.stored && self.values.get(question).is_none_or(Vec::is_empty)
     }
 
     fn has(&self, question: usize, value: usize) -> bool {
@@ -77,6 +104,18 @@ fn share_response(
         @if let Some(m) = message { (notice("error", m)) }
         @if let Some(token) = token {
             p.notice.info id="already-voted" data-poll=(poll.id) role="status" hidden { (t.already_voted) }
+            @if poll.vote_changes {
+                // Shown by the script when this browser keeps a receipt for
+                // the poll: the ballot page then opens with it by itself.
+                div.notice.info.receipt-remembered id="receipt-remembered" data-poll=(poll.id) role="status" hidden {
+                    p { (t.receipt_remembered) }
+                    p.actions {
+                        a.button href=(ctx.href(&super::own::path(&poll.id))) { (t.receipt_open) }
+                        " "
+                        button.secondary type="button" data-forget-receipt { (t.receipt_forget) }
+                    }
+                }
+            }
             p.lead { (t.vote_intro) }
             form.vote method="post" action=(ctx.action()) {
                 input type="hidden" name="ballot" value=(token);
@@ -109,13 +148,18 @@ fn share_response(
         } @else if matches!(poll.visibility, ResultsVisibility::AfterVote | ResultsVisibility::AfterClose) {
             p.hint.results-when { (super::settings::visibility_text(t, poll)) }
         }
+        @if poll.vote_changes && !poll.closed {
+            // For a voter without script, or on another device: the receipt
+            // is typed on that page.
+            p.hint.own-ballot id="own-ballot-link" { a href=(ctx.href(&super::own::path(&poll.id))) { (t.receipt_open) } }
+        }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
 }
 
 /// One question of the vote form, with the widget of its type. Field names
 /// are a documented interface (docs/WEB.md).
-fn question_fieldset(
+pub(super) fn question_fieldset(
     ctx: &Ctx,
     poll: &Poll,
     clang: Option<&str>,
@@ -155,7 +199,7 @@ fn question_fieldset(
                             label for=(format!("q{i}-{j}")) lang=[clang] { (texts.options[j].as_str()) }
                         }
                     }
-                    @if kind == "radio" && !q.required { (no_answer(ctx, i)) }
+                    @if kind == "radio" && !q.required { (no_answer(ctx, i, entered.none(i))) }
                 }
                 QuestionKind::Ranked => {
                     // The script shows the move buttons and keeps the rows in
@@ -214,7 +258,7 @@ fn question_fieldset(
                                 }
                             }
                         }
-                        @if !q.required { (no_answer(ctx, i)) }
+                        @if !q.required { (no_answer(ctx, i, entered.none(i))) }
                     }
                 }
             }
@@ -225,11 +269,11 @@ fn question_fieldset(
 /// The last radio of an optional single-choice or scale question: "No
 /// answer", an empty value (read as unanswered by `answers`), so that a
 /// chosen answer can be taken back without scripting.
-fn no_answer(ctx: &Ctx, i: usize) -> Markup {
+fn no_answer(ctx: &Ctx, i: usize, checked: bool) -> Markup {
     let id = format!("q{i}-none");
     html! {
         div.choice.no-answer {
-            input type="radio" id=(id) name=(format!("q{i}")) value="";
+            input type="radio" id=(id) name=(format!("q{i}")) value="" checked[checked];
             label for=(id) { (ctx.t.no_answer) }
         }
     }
@@ -273,7 +317,7 @@ pub fn facts(ctx: &Ctx, poll: &Poll, today: Day) -> Markup {
 const VOTE_FIELDS: [&str; 2] = ["ballot", "invite"];
 
 /// Why a vote form cannot be read as a ballot.
-enum BadVote {
+pub(super) enum BadVote {
     /// A value no form of ours sends (a value that is not a number).
     Malformed,
     /// A question answered more often than it can be, or a field that is no
@@ -289,14 +333,16 @@ enum BadVote {
 /// scale, once per chosen option for multiple choice, `q{i}r{j}` with the
 /// rank of option `j` for a ranking. Answers come back as the voter sent
 /// them, with what they entered; their rules are checked by `Ballot::new`.
-fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), BadVote> {
+/// `extra` names the form's fields that are no answers (`VOTE_FIELDS` for
+/// the share page).
+pub(super) fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<Option<Answer>>, Entered), BadVote> {
     let qs = &poll.questions;
     // How often each field was sent: at most once, but a multiple-choice
     // question once per option.
     let mut sent = vec![0usize; qs.len()];
     let mut ranks_sent = std::collections::HashSet::new();
     for name in form.names() {
-        if VOTE_FIELDS.contains(&name) {
+        if extra.contains(&name) {
             continue;
         }
         let rest = name.strip_prefix('q').ok_or(BadVote::Changed)?;
@@ -404,7 +450,7 @@ fn answers(form: &Form, poll: &Poll) -> Result<(Vec<Option<Answer>>, Entered), B
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
-    let (answers, mut entered) = match answers(form, poll) {
+    let (answers, mut entered) = match answers(form, poll, &VOTE_FIELDS) {
         Ok(read) => read,
         Err(BadVote::Malformed) => {
             return Err(Error::Malformed("The vote form holds an answer its poll does not have.".into()));
@@ -460,6 +506,9 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     if w.web.ballots.redeem(&poll.id, token, today) != Verdict::Valid {
         return Ok(used_page(&ctx, poll));
     }
+    // Taken before the ballot goes to the writer: shown once, on the page
+    // that answers this vote, and kept nowhere here.
+    let receipt = admitted.receipt().map(Receipt::expose);
     // The answer waits for the commit on the connection, not on this worker.
     let pending = w.web.app.cast(admitted);
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
@@ -475,8 +524,12 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         let r = match result {
             // The results this voter may now see, at an address that a
             // reload does not send the vote again to.
-            Ok(()) if poll.visibility == ResultsVisibility::AfterVote => Ok(after_vote_redirect(&ctx, &poll, &ballot)),
-            Ok(()) => Ok(thanks_page(&ctx, &poll)),
+            // With a receipt, the page that shows it answers instead, with a
+            // link to those results: a redirect would lose the receipt.
+            Ok(()) if poll.visibility == ResultsVisibility::AfterVote && receipt.is_none() => {
+                Ok(after_vote_redirect(&ctx, &poll, &ballot))
+            }
+            Ok(()) => Ok(thanks_page(&ctx, &poll, receipt.as_deref(), &ballot)),
             Err(Error::Closed) => share_response(
                 &web,
                 &ctx,
@@ -531,14 +584,33 @@ fn after_vote_redirect(ctx: &Ctx, poll: &Poll, ballot: &str) -> Response {
     Response::new(303).with_header("Location", to)
 }
 
-fn thanks_page(ctx: &Ctx, poll: &Poll) -> Response {
+/// After a vote: thanks, the poll's title, the receipt when the poll gives
+/// one, and where the results are. `ballot` is the form token just redeemed
+/// (the way to an `afterVote` poll's results).
+fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> Response {
     let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.thanks_title) }
+        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         // The script notes the vote in localStorage, with the day the poll is
         // erased so the note can be dropped then.
         p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (t.thanks_text) }
-        @if poll.results_open_to_all() {
+        @if let Some(receipt) = receipt {
+            // The script keeps the receipt in localStorage for this poll,
+            // until its erase day. It is in no query string: the link
+            // carries it in the fragment, which browsers never send.
+            section.receipt aria-labelledby="receipt-heading" data-receipt-poll=(poll.id)
+                data-until=(poll.expires_on.to_string()) {
+                h2 id="receipt-heading" { (t.receipt_heading) }
+                p { (t.receipt_text) }
+                p.receipt-code { code id="receipt" { (receipt) } }
+                p { a id="receipt-link" href=(format!("{}#receipt={receipt}", super::own::path(&poll.id))) { (t.receipt_link) } }
+            }
+        }
+        @if poll.visibility == ResultsVisibility::AfterVote {
+            p { a.button href=(ctx.href_with(&super::results::after_vote_path(poll, ballot))) { (t.see_results) } }
+        } @else if poll.results_open_to_all() {
             p { a.button href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         } @else if poll.visibility == ResultsVisibility::AfterClose {
             p { (super::settings::visibility_text(t, poll)) }

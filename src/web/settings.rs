@@ -26,7 +26,15 @@ pub struct SettingsDraft {
     pub shuffle: bool,
     /// One of [`DuplicateCheck::codes`] (`duplicateCheck`); empty means the default.
     pub duplicate: String,
+    /// `voteChanges`: `None` when the form did not offer the checkbox (a
+    /// form of an older page): the API's default on creation, unchanged in
+    /// a PATCH.
+    pub vote_changes: Option<bool>,
 }
+
+/// A hidden field sent with the `voteChanges` checkbox: an unchecked box
+/// sends nothing, so this tells "unchecked" from "not offered".
+pub const VOTE_CHANGES_OFFERED: &str = "voteChangesOffered";
 
 impl Default for SettingsDraft {
     fn default() -> SettingsDraft {
@@ -35,6 +43,7 @@ impl Default for SettingsDraft {
             closes: String::new(),
             shuffle: false,
             duplicate: DuplicateCheck::default().as_str().to_owned(),
+            vote_changes: None,
         }
     }
 }
@@ -46,6 +55,13 @@ impl SettingsDraft {
             closes: form.text("closes"),
             shuffle: form.get("shuffle").is_some_and(|v| !v.is_empty()),
             duplicate: form.text("duplicate"),
+            vote_changes: if form.get("voteChanges").is_some_and(|v| !v.is_empty()) {
+                Some(true)
+            } else if form.get(VOTE_CHANGES_OFFERED).is_some() {
+                Some(false)
+            } else {
+                None
+            },
         }
     }
 
@@ -55,6 +71,7 @@ impl SettingsDraft {
             closes: poll.closes_on.map(|d| d.to_string()).unwrap_or_default(),
             shuffle: poll.shuffle_options,
             duplicate: poll.duplicate_check.as_str().to_owned(),
+            vote_changes: Some(poll.vote_changes),
         }
     }
 
@@ -78,6 +95,9 @@ impl SettingsDraft {
         if !duplicate.is_empty() {
             body["duplicateCheck"] = json!(duplicate);
         }
+        if let Some(v) = self.vote_changes {
+            body["voteChanges"] = json!(v);
+        }
     }
 }
 
@@ -99,6 +119,7 @@ pub fn field_id(prefix: &str, key: Key) -> Option<String> {
         Key::ClosesOn => Some(format!("{prefix}-closes-on")),
         Key::ShuffleOptions => Some(format!("{prefix}-shuffle")),
         Key::DuplicateCheck => Some(format!("{prefix}-duplicate-network")),
+        Key::VoteChanges => Some(format!("{prefix}-vote-changes")),
         _ => None,
     }
 }
@@ -112,6 +133,7 @@ pub fn field_of(ctx: &Ctx, prefix: &str, error: &FieldError) -> Option<(String, 
         Key::ClosesOn => t.field_closes_on,
         Key::ShuffleOptions => t.field_shuffle,
         Key::DuplicateCheck => t.field_duplicate,
+        Key::VoteChanges => t.vote_changes_label,
         _ => return None,
     };
     Some((field_id(prefix, *key)?, name.to_owned()))
@@ -124,6 +146,7 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
     let closes_id = format!("{prefix}-closes-on");
     let shuffle_id = format!("{prefix}-shuffle");
     let duplicate_id = format!("{prefix}-duplicate-network");
+    let vote_changes_id = format!("{prefix}-vote-changes");
     let closes_errors = p.of(&closes_id);
     let duplicate_errors = p.of(&duplicate_id);
     // Each choice says in plain words what it does and what it costs.
@@ -179,6 +202,13 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
                     p.hint id=(format!("{id}-hint")) { (hint) }
                 }
             }
+        }
+        div.field.check {
+            input type="hidden" name=(VOTE_CHANGES_OFFERED) value="1";
+            input type="checkbox" id=(vote_changes_id) name="voteChanges" value="1" checked[draft.vote_changes.unwrap_or(true)]
+                aria-describedby=(format!("{vote_changes_id}-hint"));
+            label for=(vote_changes_id) { (t.vote_changes_label) }
+            p.hint id=(format!("{vote_changes_id}-hint")) { (t.vote_changes_hint) }
         }
     }
 }
@@ -236,5 +266,24 @@ mod tests {
         assert_eq!(errors.len(), 1);
         assert_eq!(field_id("f", Key::DuplicateCheck).as_deref(), Some("f-duplicate-network"));
         assert!(matches!(errors[0].path.segs(), [Seg::Key(Key::DuplicateCheck)]), "{errors:?}");
+    }
+
+    #[test]
+    fn the_vote_changes_box_tells_unchecked_from_not_offered() {
+        let read = |pairs: &[(&str, &str)], patch: bool| {
+            let mut b = if patch { json!({}) } else { body() };
+            SettingsDraft::from_form(&Form::from_pairs(pairs)).add_to(&mut b, patch);
+            b.get("voteChanges").cloned()
+        };
+        assert_eq!(read(&[(VOTE_CHANGES_OFFERED, "1"), ("voteChanges", "1")], false), Some(json!(true)));
+        assert_eq!(read(&[(VOTE_CHANGES_OFFERED, "1")], false), Some(json!(false)));
+        assert_eq!(read(&[(VOTE_CHANGES_OFFERED, "1")], true), Some(json!(false)));
+        // Not offered: the API's default on creation, unchanged by a PATCH.
+        assert_eq!(read(&[], false), None);
+        assert_eq!(read(&[], true), None);
+        let mut b = body();
+        SettingsDraft::from_form(&Form::from_pairs(&[(VOTE_CHANGES_OFFERED, "1")])).add_to(&mut b, false);
+        assert_eq!(NewPoll::from_json(&b).map(|p| p.vote_changes).map_err(|e| format!("{e:?}")), Ok(false));
+        assert_eq!(NewPoll::from_json(&body()).map(|p| p.vote_changes).map_err(|e| format!("{e:?}")), Ok(true));
     }
 }

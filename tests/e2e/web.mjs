@@ -6,6 +6,7 @@
 // in French, an invite-only poll: codes issued on the admin page as a sheet
 // of cards, an invite link that fills the code field and leaves the
 // address bar, a vote, the same link refused;
+// in English, receipts: one's own response seen, changed and withdrawn;
 // axe-core on every page; screenshots at 360 px and 1280 px. In English, the
 // poll gets a picture and its question a sound and a video: they are chosen
 // before a failed send, must be held through it, and must really load and
@@ -192,7 +193,9 @@ async function scenario(lang, texts) {
   await page.waitForSelector("#voted");
   await audit(page, `${lang}-thanks`);
   await page.goto(share);
-  check(await page.isVisible("#already-voted"), `${lang}: "already voted" after voting`);
+  // With a receipt kept (the default), the notice that offers one's
+  // response says so instead of "already voted".
+  check(await page.isVisible("#already-voted") || await page.isVisible("#receipt-remembered"), `${lang}: "already voted" after voting`);
 
   await page.goto(share + "/results");
   const cells = await page.locator("table.tally tbody tr").nth(1).locator("td").allInnerTexts();
@@ -267,6 +270,7 @@ async function settingsScenario(lang) {
   const closes = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
   await page.fill("#f-closes-on", closes);
   await page.check("#f-shuffle");
+  check(await page.isChecked("#f-vote-changes"), `${lang}: voters may change their response by default`);
   await page.fill("#f-q0", "Wohin?");
   for (const [i, o] of ["Pizza", "Sushi", "Salat", "Suppe"].entries()) await page.fill(`#f-q0o${i}`, o);
   await page.click("button.primary[value=create]");
@@ -282,7 +286,11 @@ async function settingsScenario(lang) {
   await page.focus("form.vote input[type=radio] >> nth=0");
   await page.keyboard.press("Space");
   await page.keyboard.press("Enter");
-  await page.waitForSelector("#voted");
+  // With receipts (the default), the vote is answered with the receipt and
+  // a link to the results, which the voter follows.
+  await page.waitForSelector("#receipt");
+  check(await page.isVisible("#voted"), `${lang}: the vote is confirmed with its receipt`);
+  await Promise.all([page.waitForNavigation(), page.click("a.button[href*='/results?voted=']")]);
   check(page.url().includes("/results?voted="), `${lang}: the voter lands on the results (${page.url()})`);
   const total = await page.locator("table.tally tbody td.num >> nth=0").allInnerTexts();
   check((await page.locator("table.tally").count()) > 0, `${lang}: the results are shown after voting (${total})`);
@@ -578,7 +586,145 @@ async function typesWithoutScript(share) {
   await context.close();
 }
 
+// Receipts (issue 15), in English: vote and get a receipt; the share page
+// then offers one's response; it opens by itself, is changed (in another
+// language too) and withdrawn; the receipt's link opens it in a fresh
+// browser and leaves the address bar; a wrong receipt is said at its field.
+async function receiptScenario(lang) {
+  const created = await fetch(`${base}/api/polls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      title: "Team day", lang, expiryDays: 30, resultsVisibility: "afterVote",
+      questions: [
+        { type: "single", label: "Where?", options: ["Park", "Lake"] },
+        { type: "multiple", label: "Snacks?", options: ["Nuts", "Fruit", "Cake"], required: true, maxChoices: 2 },
+        { type: "ranked", label: "Games?", options: ["Chess", "Darts", "Go"] },
+        { type: "scale", label: "Fun?", required: true, scaleMin: 1, scaleMax: 5, minLabel: "None", maxLabel: "Lots" },
+      ],
+    }),
+  }).then((r) => r.json());
+  const share = `${base}/p/${created.id}`;
+  const counts = async () => {
+    const r = await fetch(`${base}/api/polls/${created.id}/results`, { headers: { Authorization: `Bearer ${created.adminToken || created.token}` } });
+    const j = await r.json();
+    return { total: j.totalResponses, q0: (j.questions || [])[0] && j.questions[0].options.map((o) => o.count).join() };
+  };
+  const vote = async (page) => {
+    await page.goto(share);
+    await page.check("#q0-1");
+    await page.check("#q1-0");
+    await page.selectOption("#q2r1", "1");
+    await page.check("#q3-4");
+    await page.click("form.vote button[type=submit]");
+    await page.waitForSelector("#receipt");
+  };
+
+  const { context, page, errors } = await openPage(lang);
+  await page.goto(share);
+  check(!(await page.isVisible("#receipt-remembered")) && await page.isVisible("#own-ballot-link"),
+    `receipts: before voting, only the plain link to one's response`);
+  await vote(page);
+  const receipt = (await page.textContent("#receipt")).trim();
+  check(/^([0-9A-Z]{4}-){5}[0-9A-Z]{4}$/.test(receipt), `receipts: the thanks page shows the receipt (${receipt})`);
+  const link = await page.getAttribute("#receipt-link", "href");
+  check(link === `/p/${created.id}/ballot#receipt=${receipt}`, `receipts: the link carries it in the fragment (${link})`);
+  const kept = await page.evaluate((id) => localStorage.getItem(`anonpoll:receipt:${id}`), created.id);
+  check(kept && kept.endsWith(" " + receipt), `receipts: kept in localStorage (${kept})`);
+  const cookies = await context.cookies();
+  check(cookies.length === 0, `receipts: no cookie (${JSON.stringify(cookies)})`);
+  check(await page.isVisible("a.button[href*='/results?voted=']"), "receipts: afterVote, a way to the results");
+  await audit(page, `${lang}-receipt-thanks`);
+
+  await page.goto(share);
+  check(await page.isVisible("#receipt-remembered") && !(await page.isVisible("#already-voted")),
+    "receipts: the share page offers one's response");
+  await audit(page, `${lang}-receipt-remembered`);
+  await Promise.all([page.waitForURL(/\/ballot/), page.click("#receipt-remembered a")]);
+  await page.waitForSelector("form.own-ballot");
+  check(await page.isChecked("#q0-1") && await page.isChecked("#q1-0") && await page.isChecked("#q3-4"),
+    "receipts: the ballot page opens by itself with the response as counted");
+  check(await page.isVisible("#result-q0"), "receipts: afterVote, the ballot page shows the results");
+  await audit(page, `${lang}-own-ballot`);
+
+  await page.check("#q0-0");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=change]")]);
+  check(await page.isVisible(".notice.ok") && await page.isChecked("#q0-0"), "receipts: the change is saved and shown");
+  const afterChange = await counts();
+  check(afterChange.q0 === "1,0", `receipts: the counters follow the change (${JSON.stringify(afterChange)})`);
+  await audit(page, `${lang}-own-ballot-changed`);
+  // The language switcher posts the receipt along.
+  await Promise.all([page.waitForNavigation(), page.click("nav.langs button[lang=de]")]);
+  check((await page.getAttribute("html", "lang")) === "de" && await page.isChecked("#q0-0"),
+    "receipts: the ballot page survives a language switch");
+  check(!page.url().includes("receipt") && !page.url().includes(receipt), `receipts: the receipt is in no address (${page.url()})`);
+  await Promise.all([page.waitForNavigation(), page.click(`nav.langs button[lang=${lang}]`)]);
+
+  await Promise.all([page.waitForNavigation(), page.click("button[value=withdraw]")]);
+  await page.waitForSelector("#withdrawn");
+  const gone = await page.evaluate((id) => localStorage.getItem(`anonpoll:receipt:${id}`), created.id);
+  check(gone === null, "receipts: withdrawn, the browser forgets the receipt");
+  const afterWithdraw = await counts();
+  check(afterWithdraw.total === 0, `receipts: the counters lose the ballot (${JSON.stringify(afterWithdraw)})`);
+  await audit(page, `${lang}-own-ballot-withdrawn`);
+  await page.goto(share);
+  check(!(await page.isVisible("#receipt-remembered")), "receipts: nothing remembered after withdrawing");
+
+  // Forget: the notice goes, and the storage with it.
+  await vote(page);
+  await page.goto(share);
+  await page.click("[data-forget-receipt]");
+  check(!(await page.isVisible("#receipt-remembered")), "receipts: forgotten on request");
+  const forgotten = await page.evaluate((id) => localStorage.getItem(`anonpoll:receipt:${id}`), created.id);
+  check(forgotten === null, "receipts: forgetting empties the storage");
+  check(errors.length === 0, `receipts: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+
+  // The receipt's link in a fresh browser (nothing stored).
+  const voter = await openPage(lang);
+  await vote(voter.page);
+  const fresh = await voter.page.getAttribute("#receipt-link", "href");
+  await voter.context.close();
+  const other = await openPage(lang);
+  await other.page.goto(base + fresh);
+  await other.page.waitForSelector("form.own-ballot");
+  check(!other.page.url().includes("#") && !other.page.url().includes("receipt"),
+    `receipts: the link opens the ballot and leaves the address bar (${other.page.url()})`);
+  check(await other.page.isChecked("#q3-4"), "receipts: the link opens that response");
+  // A fresh prompt, and a wrong receipt said at the field, not sent again.
+  await other.page.goto(`${share}/ballot`);
+  check(await other.page.isVisible("input#receipt"), "receipts: without a stored receipt, the prompt");
+  await audit(other.page, `${lang}-own-ballot-prompt`);
+  await other.page.fill("#receipt", "0000-0000-0000-0000-0000-0000");
+  await Promise.all([other.page.waitForNavigation(), other.page.click("button[value=show]")]);
+  await other.page.waitForTimeout(500);
+  check(await other.page.isVisible("#receipt-error") && (await other.page.getAttribute("#receipt", "aria-invalid")) === "true",
+    "receipts: an unknown receipt is refused at its field");
+  await audit(other.page, `${lang}-own-ballot-refused`);
+  check(other.errors.length === 0, `receipts: no script or console errors ${JSON.stringify(other.errors)}`);
+  await other.context.close();
+
+  // Without script: the receipt is typed.
+  const noscript = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 360, height: 800 } });
+  const np = await noscript.newPage();
+  await np.goto(share);
+  check(await np.isVisible("#own-ballot-link"), "no script: the share page links to one's response");
+  await np.check("#q1-2");
+  await np.check("#q3-2");
+  await np.click("form.vote button[type=submit]");
+  await np.waitForSelector("#receipt");
+  const typed = (await np.textContent("#receipt")).trim();
+  await np.goto(`${share}/ballot`);
+  await np.fill("#receipt", typed.toLowerCase());
+  await np.click("button[value=show]");
+  await np.waitForSelector("form.own-ballot");
+  check(await np.isChecked("#q1-2") && await np.isChecked("#q3-2"), "no script: the typed receipt opens the response");
+  await np.screenshot({ path: join(shots, `${lang}-own-ballot-noscript-360.png`), fullPage: true });
+  await noscript.close();
+}
+
 try {
+  await receiptScenario("en");
   await headerScenario();
   await privacyScenario();
   await typesScenario("en");

@@ -9,6 +9,12 @@
 // - copy buttons next to links;
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
+// - a receipt after a vote (issue 15): kept in localStorage for its poll
+//   until the poll's erase day (never a cookie, never sent but in the POST
+//   of the ballot page's form); the share page then offers to open one's
+//   response, and the ballot page (`/p/{id}/ballot`) takes the receipt from
+//   its link's fragment (#receipt=, removed from the address bar at once)
+//   or from storage, and sends its form by itself;
 // - focus on the error summary of a form that came back with problems;
 // - on the creation form, only the fields of each question's chosen type
 //   (without script all are shown; the server reads those of the type);
@@ -20,6 +26,8 @@
 
 (function () {
   var PREFIX = "anonpoll:voted:";
+  // A receipt is kept as "<erase day> <receipt>".
+  var RECEIPT = "anonpoll:receipt:";
   var today = new Date().toISOString().slice(0, 10);
 
   function storage() {
@@ -31,7 +39,7 @@
   // bar of this very page only changes the fragment, and loads nothing).
   var tokenForm = document.querySelector("form[data-token-form]");
   function keyFromFragment() {
-    if (location.hash.length <= 1 || /^#invite=/.test(location.hash)) return;
+    if (location.hash.length <= 1 || /^#(invite|receipt)=/.test(location.hash)) return;
     var key = "";
     try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* malformed: typed instead */ }
     history.replaceState(null, "", location.pathname + location.search);
@@ -105,6 +113,7 @@
       for (var i = store.length - 1; i >= 0; i--) {
         var k = store.key(i);
         if (k && k.indexOf(PREFIX) === 0 && (store.getItem(k) || "") <= today) store.removeItem(k);
+        if (k && k.indexOf(RECEIPT) === 0 && (store.getItem(k) || "").split(" ")[0] <= today) store.removeItem(k);
       }
     } catch (e) { /* storage unavailable: nothing to tidy */ }
 
@@ -121,6 +130,77 @@
         if (store.getItem(PREFIX + note.getAttribute("data-poll"))) note.hidden = false;
       } catch (e) { /* storage unavailable */ }
     }
+  }
+
+  // Receipts. Read and written only here; a failing storage leaves the
+  // pages as they are without script.
+  function receiptOf(poll) {
+    if (!store) return "";
+    try { return ((store.getItem(RECEIPT + poll) || "").split(" ")[1]) || ""; } catch (e) { return ""; }
+  }
+  function forgetReceipt(poll) {
+    if (!store) return;
+    try { store.removeItem(RECEIPT + poll); } catch (e) { /* storage unavailable */ }
+  }
+  // Comparable form of a receipt as typed: no dashes, spaces or case.
+  function plain(r) { return (r || "").replace(/[\s-]/g, "").toUpperCase(); }
+
+  // Just voted: keep the receipt until the poll's erase day.
+  var receiptBox = document.querySelector("[data-receipt-poll]");
+  var receiptCode = document.getElementById("receipt");
+  if (receiptBox && receiptCode && store) {
+    try {
+      store.setItem(RECEIPT + receiptBox.getAttribute("data-receipt-poll"),
+        receiptBox.getAttribute("data-until") + " " + receiptCode.textContent.trim());
+    } catch (e) { /* full or disabled: the receipt is on the page */ }
+  }
+
+  // Share page: offer one's own response when this browser keeps a receipt.
+  var remembered = document.getElementById("receipt-remembered");
+  if (remembered && receiptOf(remembered.getAttribute("data-poll"))) {
+    remembered.hidden = false;
+    if (note) note.hidden = true;
+    var plainLink = document.getElementById("own-ballot-link");
+    if (plainLink) plainLink.hidden = true;
+    var forget = remembered.querySelector("[data-forget-receipt]");
+    if (forget) {
+      forget.addEventListener("click", function () {
+        forgetReceipt(remembered.getAttribute("data-poll"));
+        remembered.hidden = true;
+        if (plainLink) plainLink.hidden = false;
+      });
+    }
+  }
+
+  // Ballot page: the receipt from the link's fragment (taken off the
+  // address first, whatever happens next) or from storage.
+  var receiptForm = document.querySelector("form[data-receipt-form]");
+  var fromLink = /^#receipt=([^&]*)$/.exec(location.hash);
+  if (fromLink) history.replaceState(null, "", location.pathname + location.search);
+  if (receiptForm) {
+    var poll = receiptForm.getAttribute("data-poll");
+    var field = receiptForm.querySelector("input[name=receipt]");
+    var given = "";
+    if (fromLink) {
+      try { given = decodeURIComponent(fromLink[1]); } catch (e) { /* malformed: typed instead */ }
+    }
+    if (receiptForm.hasAttribute("data-refused")) {
+      // Refused: a kept receipt that was refused (withdrawn elsewhere) goes.
+      if (field && plain(field.value) === plain(receiptOf(poll))) forgetReceipt(poll);
+    } else if (field && receiptForm.hasAttribute("data-auto")) {
+      var r = given || receiptOf(poll);
+      if (r && !field.value) {
+        field.value = r;
+        receiptForm.submit();
+      }
+    }
+  }
+
+  // Withdrawn: this browser forgets the receipt and the vote note.
+  var withdrawn = document.querySelector("[data-forget-poll]");
+  if (withdrawn && store) {
+    forgetReceipt(withdrawn.getAttribute("data-forget-poll"));
+    try { store.removeItem(PREFIX + withdrawn.getAttribute("data-forget-poll")); } catch (e) { /* unavailable */ }
   }
 
   // Creation form: show the fields of the chosen type only.

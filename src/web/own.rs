@@ -1,0 +1,229 @@
+//! `/p/{id}/ballot`: a voter's own ballot, found with the receipt they got
+//! after voting (issue 15): see it, change it, or withdraw it, while the
+//! poll is open and lets voters change their ballots (`voteChanges`).
+//!
+//! Promises:
+//! - the receipt travels only in POST bodies (the field `receipt`) and in
+//!   URL fragments, which browsers never send: never in a query string, a
+//!   `Location` or a log. The language switcher of these pages posts it
+//!   along in a form (as it does the admin key);
+//! - the page works without script: the receipt is typed; with script it is
+//!   taken from the link's fragment (`#receipt=…`) or from this browser's
+//!   `localStorage`, and sent by itself;
+//! - a change is read exactly like a vote (`poll::answers`) and checked by
+//!   the same rules; a refused change comes back with what was entered;
+//! - everything goes through the application layer (`Session::own_ballot`,
+//!   `change_ballot`, `withdraw_ballot`).
+
+use maud::html;
+
+use super::WebWorker;
+use super::form::{Form, problem_text};
+use super::layout::{Ctx, lang_attr, notice, page, respond};
+use super::poll::{BadVote, Entered, answers, facts, question_fieldset};
+use crate::app::Access;
+use crate::day::Day;
+use crate::domain::{Poll, ResultsVisibility};
+use crate::error::{Error, ReceiptRefusal};
+use crate::http::{Request, Response};
+use crate::secret::PollId;
+
+/// The page's path for `id`.
+pub fn path(id: &PollId) -> String {
+    format!("/p/{id}/ballot")
+}
+
+/// The form's fields besides the answers (`docs/WEB.md`).
+const FIELDS: [&str; 2] = ["receipt", "action"];
+
+/// `GET`: the receipt prompt.
+pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    if let Some(r) = refused_outright(&ctx, poll) {
+        return Ok(r);
+    }
+    Ok(prompt(&ctx, poll, 200, "", None))
+}
+
+/// `POST`: show (`action` absent or `show`), `change` or `withdraw`.
+pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    let t = ctx.t;
+    if let Some(r) = refused_outright(&ctx, poll) {
+        return Ok(r);
+    }
+    let typed = form.text("receipt");
+    // The receipt is looked up first: nothing of the ballot, nor of what
+    // was entered, is shown to someone without a valid one.
+    let (receipt, stored) = match w.session.own_ballot(poll, &typed) {
+        Ok(found) => found,
+        Err(e) => return refusal(&ctx, poll, &typed, e),
+    };
+    let receipt = receipt.expose();
+    let ctx = Ctx { receipt: Some(receipt.clone()), ..ctx };
+    match form.get("action").map(str::trim).unwrap_or("show") {
+        "change" => {
+            let (answers, entered) = match answers(form, poll, &FIELDS) {
+                Ok(read) => read,
+                Err(BadVote::Malformed) => {
+                    return Err(Error::Malformed("The ballot form holds an answer its poll does not have.".into()));
+                }
+                Err(BadVote::Changed) => {
+                    let shown = Entered::from_ballot(&stored);
+                    return ballot_page(w, &ctx, poll, today, 422, &shown, Some(("error", t.err_vote_form)));
+                }
+                Err(BadVote::Rule(problem, entered)) => {
+                    let text = problem_text(t, &problem);
+                    return ballot_page(w, &ctx, poll, today, 422, &entered, Some(("error", &text)));
+                }
+            };
+            match w.session.change_ballot(poll, &receipt, answers, today) {
+                Ok(now) => {
+                    let shown = Entered::from_ballot(&now);
+                    ballot_page(w, &ctx, poll, today, 200, &shown, Some(("ok", t.own_ballot_changed)))
+                }
+                Err(Error::Invalid(errors)) => {
+                    let text =
+                        errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
+                    ballot_page(w, &ctx, poll, today, 422, &entered, Some(("error", &text)))
+                }
+                Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
+            }
+        }
+        "withdraw" => match w.session.withdraw_ballot(poll, &receipt, today) {
+            Ok(()) => Ok(withdrawn_page(&Ctx { receipt: None, ..ctx }, poll)),
+            Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
+        },
+        // `show`, and anything else a changed form may send.
+        _ => ballot_page(w, &ctx, poll, today, 200, &Entered::from_ballot(&stored), None),
+    }
+}
+
+/// The page for a poll that takes no receipt at all now: closed (409), or
+/// without `voteChanges` (403).
+fn refused_outright(ctx: &Ctx, poll: &Poll) -> Option<Response> {
+    let t = ctx.t;
+    if poll.closed {
+        Some(message(ctx, poll, 409, t.closed_title, t.err_receipt_closed))
+    } else if !poll.vote_changes {
+        Some(message(ctx, poll, 403, t.error_title, t.err_receipt_changes_off))
+    } else {
+        None
+    }
+}
+
+/// What a refused receipt (or a failed write) shows: the prompt again with
+/// the reason at the field, or a page saying why.
+fn refusal(ctx: &Ctx, poll: &Poll, typed: &str, e: Error) -> Result<Response, Error> {
+    let t = ctx.t;
+    match e {
+        Error::ReceiptRefused(ReceiptRefusal::NotAReceipt) => {
+            Ok(prompt(ctx, poll, 403, typed, Some(t.err_receipt_not_a_receipt)))
+        }
+        Error::ReceiptRefused(ReceiptRefusal::Unknown) => {
+            Ok(prompt(ctx, poll, 403, typed, Some(t.err_receipt_unknown)))
+        }
+        Error::ReceiptRefused(ReceiptRefusal::ChangesOff) => {
+            Ok(message(ctx, poll, 403, t.error_title, t.err_receipt_changes_off))
+        }
+        Error::Closed => Ok(message(ctx, poll, 409, t.closed_title, t.err_receipt_closed)),
+        e => Err(e),
+    }
+}
+
+/// A heading, the poll's title and a text.
+fn message(ctx: &Ctx, poll: &Poll, status: u16, heading: &str, text: &str) -> Response {
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (heading) }
+        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (notice("error", text))
+        p { a href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (title) } }
+    };
+    respond(status, ctx.lang, page(ctx, heading, body))
+}
+
+/// The receipt form. `typed` is given back after a refusal (a typo can be
+/// fixed); `error` is said at the field. The script fills and sends the
+/// form by itself only on a fresh prompt (`data-auto`), so a refused
+/// receipt is never sent again in a loop.
+fn prompt(ctx: &Ctx, poll: &Poll, status: u16, typed: &str, error: Option<&str>) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.own_ballot_title) }
+        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        p.lead { (t.own_ballot_prompt) }
+        form.receipt method="post" action=(ctx.action()) data-receipt-form data-poll=(poll.id)
+            data-auto=[error.is_none().then_some("1")] data-refused=[error.map(|_| "1")] {
+            div.field {
+                label for="receipt" { (t.receipt_label) }
+                @if let Some(e) = error { p.field-error id="receipt-error" { (e) } }
+                input type="text" id="receipt" name="receipt" value=(typed) required autocomplete="off"
+                    spellcheck="false" autocapitalize="characters"
+                    aria-invalid=[error.map(|_| "true")] aria-describedby=[error.map(|_| "receipt-error")];
+            }
+            div.submit { button.primary type="submit" name="action" value="show" { (t.own_ballot_show) } }
+        }
+    };
+    respond(status, ctx.lang, page(ctx, t.own_ballot_title, body))
+}
+
+/// The voter's ballot in the vote form's fields, ready to change, the
+/// withdraw button, and the results when this voter may see them.
+fn ballot_page(
+    w: &mut WebWorker,
+    ctx: &Ctx,
+    poll: &Poll,
+    today: Day,
+    status: u16,
+    entered: &Entered,
+    message: Option<(&str, &str)>,
+) -> Result<Response, Error> {
+    let t = ctx.t;
+    let receipt = ctx.receipt.clone().unwrap_or_default();
+    let (content_lang, title, questions) = poll.version(ctx.lang);
+    let clang = lang_attr(content_lang, ctx.lang);
+    let results = if poll.visibility == ResultsVisibility::AfterVote || poll.results_open_to_all() {
+        Some(w.session.results(poll, Access::Voter)?)
+    } else {
+        None
+    };
+    let body = html! {
+        h1 { (t.own_ballot_title) }
+        p.poll-name lang=[clang] { (title) }
+        (facts(ctx, poll, today))
+        @if let Some((kind, text)) = message { (notice(kind, text)) }
+        p.lead { (t.own_ballot_intro) }
+        form.vote.own-ballot method="post" action=(ctx.action()) {
+            input type="hidden" name="receipt" value=(receipt);
+            @for (i, (q, texts)) in poll.questions.iter().zip(&questions).enumerate() {
+                (question_fieldset(ctx, poll, clang, i, q, texts, entered))
+            }
+            div.submit { button.primary type="submit" name="action" value="change" { (t.own_ballot_change) } }
+        }
+        form.withdraw method="post" action=(ctx.action()) {
+            input type="hidden" name="receipt" value=(receipt);
+            p.hint id="withdraw-hint" { (t.own_ballot_withdraw_hint) }
+            button.secondary.danger type="submit" name="action" value="withdraw" aria-describedby="withdraw-hint" {
+                (t.own_ballot_withdraw)
+            }
+        }
+        @if let Some(results) = &results { (super::results::results_section(ctx, poll, results, 2)) }
+    };
+    Ok(respond(status, ctx.lang, page(ctx, t.own_ballot_title, body)))
+}
+
+/// After a withdrawal. The script forgets this browser's receipt and vote
+/// note for the poll (`data-forget-poll`).
+fn withdrawn_page(ctx: &Ctx, poll: &Poll) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.own_ballot_withdrawn_title) }
+        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        p.notice.ok role="status" id="withdrawn" data-forget-poll=(poll.id) { (t.own_ballot_withdrawn_text) }
+        p { a href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (title) } }
+    };
+    respond(200, ctx.lang, page(ctx, t.own_ballot_withdrawn_title, body))
+}
