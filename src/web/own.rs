@@ -77,7 +77,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                     return ballot_page(w, &ctx, poll, today, 422, &entered, Some(("error", &text)));
                 }
             };
-            match w.session.change_ballot(poll, &receipt, answers, today) {
+            match w.session.change_ballot(req.client, poll, &receipt, answers, today) {
                 Ok(now) => {
                     let shown = Entered::from_ballot(&now);
                     ballot_page(w, &ctx, poll, today, 200, &shown, Some(("ok", t.own_ballot_changed)))
@@ -90,7 +90,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                 Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
             }
         }
-        "withdraw" => match w.session.withdraw_ballot(poll, &receipt, today) {
+        "withdraw" => match w.session.withdraw_ballot(req.client, poll, &receipt, today) {
             Ok(()) => Ok(withdrawn_page(&Ctx { receipt: None, ..ctx }, poll)),
             Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
         },
