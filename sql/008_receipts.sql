@@ -7,9 +7,9 @@
 --
 -- Nothing else is added. A receipt (120 random bits, shown once to the
 -- voter, never stored) finds its ballot through the ballot's key: a ballot
--- cast with a receipt takes the last 15 bytes of its key from the receipt's
--- labelled SHA-256 instead of from the random source, and its first byte
--- from those (src/store/writer.rs, `receipt_keys`). Such a key is as random
+-- cast with a receipt takes its staged and its settled key from the
+-- receipt's labelled SHA-256 (under separate labels) instead of from the
+-- random source (src/store/writer.rs, `receipt_keys`). Such a key is as random
 -- as any other, so it keeps the rows in no order of arrival, and no second
 -- index is needed, whose pages would keep that order. The receipt derives
 -- from nothing (least of all an invite code), and the ballot is erased

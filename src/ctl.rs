@@ -149,9 +149,10 @@ pub enum Command {
         #[command(flatten)]
         auth: TokenArgs,
     },
-    /// Change who sees the results and when, the closing day, shuffling or
-    /// the duplicate check (the API's PATCH fields resultsVisibility,
-    /// closesOn, shuffleOptions, duplicateCheck).
+    /// Change who sees the results and when, the closing day, shuffling,
+    /// the duplicate check or whether voters may change their ballots (the
+    /// API's PATCH fields resultsVisibility, closesOn, shuffleOptions,
+    /// duplicateCheck, voteChanges).
     Settings {
         /// The poll id.
         #[arg(allow_hyphen_values = true)]
