@@ -519,6 +519,8 @@ fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
     let mut r = store.reader().unwrap();
     let poll = r.poll(&id, Day::today()).unwrap().unwrap();
     assert_eq!(r.ballots(&poll).unwrap().len(), 1);
+    // A poll from before receipts keeps the rules it was created under.
+    assert!(!poll.vote_changes, "migration 008 turned vote changes on for an existing poll");
 }
 
 // ---- Invite codes. ----
