@@ -753,13 +753,22 @@ fn described_by(hint_id: &str, id: &str, errors: &[&str]) -> String {
 }
 
 fn summary(ctx: &Ctx, p: &Problems) -> Markup {
+    error_summary(ctx, ctx.t.errors_heading, p)
+}
+
+/// The list of a form's problems, above the form: a heading, then one line
+/// per problem; a field's problem links to the field by its name (short,
+/// calm links), the message after it in plain text, joined as the
+/// language joins a label and its text.
+pub fn error_summary(ctx: &Ctx, heading: &str, p: &Problems) -> Markup {
+    let t = ctx.t;
     html! {
         @if !p.is_empty() {
-            div.error-summary role="alert" tabindex="-1" data-focus {
-                h2 { (ctx.t.errors_heading) }
+            div.error-summary role="alert" tabindex="-1" data-focus aria-labelledby="error-summary-heading" {
+                h2 id="error-summary-heading" { (heading) }
                 ul {
                     @for g in &p.general { li { (g) } }
-                    @for f in &p.fields { li { a href=(format!("#{}", f.id)) { (f.name) ": " (f.message) } } }
+                    @for f in &p.fields { li { a href=(format!("#{}", f.id)) { (f.name) } (t.colon) (f.message) } }
                 }
             }
         }
@@ -1179,6 +1188,18 @@ mod tests {
         assert_eq!(html.matches(r#"data-kinds="scale""#).count(), 2);
         assert_eq!(html.matches(r#"data-kinds="multiple""#).count(), 2);
         assert!(html.contains(r#"aria-describedby="f-q0-choices-hint""#));
+    }
+
+    #[test]
+    fn the_french_problem_list_puts_a_narrow_space_before_its_colons() {
+        let ctx = Ctx::new(super::super::lang::Choice { lang: Lang::Fr, explicit: false }, "/");
+        let mut p = Problems::default();
+        p.field("f-title", ctx.t.field_title, "Obligatoire.");
+        p.field("f-q0o1", (ctx.t.field_option)(2), "Trop long.");
+        let html = form_body(&ctx, &Draft::blank(Lang::Fr), &p, None, &uploads()).into_string();
+        assert!(html.contains("</a>\u{202F}: Obligatoire."), "{html}");
+        // No text of the page puts a plain space before a colon.
+        assert!(!html.contains(" :") && !html.contains("&nbsp;:"), "{html}");
     }
 
     #[test]
