@@ -871,7 +871,7 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
 /// then about a third of its size with a `rect` per run), with the
 /// four-module quiet zone scanners need. Empty if the text is too long for
 /// a QR code (an invite link never is).
-fn qr_svg(text: &str, label: &str) -> Markup {
+pub(super) fn qr_svg(text: &str, label: &str) -> Markup {
     use qrcode::{Color, EcLevel, QrCode};
     let Ok(code) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else { return html! {} };
     let width = code.width();

@@ -567,14 +567,27 @@ pub fn media_fieldset(
     let fields = html! {
             div.media-fields {
                 @if let Some(staged) = &m.staged {
-                    p.held id=(format!("{id}-held")) {
-                        ((t.media_held)(kind_name(t, staged.clean.kind), &human_size(staged.clean.bytes.len())))
+                    // The file kept from an earlier send, as a card: what it
+                    // is and a way to remove it. (The browser's own field
+                    // below says "No file chosen": it only offers another.)
+                    @let clean = &staged.clean;
+                    div.held-file id=(format!("{id}-held")) {
+                        (kind_glyph(clean.kind))
+                        p {
+                            strong { (t.media_kept) } br;
+                            span.held-what id=(format!("{id}-held-what")) {
+                                (kind_name(t, clean.kind))
+                                @if let (Some(w), Some(h)) = (clean.width, clean.height) { " · " (w) "\u{A0}×\u{A0}" (h) }
+                                " · " (human_size(clean.bytes.len()))
+                            }
+                        }
+                        button.secondary.remove type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate
+                            aria-describedby=(format!("{id}-held-what")) { (t.media_drop) }
                     }
                     input type="hidden" name=(format!("{prefix}-held")) value=(staged.reference);
-                    button.secondary type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate { (t.media_drop) }
                 }
                 div.field {
-                    label for=(id) { (t.media_file) }
+                    label for=(id) { @if m.staged.is_some() { (t.media_replace) } @else { (t.media_file) } }
                     p.hint id=(format!("{id}-hint")) { (hint) }
                     (errors_of(&id, &errors))
                     input type="file" id=(id) name=(prefix) accept=(ACCEPT)
@@ -588,6 +601,22 @@ pub fn media_fieldset(
     match legend {
         Some(legend) => html! { details.media-slot open[open] { summary { (legend) } (fields) } },
         None => fields,
+    }
+}
+
+/// A small drawing of a file's kind (picture, sound, video), beside the
+/// kept file's name; decoration only.
+fn kind_glyph(kind: crate::media::Kind) -> Markup {
+    use crate::media::Kind;
+    let d = match kind {
+        Kind::Image => "M4 6h24v20H4z M8 22l6-8 5 6 3-4 4 6z",
+        Kind::Audio => "M12 8v13a3 3 0 1 1-2-2.8V8l12-3v13a3 3 0 1 1-2-2.8V8.5z",
+        Kind::Video => "M4 8h17v16H4z M21 14l7-4v12l-7-4z",
+    };
+    html! {
+        svg.kind-glyph viewBox="0 0 32 32" aria-hidden="true" focusable="false" {
+            path d=(d) {}
+        }
     }
 }
 
@@ -780,6 +809,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
     let qerrors = p.of("f-questions");
     html! {
         h1 { (t.create_title) }
+        p.tagline { (t.tagline) }
         p.lead { (t.create_intro) }
         (summary(ctx, p))
         form.create method="post" action=(ctx.action()) enctype="multipart/form-data" novalidate {
@@ -989,7 +1019,12 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
         h1 { (t.created_title) }
         (notice("ok", t.created_intro))
         p.meta { ((t.erased_on)(&t.day(&poll.expires_on.to_string()))) }
-        (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share))
+        // The share link first, with its QR code (drawn here, as SVG: no
+        // request anywhere) for a phone or a projected slide.
+        div.share-block {
+            div.share-link { (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share)) }
+            (super::admin::qr_svg(&share, t.share_qr))
+        }
         (link_field(ctx, "link-results", t.created_results, &results_hint, &results))
         div.warning role="note" aria-labelledby="warn-title" {
             h2 id="warn-title" { (t.created_warning_title) }

@@ -139,7 +139,17 @@ fn results_page(ctx: &Ctx, (poll, today): (&Poll, Day), results: &Results, voter
         }
         (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
-        (results_section(ctx, poll, results, 2))
+        // Results anyone may see, of a poll still open: the script asks the
+        // API for them every few seconds and redraws them when they change
+        // (`data-live`); without script the page shows them as they were.
+        @if poll.results_open_to_all() && !poll.closed && !voter {
+            div.live data-live=(format!("/api/polls/{}/results", poll.id)) {
+                p.results-live hidden { (ctx.t.results_live) }
+                (results_section(ctx, poll, results, 2))
+            }
+        } @else {
+            (results_section(ctx, poll, results, 2))
+        }
         @if !poll.closed {
             p { a href=(ctx.href(&Links::share_path(&poll.id))) { (title) } }
         }

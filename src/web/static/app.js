@@ -7,6 +7,8 @@
 //   bookmark or a copied address no longer carries it;
 // - a print button on the sheet of invite cards;
 // - copy buttons next to links;
+// - on public results, a refresh every 10 s while the page is open (asks
+//   this server only: the CSP's connect-src is 'self');
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
 // - focus on the error summary of a form that came back with problems;
@@ -97,6 +99,46 @@
       }
     });
   });
+
+  // Public results, live: while the page is open and shown, ask the API
+  // for the results every 10 s; when they changed, fetch this page again
+  // (the same address, no cookie, nothing else sent) and put its results in
+  // place of the old ones, so figures are drawn by the server exactly as on
+  // a reload. Opened "pairwise" boxes stay open. Without script the page
+  // shows the results as they were when it loaded.
+  var live = document.querySelector("[data-live]");
+  if (live && window.fetch && window.DOMParser) {
+    var liveNote = live.querySelector(".results-live");
+    if (liveNote) liveNote.hidden = false;
+    var last = null;
+    var busy = false;
+    var refresh = function () {
+      if (busy || document.hidden) return;
+      busy = true;
+      var get = function (url, type) {
+        return fetch(url, { credentials: "omit", cache: "no-store", headers: { Accept: type } }).then(function (r) {
+          if (!r.ok) throw new Error(String(r.status));
+          return r.text();
+        });
+      };
+      get(live.getAttribute("data-live"), "application/json").then(function (json) {
+        if (last === null) last = json;
+        if (json === last) return null;
+        return get(location.pathname + location.search, "text/html").then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live] section.results");
+          var old = live.querySelector("section.results");
+          if (!fresh || !old || old.contains(document.activeElement)) return;
+          var open = Array.prototype.map.call(old.querySelectorAll("details"), function (d) { return d.open; });
+          Array.prototype.forEach.call(fresh.querySelectorAll("details"), function (d, i) { if (open[i]) d.open = true; });
+          old.replaceWith(document.importNode(fresh, true));
+          last = json;
+        });
+      }).catch(function () { /* offline or closed: try again later */ }).then(function () { busy = false; });
+    };
+    refresh();
+    setInterval(refresh, 10000);
+    document.addEventListener("visibilitychange", refresh);
+  }
 
   var store = storage();
   if (store) {
