@@ -852,9 +852,17 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                         (text_field(&format!("f-q{i}"), &format!("q{i}"), t.field_question, &q.label, None, crate::domain::LABEL.max_chars, p, focus))
                         (type_fields(ctx, i, q, p, focus))
                         div data-kinds=(WITH_OPTIONS) {
-                            ol.options {
+                            // With script: a remove button per answer, and
+                            // Enter in an answer goes to the next one (adding
+                            // it at the end); the labels' wording for new
+                            // rows comes along ({n}: the answer's number).
+                            ol.options data-options=(i) data-max=(OPTIONS.max)
+                                data-label=(numbered(t.field_option)) data-remove=(numbered(t.remove_option)) {
                                 @for (j, o) in q.options.iter().enumerate() {
-                                    li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
+                                    li.option-row {
+                                        (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus))
+                                        button.remove-option type="button" data-remove-option hidden aria-label=((t.remove_option)(j + 1)) { "×" }
+                                    }
                                 }
                             }
                         }
@@ -883,6 +891,12 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
             }
         }
     }
+}
+
+/// A numbered text of the catalogue as a template for the script, with
+/// `{n}` where the number goes.
+fn numbered(text: fn(usize) -> String) -> String {
+    text(987_654).replace("987654", "{n}")
 }
 
 /// The pseudo poll id the creation form's one-time codes are issued for

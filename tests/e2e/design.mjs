@@ -10,7 +10,10 @@
 // - "Your poll is ready" has the share link's QR code (SVG) and a Copy button;
 // - public results: whole percentages, the leading answer marked in words,
 //   and a live refresh that shows a new vote without a reload;
-// - the admin page starts with the results, above the links, the rest folded.
+// - the admin page starts with the results, above the links, the rest folded;
+// - the creation form: Enter in an answer goes to the next (adding one),
+//   each answer has a remove button; the header stays one line at 1280 px;
+// - the invite sheet prints only its cards, three a row, black on white.
 // Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
 import { chromium } from "playwright-core";
 import { readFileSync, mkdirSync } from "node:fs";
@@ -126,8 +129,33 @@ async function scenario(lang) {
   // Home: the mark and the promise.
   await page.goto(`${base}/?lang=${lang}`);
   check(await page.isVisible("a.brand svg.mark") && await page.isVisible("p.tagline"), `${lang}: the home page has the mark and the promise`);
+  const header = await page.evaluate(() => Math.round(document.querySelector("header.site").getBoundingClientRect().height));
+  check(header < 60, `${lang}: the header with its mark is one line at 1280 px (${header} px)`);
   await audit(page, `${lang}-home`);
   await fr(page, `${lang}-home`);
+
+  // Answers: Enter goes to the next answer, and adds one after the last;
+  // each answer has a remove button, and the ones below move up.
+  await page.fill("#f-q0o0", "one");
+  await page.press("#f-q0o0", "Enter");
+  const focused = () => page.evaluate(() => document.activeElement && document.activeElement.id);
+  check(await focused() === "f-q0o1", `${lang}: Enter in an answer goes to the next one`);
+  await page.fill("#f-q0o1", "two");
+  await page.press("#f-q0o1", "Enter");
+  await page.fill("#f-q0o2", "three");
+  const rows = await page.locator("#f-q0-set ol.options > li").count();
+  await page.press(`#f-q0o${rows - 1}`, "Enter");
+  const added = await focused();
+  const addedLabel = await page.locator(`label[for=f-q0o${rows}]`).innerText().catch(() => "");
+  check(added === `f-q0o${rows}` && addedLabel.includes(String(rows + 1)),
+    `${lang}: Enter in the last answer adds one more, labelled (${added}, ${addedLabel})`);
+  check(page.url().endsWith(`/?lang=${lang}`) && !(await page.isVisible(".error-summary")), `${lang}: Enter sent nothing`);
+  await page.click("#f-q0-set li.option-row >> nth=1 >> button[data-remove-option]");
+  const values = await page.evaluate(() => Array.from(document.querySelectorAll("#f-q0-set ol.options input")).map((i) => i.value));
+  check(JSON.stringify(values.slice(0, 3)) === JSON.stringify(["one", "three", ""]) && values.length === rows &&
+    await focused() === "f-q0o1",
+    `${lang}: removing the second answer moves the others up (${JSON.stringify(values)})`);
+  await page.reload();
 
   // A failed send with a picture: the calm problem list, the kept file.
   if (picture) {
@@ -222,6 +250,29 @@ async function scenario(lang) {
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await audit(page, `${lang}-admin`);
+  if (lang === "en") {
+    // The invite sheet on paper: only the cards, three a row.
+    await page.click("#invites-section > summary");
+    await page.fill("#a-invites-count", "7");
+    await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+    await page.emulateMedia({ media: "print", colorScheme: "dark" });
+    const paper = await page.evaluate(() => ({
+      header: getComputedStyle(document.querySelector("header.site")).display,
+      intro: getComputedStyle(document.querySelector(".sheet-intro")).display,
+      columns: getComputedStyle(document.querySelector("ul.cards")).gridTemplateColumns.split(" ").length,
+      ink: getComputedStyle(document.querySelector("li.card dd.code")).color,
+      paper: getComputedStyle(document.body).backgroundColor,
+    }));
+    check(paper.header === "none" && paper.intro === "none" && paper.columns === 3 && paper.ink === "rgb(0, 0, 0)" &&
+      paper.paper === "rgb(255, 255, 255)", `${lang}: the invite sheet prints only its cards, three a row, black on white (${JSON.stringify(paper)})`);
+    await page.setViewportSize({ width: 794, height: 1123 });
+    await page.screenshot({ path: join(shots, `design-${lang}-invites-print.png`), fullPage: true });
+    await page.pdf({ path: join(shots, `design-${lang}-invites.pdf`), format: "A4" }).catch(() => {});
+    await page.emulateMedia({ media: "screen", colorScheme: "light" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(admin);
+    await page.waitForSelector("#links-heading");
+  }
   await fr(page, `${lang}-admin`);
   // Open every fold for a look at all of it.
   await page.evaluate(() => document.querySelectorAll("details.fold").forEach((d) => { d.open = true; }));
