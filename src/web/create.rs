@@ -58,8 +58,8 @@ fn suffix(key: Key) -> Option<&'static str> {
 }
 
 /// Rows shown on a blank form.
-const START_QUESTIONS: usize = 2;
-const START_OPTIONS: usize = 4;
+const START_QUESTIONS: usize = 1;
+const START_OPTIONS: usize = 3;
 const DEFAULT_EXPIRY: &str = "30";
 
 /// The form as typed, kept verbatim so it can be shown again.
@@ -804,6 +804,13 @@ pub fn error_summary(ctx: &Ctx, heading: &str, p: &Problems) -> Markup {
     }
 }
 
+/// Whether the creation form's "Settings" are shown unfolded: when one of
+/// their fields has a problem, or the poll's file is kept.
+fn settings_open(draft: &Draft, p: &Problems) -> bool {
+    let inside = |id: &str| id != "f-title" && id != "f-questions" && !id.starts_with("f-q");
+    !draft.media.is_empty() || p.fields.iter().any(|f| inside(&f.id))
+}
+
 fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, uploads: &Uploads) -> Markup {
     let t = ctx.t;
     let qerrors = p.of("f-questions");
@@ -818,28 +825,6 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
             button type="submit" name="action" value="create" hidden { (t.submit_create) }
             input type="hidden" name="once" value=(draft.once);
             (text_field("f-title", "title", t.field_title, &draft.title, Some(t.field_title_hint), crate::domain::TITLE.max_chars, p, focus))
-            div.field {
-                label for="f-lang" { (t.field_lang) }
-                p.hint id="f-lang-hint" { (t.field_lang_hint) }
-                (errors_of("f-lang", &p.of("f-lang")))
-                select id="f-lang" name="lang" aria-describedby="f-lang-hint" {
-                    @for l in Lang::ALL {
-                        option value=(l.code()) lang=(l.code()) selected[draft.lang == l.code()] { (endonym(l)) }
-                    }
-                }
-            }
-            div.field {
-                label for="f-expiry" { (t.field_expiry) }
-                p.hint id="f-expiry-hint" { (t.field_expiry_hint) }
-                (errors_of("f-expiry", &p.of("f-expiry")))
-                select id="f-expiry" name="expiry" aria-describedby="f-expiry-hint" {
-                    @for d in EXPIRY_DAYS {
-                        option value=(d) selected[draft.expiry == d.to_string()] { ((t.expiry_option)(d)) }
-                    }
-                }
-            }
-            (settings::fields(ctx, "f", &draft.settings, p))
-            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: Some(t.media_poll_legend) }, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
                 p.hint { (t.questions_hint) }
@@ -884,6 +869,35 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                 }
                 @if draft.questions.len() < QUESTIONS.max {
                     button.secondary type="submit" name="action" value="add-question" formnovalidate { (t.add_question) }
+                }
+            }
+            // The rest has good defaults: folded under "Settings", opened
+            // when something in it needs a look (a problem, a kept file).
+            details.settings.fold id="f-settings" open[settings_open(draft, p)] {
+                summary { h2 id="f-settings-heading" { (t.settings_heading) } }
+                div.fold-body {
+                    div.field {
+                        label for="f-lang" { (t.field_lang) }
+                        p.hint id="f-lang-hint" { (t.field_lang_hint) }
+                        (errors_of("f-lang", &p.of("f-lang")))
+                        select id="f-lang" name="lang" aria-describedby="f-lang-hint" {
+                            @for l in Lang::ALL {
+                                option value=(l.code()) lang=(l.code()) selected[draft.lang == l.code()] { (endonym(l)) }
+                            }
+                        }
+                    }
+                    div.field {
+                        label for="f-expiry" { (t.field_expiry) }
+                        p.hint id="f-expiry-hint" { (t.field_expiry_hint) }
+                        (errors_of("f-expiry", &p.of("f-expiry")))
+                        select id="f-expiry" name="expiry" aria-describedby="f-expiry-hint" {
+                            @for d in EXPIRY_DAYS {
+                                option value=(d) selected[draft.expiry == d.to_string()] { ((t.expiry_option)(d)) }
+                            }
+                        }
+                    }
+                    (settings::fields(ctx, "f", &draft.settings, p))
+                    (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: Some(t.media_poll_legend) }, &draft.media, p, focus, uploads))
                 }
             }
             div.submit {
@@ -1225,10 +1239,11 @@ mod tests {
     #[test]
     fn the_form_offers_every_type_with_its_fields_marked_for_the_script() {
         let mut d = Draft::blank(Lang::En);
+        d.questions.push(DraftQuestion::blank());
         d.questions[1].kind = "scale".into();
         d.questions[1].required = true;
         let html = form_body(&en(), &d, &Problems::default(), None, &uploads()).into_string();
-        for name in ["q0type", "q0required", "q0min", "q0max", "q0from", "q0to", "q0low", "q0high", "q1o3"] {
+        for name in ["q0type", "q0required", "q0min", "q0max", "q0from", "q0to", "q0low", "q0high", "q1o2"] {
             assert!(html.contains(&format!(r#"name="{name}""#)), "{name}");
         }
         assert!(html.contains(r#"<option value="scale" selected>Scale</option>"#), "{html}");
@@ -1254,8 +1269,10 @@ mod tests {
     #[test]
     fn structural_buttons_edit_the_draft_within_limits() {
         let mut d = Draft::blank(Lang::En);
+        assert_eq!((d.questions.len(), d.questions[0].options.len()), (1, 3), "one question of three answers to start");
+        d.questions.push(DraftQuestion::blank());
         assert_eq!(d.edit("add-question").as_deref(), Some("f-q2"));
-        assert_eq!(d.edit("add-option-0").as_deref(), Some("f-q0o4"));
+        assert_eq!(d.edit("add-option-0").as_deref(), Some("f-q0o3"));
         d.questions[2].label = "third".into();
         assert_eq!(d.edit("up-2").as_deref(), Some("f-q1"));
         assert_eq!(d.questions[1].label, "third");

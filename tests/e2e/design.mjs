@@ -158,7 +158,18 @@ async function scenario(lang) {
   await page.reload();
 
   // A failed send with a picture: the calm problem list, the kept file.
+  // One short screen: the title and one question with three answers, the
+  // rest folded under "Settings".
+  const form = await page.evaluate(() => ({
+    questions: document.querySelectorAll("fieldset.question").length,
+    answers: document.querySelectorAll("#f-q0-set ol.options > li").length,
+    folded: !document.getElementById("f-settings").open && !!document.querySelector("#f-settings #f-lang") &&
+      !!document.querySelector("#f-settings #f-expiry") && !!document.querySelector("#f-settings #f-pm"),
+  }));
+  check(form.questions === 1 && form.answers === 3 && form.folded,
+    `${lang}: the form starts with one question of three answers, the settings folded (${JSON.stringify(form)})`);
   if (picture) {
+    await page.click("#f-settings > summary");
     await page.click("details.media-slot >> nth=0 >> summary");
     await page.setInputFiles("#f-pm", picture);
   }
@@ -186,6 +197,7 @@ async function scenario(lang) {
 
   // Create: title, one question, three answers, public results, no duplicate check.
   await page.fill("#f-title", texts.title);
+  if (!(await page.isVisible("#f-lang"))) await page.click("#f-settings > summary");
   await page.selectOption("#f-lang", lang);
   await page.check("#f-results-public");
   await page.check("#f-duplicate-none");
