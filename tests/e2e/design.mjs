@@ -213,6 +213,14 @@ async function scenario(lang) {
   const share = await page.inputValue("#link-share");
   const admin = await page.inputValue("#link-admin");
 
+  // The share page and the admin key prompt wear the same header and colours.
+  await page.goto(share);
+  await audit(page, `${lang}-share`);
+  await fr(page, `${lang}-share`);
+  await page.goto(admin.split("#")[0]);
+  await audit(page, `${lang}-admin-prompt`);
+  await fr(page, `${lang}-admin-prompt`);
+
   // Two votes for the first answer, one for the second.
   for (const answer of [0, 0, 1]) {
     await page.goto(share);
@@ -277,6 +285,9 @@ async function scenario(lang) {
     }));
     check(paper.header === "none" && paper.intro === "none" && paper.columns === 3 && paper.ink === "rgb(0, 0, 0)" &&
       paper.paper === "rgb(255, 255, 255)", `${lang}: the invite sheet prints only its cards, three a row, black on white (${JSON.stringify(paper)})`);
+    await page.emulateMedia({ media: "screen", colorScheme: "light" });
+    await audit(page, `${lang}-invites-sheet`);
+    await page.emulateMedia({ media: "print", colorScheme: "dark" });
     await page.setViewportSize({ width: 794, height: 1123 });
     await page.screenshot({ path: join(shots, `design-${lang}-invites-print.png`), fullPage: true });
     await page.pdf({ path: join(shots, `design-${lang}-invites.pdf`), format: "A4" }).catch(() => {});
