@@ -51,3 +51,32 @@ fn create_vote_see_results_and_manage_in_a_real_browser() {
     println!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "browser scenario failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// The design of issue 16 (tests/e2e/design.mjs): every touched page in
+/// four languages, light and dark, at 360 and 1280 px.
+#[test]
+fn the_pages_look_right_in_four_languages_light_and_dark() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let e2e = root.join("tests/e2e");
+    let ready = Path::new("/usr/bin/chromium").exists() && e2e.join("node_modules/playwright-core").exists();
+    if !ready {
+        common::skip_or_fail("Chromium or tests/e2e/node_modules", "needs /usr/bin/chromium and `npm ci` in tests/e2e");
+        return;
+    }
+    let server = Server::start();
+    let shots = root.join("target/screenshots");
+    let files = tempfile::tempdir().unwrap();
+    let picture = files.path().join("picture.jpg");
+    std::fs::write(&picture, common::media::jpeg_with_exif("design")).unwrap();
+    let out = Command::new("node")
+        .current_dir(&e2e)
+        .arg("design.mjs")
+        .arg(&server.base_url)
+        .arg(&shots)
+        .arg(&picture)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "design scenario failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+}

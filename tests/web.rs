@@ -420,7 +420,7 @@ fn a_vote_needs_a_fresh_ballot_and_counts_once() {
     assert_eq!(results.status, 200);
     let text = results.text();
     assert!(text.contains("2 responses"), "{text}");
-    assert!(text.contains("<td class=\"num\">2</td><td class=\"num\">100.0%</td>"), "{text}");
+    assert!(text.contains("<td class=\"num\">2</td><td class=\"num\">100%</td>"), "{text}");
     let api = server.get_auth(&poll.results_path(), &poll.token).json();
     assert_eq!(api["questions"][0]["options"][1]["count"], 2);
     assert_eq!(api["questions"][1]["answered"], 1);
@@ -1213,8 +1213,8 @@ fn each_question_type_is_created_in_the_form_answered_and_counted() {
     }
 
     let html = server.get(&format!("/p/{id}/results")).text();
-    assert_eq!(counts(&html, "result-q0"), pairs(&[("Park", "0"), ("Lake", "2")]));
-    assert_eq!(counts(&html, "result-q1"), pairs(&[("Nuts", "2"), ("Fruit", "1"), ("Cake", "1")]));
+    assert_eq!(counts(&html, "result-q0"), pairs(&[("Park", "0"), ("Lake Most votes", "2")]));
+    assert_eq!(counts(&html, "result-q1"), pairs(&[("Nuts Most votes", "2"), ("Fruit", "1"), ("Cake", "1")]));
     // First choices: Darts twice, Chess once.
     assert_eq!(counts(&html, "result-q2"), pairs(&[("Chess", "1"), ("Darts", "2"), ("Go", "0")]));
     // Darts beats Chess 2:1, and both beat Go.

@@ -367,6 +367,27 @@ pub struct Catalogue {
     pub scale_mean: &'static str,
     pub scale_median: &'static str,
 
+    // --- Design (issue 16) ---------------------------------------------------
+    /// What joins a label and its text ("Mean: 3"): French puts a narrow
+    /// no-break space before the colon.
+    pub colon: &'static str,
+    /// The one-line promise under the home page's title.
+    pub tagline: &'static str,
+    /// The heading of the problem list on pages other than creation.
+    pub problems_heading: &'static str,
+    /// Above a file kept from an earlier send.
+    pub media_kept: &'static str,
+    /// The file field's label when a file is already kept.
+    pub media_replace: &'static str,
+    /// The mark beside the answer(s) with the most votes.
+    pub leading: &'static str,
+    /// The QR code of the share link, for screen readers.
+    pub share_qr: &'static str,
+    /// The remove button of answer n in the creation form (script).
+    pub remove_option: fn(usize) -> String,
+    /// Under public results while the script refreshes them.
+    pub results_live: &'static str,
+
     // --- Receipts: change or withdraw one's own ballot ----------------------
     /// Checkbox in the settings (`voteChanges`).
     pub vote_changes_label: &'static str,
@@ -724,6 +745,14 @@ mod tests {
                 c.col_value,
                 c.scale_mean,
                 c.scale_median,
+                c.colon,
+                c.tagline,
+                c.problems_heading,
+                c.media_kept,
+                c.media_replace,
+                c.leading,
+                c.share_qr,
+                c.results_live,
             ]
             .map(str::to_owned),
         );
@@ -750,6 +779,7 @@ mod tests {
             (c.place)(3),
             (c.place)(11),
             (c.place_shared)("x"),
+            (c.remove_option)(3),
         ]);
         v.extend(c.type_names.iter().map(|s| s.to_string()));
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));

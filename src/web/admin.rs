@@ -18,7 +18,7 @@ use maud::{Markup, html};
 
 use super::WebWorker;
 use super::ballot::Verdict;
-use super::create::{SlotField, alt_text, link_field, media_fieldset};
+use super::create::{SlotField, alt_text, error_summary, link_field, media_fieldset};
 use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
 use super::media::figure;
@@ -477,20 +477,17 @@ fn dashboard(
         p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         (facts(ctx, poll, today))
         @if let Some((kind, text)) = &view.notice { (notice(kind, text)) }
-        @if !view.problems.is_empty() {
-            div.error-summary role="alert" tabindex="-1" data-focus {
-                ul {
-                    @for g in &view.problems.general { li { (g) } }
-                    @for f in &view.problems.fields { li { a href=(format!("#{}", f.id)) { (f.name) ": " (f.message) } } }
-                }
-            }
-        }
+        (error_summary(ctx, t.problems_heading, &view.problems))
+        // Results first: what the admin comes back for. Then the links,
+        // the open/closed switch, and the rest folded (opened when the
+        // page comes back with a problem or a draft in it).
+        (results_section(ctx, poll, results, 2))
         section aria-labelledby="links-heading" {
             h2 id="links-heading" { (t.links_heading) }
             (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &links.share(id)))
             (link_field(ctx, "link-results", t.created_results, &settings::visibility_text(t, poll), &links.results(id)))
         }
-        section aria-labelledby="status-heading" {
+        section.status-row aria-labelledby="status-heading" {
             h2 id="status-heading" { (t.status_heading) }
             form method="post" action=(ctx.action()) {
                 (hidden_token(token))
@@ -501,47 +498,57 @@ fn dashboard(
                 }
             }
         }
-        section aria-labelledby="expiry-heading" {
-            h2 id="expiry-heading" { (t.expiry_heading) }
+        @let expiry_errors = view.problems.of("a-expiry");
+        (fold("expiry", t.expiry_heading, !expiry_errors.is_empty(), html! {
             form.inline method="post" action=(ctx.action()) {
                 (hidden_token(token))
-                @let errors = view.problems.of("a-expiry");
                 div.field {
                     label for="a-expiry" { (t.expiry_label) }
-                    @if !errors.is_empty() { p.field-error id="a-expiry-error" { @for e in &errors { (e) " " } } }
-                    select id="a-expiry" name="expiry" aria-describedby=[(!errors.is_empty()).then_some("a-expiry-error")] {
+                    @if !expiry_errors.is_empty() { p.field-error id="a-expiry-error" { @for e in &expiry_errors { (e) " " } } }
+                    select id="a-expiry" name="expiry" aria-describedby=[(!expiry_errors.is_empty()).then_some("a-expiry-error")] {
                         @let current = expiry_choice(poll, today);
                         @for d in EXPIRY_DAYS { option value=(d) selected[d == current] { ((t.expiry_option)(d)) } }
                     }
                 }
                 button.secondary type="submit" name="action" value="expiry" { (t.expiry_submit) }
             }
-        }
-        section aria-labelledby="settings-heading" {
-            h2 id="settings-heading" { (t.settings_heading) }
+        }))
+        (fold("settings", t.settings_heading, view.settings.is_some(), html! {
             form method="post" action=(ctx.action()) {
                 (hidden_token(token))
                 (settings::fields(ctx, "a", view.settings.as_ref().unwrap_or(&SettingsDraft::from_poll(poll)), &view.problems))
                 button.secondary type="submit" name="action" value="settings" { (t.settings_save) }
             }
-        }
-        (invites_section(ctx, poll, invites, token, view))
-        (media_section(ctx, poll, token, view, uploads))
-        (results_section(ctx, poll, results, 2))
-        section aria-labelledby="versions-heading" {
-            h2 id="versions-heading" { (t.versions_heading) }
+        }))
+        // Open when the poll takes invite codes: then they are the admin's daily work.
+        (fold("invites", t.invites_heading,
+            poll.duplicate_check == DuplicateCheck::Invite || view.invites_count.is_some(),
+            invites_section(ctx, poll, invites, token, view)))
+        (fold("media", t.media_heading, view.media.is_some(), media_section(ctx, poll, token, view, uploads)))
+        (fold("versions", t.versions_heading, view.draft.is_some(), html! {
             p { (t.versions_intro) }
             @for lang in Lang::ALL.into_iter().filter(|l| *l != poll.lang) {
                 (version_form(ctx, poll, lang, token, view))
             }
-        }
-        section aria-labelledby="delete-heading" {
-            h2 id="delete-heading" { (t.delete_heading) }
+        }))
+        (fold("delete", t.delete_heading, false, html! {
             p { (t.delete_text) }
             form method="post" action=(ctx.action()) {
                 (hidden_token(token))
                 button.danger type="submit" name="action" value="delete" { (t.delete_button) }
             }
+        }))
+    }
+}
+
+/// A folded section of the admin page: its heading is the `<summary>`
+/// (so the outline still lists it), its content shown on demand (no script
+/// needed). Its heading's id is `{id}-heading`.
+fn fold(id: &str, heading: &str, open: bool, content: Markup) -> Markup {
+    html! {
+        details.fold id=(format!("{id}-section")) open[open] {
+            summary { h2 id=(format!("{id}-heading")) { (heading) } }
+            div.fold-body { (content) }
         }
     }
 }
@@ -581,8 +588,7 @@ fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Upl
         Slot::Question(i) => (t.question_legend)(i + 1),
     };
     html! {
-        section aria-labelledby="media-heading" {
-            h2 id="media-heading" { (t.media_heading) }
+        div.media-admin {
             p { (t.media_intro) }
             @if poll.media.is_empty() {
                 p { (t.media_none) }
@@ -609,7 +615,7 @@ fn media_section(ctx: &Ctx, poll: &Poll, token: &str, view: &View, uploads: &Upl
                         option value="poll" selected[chosen == "poll"] { (t.media_slot_poll) }
                         @for (i, q) in poll.questions.iter().enumerate() {
                             @let value = format!("q{i}");
-                            option value=(value) selected[chosen == value] { ((t.question_legend)(i + 1)) ": " (q.label.as_str()) }
+                            option value=(value) selected[chosen == value] { ((t.question_legend)(i + 1)) (t.colon) (q.label.as_str()) }
                         }
                     }
                 }
@@ -790,8 +796,7 @@ fn invites_section(ctx: &Ctx, poll: &Poll, status: InviteStatus, token: &str, vi
     let hint_id = format!("{INVITES_COUNT_ID}-hint");
     let described = if errors.is_empty() { hint_id.clone() } else { format!("{hint_id} {INVITES_COUNT_ID}-error") };
     html! {
-        section aria-labelledby="invites-heading" {
-            h2 id="invites-heading" { (t.invites_heading) }
+        div.invites {
             p { (t.invites_intro) }
             @if poll.duplicate_check != DuplicateCheck::Invite {
                 p.notice.info { (t.invites_not_in_use) }
@@ -866,7 +871,7 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
 /// then about a third of its size with a `rect` per run), with the
 /// four-module quiet zone scanners need. Empty if the text is too long for
 /// a QR code (an invite link never is).
-fn qr_svg(text: &str, label: &str) -> Markup {
+pub(super) fn qr_svg(text: &str, label: &str) -> Markup {
     use qrcode::{Color, EcLevel, QrCode};
     let Ok(code) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else { return html! {} };
     let width = code.width();

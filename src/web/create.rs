@@ -58,8 +58,8 @@ fn suffix(key: Key) -> Option<&'static str> {
 }
 
 /// Rows shown on a blank form.
-const START_QUESTIONS: usize = 2;
-const START_OPTIONS: usize = 4;
+const START_QUESTIONS: usize = 1;
+const START_OPTIONS: usize = 3;
 const DEFAULT_EXPIRY: &str = "30";
 
 /// The form as typed, kept verbatim so it can be shown again.
@@ -567,14 +567,27 @@ pub fn media_fieldset(
     let fields = html! {
             div.media-fields {
                 @if let Some(staged) = &m.staged {
-                    p.held id=(format!("{id}-held")) {
-                        ((t.media_held)(kind_name(t, staged.clean.kind), &human_size(staged.clean.bytes.len())))
+                    // The file kept from an earlier send, as a card: what it
+                    // is and a way to remove it. (The browser's own field
+                    // below says "No file chosen": it only offers another.)
+                    @let clean = &staged.clean;
+                    div.held-file id=(format!("{id}-held")) {
+                        (kind_glyph(clean.kind))
+                        p {
+                            strong { (t.media_kept) } br;
+                            span.held-what id=(format!("{id}-held-what")) {
+                                (kind_name(t, clean.kind))
+                                @if let (Some(w), Some(h)) = (clean.width, clean.height) { " · " (w) "\u{A0}×\u{A0}" (h) }
+                                " · " (human_size(clean.bytes.len()))
+                            }
+                        }
+                        button.secondary.remove type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate
+                            aria-describedby=(format!("{id}-held-what")) { (t.media_drop) }
                     }
                     input type="hidden" name=(format!("{prefix}-held")) value=(staged.reference);
-                    button.secondary type="submit" name="action" value=(format!("media-drop-{prefix}")) formnovalidate { (t.media_drop) }
                 }
                 div.field {
-                    label for=(id) { (t.media_file) }
+                    label for=(id) { @if m.staged.is_some() { (t.media_replace) } @else { (t.media_file) } }
                     p.hint id=(format!("{id}-hint")) { (hint) }
                     (errors_of(&id, &errors))
                     input type="file" id=(id) name=(prefix) accept=(ACCEPT)
@@ -588,6 +601,22 @@ pub fn media_fieldset(
     match legend {
         Some(legend) => html! { details.media-slot open[open] { summary { (legend) } (fields) } },
         None => fields,
+    }
+}
+
+/// A small drawing of a file's kind (picture, sound, video), beside the
+/// kept file's name; decoration only.
+fn kind_glyph(kind: crate::media::Kind) -> Markup {
+    use crate::media::Kind;
+    let d = match kind {
+        Kind::Image => "M4 6h24v20H4z M8 22l6-8 5 6 3-4 4 6z",
+        Kind::Audio => "M12 8v13a3 3 0 1 1-2-2.8V8l12-3v13a3 3 0 1 1-2-2.8V8.5z",
+        Kind::Video => "M4 8h17v16H4z M21 14l7-4v12l-7-4z",
+    };
+    html! {
+        svg.kind-glyph viewBox="0 0 32 32" aria-hidden="true" focusable="false" {
+            path d=(d) {}
+        }
     }
 }
 
@@ -753,17 +782,33 @@ fn described_by(hint_id: &str, id: &str, errors: &[&str]) -> String {
 }
 
 fn summary(ctx: &Ctx, p: &Problems) -> Markup {
+    error_summary(ctx, ctx.t.errors_heading, p)
+}
+
+/// The list of a form's problems, above the form: a heading, then one line
+/// per problem; a field's problem links to the field by its name (short,
+/// calm links), the message after it in plain text, joined as the
+/// language joins a label and its text.
+pub fn error_summary(ctx: &Ctx, heading: &str, p: &Problems) -> Markup {
+    let t = ctx.t;
     html! {
         @if !p.is_empty() {
-            div.error-summary role="alert" tabindex="-1" data-focus {
-                h2 { (ctx.t.errors_heading) }
+            div.error-summary role="alert" tabindex="-1" data-focus aria-labelledby="error-summary-heading" {
+                h2 id="error-summary-heading" { (heading) }
                 ul {
                     @for g in &p.general { li { (g) } }
-                    @for f in &p.fields { li { a href=(format!("#{}", f.id)) { (f.name) ": " (f.message) } } }
+                    @for f in &p.fields { li { a href=(format!("#{}", f.id)) { (f.name) } (t.colon) (f.message) } }
                 }
             }
         }
     }
+}
+
+/// Whether the creation form's "Settings" are shown unfolded: when one of
+/// their fields has a problem, or the poll's file is kept.
+fn settings_open(draft: &Draft, p: &Problems) -> bool {
+    let inside = |id: &str| id != "f-title" && id != "f-questions" && !id.starts_with("f-q");
+    !draft.media.is_empty() || p.fields.iter().any(|f| inside(&f.id))
 }
 
 fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, uploads: &Uploads) -> Markup {
@@ -771,6 +816,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
     let qerrors = p.of("f-questions");
     html! {
         h1 { (t.create_title) }
+        p.tagline { (t.tagline) }
         p.lead { (t.create_intro) }
         (summary(ctx, p))
         form.create method="post" action=(ctx.action()) enctype="multipart/form-data" novalidate {
@@ -779,28 +825,6 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
             button type="submit" name="action" value="create" hidden { (t.submit_create) }
             input type="hidden" name="once" value=(draft.once);
             (text_field("f-title", "title", t.field_title, &draft.title, Some(t.field_title_hint), crate::domain::TITLE.max_chars, p, focus))
-            div.field {
-                label for="f-lang" { (t.field_lang) }
-                p.hint id="f-lang-hint" { (t.field_lang_hint) }
-                (errors_of("f-lang", &p.of("f-lang")))
-                select id="f-lang" name="lang" aria-describedby="f-lang-hint" {
-                    @for l in Lang::ALL {
-                        option value=(l.code()) lang=(l.code()) selected[draft.lang == l.code()] { (endonym(l)) }
-                    }
-                }
-            }
-            div.field {
-                label for="f-expiry" { (t.field_expiry) }
-                p.hint id="f-expiry-hint" { (t.field_expiry_hint) }
-                (errors_of("f-expiry", &p.of("f-expiry")))
-                select id="f-expiry" name="expiry" aria-describedby="f-expiry-hint" {
-                    @for d in EXPIRY_DAYS {
-                        option value=(d) selected[draft.expiry == d.to_string()] { ((t.expiry_option)(d)) }
-                    }
-                }
-            }
-            (settings::fields(ctx, "f", &draft.settings, p))
-            (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: Some(t.media_poll_legend) }, &draft.media, p, focus, uploads))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }
                 p.hint { (t.questions_hint) }
@@ -813,9 +837,17 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                         (text_field(&format!("f-q{i}"), &format!("q{i}"), t.field_question, &q.label, None, crate::domain::LABEL.max_chars, p, focus))
                         (type_fields(ctx, i, q, p, focus))
                         div data-kinds=(WITH_OPTIONS) {
-                            ol.options {
+                            // With script: a remove button per answer, and
+                            // Enter in an answer goes to the next one (adding
+                            // it at the end); the labels' wording for new
+                            // rows comes along ({n}: the answer's number).
+                            ol.options data-options=(i) data-max=(OPTIONS.max)
+                                data-label=(numbered(t.field_option)) data-remove=(numbered(t.remove_option)) {
                                 @for (j, o) in q.options.iter().enumerate() {
-                                    li { (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus)) }
+                                    li.option-row {
+                                        (text_field(&format!("f-q{i}o{j}"), &format!("q{i}o{j}"), &(t.field_option)(j + 1), o, None, crate::domain::OPTION.max_chars, p, focus))
+                                        button.remove-option type="button" data-remove-option hidden aria-label=((t.remove_option)(j + 1)) { "×" }
+                                    }
                                 }
                             }
                         }
@@ -839,11 +871,46 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
                     button.secondary type="submit" name="action" value="add-question" formnovalidate { (t.add_question) }
                 }
             }
+            // The rest has good defaults: folded under "Settings", opened
+            // when something in it needs a look (a problem, a kept file).
+            details.settings.fold id="f-settings" open[settings_open(draft, p)] {
+                summary { h2 id="f-settings-heading" { (t.settings_heading) } }
+                div.fold-body {
+                    div.field {
+                        label for="f-lang" { (t.field_lang) }
+                        p.hint id="f-lang-hint" { (t.field_lang_hint) }
+                        (errors_of("f-lang", &p.of("f-lang")))
+                        select id="f-lang" name="lang" aria-describedby="f-lang-hint" {
+                            @for l in Lang::ALL {
+                                option value=(l.code()) lang=(l.code()) selected[draft.lang == l.code()] { (endonym(l)) }
+                            }
+                        }
+                    }
+                    div.field {
+                        label for="f-expiry" { (t.field_expiry) }
+                        p.hint id="f-expiry-hint" { (t.field_expiry_hint) }
+                        (errors_of("f-expiry", &p.of("f-expiry")))
+                        select id="f-expiry" name="expiry" aria-describedby="f-expiry-hint" {
+                            @for d in EXPIRY_DAYS {
+                                option value=(d) selected[draft.expiry == d.to_string()] { ((t.expiry_option)(d)) }
+                            }
+                        }
+                    }
+                    (settings::fields(ctx, "f", &draft.settings, p))
+                    (media_fieldset(ctx, SlotField { prefix: &media_prefix(None), legend: Some(t.media_poll_legend) }, &draft.media, p, focus, uploads))
+                }
+            }
             div.submit {
                 button.primary type="submit" name="action" value="create" { (t.submit_create) }
             }
         }
     }
+}
+
+/// A numbered text of the catalogue as a template for the script, with
+/// `{n}` where the number goes.
+fn numbered(text: fn(usize) -> String) -> String {
+    text(987_654).replace("987654", "{n}")
 }
 
 /// The pseudo poll id the creation form's one-time codes are issued for
@@ -980,7 +1047,12 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
         h1 { (t.created_title) }
         (notice("ok", t.created_intro))
         p.meta { ((t.erased_on)(&t.day(&poll.expires_on.to_string()))) }
-        (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share))
+        // The share link first, with its QR code (drawn here, as SVG: no
+        // request anywhere) for a phone or a projected slide.
+        div.share-block {
+            div.share-link { (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share)) }
+            (super::admin::qr_svg(&share, t.share_qr))
+        }
         (link_field(ctx, "link-results", t.created_results, &results_hint, &results))
         div.warning role="note" aria-labelledby="warn-title" {
             h2 id="warn-title" { (t.created_warning_title) }
@@ -1167,10 +1239,11 @@ mod tests {
     #[test]
     fn the_form_offers_every_type_with_its_fields_marked_for_the_script() {
         let mut d = Draft::blank(Lang::En);
+        d.questions.push(DraftQuestion::blank());
         d.questions[1].kind = "scale".into();
         d.questions[1].required = true;
         let html = form_body(&en(), &d, &Problems::default(), None, &uploads()).into_string();
-        for name in ["q0type", "q0required", "q0min", "q0max", "q0from", "q0to", "q0low", "q0high", "q1o3"] {
+        for name in ["q0type", "q0required", "q0min", "q0max", "q0from", "q0to", "q0low", "q0high", "q1o2"] {
             assert!(html.contains(&format!(r#"name="{name}""#)), "{name}");
         }
         assert!(html.contains(r#"<option value="scale" selected>Scale</option>"#), "{html}");
@@ -1182,10 +1255,24 @@ mod tests {
     }
 
     #[test]
+    fn the_french_problem_list_puts_a_narrow_space_before_its_colons() {
+        let ctx = Ctx::new(super::super::lang::Choice { lang: Lang::Fr, explicit: false }, "/");
+        let mut p = Problems::default();
+        p.field("f-title", ctx.t.field_title, "Obligatoire.");
+        p.field("f-q0o1", (ctx.t.field_option)(2), "Trop long.");
+        let html = form_body(&ctx, &Draft::blank(Lang::Fr), &p, None, &uploads()).into_string();
+        assert!(html.contains("</a>\u{202F}: Obligatoire."), "{html}");
+        // No text of the page puts a plain space before a colon.
+        assert!(!html.contains(" :") && !html.contains("&nbsp;:"), "{html}");
+    }
+
+    #[test]
     fn structural_buttons_edit_the_draft_within_limits() {
         let mut d = Draft::blank(Lang::En);
+        assert_eq!((d.questions.len(), d.questions[0].options.len()), (1, 3), "one question of three answers to start");
+        d.questions.push(DraftQuestion::blank());
         assert_eq!(d.edit("add-question").as_deref(), Some("f-q2"));
-        assert_eq!(d.edit("add-option-0").as_deref(), Some("f-q0o4"));
+        assert_eq!(d.edit("add-option-0").as_deref(), Some("f-q0o3"));
         d.questions[2].label = "third".into();
         assert_eq!(d.edit("up-2").as_deref(), Some("f-q1"));
         assert_eq!(d.questions[1].label, "third");

@@ -14,8 +14,10 @@ use crate::domain::Lang;
 use crate::http::Response;
 use crate::i18n::{Catalogue, catalogue, endonym};
 
+/// `connect-src 'self'`: the results page's script asks this server (only)
+/// for fresh counts while it is open.
 pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; \
-     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+     connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 pub const PERMISSIONS: &str = "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), \
      microphone=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()";
 
@@ -127,7 +129,7 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                 a.skip href="#main" { (t.skip_link) }
                 header.site {
                     div.bar {
-                        a.brand href=(ctx.href("/")) { "anonpoll" }
+                        a.brand href=(ctx.href("/")) { (mark()) "anonpoll" }
                         nav.main aria-label=(t.nav_label) {
                             a href=(ctx.href("/")) { (t.nav_create) }
                             a href=(ctx.href("/privacy")) { (t.nav_privacy) }
@@ -162,6 +164,20 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                     p { (t.footer) " " a href=(ctx.href("/privacy")) { (t.nav_privacy) } }
                 }
             }
+        }
+    }
+}
+
+/// The site's mark (as `icon.svg`): a rounded square holding three rising
+/// bars, drawn in the page's accent colours (light or dark). Decoration:
+/// the brand's text names the link.
+fn mark() -> Markup {
+    html! {
+        svg.mark viewBox="0 0 32 32" aria-hidden="true" focusable="false" {
+            rect.mark-bg width="32" height="32" rx="8" {}
+            rect.mark-bar x="7" y="17" width="4.5" height="8" rx="1" {}
+            rect.mark-bar x="13.75" y="11" width="4.5" height="14" rx="1" {}
+            rect.mark-bar x="20.5" y="6" width="4.5" height="19" rx="1" {}
         }
     }
 }

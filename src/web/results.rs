@@ -139,7 +139,17 @@ fn results_page(ctx: &Ctx, (poll, today): (&Poll, Day), results: &Results, voter
         }
         (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
-        (results_section(ctx, poll, results, 2))
+        // Results anyone may see, of a poll still open: the script asks the
+        // API for them every few seconds and redraws them when they change
+        // (`data-live`); without script the page shows them as they were.
+        @if poll.results_open_to_all() && !poll.closed && !voter {
+            div.live data-live=(format!("/api/polls/{}/results", poll.id)) {
+                p.results-live hidden { (ctx.t.results_live) }
+                (results_section(ctx, poll, results, 2))
+            }
+        } @else {
+            (results_section(ctx, poll, results, 2))
+        }
         @if !poll.closed {
             p { a href=(ctx.href(&Links::share_path(&poll.id))) { (title) } }
         }
@@ -214,16 +224,16 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
                     (caption)
                     thead { tr { th scope="col" { (t.col_value) } th scope="col" .num { (t.col_votes) } th scope="col" .num { (t.col_share) } } }
                     tbody {
+                        @let decimal = needs_decimal(scale.distribution.iter().map(|(_, n)| *n), answered);
                         @for (v, n) in &scale.distribution {
-                            @let pct = percent(*n, answered);
-                            tr { th scope="row" { (v) (bar(pct)) } td.num { (n) } td.num { ((t.percent)(pct)) } }
+                            tr { th scope="row" { (v) (bar(percent(*n, answered))) } td.num { (n) } td.num { (share(t, *n, answered, decimal)) } }
                         }
                     }
                 }
             }
             @if let (Some(mean), Some(median)) = (scale.mean, scale.median) {
                 p.scale-summary id=(format!("result-q{i}-summary")) {
-                    (t.scale_mean) ": " strong.mean { (number(ctx.lang, mean)) } " · " (t.scale_median) ": " strong.median { (number(ctx.lang, median)) }
+                    (t.scale_mean) (t.colon) strong.mean { (number(ctx.lang, mean)) } " · " (t.scale_median) (t.colon) strong.median { (number(ctx.lang, median)) }
                 }
             }
         } @else {
@@ -266,11 +276,21 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
                     }
                     thead { tr { th scope="col" { (t.col_answer) } th scope="col" .num { (count_heading) } th scope="col" .num { (t.col_share) } } }
                     tbody {
+                        @let decimal = needs_decimal(figures.options.iter().map(|f| f.count), answered);
+                        // The answer(s) with the most votes are marked in
+                        // words (and drawn stronger), not by colour alone;
+                        // a ranking's winner is its first place instead.
+                        @let most = figures.options.iter().map(|f| f.count).max().filter(|m| *m > 0 && figures.ranked.is_none());
                         @for (o, f) in texts.options.iter().zip(&figures.options) {
-                            tr {
-                                th scope="row" { span lang=[clang] { (o.as_str()) } (bar(f.percent)) }
+                            @let leading = most == Some(f.count);
+                            tr class=[leading.then_some("leading")] {
+                                th scope="row" {
+                                    span lang=[clang] { (o.as_str()) }
+                                    @if leading { " " span.lead-mark { (t.leading) } }
+                                    (bar(f.percent))
+                                }
                                 td.num { (f.count) }
-                                td.num { ((t.percent)(f.percent)) }
+                                td.num { (share(t, f.count, answered, decimal)) }
                             }
                         }
                     }
@@ -304,6 +324,40 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
     }
 }
 
+/// Whether a question's shares need a decimal: only when two different
+/// counts would show the same whole percentage.
+fn needs_decimal(counts: impl Iterator<Item = u64>, of: u64) -> bool {
+    let mut seen: Vec<(u64, u64)> = Vec::new();
+    for count in counts {
+        let whole = whole_percent(count, of);
+        if seen.iter().any(|&(c, w)| w == whole && c != count) {
+            return true;
+        }
+        seen.push((count, whole));
+    }
+    false
+}
+
+/// `count` of `of` as a whole percentage (0 when nothing was answered).
+fn whole_percent(count: u64, of: u64) -> u64 {
+    if of == 0 { 0 } else { (count * 200 + of) / (2 * of) }
+}
+
+/// A share as shown: whole, or with the language's one decimal.
+fn share(t: &crate::i18n::Catalogue, count: u64, of: u64, decimal: bool) -> String {
+    if decimal {
+        return (t.percent)(percent(count, of));
+    }
+    // The catalogue writes one decimal ("33,0 %"): a whole number drops it.
+    let mut s = (t.percent)(whole_percent(count, of) as f64);
+    if let Some(i) = s.rfind(['.', ','])
+        && s[i + 1..].starts_with('0')
+    {
+        s.replace_range(i..i + 2, "");
+    }
+    s
+}
+
 /// A mean or median: whole numbers without decimals, others with up to
 /// two, with the decimal sign of `lang`.
 fn number(lang: Lang, x: f64) -> String {
@@ -321,5 +375,47 @@ fn bar(pct: f64) -> Markup {
             rect.track x="0" y="0" width="100" height="6" {}
             rect.fill x="0" y="0" width=(width) height="6" {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::catalogue;
+
+    #[test]
+    fn shares_are_whole_unless_two_different_counts_would_look_the_same() {
+        let t = catalogue(Lang::En);
+        assert!(!needs_decimal([1, 1, 1].into_iter(), 3));
+        assert!(!needs_decimal([2, 1, 0].into_iter(), 3));
+        // 1 and 2 of 200 both round to 1 %.
+        assert!(needs_decimal([1, 2, 197].into_iter(), 200));
+        assert_eq!(share(t, 1, 3, false), "33%");
+        assert_eq!(share(t, 3, 3, false), "100%");
+        assert_eq!(share(t, 0, 0, false), "0%");
+        assert_eq!(share(t, 1, 300, true), "0.3%");
+        assert_eq!(share(catalogue(Lang::Fr), 2, 3, false), "67\u{202F}%");
+        assert_eq!(share(catalogue(Lang::De), 1, 2, false), "50\u{A0}%");
+    }
+
+    #[test]
+    fn french_labels_and_values_are_joined_with_a_narrow_space_before_the_colon() {
+        let ctx = Ctx::new(super::super::lang::Choice { lang: Lang::Fr, explicit: false }, "/");
+        let label = crate::domain::Label::from_text("Note").map_err(|e| format!("{e:?}"));
+        let Ok(label) = label else { panic!("label") };
+        let texts = Texts { label: &label, options: &[], min_label: None, max_label: None };
+        let figures = QuestionFigures {
+            answered: 2,
+            options: Vec::new(),
+            ranked: None,
+            scale: Some(crate::domain::results::ScaleFigures {
+                distribution: vec![(1, 1), (2, 1)],
+                mean: Some(1.5),
+                median: Some(1.5),
+            }),
+        };
+        let html = question_results(&ctx, None, 0, &texts, &figures).into_string();
+        assert!(html.contains("Moyenne\u{202F}: "), "{html}");
+        assert!(!html.contains(" :"), "{html}");
     }
 }

@@ -7,6 +7,8 @@
 //   bookmark or a copied address no longer carries it;
 // - a print button on the sheet of invite cards;
 // - copy buttons next to links;
+// - on public results, a refresh every 10 s while the page is open (asks
+//   this server only: the CSP's connect-src is 'self');
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
 // - a receipt after a vote (issue 15): kept in localStorage for its poll
@@ -21,7 +23,9 @@
 // - on the vote form, "move up"/"move down" buttons for rankings, which keep
 //   the rank selects in step with the order of the rows;
 // - on the creation form, Enter in a field does not send the form (only the
-//   submit button does), so a half-written poll is not created by accident.
+//   submit button does), so a half-written poll is not created by accident;
+//   Enter in an answer goes to the next answer (adding one at the end), and
+//   each answer has a remove button.
 "use strict";
 
 (function () {
@@ -105,6 +109,46 @@
       }
     });
   });
+
+  // Public results, live: while the page is open and shown, ask the API
+  // for the results every 10 s; when they changed, fetch this page again
+  // (the same address, no cookie, nothing else sent) and put its results in
+  // place of the old ones, so figures are drawn by the server exactly as on
+  // a reload. Opened "pairwise" boxes stay open. Without script the page
+  // shows the results as they were when it loaded.
+  var live = document.querySelector("[data-live]");
+  if (live && window.fetch && window.DOMParser) {
+    var liveNote = live.querySelector(".results-live");
+    if (liveNote) liveNote.hidden = false;
+    var last = null;
+    var busy = false;
+    var refresh = function () {
+      if (busy || document.hidden) return;
+      busy = true;
+      var get = function (url, type) {
+        return fetch(url, { credentials: "omit", cache: "no-store", headers: { Accept: type } }).then(function (r) {
+          if (!r.ok) throw new Error(String(r.status));
+          return r.text();
+        });
+      };
+      get(live.getAttribute("data-live"), "application/json").then(function (json) {
+        if (last === null) last = json;
+        if (json === last) return null;
+        return get(location.pathname + location.search, "text/html").then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live] section.results");
+          var old = live.querySelector("section.results");
+          if (!fresh || !old || old.contains(document.activeElement)) return;
+          var open = Array.prototype.map.call(old.querySelectorAll("details"), function (d) { return d.open; });
+          Array.prototype.forEach.call(fresh.querySelectorAll("details"), function (d, i) { if (open[i]) d.open = true; });
+          old.replaceWith(document.importNode(fresh, true));
+          last = json;
+        });
+      }).catch(function () { /* offline or closed: try again later */ }).then(function () { busy = false; });
+    };
+    refresh();
+    setInterval(refresh, 10000);
+    document.addEventListener("visibilitychange", refresh);
+  }
 
   var store = storage();
   if (store) {
@@ -229,6 +273,64 @@
       e.preventDefault();
     });
   }
+
+  // Creation form, answers: a remove button per answer (the answers below
+  // move up, so the rows stay numbered 1, 2, 3…), and Enter in an answer
+  // goes to the next one, adding a row at the end (up to the limit).
+  // Without script a blank answer is simply left out by the server.
+  Array.prototype.forEach.call(document.querySelectorAll("ol[data-options]"), function (list) {
+    var q = list.getAttribute("data-options");
+    var max = parseInt(list.getAttribute("data-max"), 10) || 0;
+    function items() { return Array.prototype.slice.call(list.children); }
+    function field(li) { return li.querySelector("input[type=text]"); }
+    function sync() {
+      var lis = items();
+      lis.forEach(function (li) { li.querySelector("[data-remove-option]").hidden = lis.length <= 2; });
+    }
+    function removeRow(li) {
+      var lis = items();
+      var k = lis.indexOf(li);
+      for (var j = k; j < lis.length - 1; j++) field(lis[j]).value = field(lis[j + 1]).value;
+      list.removeChild(lis[lis.length - 1]);
+      sync();
+      var rest = items();
+      field(rest[Math.min(k, rest.length - 1)]).focus();
+    }
+    function addRow() {
+      var lis = items();
+      if (lis.length >= max) return null;
+      var n = lis.length;
+      var li = lis[n - 1].cloneNode(true);
+      var input = field(li);
+      var id = "f-q" + q + "o" + n;
+      input.id = id;
+      input.name = "q" + q + "o" + n;
+      input.value = "";
+      ["aria-invalid", "aria-describedby", "autofocus"].forEach(function (a) { input.removeAttribute(a); });
+      Array.prototype.forEach.call(li.querySelectorAll(".field-error, .hint"), function (el) { el.parentNode.removeChild(el); });
+      var label = li.querySelector("label");
+      label.htmlFor = id;
+      label.textContent = list.getAttribute("data-label").replace("{n}", String(n + 1));
+      li.querySelector("[data-remove-option]").setAttribute("aria-label", list.getAttribute("data-remove").replace("{n}", String(n + 1)));
+      list.appendChild(li);
+      wire(li);
+      sync();
+      return input;
+    }
+    function wire(li) {
+      li.querySelector("[data-remove-option]").addEventListener("click", function () { removeRow(li); });
+      field(li).addEventListener("keydown", function (e) {
+        if (e.key !== "Enter" || e.isComposing) return;
+        e.preventDefault();
+        var lis = items();
+        var k = lis.indexOf(li);
+        var next = k + 1 < lis.length ? field(lis[k + 1]) : addRow();
+        if (next) next.focus();
+      });
+    }
+    items().forEach(wire);
+    sync();
+  });
 
   // Vote form, rankings: the rows stand in the order of their ranks, ranked
   // ones first; moving a row ranks it (and every row above it), and the

@@ -1,0 +1,320 @@
+// The design of issue 16, checked in headless Chromium (driven by
+// tests/browser.rs, like web.mjs): in en, fr, de and it, every page this
+// pass touched is audited with axe-core in light and dark mode
+// (`prefers-color-scheme`), screenshotted at 360 and 1280 px in both, and
+// checked for sideways scrolling and words broken mid-word at 360 px. Then:
+// - the home page has the mark and the one-line promise;
+// - the problem list is calm (a heading, normal-weight links by name) and,
+//   in French, no text puts a plain space before ":" (or none at all);
+// - a kept file shows as a card with a remove button, which removes it;
+// - "Your poll is ready" has the share link's QR code (SVG) and a Copy button;
+// - public results: whole percentages, the leading answer marked in words,
+//   and a live refresh that shows a new vote without a reload;
+// - the admin page starts with the results, above the links, the rest folded;
+// - the creation form: Enter in an answer goes to the next (adding one),
+//   each answer has a remove button; the header stays one line at 1280 px;
+// - the invite sheet prints only its cards, three a row, black on white.
+// Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
+import { chromium } from "playwright-core";
+import { readFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+
+const base = process.argv[2];
+const shots = process.argv[3] || "screenshots";
+const picture = process.argv[4];
+mkdirSync(shots, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const failures = [];
+function check(cond, what) {
+  if (!cond) failures.push(what);
+  console.log(`${cond ? "ok" : "FAIL"} - ${what}`);
+}
+
+async function axe(page, name) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => await window.axe.run(document, {
+    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
+  }));
+  const v = result.violations;
+  check(v.length === 0, `axe ${name}: ${v.length} violations` +
+    (v.length ? " " + JSON.stringify(v.map((x) => ({ id: x.id, nodes: x.nodes.map((n) => n.target).slice(0, 3) }))) : ""));
+}
+
+/** Words drawn on two lines (a break inside a word), and whether the page scrolls sideways. */
+async function layoutProblems(page) {
+  return page.evaluate(() => {
+    const broken = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || el.closest("script, style, .visually-hidden, [hidden], dd.url, option, select")) continue;
+      if (!el.getClientRects().length) continue;
+      const re = /[^\s\u00A0\u202F\-\u2010\u2011]{2,}/g; // a break after a hyphen is no mid-word break
+      let m;
+      while ((m = re.exec(n.data))) {
+        if (/[/@]|^https?:/.test(m[0])) continue;
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+    return { broken, sideways: document.documentElement.scrollWidth > window.innerWidth + 1 };
+  });
+}
+
+/** Axe in light and dark, screenshots at 360 and 1280 in both, layout at 360. */
+async function audit(page, name) {
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await axe(page, `${name} (${scheme})`);
+    for (const width of [360, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.screenshot({ path: join(shots, `design-${name}-${scheme}-${width}.png`), fullPage: true });
+      if (width === 360 && scheme === "light") {
+        const { broken, sideways } = await layoutProblems(page);
+        check(!sideways, `${name}: no sideways scrolling at 360 px`);
+        check(broken.length === 0, `${name}: no word broken mid-word at 360 px ${JSON.stringify(broken.slice(0, 5))}`);
+      }
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** French typography on the page's text: no plain space, and no missing space, before : ; ? ! */
+async function frenchColons(page, name) {
+  const bad = await page.evaluate(() => {
+    const texts = [document.body.innerText,
+      ...Array.from(document.querySelectorAll("option")).map((o) => o.textContent)];
+    const found = [];
+    for (const t of texts) {
+      for (const m of t.matchAll(/.{0,20}( [:;?!]|[\p{L})»][:;?!](?=\s|$))/gu)) found.push(m[0]);
+    }
+    return found;
+  });
+  check(bad.length === 0, `${name}: no plain or missing space before a colon (French) ${JSON.stringify(bad.slice(0, 5))}`);
+}
+
+async function openPage(lang) {
+  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text()); });
+  return { context, page, errors };
+}
+
+const TEXTS = {
+  en: { title: "Team lunch", question: "Where shall we eat?", answers: ["Pizza", "Sushi", "Salad bar"] },
+  fr: { title: "Déjeuner d’équipe", question: "Où mangeons-nous\u202F?", answers: ["Crêperie", "Brasserie", "Bistrot"] },
+  de: { title: "Mittagessen im Team", question: "Wo essen wir?", answers: ["Pizzeria", "Biergarten", "Salatbar"] },
+  it: { title: "Pranzo di squadra", question: "Dove mangiamo?", answers: ["Pizzeria", "Trattoria", "Insalateria"] },
+};
+
+async function scenario(lang) {
+  const texts = TEXTS[lang];
+  const { context, page, errors } = await openPage(lang);
+  const fr = lang === "fr" ? frenchColons : async () => {};
+
+  // Home: the mark and the promise.
+  await page.goto(`${base}/?lang=${lang}`);
+  check(await page.isVisible("a.brand svg.mark") && await page.isVisible("p.tagline"), `${lang}: the home page has the mark and the promise`);
+  const header = await page.evaluate(() => Math.round(document.querySelector("header.site").getBoundingClientRect().height));
+  check(header < 60, `${lang}: the header with its mark is one line at 1280 px (${header} px)`);
+  await audit(page, `${lang}-home`);
+  await fr(page, `${lang}-home`);
+
+  // Answers: Enter goes to the next answer, and adds one after the last;
+  // each answer has a remove button, and the ones below move up.
+  await page.fill("#f-q0o0", "one");
+  await page.press("#f-q0o0", "Enter");
+  const focused = () => page.evaluate(() => document.activeElement && document.activeElement.id);
+  check(await focused() === "f-q0o1", `${lang}: Enter in an answer goes to the next one`);
+  await page.fill("#f-q0o1", "two");
+  await page.press("#f-q0o1", "Enter");
+  await page.fill("#f-q0o2", "three");
+  const rows = await page.locator("#f-q0-set ol.options > li").count();
+  await page.press(`#f-q0o${rows - 1}`, "Enter");
+  const added = await focused();
+  const addedLabel = await page.locator(`label[for=f-q0o${rows}]`).innerText().catch(() => "");
+  check(added === `f-q0o${rows}` && addedLabel.includes(String(rows + 1)),
+    `${lang}: Enter in the last answer adds one more, labelled (${added}, ${addedLabel})`);
+  check(page.url().endsWith(`/?lang=${lang}`) && !(await page.isVisible(".error-summary")), `${lang}: Enter sent nothing`);
+  await page.click("#f-q0-set li.option-row >> nth=1 >> button[data-remove-option]");
+  const values = await page.evaluate(() => Array.from(document.querySelectorAll("#f-q0-set ol.options input")).map((i) => i.value));
+  check(JSON.stringify(values.slice(0, 3)) === JSON.stringify(["one", "three", ""]) && values.length === rows &&
+    await focused() === "f-q0o1",
+    `${lang}: removing the second answer moves the others up (${JSON.stringify(values)})`);
+  await page.reload();
+
+  // A failed send with a picture: the calm problem list, the kept file.
+  // One short screen: the title and one question with three answers, the
+  // rest folded under "Settings".
+  const form = await page.evaluate(() => ({
+    questions: document.querySelectorAll("fieldset.question").length,
+    answers: document.querySelectorAll("#f-q0-set ol.options > li").length,
+    folded: !document.getElementById("f-settings").open && !!document.querySelector("#f-settings #f-lang") &&
+      !!document.querySelector("#f-settings #f-expiry") && !!document.querySelector("#f-settings #f-pm"),
+  }));
+  check(form.questions === 1 && form.answers === 3 && form.folded,
+    `${lang}: the form starts with one question of three answers, the settings folded (${JSON.stringify(form)})`);
+  if (picture) {
+    await page.click("#f-settings > summary");
+    await page.click("details.media-slot >> nth=0 >> summary");
+    await page.setInputFiles("#f-pm", picture);
+  }
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector(".error-summary");
+  const summary = await page.evaluate(() => {
+    const s = document.querySelector(".error-summary");
+    const a = s.querySelector("a");
+    return { heading: !!s.querySelector("h2"), weight: a ? parseInt(getComputedStyle(a).fontWeight, 10) : 0,
+      link: a ? a.textContent.length : 0, line: a ? a.parentElement.textContent.length : 0 };
+  });
+  check(summary.heading && summary.weight < 600 && summary.link < summary.line,
+    `${lang}: the problem list has a heading and normal-weight links by name (${JSON.stringify(summary)})`);
+  await fr(page, `${lang}-problems`);
+  if (picture) {
+    check(await page.isVisible("#f-pm-held svg.kind-glyph") && await page.isVisible("#f-pm-held button[value=media-drop-pm]"),
+      `${lang}: the kept picture shows as a card with a remove button`);
+  }
+  await audit(page, `${lang}-problems`);
+  if (picture) {
+    await page.click("#f-pm-held button[value=media-drop-pm]");
+    await page.waitForLoadState();
+    check(!(await page.isVisible("#f-pm-held")), `${lang}: the remove button removes the kept file`);
+  }
+
+  // Create: title, one question, three answers, public results, no duplicate check.
+  await page.fill("#f-title", texts.title);
+  if (!(await page.isVisible("#f-lang"))) await page.click("#f-settings > summary");
+  await page.selectOption("#f-lang", lang);
+  await page.check("#f-results-public");
+  await page.check("#f-duplicate-none");
+  await page.fill("#f-q0", texts.question);
+  for (const [j, a] of texts.answers.entries()) await page.fill(`#f-q0o${j}`, a);
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#link-admin");
+  check(await page.isVisible(".share-block svg.qr") && await page.isVisible("button[data-copy=link-share]"),
+    `${lang}: "Your poll is ready" has the share link's QR code and a Copy button`);
+  check(await page.isVisible(".warning #link-admin"), `${lang}: the admin link sits in its "keep this" warning`);
+  await audit(page, `${lang}-created`);
+  await fr(page, `${lang}-created`);
+  const share = await page.inputValue("#link-share");
+  const admin = await page.inputValue("#link-admin");
+
+  // The share page and the admin key prompt wear the same header and colours.
+  await page.goto(share);
+  await audit(page, `${lang}-share`);
+  await fr(page, `${lang}-share`);
+  await page.goto(admin.split("#")[0]);
+  await audit(page, `${lang}-admin-prompt`);
+  await fr(page, `${lang}-admin-prompt`);
+
+  // Two votes for the first answer, one for the second.
+  for (const answer of [0, 0, 1]) {
+    await page.goto(share);
+    await page.check(`#q0-${answer}`);
+    await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  }
+  await audit(page, `${lang}-thanks`);
+
+  // Public results: whole numbers, the leader marked, a live refresh.
+  await page.goto(`${share}/results`);
+  const shares = await page.locator("#result-q0 tbody td.num:nth-child(3)").allInnerTexts();
+  check(shares.every((s) => !/[.,]\d/.test(s)) && shares.length === 3, `${lang}: whole-number shares (${shares})`);
+  const leaders = await page.locator("#result-q0 tr.leading").count();
+  const mark = await page.locator("#result-q0 tr.leading .lead-mark").first().innerText().catch(() => "");
+  check(leaders === 1 && mark.length > 0, `${lang}: the leading answer is marked in words (${mark})`);
+  check(await page.isVisible(".results-live"), `${lang}: the page says it updates itself`);
+  await audit(page, `${lang}-results`);
+  await fr(page, `${lang}-results`);
+  if (lang === "en") {
+    const voter = await browser.newContext({ locale: lang });
+    const other = await voter.newPage();
+    await other.goto(share);
+    await other.check("#q0-1");
+    await Promise.all([other.waitForNavigation(), other.click("form.vote button[type=submit]")]);
+    await voter.close();
+    const updated = await page.waitForFunction(() => {
+      const cells = document.querySelectorAll("#result-q0 tbody td.num:nth-child(2)");
+      return cells.length === 3 && cells[1].textContent.trim() === "2";
+    }, null, { timeout: 25000 }).then(() => true, () => false);
+    check(updated, `${lang}: a new vote shows on the open results page without a reload`);
+    const tie = await page.locator("#result-q0 tr.leading").count();
+    check(tie === 2, `${lang}: a tie marks both leading answers (${tie})`);
+  }
+
+  // Admin: results first, then links; the rest folded.
+  await page.goto(admin);
+  await page.waitForSelector("#links-heading");
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    const pos = await page.evaluate(() => ({
+      results: document.querySelector("section.results").getBoundingClientRect().top + scrollY,
+      links: document.getElementById("links-heading").getBoundingClientRect().top + scrollY,
+      folded: Array.from(document.querySelectorAll("details.fold")).filter((d) => !d.open).length,
+    }));
+    check(pos.results < pos.links && pos.results < 800 && pos.folded >= 4,
+      `${lang}: at ${width} px the admin page starts with the results, above the links, the rest folded (${JSON.stringify(pos)})`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await audit(page, `${lang}-admin`);
+  if (lang === "en") {
+    // The invite sheet on paper: only the cards, three a row.
+    await page.click("#invites-section > summary");
+    await page.fill("#a-invites-count", "7");
+    await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+    await page.emulateMedia({ media: "print", colorScheme: "dark" });
+    const paper = await page.evaluate(() => ({
+      header: getComputedStyle(document.querySelector("header.site")).display,
+      intro: getComputedStyle(document.querySelector(".sheet-intro")).display,
+      columns: getComputedStyle(document.querySelector("ul.cards")).gridTemplateColumns.split(" ").length,
+      ink: getComputedStyle(document.querySelector("li.card dd.code")).color,
+      paper: getComputedStyle(document.body).backgroundColor,
+    }));
+    check(paper.header === "none" && paper.intro === "none" && paper.columns === 3 && paper.ink === "rgb(0, 0, 0)" &&
+      paper.paper === "rgb(255, 255, 255)", `${lang}: the invite sheet prints only its cards, three a row, black on white (${JSON.stringify(paper)})`);
+    await page.emulateMedia({ media: "screen", colorScheme: "light" });
+    await audit(page, `${lang}-invites-sheet`);
+    await page.emulateMedia({ media: "print", colorScheme: "dark" });
+    await page.setViewportSize({ width: 794, height: 1123 });
+    await page.screenshot({ path: join(shots, `design-${lang}-invites-print.png`), fullPage: true });
+    await page.pdf({ path: join(shots, `design-${lang}-invites.pdf`), format: "A4" }).catch(() => {});
+    await page.emulateMedia({ media: "screen", colorScheme: "light" });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(admin);
+    await page.waitForSelector("#links-heading");
+  }
+  await fr(page, `${lang}-admin`);
+  // Open every fold for a look at all of it.
+  await page.evaluate(() => document.querySelectorAll("details.fold").forEach((d) => { d.open = true; }));
+  await audit(page, `${lang}-admin-open`);
+  await fr(page, `${lang}-admin-open`);
+
+  await page.goto(`${base}/privacy?lang=${lang}`);
+  await audit(page, `${lang}-privacy`);
+  check(errors.length === 0, `${lang}: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+try {
+  for (const lang of ["en", "fr", "de", "it"]) await scenario(lang);
+} catch (e) {
+  failures.push(String(e && e.stack || e));
+  console.log("FAIL - " + e);
+} finally {
+  await browser.close();
+}
+console.log(failures.length ? `${failures.length} failed` : "all passed");
+process.exit(failures.length ? 1 : 0);
