@@ -85,6 +85,11 @@ async function figuresInPlace(page) {
   }));
 }
 
+/** The creation form's settings are folded under "Settings": a person opens them. */
+async function openSettings(page) {
+  if (!(await page.isVisible("#f-lang"))) await page.click("#f-settings > summary");
+}
+
 /** A fresh browser context in `lang`, with the script errors it logs. */
 async function openPage(lang) {
   const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
@@ -102,29 +107,31 @@ async function scenario(lang, texts) {
 
   await page.goto(`${base}/?lang=${lang}`);
   await audit(page, `${lang}-create`);
+  const withMedia = lang === "en" && picture;
+  // One slot per question: the video goes with a second question, added first.
+  if (withMedia && video) await Promise.all([page.waitForNavigation(), page.click("button[value=add-question]")]);
   await page.fill("#f-title", texts.title);
+  await openSettings(page);
   await page.selectOption("#f-lang", lang);
   await page.check("#f-results-public");
   await page.selectOption("#f-expiry", "90");
   await page.fill("#f-q0", texts.question);
   await page.fill("#f-q0o0", texts.a);
   await page.fill("#f-q0o1", texts.b);
-  const withMedia = lang === "en" && picture;
   if (withMedia) {
     // The file fields are folded in <details>; a person opens them.
-    await page.click("details.media-slot >> nth=0 >> summary");
+    await page.click("details.media-slot:has(#f-pm) > summary");
     await page.setInputFiles("#f-pm", picture);
     await page.fill("#f-pm-alt", "A colour gradient");
     if (sound) {
-      await page.click("details.media-slot >> nth=1 >> summary");
+      await page.click("details.media-slot:has(#f-q0m) > summary");
       await page.setInputFiles("#f-q0m", sound);
     }
-    // One slot per question: the video goes with a second question.
     if (video) {
       await page.fill("#f-q1", "Which clip?");
       await page.fill("#f-q1o0", "This one");
       await page.fill("#f-q1o1", "Another");
-      await page.click("details.media-slot >> nth=2 >> summary");
+      await page.click("details.media-slot:has(#f-q1m) > summary");
       await page.setInputFiles("#f-q1m", video);
     }
   }
@@ -231,7 +238,8 @@ async function scenario(lang, texts) {
   const expiry = await page.inputValue("#a-expiry");
   check(expiry === "90", `${lang}: the erase-date choice is the poll's own (${expiry})`);
   // The file section names each thing once (no summary "File" above a field labelled "File").
-  const names = await page.locator("section[aria-labelledby=media-heading]").locator("h2, h3, summary, legend, label")
+  await page.click("#media-section > summary");
+  const names = await page.locator("#media-section .fold-body").locator("h2, h3, summary, legend, label")
     .evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => e.innerText.trim()));
   check(names.length >= 3 && new Set(names).size === names.length, `${lang}: the file section says each name once (${names})`);
   if (withMedia) {
@@ -266,13 +274,18 @@ async function settingsScenario(lang) {
   const { context, page, errors } = await openPage(lang);
   await page.goto(`${base}/?lang=${lang}`);
   await page.fill("#f-title", "Mittagessen");
+  await openSettings(page);
   await page.check("#f-results-aftervote");
   const closes = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
   await page.fill("#f-closes-on", closes);
   await page.check("#f-shuffle");
   check(await page.isChecked("#f-vote-changes"), `${lang}: voters may change their response by default`);
   await page.fill("#f-q0", "Wohin?");
-  for (const [i, o] of ["Pizza", "Sushi", "Salat", "Suppe"].entries()) await page.fill(`#f-q0o${i}`, o);
+  // Three answers to start; Enter in the last adds a fourth.
+  for (const [i, o] of ["Pizza", "Sushi", "Salat", "Suppe"].entries()) {
+    if (i === 3) await page.press("#f-q0o2", "Enter");
+    await page.fill(`#f-q0o${i}`, o);
+  }
   await page.click("button.primary[value=create]");
   await page.waitForSelector("#link-admin");
   const share = await page.inputValue("#link-share");
@@ -306,6 +319,7 @@ async function inviteScenario(lang) {
   const { context, page, errors } = await openPage(lang);
   await page.goto(`${base}/?lang=${lang}`);
   await page.fill("#f-title", "Assemblée du club");
+  await openSettings(page);
   await page.selectOption("#f-lang", lang);
   await page.check("#f-results-public");
   await page.check("#f-duplicate-invite");
@@ -460,9 +474,9 @@ async function tabTo(page, selector, what) {
 async function typesScenario(lang) {
   const { context, page, errors } = await openPage(lang);
   await page.goto(`${base}/?lang=${lang}`);
-  await page.click("button[value=add-question]");
-  await page.click("button[value=add-question]");
+  for (let i = 0; i < 3; i++) await Promise.all([page.waitForNavigation(), page.click("button[value=add-question]")]);
   await page.fill("#f-title", "Team day");
+  await openSettings(page);
   await page.check("#f-results-public");
   check(!(await page.isVisible("#f-q0-min")) && !(await page.isVisible("#f-q0-from")), "types: a single-choice row shows no fields of other types");
   const rows = [
