@@ -221,7 +221,7 @@ fn bad_uploads_are_refused_in_the_readers_language_and_keep_what_was_typed() {
     assert_eq!(resp.status, 422, "{}", resp.describe());
     let page = resp.text();
     assert!(page.contains("Décrivez l’image pour les personnes qui ne la voient pas."), "{page}");
-    assert!(page.contains("Conservé"), "{page}");
+    assert!(page.contains("Fichier conservé"), "{page}");
     let held = input_value(&page, "name=\"q0m-held\"");
     assert!(!held.is_empty());
 
