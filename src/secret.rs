@@ -107,38 +107,83 @@ impl std::fmt::Debug for AdminToken {
     }
 }
 
-/// The letters of invite codes: Crockford's base 32 (no I, L, O or U, so a
+/// The letters of invite codes and receipts: Crockford's base 32 (no I, L, O or U, so a
 /// code read aloud or typed from paper is not mistaken).
 const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// A code that people read, type and paste: `$len` random letters of
+/// [`CROCKFORD`], shown in groups of four, read back whatever the case,
+/// spaces, hyphens (and the typographic dashes and invisible characters a
+/// code pasted from a word processor brings), with O, I and L read as 0, 1
+/// and 1. Its `Debug` never shows it.
+macro_rules! crockford_code {
+    ($(#[$doc:meta])* $name:ident, $len:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn generate() -> anyhow::Result<$name> {
+                crockford_generate($len).map($name)
+            }
+
+            /// The code as a person may type or paste it.
+            pub fn parse(s: &str) -> Option<$name> {
+                crockford_parse(s, $len).map($name)
+            }
+
+            /// The code as shown and printed: groups of four, `7K3M-…`.
+            pub fn expose(&self) -> String {
+                grouped(&self.0)
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(concat!(stringify!($name), "(<redacted>)"))
+            }
+        }
+    };
+}
 
 /// Letters of an invite code: 20 of 32, 100 random bits.
 pub const INVITE_CODE_LEN: usize = 20;
 
-/// An invite code: one ballot on one poll (`duplicateCheck: invite`). Its
-/// text is shown once, to the admin who issues it; only its hash is stored.
-#[derive(Clone, PartialEq, Eq)]
-pub struct InviteCode(String);
+crockford_code!(
+    /// An invite code: one ballot on one poll (`duplicateCheck: invite`). Its
+    /// text is shown once, to the admin who issues it; only its hash is stored.
+    InviteCode,
+    INVITE_CODE_LEN
+);
 
 impl InviteCode {
-    pub fn generate() -> anyhow::Result<InviteCode> {
-        crockford_generate(INVITE_CODE_LEN).map(InviteCode)
-    }
-
-    /// A code as a person may type it: case, spaces and hyphens do not
-    /// matter (nor the typographic dashes and invisible characters a code
-    /// pasted from a word processor brings), and O, I and L read as 0, 1
-    /// and 1.
-    pub fn parse(s: &str) -> Option<InviteCode> {
-        crockford_parse(s, INVITE_CODE_LEN).map(InviteCode)
-    }
-
-    /// The code as printed: groups of four, `7K3M-…`.
-    pub fn expose(&self) -> String {
-        grouped(&self.0)
-    }
-
     pub fn hash(&self) -> InviteHash {
         InviteHash(Sha256::digest(self.0.as_bytes()).into())
+    }
+}
+
+/// Letters of a receipt: 24 of 32, 120 random bits. Longer than an invite
+/// code, so that one typed into the other's field is told apart by shape.
+pub const RECEIPT_LEN: usize = 24;
+
+crockford_code!(
+    /// A voter's receipt: lets its holder see, change or withdraw the one
+    /// ballot it came with while the poll is open (`voteChanges`). Random, and
+    /// never derived from anything else (an invite code above all: whoever
+    /// handed out codes must not be able to read ballots). Shown once, to the
+    /// voter; only its hash is stored, as the ballot's key.
+    Receipt,
+    RECEIPT_LEN
+);
+
+impl Receipt {
+    /// SHA-256 of the receipt under a label of its own, so that no stored
+    /// receipt hash can ever equal another kind of stored hash.
+    pub fn hash(&self) -> ReceiptHash {
+        let mut h = Sha256::new();
+        h.update(b"anonpoll receipt\0");
+        h.update(self.0.as_bytes());
+        ReceiptHash(h.finalize().into())
     }
 }
 
@@ -150,7 +195,7 @@ fn crockford_generate(len: usize) -> anyhow::Result<String> {
 }
 
 /// A code of `len` letters of [`CROCKFORD`] as a person may type it (see
-/// [`InviteCode::parse`]), in its canonical form.
+/// [`crockford_code`]), in its canonical form.
 fn crockford_parse(s: &str, len: usize) -> Option<String> {
     let ignored = |c: char| {
         c.is_whitespace()
@@ -174,49 +219,6 @@ fn grouped(code: &str) -> String {
     chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join("-")
 }
 
-/// Letters of a receipt: 24 of 32, 120 random bits. Longer than an invite
-/// code, so that one typed into the other's field is told apart by shape.
-pub const RECEIPT_LEN: usize = 24;
-
-/// A voter's receipt: lets its holder see, change or withdraw the one
-/// ballot it came with while the poll is open (`voteChanges`). Random, and
-/// never derived from anything else (an invite code above all: whoever
-/// handed out codes must not be able to read ballots). Shown once, to the
-/// voter; only its hash is stored, with the ballot.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Receipt(String);
-
-impl Receipt {
-    pub fn generate() -> anyhow::Result<Receipt> {
-        crockford_generate(RECEIPT_LEN).map(Receipt)
-    }
-
-    /// A receipt as a person may type or paste it (as [`InviteCode::parse`]).
-    pub fn parse(s: &str) -> Option<Receipt> {
-        crockford_parse(s, RECEIPT_LEN).map(Receipt)
-    }
-
-    /// The receipt as shown: groups of four.
-    pub fn expose(&self) -> String {
-        grouped(&self.0)
-    }
-
-    /// SHA-256 of the receipt under a label of its own, so that no stored
-    /// receipt hash can ever equal another kind of stored hash.
-    pub fn hash(&self) -> ReceiptHash {
-        let mut h = Sha256::new();
-        h.update(b"anonpoll receipt\0");
-        h.update(self.0.as_bytes());
-        ReceiptHash(h.finalize().into())
-    }
-}
-
-impl std::fmt::Debug for Receipt {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Receipt(<redacted>)")
-    }
-}
-
 /// The stored form of a [`Receipt`]. 120 random bits: it cannot be turned
 /// back.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -225,12 +227,6 @@ pub struct ReceiptHash(pub [u8; 32]);
 impl std::fmt::Debug for ReceiptHash {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ReceiptHash(..)")
-    }
-}
-
-impl std::fmt::Debug for InviteCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("InviteCode(<redacted>)")
     }
 }
 

@@ -1216,21 +1216,7 @@ fn a_deleted_or_expired_invite_only_poll_leaves_no_code_hash() {
         for c in &codes {
             assert_in_db(server.dir(), &code_hash(c), "a code's hash before erasure");
         }
-        match how {
-            "delete" => {
-                server.delete(&poll.id, &poll.token).assert_status(204);
-            }
-            _ => {
-                let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
-                    .arg("--db")
-                    .arg(server.db_path())
-                    .args(["sweep", "--as-of", &date_from_today(7)])
-                    .output()
-                    .unwrap();
-                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-                assert_problem(&server.get(&poll.path()), 404);
-            }
-        }
+        erase(&server, &poll, how);
         for c in &codes {
             assert_not_in_db(server.dir(), &code_hash(c), &format!("a code's hash after {how}"));
         }
@@ -1359,21 +1345,7 @@ fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
         for h in &hashes {
             assert_in_db(server.dir(), h, "a receipt's hash before erasure");
         }
-        match how {
-            "delete" => {
-                server.delete(&poll.id, &poll.token).assert_status(204);
-            }
-            _ => {
-                let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
-                    .arg("--db")
-                    .arg(server.db_path())
-                    .args(["sweep", "--as-of", &date_from_today(7)])
-                    .output()
-                    .unwrap();
-                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-                assert_problem(&server.get(&poll.path()), 404);
-            }
-        }
+        erase(&server, &poll, how);
         for h in &hashes {
             assert_not_in_db(server.dir(), h, &format!("a receipt's hash after {how}"));
         }
@@ -1394,6 +1366,26 @@ fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
     for (how, pages, hashes) in erased {
         let shown: Vec<Vec<u8>> = pages.iter().map(|p| stored_key_of(&shown_receipt(p), &hashes)).collect();
         assert_eq!(sorted(shown), sorted(hashes), "the receipts shown before {how} are those stored");
+    }
+}
+
+/// Erases `poll` (which expires in 7 days) as `how` says: `delete` through
+/// the API, `sweep` with `pollctl sweep` on its expiry day.
+fn erase(server: &Server, poll: &Created, how: &str) {
+    match how {
+        "delete" => {
+            server.delete(&poll.id, &poll.token).assert_status(204);
+        }
+        _ => {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
+                .arg("--db")
+                .arg(server.db_path())
+                .args(["sweep", "--as-of", &date_from_today(7)])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_problem(&server.get(&poll.path()), 404);
+        }
     }
 }
 

@@ -271,7 +271,9 @@ impl Store {
     pub fn sweep(&self, as_of: Day) -> Result<SweepReport, Error> {
         match self.writer.submit(writer::Op::Sweep { as_of })? {
             writer::Outcome::Swept(n) => Ok(SweepReport { polls_erased: n }),
-            writer::Outcome::Done | writer::Outcome::Invites(..) => Ok(SweepReport { polls_erased: 0 }),
+            writer::Outcome::Done | writer::Outcome::Amended | writer::Outcome::Invites(..) => {
+                Ok(SweepReport { polls_erased: 0 })
+            }
         }
     }
 }

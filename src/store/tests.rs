@@ -589,6 +589,16 @@ fn a_poll_has_at_most_ten_thousand_invite_codes() {
 
 // ---- Receipts. ----
 
+/// Waits (up to 10 s) until the WAL of the store in `dir` is empty.
+fn wait_for_empty_wal(dir: &Path) {
+    let wal = dir.join("t.sqlite3-wal");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::metadata(&wal).map_or(0, |m| m.len()) > 0 {
+        assert!(std::time::Instant::now() < deadline, "the writer did not truncate the WAL");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Whether any file of `dir` holds one of the ballot keys `receipt` gives.
 fn keys_in_files(dir: &Path, receipt: &crate::secret::Receipt) -> bool {
     let k = receipt_keys(&receipt.hash());
@@ -653,6 +663,8 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
         Err(Error::ReceiptRefused(ReceiptRefusal::Unknown))
     ));
     drop(r);
+    // The writer truncates the WAL at its next idle moment.
+    wait_for_empty_wal(dir.path());
     assert!(!keys_in_files(dir.path(), &receipt), "a withdrawn ballot's key survived");
 }
 

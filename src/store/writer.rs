@@ -135,6 +135,9 @@ pub(super) enum Op {
 
 pub(super) enum Outcome {
     Done,
+    /// A ballot changed or withdrawn: its old answers are in the WAL until
+    /// the next checkpoint, which the writer owes from then on.
+    Amended,
     Swept(u64),
     /// A poll's invite codes after issuing: issued, used.
     Invites(u64, u64),
@@ -279,6 +282,10 @@ fn run(mut conn: Connection, rx: Receiver<Job>, config: WriterConfig) {
             }
         }
         let (results, erased) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+        // A change's old answers leave the WAL at the next idle moment, or
+        // within a second under load: not a checkpoint per change, which
+        // would hold the write lock for every one.
+        checkpoint_owed |= results.iter().any(|r| matches!(r, Ok(Outcome::Amended)));
         if fresh.overdue() {
             if std::mem::take(&mut look_for_left) {
                 fresh.find_left_staged(&conn);
@@ -1124,8 +1131,8 @@ pub const MAX_INVITES: u64 = 10_000;
 /// by exactly the old ballot's and the new one's; a changed ballot keeps its
 /// day (it was cast then), a withdrawn one leaves its day's count and the
 /// total. Counter rows that fall to zero go, so that a withdrawn ballot
-/// leaves nothing behind, not even the day it was cast. Answers `true`
-/// (data erased): the old answers are truncated out of the WAL.
+/// leaves nothing behind, not even the day it was cast. The old answers are
+/// truncated out of the WAL soon after ([`Outcome::Amended`]).
 fn amend(
     tx: &Connection,
     id: &PollId,
@@ -1192,7 +1199,7 @@ fn amend(
     ] {
         tx.prepare_cached(emptied)?.execute(params![id.as_str()])?;
     }
-    Ok((Outcome::Done, true))
+    Ok((Outcome::Amended, false))
 }
 
 /// A poll's invite codes: issued, and used.
