@@ -400,13 +400,20 @@ impl Session {
 /// part is over) and with `voteChanges` on. The store checks both again in
 /// the write's transaction.
 fn receipt_for(poll: &Poll, text: &str) -> Result<Receipt, Error> {
+    receipts_open(poll)?;
+    Receipt::parse(text).ok_or(Error::ReceiptRefused(ReceiptRefusal::NotAReceipt))
+}
+
+/// Whether `poll` takes receipts now (see [`receipt_for`]): the web asks
+/// before it even offers the receipt form.
+pub fn receipts_open(poll: &Poll) -> Result<(), Error> {
     if poll.closed {
         return Err(Error::Closed);
     }
     if !poll.vote_changes {
         return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
     }
-    Receipt::parse(text).ok_or(Error::ReceiptRefused(ReceiptRefusal::NotAReceipt))
+    Ok(())
 }
 
 /// Whether `access` reads the results of `poll` without the admin token.

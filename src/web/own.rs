@@ -99,17 +99,12 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     }
 }
 
-/// The page for a poll that takes no receipt at all now: closed (409), or
-/// without `voteChanges` (403).
+/// The page for a poll that takes no receipt at all now (closed: 409, or
+/// without `voteChanges`: 403), as the application decides.
 fn refused_outright(ctx: &Ctx, poll: &Poll) -> Option<Response> {
-    let t = ctx.t;
-    if poll.closed {
-        Some(message(ctx, poll, 409, t.closed_title, t.err_receipt_closed))
-    } else if !poll.vote_changes {
-        Some(message(ctx, poll, 403, t.error_title, t.err_receipt_changes_off))
-    } else {
-        None
-    }
+    crate::app::receipts_open(poll)
+        .err()
+        .map(|e| refusal(ctx, poll, "", e).unwrap_or_else(|e| super::errors::page(ctx, &e)))
 }
 
 /// What a refused receipt (or a failed write) shows: the prompt again with
