@@ -18,12 +18,13 @@
 use maud::html;
 
 use super::WebWorker;
+use super::errors::with_headers;
 use super::form::{Form, problem_text};
 use super::layout::{Ctx, lang_attr, notice, page, respond};
 use super::poll::{BadVote, Entered, answers, facts, question_fieldset};
 use crate::app::Access;
 use crate::day::Day;
-use crate::domain::{Poll, ResultsVisibility};
+use crate::domain::Poll;
 use crate::error::{Error, ReceiptRefusal};
 use crate::http::{Request, Response};
 use crate::secret::PollId;
@@ -87,11 +88,24 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                         errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
                     ballot_page(w, &ctx, poll, today, 422, &entered, Some(("error", &text)))
                 }
+                // Too many changes from this network: the changes stay on
+                // the page, to send again later.
+                Err(e @ Error::VotesThrottled { .. }) => {
+                    let r = ballot_page(w, &ctx, poll, today, 429, &entered, Some(("error", t.err_throttled)))?;
+                    Ok(with_headers(r, &e))
+                }
                 Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
             }
         }
+        // The ballot page's button asks first: a withdrawal cannot be undone.
+        "confirm-withdraw" => Ok(confirm_page(&ctx, poll)),
         "withdraw" => match w.session.withdraw_ballot(req.client, poll, &receipt, today) {
             Ok(()) => Ok(withdrawn_page(&Ctx { receipt: None, ..ctx }, poll)),
+            Err(e @ Error::VotesThrottled { .. }) => {
+                let shown = Entered::from_ballot(&stored);
+                let r = ballot_page(w, &ctx, poll, today, 429, &shown, Some(("error", t.err_throttled)))?;
+                Ok(with_headers(r, &e))
+            }
             Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
         },
         // `show`, and anything else a changed form may send.
@@ -179,10 +193,11 @@ fn ballot_page(
     let receipt = ctx.receipt.clone().unwrap_or_default();
     let (content_lang, title, questions) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
-    let results = if poll.visibility == ResultsVisibility::AfterVote || poll.results_open_to_all() {
-        Some(w.session.results(poll, Access::Voter)?)
-    } else {
-        None
+    // The results this voter may read, as the application decides.
+    let results = match w.session.results(poll, Access::Voter) {
+        Ok(results) => Some(results),
+        Err(Error::ResultsWithheld(_) | Error::Unauthorized(_)) => None,
+        Err(e) => return Err(e),
     };
     let body = html! {
         h1 { (t.own_ballot_title) }
@@ -200,13 +215,35 @@ fn ballot_page(
         form.withdraw method="post" action=(ctx.action()) {
             input type="hidden" name="receipt" value=(receipt);
             p.hint id="withdraw-hint" { (t.own_ballot_withdraw_hint) }
-            button.secondary.danger type="submit" name="action" value="withdraw" aria-describedby="withdraw-hint" {
+            button.secondary.danger type="submit" name="action" value="confirm-withdraw" aria-describedby="withdraw-hint" {
                 (t.own_ballot_withdraw)
             }
         }
         @if let Some(results) = &results { (super::results::results_section(ctx, poll, results, 2)) }
     };
     Ok(respond(status, ctx.lang, page(ctx, t.own_ballot_title, body)))
+}
+
+/// Asks before a withdrawal: what it does, the button that does it (the
+/// form's `action=withdraw`), and the way back to the ballot.
+fn confirm_page(ctx: &Ctx, poll: &Poll) -> Response {
+    let t = ctx.t;
+    let receipt = ctx.receipt.clone().unwrap_or_default();
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.own_ballot_withdraw) }
+        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (notice("info", t.own_ballot_withdraw_hint))
+        form.withdraw-confirm method="post" action=(ctx.action()) {
+            input type="hidden" name="receipt" value=(receipt);
+            div.submit {
+                button.danger type="submit" name="action" value="withdraw" { (t.own_ballot_withdraw) }
+                " "
+                button.secondary type="submit" name="action" value="show" { (t.own_ballot_show) }
+            }
+        }
+    };
+    respond(200, ctx.lang, page(ctx, t.own_ballot_withdraw, body))
 }
 
 /// After a withdrawal. The script forgets this browser's receipt and vote

@@ -577,11 +577,7 @@ fn refusal_texts(t: &crate::i18n::Catalogue, refusal: InviteRefusal) -> (&'stati
 /// `303` to the results a voter on an `afterVote` poll may see, carrying
 /// the form token just redeemed (docs/WEB.md).
 fn after_vote_redirect(ctx: &Ctx, poll: &Poll, ballot: &str) -> Response {
-    let mut to = super::results::after_vote_path(poll, ballot);
-    if ctx.explicit {
-        to = format!("{to}&lang={}", ctx.lang.code());
-    }
-    Response::new(303).with_header("Location", to)
+    Response::new(303).with_header("Location", ctx.href_with(&super::results::after_vote_path(poll, ballot)))
 }
 
 /// After a vote: thanks, the poll's title, the receipt when the poll gives
@@ -617,6 +613,15 @@ fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> R
         } @else {
             p { (t.thanks_private) }
         }
+    };
+    // A page that shows a receipt has no language switcher: its links would
+    // leave for a page without it, and it is shown only this once.
+    let once;
+    let ctx = if receipt.is_some() {
+        once = ctx.shown_once();
+        &once
+    } else {
+        ctx
     };
     respond(200, ctx.lang, page(ctx, t.thanks_title, body))
 }

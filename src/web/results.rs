@@ -324,12 +324,16 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
     }
 }
 
-/// Whether a question's shares need a decimal: only when two different
-/// counts would show the same whole percentage.
+/// Whether a question's shares need a decimal: when two different counts
+/// would show the same whole percentage, or a count would read as none or
+/// as all of them ("0 %" for a real vote, "100 %" beside another answer).
 fn needs_decimal(counts: impl Iterator<Item = u64>, of: u64) -> bool {
     let mut seen: Vec<(u64, u64)> = Vec::new();
     for count in counts {
         let whole = whole_percent(count, of);
+        if (count > 0 && whole == 0) || (count < of && whole == 100) {
+            return true;
+        }
         if seen.iter().any(|&(c, w)| w == whole && c != count) {
             return true;
         }
@@ -390,6 +394,10 @@ mod tests {
         assert!(!needs_decimal([2, 1, 0].into_iter(), 3));
         // 1 and 2 of 200 both round to 1 %.
         assert!(needs_decimal([1, 2, 197].into_iter(), 200));
+        // A real vote never reads as none, nor one answer short of all as all.
+        assert!(needs_decimal([1, 299].into_iter(), 300));
+        assert!(needs_decimal([1999, 1].into_iter(), 2000));
+        assert!(!needs_decimal([0, 300].into_iter(), 300));
         assert_eq!(share(t, 1, 3, false), "33%");
         assert_eq!(share(t, 3, 3, false), "100%");
         assert_eq!(share(t, 0, 0, false), "0%");

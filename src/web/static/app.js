@@ -137,7 +137,14 @@
         return get(location.pathname + location.search, "text/html").then(function (html) {
           var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live] section.results");
           var old = live.querySelector("section.results");
-          if (!fresh || !old || old.contains(document.activeElement)) return;
+          // The poll has closed (its results no longer change): stop asking.
+          if (!fresh) {
+            clearInterval(timer);
+            document.removeEventListener("visibilitychange", refresh);
+            if (liveNote) liveNote.hidden = true;
+            return;
+          }
+          if (!old || old.contains(document.activeElement)) return;
           var open = Array.prototype.map.call(old.querySelectorAll("details"), function (d) { return d.open; });
           Array.prototype.forEach.call(fresh.querySelectorAll("details"), function (d, i) { if (open[i]) d.open = true; });
           old.replaceWith(document.importNode(fresh, true));
@@ -146,7 +153,7 @@
       }).catch(function () { /* offline or closed: try again later */ }).then(function () { busy = false; });
     };
     refresh();
-    setInterval(refresh, 10000);
+    var timer = setInterval(refresh, 10000);
     document.addEventListener("visibilitychange", refresh);
   }
 
@@ -156,8 +163,9 @@
     try {
       for (var i = store.length - 1; i >= 0; i--) {
         var k = store.key(i);
-        if (k && k.indexOf(PREFIX) === 0 && (store.getItem(k) || "") <= today) store.removeItem(k);
-        if (k && k.indexOf(RECEIPT) === 0 && (store.getItem(k) || "").split(" ")[0] <= today) store.removeItem(k);
+        // Both kinds start with the erase day: "<day>", "<day> <receipt>".
+        var ours = k && (k.indexOf(PREFIX) === 0 || k.indexOf(RECEIPT) === 0);
+        if (ours && (store.getItem(k) || "").split(" ")[0] <= today) store.removeItem(k);
       }
     } catch (e) { /* storage unavailable: nothing to tidy */ }
 
@@ -186,6 +194,10 @@
     if (!store) return;
     try { store.removeItem(RECEIPT + poll); } catch (e) { /* storage unavailable */ }
   }
+  function forgetVote(poll) {
+    if (!store) return;
+    try { store.removeItem(PREFIX + poll); } catch (e) { /* storage unavailable */ }
+  }
   // Comparable form of a receipt as typed: no dashes, spaces or case.
   function plain(r) { return (r || "").replace(/[\s-]/g, "").toUpperCase(); }
 
@@ -212,6 +224,10 @@
         forgetReceipt(remembered.getAttribute("data-poll"));
         remembered.hidden = true;
         if (plainLink) plainLink.hidden = false;
+        // The vote note, which the remembered receipt stood in for, again.
+        try {
+          if (note && store.getItem(PREFIX + note.getAttribute("data-poll"))) note.hidden = false;
+        } catch (e) { /* storage unavailable */ }
       });
     }
   }
@@ -233,9 +249,17 @@
       if (field && plain(field.value) === plain(receiptOf(poll))) forgetReceipt(poll);
     } else if (field && receiptForm.hasAttribute("data-auto")) {
       var r = given || receiptOf(poll);
-      if (r && !field.value) {
+      // Sent by itself once per visit: coming back to this page (the Back
+      // button) shows the prompt, or Back could never leave the ballot.
+      var nav = window.performance && performance.getEntriesByType
+        ? performance.getEntriesByType("navigation")[0] : null;
+      var back = (nav && nav.type === "back_forward") || (history.state && history.state.autoSent);
+      if (r && !field.value && !back) {
         field.value = r;
+        history.replaceState({ autoSent: true }, "", location.pathname + location.search);
         receiptForm.submit();
+      } else if (r && !field.value) {
+        field.value = r;
       }
     }
   }
@@ -244,7 +268,7 @@
   var withdrawn = document.querySelector("[data-forget-poll]");
   if (withdrawn && store) {
     forgetReceipt(withdrawn.getAttribute("data-forget-poll"));
-    try { store.removeItem(PREFIX + withdrawn.getAttribute("data-forget-poll")); } catch (e) { /* unavailable */ }
+    forgetVote(withdrawn.getAttribute("data-forget-poll"));
   }
 
   // Creation form: show the fields of the chosen type only.
