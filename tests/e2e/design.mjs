@@ -15,61 +15,15 @@
 //   each answer has a remove button; the header stays one line at 1280 px;
 // - the invite sheet prints only its cards, three a row, black on white.
 // Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
-import { chromium } from "playwright-core";
-import { readFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createRequire } from "node:module";
+import { launch, check, axe, openPage as open, layoutProblems, run } from "./lib.mjs";
 
 const base = process.argv[2];
 const shots = process.argv[3] || "screenshots";
 const picture = process.argv[4];
 mkdirSync(shots, { recursive: true });
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const failures = [];
-function check(cond, what) {
-  if (!cond) failures.push(what);
-  console.log(`${cond ? "ok" : "FAIL"} - ${what}`);
-}
-
-async function axe(page, name) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => await window.axe.run(document, {
-    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
-  }));
-  const v = result.violations;
-  check(v.length === 0, `axe ${name}: ${v.length} violations` +
-    (v.length ? " " + JSON.stringify(v.map((x) => ({ id: x.id, nodes: x.nodes.map((n) => n.target).slice(0, 3) }))) : ""));
-}
-
-/** Words drawn on two lines (a break inside a word), and whether the page scrolls sideways. */
-async function layoutProblems(page) {
-  return page.evaluate(() => {
-    const broken = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const range = document.createRange();
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const el = n.parentElement;
-      if (!el || el.closest("script, style, .visually-hidden, [hidden], dd.url, option, select")) continue;
-      if (!el.getClientRects().length) continue;
-      const re = /[^\s\u00A0\u202F\-\u2010\u2011]{2,}/g; // a break after a hyphen is no mid-word break
-      let m;
-      while ((m = re.exec(n.data))) {
-        if (/[/@]|^https?:/.test(m[0])) continue;
-        range.setStart(n, m.index);
-        range.setEnd(n, m.index + m[0].length);
-        const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-        if (tops.size > 1) broken.push(m[0]);
-      }
-    }
-    return { broken, sideways: document.documentElement.scrollWidth > window.innerWidth + 1 };
-  });
-}
+const browser = await launch();
 
 /** Axe in light and dark, screenshots at 360 and 1280 in both, layout at 360. */
 async function audit(page, name) {
@@ -105,14 +59,7 @@ async function frenchColons(page, name) {
   check(bad.length === 0, `${name}: no plain or missing space before a colon (French) ${JSON.stringify(bad.slice(0, 5))}`);
 }
 
-async function openPage(lang) {
-  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text()); });
-  return { context, page, errors };
-}
+const openPage = (lang) => open(browser, lang);
 
 const TEXTS = {
   en: { title: "Team lunch", question: "Where shall we eat?", answers: ["Pizza", "Sushi", "Salad bar"] },
@@ -308,13 +255,6 @@ async function scenario(lang) {
   await context.close();
 }
 
-try {
+await run(browser, async () => {
   for (const lang of ["en", "fr", "de", "it"]) await scenario(lang);
-} catch (e) {
-  failures.push(String(e && e.stack || e));
-  console.log("FAIL - " + e);
-} finally {
-  await browser.close();
-}
-console.log(failures.length ? `${failures.length} failed` : "all passed");
-process.exit(failures.length ? 1 : 0);
+});
