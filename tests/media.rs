@@ -361,6 +361,15 @@ fn the_admin_page_attaches_replaces_and_removes_media_and_erases_the_old() {
     assert_eq!(resp.status, 422, "{}", resp.describe());
     assert!(resp.text().contains("Describe the picture for people who cannot see it."));
     assert!(resp.text().contains("<option value=\"q0\" selected>"), "{}", resp.text());
+    // The held picture's card shows its thumbnail there too, served while held.
+    let held = input_value(&resp.text(), "name=\"am-held\"");
+    assert!(
+        resp.text().contains(&format!("<img class=\"held-thumb\" src=\"/held/{held}\" alt=\"\"")),
+        "{}",
+        resp.text()
+    );
+    let thumb = server.get(&format!("/held/{held}"));
+    assert_eq!((thumb.status, thumb.header("content-type")), (200, Some("image/png")), "{}", thumb.describe());
 
     // Remove the poll's own picture.
     let own = after.iter().find(|m| m["question"].is_null()).unwrap();
