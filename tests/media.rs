@@ -361,6 +361,15 @@ fn the_admin_page_attaches_replaces_and_removes_media_and_erases_the_old() {
     assert_eq!(resp.status, 422, "{}", resp.describe());
     assert!(resp.text().contains("Describe the picture for people who cannot see it."));
     assert!(resp.text().contains("<option value=\"q0\" selected>"), "{}", resp.text());
+    // The held picture's card shows its thumbnail there too, served while held.
+    let held = input_value(&resp.text(), "name=\"am-held\"");
+    assert!(
+        resp.text().contains(&format!("<img class=\"held-thumb\" src=\"/held/{held}\" alt=\"\"")),
+        "{}",
+        resp.text()
+    );
+    let thumb = server.get(&format!("/held/{held}"));
+    assert_eq!((thumb.status, thumb.header("content-type")), (200, Some("image/png")), "{}", thumb.describe());
 
     // Remove the poll's own picture.
     let own = after.iter().find(|m| m["question"].is_null()).unwrap();
@@ -681,4 +690,85 @@ fn an_uploaders_address_is_neither_stored_nor_logged() {
         assert_not_in_db(server.dir(), needle, "the uploader's address");
         assert!(!contains_bytes(&server.log_bytes(), needle), "the uploader's address is in polld's output");
     }
+}
+
+/// A kept picture's thumbnail on the creation form: `/held/{reference}`
+/// serves its cleaned bytes while the form holds it, with the headers of
+/// `/media/` but never stored; a held sound, an unknown or malformed
+/// reference, or one whose poll was created: a bare 404. The reference is
+/// never written to polld's output.
+#[test]
+fn a_held_picture_is_served_for_its_thumbnail_only_while_held() {
+    let server = Server::start();
+    let marker = unique_marker("thumb");
+    let png = png_with_text(&marker, format!("<html>{marker}</html>").as_bytes());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/media");
+    let sound = std::fs::read(dir.join("voice.opus")).unwrap();
+    // The picture's alt text is missing: refused, both files held.
+    let form = |extra: &[(&str, &str)]| {
+        let mut pairs =
+            vec![("title", "Thumbnails"), ("lang", "en"), ("expiry", "7"), ("q0", "Q"), ("q0o0", "a"), ("q0o1", "b")];
+        pairs.extend_from_slice(extra);
+        pairs.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect::<Vec<_>>()
+    };
+    let send = |pairs: &[(String, String)], files: &[File]| {
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        post_multipart(&server, "/", &pairs, files)
+    };
+    let resp = send(&form(&[]), &[File("pm", "p.png", "image/png", &png), File("q0m", "v.opus", "audio/ogg", &sound)]);
+    assert_eq!(resp.status, 422, "{}", resp.describe());
+    let page = resp.text();
+    let picture = input_value(&page, "name=\"pm-held\"");
+    let voice = input_value(&page, "name=\"q0m-held\"");
+    assert!(picture.len() >= 22 && voice.len() >= 22, "128-bit references ({picture}, {voice})");
+
+    // The card shows the picture, decoratively; the sound keeps its glyph.
+    let thumb = format!("<img class=\"held-thumb\" src=\"/held/{picture}\" alt=\"\"");
+    assert!(page.contains(&thumb), "the kept picture's thumbnail: {page}");
+    assert!(!page.contains(&format!("/held/{voice}")), "no thumbnail for a sound");
+
+    let served = server.get(&format!("/held/{picture}"));
+    assert_eq!(served.status, 200, "{}", served.describe());
+    assert_eq!(served.header("content-type"), Some("image/png"));
+    assert_eq!(served.header("cache-control"), Some("no-store"));
+    assert_eq!(served.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(served.header("cross-origin-resource-policy"), Some("same-origin"));
+    assert!(served.header("content-security-policy").is_some_and(|c| c.starts_with("sandbox")));
+    assert!(served.body.starts_with(b"\x89PNG"), "a PNG");
+    assert!(!contains_bytes(&served.body, marker.as_bytes()), "the cleaned bytes, not the upload");
+    assert!(!contains_bytes(&served.body, b"<html>"), "the polyglot's tail is gone");
+    served.assert_no_cookie();
+    let head = server.request("HEAD", &format!("/held/{picture}")).send();
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    let post = server.request("POST", &format!("/held/{picture}")).send();
+    assert_eq!(post.status, 405);
+
+    // Nothing else is served: a held sound, unknown and malformed references.
+    let unknown = "A".repeat(22);
+    let malformed = [
+        format!("/held/{voice}"),
+        format!("/held/{unknown}"),
+        "/held/".into(),
+        "/held/x".into(),
+        format!("/held/{picture}x"),
+        format!("/held/{}", &picture[..21]),
+        format!("/held/{picture}/"),
+        format!("/held/{picture}/x"),
+        format!("/held/..%2F{picture}"),
+    ];
+    for path in &malformed {
+        let r = server.get(path);
+        assert_eq!(r.status, 404, "{path}: {}", r.describe());
+        assert_eq!(r.media_type().as_deref(), Some("text/plain"), "{path}");
+        assert!(!contains_bytes(&r.body, b"\x89PNG") && !contains_bytes(&r.body, b"OggS"), "{path}");
+    }
+
+    // Created with both: the references are forgotten, and so is the thumbnail.
+    let code = once(&server);
+    let resp =
+        send(&form(&[("once", &code), ("pm-held", &picture), ("pm-alt", "A picture"), ("q0m-held", &voice)]), &[]);
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    assert_eq!(server.get(&format!("/held/{picture}")).status, 404, "gone once the poll is created");
+    assert!(!contains_bytes(&server.log_bytes(), picture.as_bytes()), "the reference is in polld's output");
 }

@@ -1080,7 +1080,7 @@ fn table_rows(html: &str, id: &str) -> Vec<Vec<String>> {
     let start = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no table {id} in page:\n{html}"));
     let table = &html[start..];
     let table = &table[..table.find("</table>").expect("end of table")];
-    let body = &table[table.find("<tbody>").expect("tbody")..];
+    let body = &table[table.find("<tbody").expect("tbody")..];
     let text = |s: &str| {
         let mut out = String::new();
         let mut in_tag = false;
@@ -1192,13 +1192,13 @@ fn each_question_type_is_created_in_the_form_answered_and_counted() {
     // An optional single choice can be taken back: a last radio "No
     // answer", sent empty; a required question has none.
     assert!(
-        page.contains(r#"<input type="radio" id="q0-none" name="q0" value=""><label for="q0-none">No answer</label>"#),
+        page.contains(r#"<label class="choice no-answer" for="q0-none"><input type="radio" id="q0-none" name="q0" value=""><span class="choice-text">No answer</span></label>"#),
         "{page}"
     );
     assert!(!page.contains(r#"id="q3-none""#), "{page}");
     for (lang, text) in [("fr", "Pas de réponse"), ("de", "Keine Antwort"), ("it", "Nessuna risposta")] {
         let page = server.get(&format!("/p/{id}?lang={lang}")).text();
-        assert!(page.contains(&format!(r#"<label for="q0-none">{text}</label>"#)), "{lang}: {page}");
+        assert!(page.contains(&format!(r#"<span class="choice-text">{text}</span></label>"#)), "{lang}: {page}");
     }
 
     let ballots: [&[(&str, &str)]; 3] = [
@@ -1249,7 +1249,7 @@ fn an_optional_scale_can_be_taken_back_with_no_answer() {
     let page = server.get(&format!("/p/{}", poll.id)).text();
     assert!(
         page.contains(
-            r#"<input type="radio" id="q0-none" name="q0" value=""><label for="q0-none">Keine Antwort</label>"#
+            r#"<label class="choice no-answer" for="q0-none"><input type="radio" id="q0-none" name="q0" value=""><span class="choice-text">Keine Antwort</span></label>"#
         ),
         "{page}"
     );

@@ -260,7 +260,6 @@ pub const DE: Catalogue = Catalogue {
     },
     media_alt: "Beschreibung",
     media_alt_hint: "Bei einem Bild erforderlich: was es zeigt, für Menschen, die es nicht sehen können. Bei Audio oder Video: eine optionale Beschriftung.",
-    media_held: |kind, size| format!("Gespeichert: {kind}, {size}. Wählen Sie eine andere Datei, um sie zu ersetzen."),
     media_drop: "Diese Datei entfernen",
     media_open: "Datei öffnen",
     err_media_type: "Diese Dateiart wird nicht angenommen. Wählen Sie ein Bild (JPEG, PNG, WebP, GIF), eine Audiodatei (MP3, Ogg, M4A) oder ein Video (MP4 mit H.264, WebM).",

@@ -260,7 +260,6 @@ pub const EN: Catalogue = Catalogue {
     },
     media_alt: "Description",
     media_alt_hint: "For a picture, required: what it shows, for people who cannot see it. For a sound or video: an optional caption.",
-    media_held: |kind, size| format!("Kept: {kind}, {size}. Choose another file to replace it."),
     media_drop: "Remove this file",
     media_open: "Open the file",
     err_media_type: "This kind of file is not accepted. Choose a JPEG, PNG, WebP or GIF picture, an MP3, Ogg or M4A sound, or an MP4 (H.264) or WebM video.",

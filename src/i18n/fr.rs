@@ -268,9 +268,6 @@ pub const FR: Catalogue = Catalogue {
     },
     media_alt: "Description",
     media_alt_hint: "Pour une image, obligatoire\u{202F}: ce qu’elle montre, pour les personnes qui ne la voient pas. Pour un son ou une vidéo\u{202F}: une légende facultative.",
-    media_held: |kind, size| {
-        format!("Conservé\u{202F}: {kind}, {size}. Choisissez un autre fichier pour le remplacer.")
-    },
     media_drop: "Retirer ce fichier",
     media_open: "Ouvrir le fichier",
     err_media_type: "Ce type de fichier n’est pas accepté. Choisissez une image JPEG, PNG, WebP ou GIF, un son MP3, Ogg ou M4A, ou une vidéo MP4 (H.264) ou WebM.",

@@ -265,7 +265,6 @@ pub const IT: Catalogue = Catalogue {
     },
     media_alt: "Descrizione",
     media_alt_hint: "Per un’immagine è obbligatoria: che cosa mostra, per chi non può vederla. Per audio o video: una didascalia facoltativa.",
-    media_held: |kind, size| format!("Conservato: {kind}, {size}. Scegli un altro file per sostituirlo."),
     media_drop: "Rimuovi questo file",
     media_open: "Apri il file",
     err_media_type: "Questo tipo di file non è accettato. Scegli un’immagine JPEG, PNG, WebP o GIF, un audio MP3, Ogg o M4A, o un video MP4 (H.264) o WebM.",

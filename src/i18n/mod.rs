@@ -217,8 +217,6 @@ pub struct Catalogue {
     pub media_file_hint: fn(u64, u64, u64) -> String,
     pub media_alt: &'static str,
     pub media_alt_hint: &'static str,
-    /// "Kept: image/png, 120 kB."
-    pub media_held: fn(&str, &str) -> String,
     pub media_drop: &'static str,
     pub media_open: &'static str,
     pub err_media_type: &'static str,
@@ -503,7 +501,6 @@ mod tests {
             (c.version_saved)("x"),
             (c.version_removed)("x"),
             (c.media_file_hint)(10, 20, 50),
-            (c.media_held)("x", "12 kB"),
             (c.err_media_too_large)("x", 10),
             (c.err_media_pixels)(40),
             (c.closes_on)("x"),

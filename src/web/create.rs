@@ -572,7 +572,13 @@ pub fn media_fieldset(
                     // below says "No file chosen": it only offers another.)
                     @let clean = &staged.clean;
                     div.held-file id=(format!("{id}-held")) {
-                        (kind_glyph(clean.kind))
+                        // A picture shows itself (decorative: the text beside
+                        // it says what it is); a sound or video, its glyph.
+                        @if clean.kind == crate::media::Kind::Image {
+                            img.held-thumb src=(format!("/held/{}", staged.reference)) alt="" decoding="async";
+                        } @else {
+                            (kind_glyph(clean.kind))
+                        }
                         p {
                             strong { (t.media_kept) } br;
                             span.held-what id=(format!("{id}-held-what")) {

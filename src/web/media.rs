@@ -39,6 +39,37 @@ pub fn route(path: &str) -> Option<&str> {
     path.strip_prefix("/media/").filter(|id| !id.is_empty() && !id.contains('/'))
 }
 
+/// The reference of a `/held/{reference}` request, if `path` is one.
+pub fn held_route(path: &str) -> Option<&str> {
+    path.strip_prefix("/held/")
+}
+
+/// Answers `GET`/`HEAD /held/{reference}`: the cleaned bytes of a picture
+/// held for a form (`uploads.rs`), for its thumbnail on that form.
+///
+/// Promises: pictures only, and only while held (a sound, a video, an
+/// unknown, malformed, expired or released reference: the same bare 404,
+/// so nothing tells a guess apart); the reference is a 128-bit capability
+/// that is never logged; `no-store` (a thumbnail outlives nothing), the type
+/// the server chose from the content with `nosniff`, a `sandbox` CSP and
+/// `Cross-Origin-Resource-Policy: same-origin`, as for `/media/`.
+pub fn serve_held(uploads: &super::uploads::Uploads, req: &Request, reference: &str) -> Response {
+    let head = match req.method {
+        Method::Get => false,
+        Method::Head => true,
+        _ => return plain(405, "Method not allowed.").with_header("Allow", "GET, HEAD"),
+    };
+    let Some(clean) = uploads.held_picture(reference) else { return plain(404, "No such file.") };
+    let r = Response::new(200)
+        .with_header("Content-Type", clean.mime)
+        .with_header("Cache-Control", "no-store")
+        .with_header("X-Content-Type-Options", "nosniff")
+        .with_header("Content-Security-Policy", "sandbox; default-src 'none'")
+        .with_header("Cross-Origin-Resource-Policy", "same-origin")
+        .with_header("Referrer-Policy", "no-referrer");
+    if head { r.with_header("Content-Length", clean.bytes.len().to_string()) } else { r.with_body(clean.bytes.clone()) }
+}
+
 /// How a media item is shown on a page. `poll_lang` is the language of its
 /// alt text or caption (the poll's own).
 pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {

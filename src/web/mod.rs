@@ -134,6 +134,10 @@ impl WebWorker {
             return r;
         }
         let today = Day::today();
+        if let Some(reference) = media::held_route(&req.path) {
+            // A kept picture's thumbnail on the form that holds it.
+            return media::serve_held(&self.web.uploads, req, reference);
+        }
         if let Some(id) = media::route(&req.path) {
             // Media answer players and <img>, not people: a bare status.
             return media::serve(&mut self.session, &self.web.media_budget, req, id, today).unwrap_or_else(|e| {

@@ -192,11 +192,13 @@ pub(super) fn question_fieldset(
             @match q.kind {
                 QuestionKind::Single | QuestionKind::Multiple => {
                     @let kind = if q.kind == QuestionKind::Single { "radio" } else { "checkbox" };
+                    // Each answer is a full-width row: the label wraps the
+                    // control, so the whole row is the click target.
                     @for j in order {
-                        div.choice {
+                        label.choice for=(format!("q{i}-{j}")) {
                             input type=(kind) id=(format!("q{i}-{j}")) name=(name) value=(j)
                                 required[q.required && kind == "radio"] checked[entered.has(i, j)];
-                            label for=(format!("q{i}-{j}")) lang=[clang] { (texts.options[j].as_str()) }
+                            span.choice-text lang=[clang] { (texts.options[j].as_str()) }
                         }
                     }
                     @if kind == "radio" && !q.required { (no_answer(ctx, i, entered.none(i))) }
@@ -272,9 +274,9 @@ pub(super) fn question_fieldset(
 fn no_answer(ctx: &Ctx, i: usize, checked: bool) -> Markup {
     let id = format!("q{i}-none");
     html! {
-        div.choice.no-answer {
+        label.choice.no-answer for=(id) {
             input type="radio" id=(id) name=(format!("q{i}")) value="" checked[checked];
-            label for=(id) { (ctx.t.no_answer) }
+            span.choice-text { (ctx.t.no_answer) }
         }
     }
 }

@@ -300,18 +300,23 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
                 details.pairwise {
                     summary { (t.pairwise_heading) }
                     p.hint { (t.pairwise_hint) }
-                    // Wider than a phone with many options: it scrolls in its
-                    // own box, which takes focus so keyboards can scroll it.
+                    // Wider than a phone with many options: below ~600 px
+                    // each row stacks as a card (its answer on top, one line
+                    // per other answer, named from `data-label`), the ARIA
+                    // roles keeping it a table; wider, a very large one
+                    // scrolls in its own box, which takes focus so keyboards
+                    // can scroll it.
                     div.table-wrap.scroll role="region" tabindex="0" aria-labelledby=(format!("result-q{i}-pairwise-caption")) {
-                        table.tally.pairwise id=(format!("result-q{i}-pairwise")) {
+                        table.tally.pairwise.stacks id=(format!("result-q{i}-pairwise")) role="table" {
                             caption.visually-hidden id=(format!("result-q{i}-pairwise-caption")) { span lang=[clang] { (texts.label.as_str()) } " · " (t.pairwise_heading) }
-                            thead { tr { td {} @for o in texts.options { th scope="col" lang=[clang] { (o.as_str()) } } } }
-                            tbody {
+                            thead role="rowgroup" { tr role="row" { td role="cell" {} @for o in texts.options { th scope="col" role="columnheader" lang=[clang] { (o.as_str()) } } } }
+                            tbody role="rowgroup" {
                                 @for (a, row) in ranked.pairwise.iter().enumerate() {
-                                    tr {
-                                        th scope="row" lang=[clang] { (texts.options.get(a).map_or("", |o| o.as_str())) }
+                                    tr role="row" {
+                                        th scope="row" role="rowheader" lang=[clang] { (texts.options.get(a).map_or("", |o| o.as_str())) }
                                         @for (b, n) in row.iter().enumerate() {
-                                            @if a == b { td.num { "–" } } @else { td.num { (n) } }
+                                            @let label = texts.options.get(b).map_or("", |o| o.as_str());
+                                            @if a == b { td.num.self role="cell" data-label=(label) { "–" } } @else { td.num role="cell" data-label=(label) { (n) } }
                                         }
                                     }
                                 }

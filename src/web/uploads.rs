@@ -173,6 +173,19 @@ impl Uploads {
             .ok_or(UploadError::Lost)
     }
 
+    /// The cleaned picture held under `reference`, for its thumbnail on the
+    /// form (`GET /held/{reference}`): pictures only (a held sound or video
+    /// is never served), and only for a reference of the shape [`hold`]
+    /// makes, so that nothing else is even looked up.
+    ///
+    /// [`hold`]: Uploads::hold
+    pub fn held_picture(&self, reference: &str) -> Option<Arc<Clean>> {
+        if !is_reference(reference) {
+            return None;
+        }
+        self.lock().entries.get(reference).filter(|e| e.clean.kind == Kind::Image).map(|e| e.clean.clone())
+    }
+
     /// Forgets held files once they are stored or no longer wanted.
     pub fn release<'a>(&self, references: impl IntoIterator<Item = &'a str>) {
         let mut held = self.lock();
@@ -190,6 +203,12 @@ impl Uploads {
     pub fn held_bytes(&self) -> usize {
         self.lock().bytes()
     }
+}
+
+/// Whether `s` has the shape of a reference: 16 random bytes in URL-safe
+/// base64 without padding (22 characters).
+pub fn is_reference(s: &str) -> bool {
+    s.len() == 22 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// What a form's slot (the poll's, or one question's) ends up holding.
@@ -302,6 +321,23 @@ mod tests {
         let b = u.hold(clean(60), client(1)).unwrap();
         assert_ne!(a.reference, b.reference);
         assert_eq!(b.reference.len(), 22);
+        assert!(is_reference(&b.reference));
+    }
+
+    #[test]
+    fn only_held_pictures_are_served_by_reference() {
+        let u = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
+        let picture = u.hold(clean(10), client(1)).unwrap();
+        let sound =
+            Arc::new(Clean { kind: Kind::Audio, mime: "audio/ogg", bytes: vec![1; 10], width: None, height: None });
+        let sound = u.hold(sound, client(1)).unwrap();
+        assert_eq!(u.held_picture(&picture.reference).unwrap().bytes.len(), 10);
+        assert!(u.held_picture(&sound.reference).is_none(), "a sound is no picture");
+        for bad in ["", "short", "../../etc/passwd", &format!("{}=", picture.reference), &picture.reference[..21]] {
+            assert!(!is_reference(bad) && u.held_picture(bad).is_none(), "{bad}");
+        }
+        u.release([picture.reference.as_str()]);
+        assert!(u.held_picture(&picture.reference).is_none(), "released");
     }
 
     #[test]

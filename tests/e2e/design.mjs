@@ -6,7 +6,7 @@
 // - the home page has the mark and the one-line promise;
 // - the problem list is calm (a heading, normal-weight links by name) and,
 //   in French, no text puts a plain space before ":" (or none at all);
-// - a kept file shows as a card with a remove button, which removes it;
+// - a kept file shows as a card with its thumbnail and a remove button, which removes it;
 // - "Your poll is ready" has the share link's QR code (SVG) and a Copy button;
 // - public results: whole percentages, the leading answer marked in words,
 //   and a live refresh that shows a new vote without a reload;
@@ -15,64 +15,20 @@
 //   each answer has a remove button; the header stays one line at 1280 px;
 // - the invite sheet prints only its cards, three a row, black on white.
 // Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
-import { chromium } from "playwright-core";
-import { readFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createRequire } from "node:module";
+import { launch, check, axe, openPage as open, layoutProblems, run } from "./lib.mjs";
 
 const base = process.argv[2];
 const shots = process.argv[3] || "screenshots";
 const picture = process.argv[4];
 mkdirSync(shots, { recursive: true });
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const failures = [];
-function check(cond, what) {
-  if (!cond) failures.push(what);
-  console.log(`${cond ? "ok" : "FAIL"} - ${what}`);
-}
-
-async function axe(page, name) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => await window.axe.run(document, {
-    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
-  }));
-  const v = result.violations;
-  check(v.length === 0, `axe ${name}: ${v.length} violations` +
-    (v.length ? " " + JSON.stringify(v.map((x) => ({ id: x.id, nodes: x.nodes.map((n) => n.target).slice(0, 3) }))) : ""));
-}
-
-/** Words drawn on two lines (a break inside a word), and whether the page scrolls sideways. */
-async function layoutProblems(page) {
-  return page.evaluate(() => {
-    const broken = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const range = document.createRange();
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const el = n.parentElement;
-      if (!el || el.closest("script, style, .visually-hidden, [hidden], dd.url, option, select")) continue;
-      if (!el.getClientRects().length) continue;
-      const re = /[^\s\u00A0\u202F\-\u2010\u2011]{2,}/g; // a break after a hyphen is no mid-word break
-      let m;
-      while ((m = re.exec(n.data))) {
-        if (/[/@]|^https?:/.test(m[0])) continue;
-        range.setStart(n, m.index);
-        range.setEnd(n, m.index + m[0].length);
-        const tops = new Set(Array.from(range.getClientRects()).filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-        if (tops.size > 1) broken.push(m[0]);
-      }
-    }
-    return { broken, sideways: document.documentElement.scrollWidth > window.innerWidth + 1 };
-  });
-}
+const browser = await launch();
 
 /** Axe in light and dark, screenshots at 360 and 1280 in both, layout at 360. */
 async function audit(page, name) {
+  // A ranking's duels table open, so that it is seen and probed too.
+  await page.evaluate(() => document.querySelectorAll("details.pairwise").forEach((d) => { d.open = true; }));
   for (const scheme of ["light", "dark"]) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -81,8 +37,9 @@ async function audit(page, name) {
       await page.setViewportSize({ width, height: 800 });
       await page.screenshot({ path: join(shots, `design-${name}-${scheme}-${width}.png`), fullPage: true });
       if (width === 360 && scheme === "light") {
-        const { broken, sideways } = await layoutProblems(page);
+        const { broken, sideways, scrolled } = await layoutProblems(page);
         check(!sideways, `${name}: no sideways scrolling at 360 px`);
+        check(scrolled.length === 0, `${name}: no table scrolls sideways at 360 px ${JSON.stringify(scrolled)}`);
         check(broken.length === 0, `${name}: no word broken mid-word at 360 px ${JSON.stringify(broken.slice(0, 5))}`);
       }
     }
@@ -105,14 +62,7 @@ async function frenchColons(page, name) {
   check(bad.length === 0, `${name}: no plain or missing space before a colon (French) ${JSON.stringify(bad.slice(0, 5))}`);
 }
 
-async function openPage(lang) {
-  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text()); });
-  return { context, page, errors };
-}
+const openPage = (lang) => open(browser, lang);
 
 const TEXTS = {
   en: { title: "Team lunch", question: "Where shall we eat?", answers: ["Pizza", "Sushi", "Salad bar"] },
@@ -185,8 +135,15 @@ async function scenario(lang) {
     `${lang}: the problem list has a heading and normal-weight links by name (${JSON.stringify(summary)})`);
   await fr(page, `${lang}-problems`);
   if (picture) {
-    check(await page.isVisible("#f-pm-held svg.kind-glyph") && await page.isVisible("#f-pm-held button[value=media-drop-pm]"),
-      `${lang}: the kept picture shows as a card with a remove button`);
+    check(await page.isVisible("#f-pm-held button[value=media-drop-pm]"), `${lang}: the kept picture shows as a card with a remove button`);
+    const thumb = await page.evaluate(async () => {
+      const img = document.querySelector("#f-pm-held img.held-thumb");
+      if (!img) return null;
+      await img.decode().catch(() => {});
+      return { alt: img.getAttribute("alt"), width: img.naturalWidth, src: img.getAttribute("src") };
+    });
+    check(thumb && thumb.alt === "" && thumb.width > 0 && /^\/held\/[A-Za-z0-9_-]{22}$/.test(thumb.src),
+      `${lang}: the kept picture's card shows its thumbnail, loaded under the CSP (${JSON.stringify(thumb)})`);
   }
   await audit(page, `${lang}-problems`);
   if (picture) {
@@ -308,13 +265,122 @@ async function scenario(lang) {
   await context.close();
 }
 
-try {
-  for (const lang of ["en", "fr", "de", "it"]) await scenario(lang);
-} catch (e) {
-  failures.push(String(e && e.stack || e));
-  console.log("FAIL - " + e);
-} finally {
-  await browser.close();
+const BALLOT = {
+  en: { title: "Team day", q: ["Where?", "Snacks?", "Games?", "Fun?"], o: [["Park", "Lake"], ["Nuts", "Fruit", "Cake"], ["Chess", "Darts", "Go"]], ends: ["None", "Lots"] },
+  fr: { title: "Journée d’équipe", q: ["Où\u202F?", "En-cas\u202F?", "Jeux\u202F?", "Plaisir\u202F?"], o: [["Parc", "Lac"], ["Noix", "Fruits", "Gâteau"], ["Échecs", "Fléchettes", "Go"]], ends: ["Aucun", "Beaucoup"] },
+  de: { title: "Teamtag", q: ["Wohin?", "Snacks?", "Spiele?", "Spaß?"], o: [["Park", "See"], ["Nüsse", "Obst", "Kuchen"], ["Schach", "Darts", "Go"]], ends: ["Keiner", "Viel"] },
+  it: { title: "Giornata di squadra", q: ["Dove?", "Spuntini?", "Giochi?", "Divertimento?"], o: [["Parco", "Lago"], ["Noci", "Frutta", "Torta"], ["Scacchi", "Freccette", "Go"]], ends: ["Nessuno", "Molto"] },
+};
+
+/** The drawn state of the answer row holding `#id` (a choice, rank row or scale segment). */
+function rowState(page, id) {
+  return page.evaluate((id) => {
+    const input = document.getElementById(id);
+    const row = input.closest(".choice, .rank-row") || document.querySelector(`label[for="${id}"]`);
+    const s = getComputedStyle(row);
+    const set = input.closest("fieldset").getBoundingClientRect();
+    const r = row.getBoundingClientRect();
+    return { shadow: s.boxShadow, outline: s.outlineStyle, outlineWidth: s.outlineWidth, weight: getComputedStyle(row.querySelector(".choice-text, label") || row).fontWeight,
+      underline: s.textDecorationLine, width: Math.round(r.width), setWidth: Math.round(set.width), left: r.left, right: r.right, top: r.top, height: r.height };
+  }, id);
 }
-console.log(failures.length ? `${failures.length} failed` : "all passed");
-process.exit(failures.length ? 1 : 0);
+
+/** Voting (issue 16): full-width answer rows whose label is the whole row,
+ *  a chosen row set apart by more than colour (inset ring, bold text, the
+ *  checked control), keyboard focus round the row; every type and "No
+ *  answer"; then the thanks page with its receipt, and the own-ballot
+ *  pages (prompt, ballot, changed, withdrawn): all audited in light and
+ *  dark at 360 and 1280 px. */
+async function ballotScenario(lang) {
+  const b = BALLOT[lang];
+  const fr = lang === "fr" ? frenchColons : async () => {};
+  const created = await fetch(`${base}/api/polls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      title: b.title, lang, expiryDays: 30, resultsVisibility: "afterVote",
+      questions: [
+        { type: "single", label: b.q[0], options: b.o[0] },
+        { type: "multiple", label: b.q[1], options: b.o[1], required: true, maxChoices: 2 },
+        { type: "ranked", label: b.q[2], options: b.o[2] },
+        { type: "scale", label: b.q[3], scaleMin: 1, scaleMax: 5, minLabel: b.ends[0], maxLabel: b.ends[1] },
+      ],
+    }),
+  }).then((r) => r.json());
+  const share = `${base}/p/${created.id}`;
+  const { context, page, errors } = await openPage(lang);
+  await page.goto(share);
+  await audit(page, `${lang}-vote`);
+  await fr(page, `${lang}-vote`);
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    const rows = await Promise.all(["q0-0", "q0-none", "q1-2", "q3-none"].map((id) => rowState(page, id)));
+    check(rows.every((r) => r.width >= r.setWidth - 48), `${lang}: at ${width} px each answer row fills its question (${rows.map((r) => `${r.width}/${r.setWidth}`)})`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // The row's far end, well away from the control, chooses the answer.
+  const far = await rowState(page, "q0-0");
+  await page.mouse.click(far.right - 12, far.top + far.height / 2);
+  check(await page.isChecked("#q0-0"), `${lang}: a click at the row's far end chooses the answer`);
+  const [chosen, other] = [await rowState(page, "q0-0"), await rowState(page, "q0-1")];
+  check(chosen.shadow !== "none" && other.shadow === "none" && Number(chosen.weight) > Number(other.weight),
+    `${lang}: the chosen row has a thicker border and bold text, the other not (${chosen.shadow} ${chosen.weight} / ${other.shadow} ${other.weight})`);
+  // Keyboard: the arrow moves the choice, the focus ring goes round the row.
+  await page.keyboard.press("ArrowDown");
+  const focused = await rowState(page, "q0-1");
+  check(await page.isChecked("#q0-1") && focused.outline === "solid" && parseFloat(focused.outlineWidth) >= 2,
+    `${lang}: the focused row shows its focus ring (${focused.outline} ${focused.outlineWidth})`);
+  await page.keyboard.press("ArrowDown");
+  check(await page.isChecked("#q0-none") && (await rowState(page, "q0-none")).shadow !== "none",
+    `${lang}: "No answer" is a row, chosen like the others`);
+  await page.check("#q0-1");
+  await page.check("#q1-0");
+  await page.check("#q1-2");
+  await page.selectOption("#q2r1", "1");
+  await page.selectOption("#q2r0", "2");
+  await page.check("#q3-4");
+  const [multi, ranked, unranked, scale] = [await rowState(page, "q1-2"), await rowState(page, "q2r1"),
+    await rowState(page, "q2r2"), await rowState(page, "q3-4")];
+  check(multi.shadow !== "none" && ranked.shadow !== "none" && unranked.shadow === "none" && scale.underline.includes("underline"),
+    `${lang}: chosen boxes, ranked rows and the chosen scale value are set apart (${[multi.shadow, ranked.shadow, unranked.shadow, scale.underline].join(" | ")})`);
+  await page.mouse.move(0, 0);
+  await audit(page, `${lang}-vote-chosen`);
+  await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  await page.waitForSelector("#receipt");
+  const receipt = (await page.textContent("#receipt")).trim();
+  await audit(page, `${lang}-receipt-thanks`);
+  await fr(page, `${lang}-receipt-thanks`);
+  check(errors.length === 0, `${lang}: no script or console errors on the vote ${JSON.stringify(errors)}`);
+  await context.close();
+
+  // The own ballot, in a fresh browser (nothing stored): the prompt, the
+  // ballot as counted (the same rows), changed, withdrawn.
+  const own = await openPage(lang);
+  await own.page.goto(`${share}/ballot`);
+  await audit(own.page, `${lang}-own-ballot-prompt`);
+  await fr(own.page, `${lang}-own-ballot-prompt`);
+  await own.page.fill("#receipt", receipt);
+  await Promise.all([own.page.waitForNavigation(), own.page.click("button[value=show]")]);
+  await own.page.waitForSelector("form.own-ballot");
+  const shown = [await rowState(own.page, "q0-1"), await rowState(own.page, "q0-0"), await rowState(own.page, "q2r1")];
+  check(shown[0].shadow !== "none" && shown[1].shadow === "none" && shown[2].shadow !== "none" && shown[0].width >= shown[0].setWidth - 48,
+    `${lang}: the own ballot shows its answers in the same full-width rows, the chosen set apart`);
+  await audit(own.page, `${lang}-own-ballot`);
+  await fr(own.page, `${lang}-own-ballot`);
+  await own.page.check("#q0-0");
+  await Promise.all([own.page.waitForNavigation(), own.page.click("button[value=change]")]);
+  check(await own.page.isVisible(".notice.ok") && await own.page.isChecked("#q0-0"), `${lang}: the own ballot is changed`);
+  await audit(own.page, `${lang}-own-ballot-changed`);
+  await fr(own.page, `${lang}-own-ballot-changed`);
+  await Promise.all([own.page.waitForNavigation(), own.page.click("button[value=withdraw]")]);
+  await own.page.waitForSelector("#withdrawn");
+  await audit(own.page, `${lang}-own-ballot-withdrawn`);
+  await fr(own.page, `${lang}-own-ballot-withdrawn`);
+  check(own.errors.length === 0, `${lang}: no script or console errors on the own ballot ${JSON.stringify(own.errors)}`);
+  await own.context.close();
+}
+
+await run(browser, async () => {
+  for (const lang of ["en", "fr", "de", "it"]) await ballotScenario(lang);
+  for (const lang of ["en", "fr", "de", "it"]) await scenario(lang);
+});

@@ -12,44 +12,20 @@
 // before a failed send, must be held through it, and must really load and
 // play under the pages' CSP.
 // Usage: node web.mjs <base-url> <screenshot-dir> [<picture> <sound> <video>]
-import { chromium } from "playwright-core";
-import { readFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { createRequire } from "node:module";
+import { launch, check, axe, screenshots, openPage as open, run } from "./lib.mjs";
 
 const base = process.argv[2];
 const shots = process.argv[3] || "screenshots";
 const [picture, sound, video] = process.argv.slice(4);
 mkdirSync(shots, { recursive: true });
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const browser = await launch();
 
-const browser = await chromium.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  // playwright-core gives every launch a fresh, throw-away user-data dir.
-});
-const failures = [];
-function check(cond, what) {
-  if (!cond) failures.push(what);
-  console.log(`${cond ? "ok" : "FAIL"} - ${what}`);
-}
-
+/** axe-core, and screenshots at 360 and 1280 px. */
 async function audit(page, name) {
-  // Evaluated through the DevTools protocol: the page's CSP (rightly) forbids
-  // inline scripts, and the test must not weaken it.
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => await window.axe.run(document, {
-    runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
-  }));
-  const v = result.violations;
-  check(v.length === 0, `axe ${name}: ${v.length} violations` +
-    (v.length ? " " + JSON.stringify(v.map((x) => ({ id: x.id, nodes: x.nodes.map((n) => n.target).slice(0, 3) }))) : ""));
-  for (const width of [360, 1280]) {
-    await page.setViewportSize({ width, height: 800 });
-    await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await axe(page, name);
+  await screenshots(page, shots, name);
 }
 
 /** The language switcher as drawn: each entry's box and text style, and the header's height. */
@@ -90,17 +66,7 @@ async function openSettings(page) {
   if (!(await page.isVisible("#f-lang"))) await page.click("#f-settings > summary");
 }
 
-/** A fresh browser context in `lang`, with the script errors it logs. */
-async function openPage(lang) {
-  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  // A 4xx page the scenario asks for (the form with errors) is logged by the
-  // browser as a failed load; only script errors and CSP refusals count.
-  page.on("console", (m) => { if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) errors.push(m.text()); });
-  return { context, page, errors };
-}
+const openPage = (lang) => open(browser, lang);
 
 async function scenario(lang, texts) {
   const { context, page, errors } = await openPage(lang);
@@ -737,7 +703,7 @@ async function receiptScenario(lang) {
   await noscript.close();
 }
 
-try {
+await run(browser, async () => {
   await receiptScenario("en");
   await headerScenario();
   await privacyScenario();
@@ -748,11 +714,4 @@ try {
     createdAgain: "Your poll was already created" });
   await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie",
     createdAgain: "Votre sondage a déjà été créé" });
-} catch (e) {
-  failures.push(String(e && e.stack || e));
-  console.log("FAIL - " + e);
-} finally {
-  await browser.close();
-}
-console.log(failures.length ? `${failures.length} failed` : "all passed");
-process.exit(failures.length ? 1 : 0);
+});
