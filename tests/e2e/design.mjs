@@ -372,6 +372,9 @@ async function ballotScenario(lang) {
   check(await own.page.isVisible(".notice.ok") && await own.page.isChecked("#q0-0"), `${lang}: the own ballot is changed`);
   await audit(own.page, `${lang}-own-ballot-changed`);
   await fr(own.page, `${lang}-own-ballot-changed`);
+  // The withdraw button asks first.
+  await Promise.all([own.page.waitForNavigation(), own.page.click("button[value=confirm-withdraw]")]);
+  await audit(own.page, `${lang}-own-ballot-confirm-withdraw`);
   await Promise.all([own.page.waitForNavigation(), own.page.click("button[value=withdraw]")]);
   await own.page.waitForSelector("#withdrawn");
   await audit(own.page, `${lang}-own-ballot-withdrawn`);

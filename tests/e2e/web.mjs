@@ -626,6 +626,15 @@ async function receiptScenario(lang) {
     "receipts: the ballot page opens by itself with the response as counted");
   check(await page.isVisible("#result-q0"), "receipts: afterVote, the ballot page shows the results");
   await audit(page, `${lang}-own-ballot`);
+  // Back from the ballot page leaves it (the prompt sent itself while
+  // loading, so its entry was replaced): no loop back into the ballot.
+  await page.goBack();
+  await page.waitForTimeout(500);
+  check(!page.url().endsWith("/ballot") && !(await page.isVisible("form.own-ballot")),
+    `receipts: Back leaves the ballot page (${page.url()})`);
+  // A new visit opens it by itself again.
+  await Promise.all([page.waitForURL(/\/ballot/), page.click("#receipt-remembered a")]);
+  await page.waitForSelector("form.own-ballot");
 
   await page.check("#q0-0");
   await Promise.all([page.waitForNavigation(), page.click("button[value=change]")]);
@@ -640,6 +649,11 @@ async function receiptScenario(lang) {
   check(!page.url().includes("receipt") && !page.url().includes(receipt), `receipts: the receipt is in no address (${page.url()})`);
   await Promise.all([page.waitForNavigation(), page.click(`nav.langs button[lang=${lang}]`)]);
 
+  // The withdraw button asks first; going back from there withdraws nothing.
+  await Promise.all([page.waitForNavigation(), page.click("button[value=confirm-withdraw]")]);
+  check(await page.isVisible("button[value=withdraw]") && !(await page.isVisible("#withdrawn")),
+    "withdrawing asks first");
+  check((await counts()).total === 1, "receipts: asking to withdraw withdraws nothing");
   await Promise.all([page.waitForNavigation(), page.click("button[value=withdraw]")]);
   await page.waitForSelector("#withdrawn");
   const gone = await page.evaluate((id) => localStorage.getItem(`anonpoll:receipt:${id}`), created.id);
