@@ -57,7 +57,7 @@ const ROWS: [KeptRow; 9] = [
 pub const DE: Catalogue = Catalogue {
     lang_names: ["Englisch", "Französisch", "Deutsch", "Italienisch"],
     date: |y, m, d| format!("{d}. {} {y}", MONTHS[usize::from(m.clamp(1, 12)) - 1]),
-    percent: |p| format!("{}\u{A0}%", format!("{p:.1}").replace('.', ",")),
+    percent: |p, d| format!("{}\u{A0}%", format!("{p:.d$}").replace('.', ",")),
 
     skip_link: "Zum Inhalt springen",
     nav_label: "Hauptnavigation",

@@ -52,7 +52,7 @@ const ROWS: [KeptRow; 9] = [
 pub const EN: Catalogue = Catalogue {
     lang_names: ["English", "French", "German", "Italian"],
     date: |y, m, d| format!("{d} {} {y}", MONTHS[usize::from(m.clamp(1, 12)) - 1]),
-    percent: |p| format!("{p:.1}%"),
+    percent: |p, d| format!("{p:.d$}%"),
 
     skip_link: "Skip to content",
     nav_label: "Main",

@@ -65,7 +65,7 @@ pub const FR: Catalogue = Catalogue {
         let day = if d == 1 { "1er".to_owned() } else { d.to_string() };
         format!("{day} {} {y}", MONTHS[usize::from(m.clamp(1, 12)) - 1])
     },
-    percent: |p| format!("{}\u{202F}%", format!("{p:.1}").replace('.', ",")),
+    percent: |p, d| format!("{}\u{202F}%", format!("{p:.d$}").replace('.', ",")),
 
     skip_link: "Aller au contenu",
     nav_label: "Navigation principale",

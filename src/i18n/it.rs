@@ -60,7 +60,7 @@ pub const IT: Catalogue = Catalogue {
         let day = if d == 1 { "1º".to_owned() } else { d.to_string() };
         format!("{day} {} {y}", MONTHS[usize::from(m.clamp(1, 12)) - 1])
     },
-    percent: |p| format!("{}%", format!("{p:.1}").replace('.', ",")),
+    percent: |p, d| format!("{}%", format!("{p:.d$}").replace('.', ",")),
 
     skip_link: "Vai al contenuto",
     nav_label: "Navigazione principale",

@@ -28,8 +28,9 @@ pub struct Catalogue {
     pub lang_names: [&'static str; 4],
     /// A calendar day, e.g. "3 March 2025".
     pub date: fn(i32, u8, u8) -> String,
-    /// A percentage with one decimal, e.g. "33.3%".
-    pub percent: fn(f64) -> String,
+    /// A percentage with the given number of decimals, e.g. (33.3, 1) →
+    /// "33.3%", (33.0, 0) → "33%".
+    pub percent: fn(f64, usize) -> String,
 
     // --- Layout --------------------------------------------------------------
     pub skip_link: &'static str,
@@ -477,7 +478,7 @@ mod tests {
     fn all_texts(c: &Catalogue) -> Vec<String> {
         let mut v: Vec<String> = vec![
             (c.date)(2025, 3, 1),
-            (c.percent)(33.3),
+            (c.percent)(33.3, 1),
             (c.expiry_option)(7),
             (c.expiry_option)(365),
             (c.expiry_option)(730),
@@ -930,9 +931,10 @@ mod tests {
         assert_eq!(catalogue(Lang::It).day("2025-03-01"), "1º marzo 2025");
         assert_eq!(catalogue(Lang::It).day("2025-03-02"), "2 marzo 2025");
         assert_eq!(catalogue(Lang::En).day("garbage"), "garbage");
-        assert_eq!((catalogue(Lang::En).percent)(33.3), "33.3%");
-        assert_eq!((catalogue(Lang::Fr).percent)(33.3), "33,3\u{202F}%");
-        assert_eq!((catalogue(Lang::De).percent)(100.0), "100,0\u{A0}%");
-        assert_eq!((catalogue(Lang::It).percent)(5.0), "5,0%");
+        assert_eq!((catalogue(Lang::En).percent)(33.3, 1), "33.3%");
+        assert_eq!((catalogue(Lang::Fr).percent)(33.3, 1), "33,3\u{202F}%");
+        assert_eq!((catalogue(Lang::De).percent)(100.0, 1), "100,0\u{A0}%");
+        assert_eq!((catalogue(Lang::It).percent)(5.0, 0), "5%");
+        assert_eq!((catalogue(Lang::Fr).percent)(67.0, 0), "67\u{202F}%");
     }
 }

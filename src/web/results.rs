@@ -354,17 +354,7 @@ fn whole_percent(count: u64, of: u64) -> u64 {
 
 /// A share as shown: whole, or with the language's one decimal.
 fn share(t: &crate::i18n::Catalogue, count: u64, of: u64, decimal: bool) -> String {
-    if decimal {
-        return (t.percent)(percent(count, of));
-    }
-    // The catalogue writes one decimal ("33,0 %"): a whole number drops it.
-    let mut s = (t.percent)(whole_percent(count, of) as f64);
-    if let Some(i) = s.rfind(['.', ','])
-        && s[i + 1..].starts_with('0')
-    {
-        s.replace_range(i..i + 2, "");
-    }
-    s
+    if decimal { (t.percent)(percent(count, of), 1) } else { (t.percent)(whole_percent(count, of) as f64, 0) }
 }
 
 /// A mean or median: whole numbers without decimals, others with up to
