@@ -325,7 +325,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     let results = w.session.results(&poll, Access::Token(&token))?;
     let invites = w.session.invite_status(&poll, &token)?;
     let body = dashboard(&ctx, (&poll, today), (&results, invites), &token, &view, w);
-    let ctx = Ctx { key: Some(token.clone()), ..ctx };
+    let ctx = Ctx { secret: Some(("token", token.clone())), ..ctx };
     Ok(respond(view.status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
 

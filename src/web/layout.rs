@@ -29,14 +29,12 @@ pub struct Ctx<'a> {
     pub explicit: bool,
     /// The path of this page, for the language switcher and form actions.
     pub path: &'a str,
-    /// The admin key of a page that was unlocked with it: the language
-    /// switcher then posts it along (as forms), since the key is in no URL
-    /// and a plain link would lock the page again.
-    pub key: Option<String>,
-    /// The receipt of a voter's own-ballot page (`/p/{id}/ballot`): as the
-    /// admin key, the language switcher posts it along in a form, since a
-    /// receipt is never put in a URL query.
-    pub receipt: Option<String>,
+    /// The secret a page was opened with, as the form field that carries
+    /// it: the admin key (`token`) of a page unlocked with it, or the
+    /// receipt (`receipt`) of a voter's own-ballot page. The language
+    /// switcher then posts it along (as forms): a secret is in no URL, and
+    /// a plain link would lock the page again.
+    pub secret: Option<(&'static str, String)>,
     /// A query parameter the language switcher's links keep (`voted=…` on
     /// the results a voter was sent to: without it they would be hidden).
     pub keep: Option<(&'static str, String)>,
@@ -46,14 +44,18 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// The secret this page carries under the field `name`, if any.
+    pub fn secret(&self, name: &str) -> Option<&str> {
+        self.secret.as_ref().filter(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+
     pub fn new(choice: Choice, path: &'a str) -> Ctx<'a> {
         Ctx {
             lang: choice.lang,
             t: catalogue(choice.lang),
             explicit: choice.explicit,
             path,
-            key: None,
-            receipt: None,
+            secret: None,
             keep: None,
             once: false,
         }
@@ -66,8 +68,7 @@ impl<'a> Ctx<'a> {
             t: self.t,
             explicit: self.explicit,
             path: self.path,
-            key: None,
-            receipt: None,
+            secret: None,
             keep: None,
             once: true,
         }
@@ -138,10 +139,9 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                             ul {
                                 @for l in Lang::ALL {
                                     li {
-                                        @if ctx.key.is_some() || ctx.receipt.is_some() {
+                                        @if let Some((name, value)) = &ctx.secret {
                                             form method="post" action=(format!("{}?lang={}", ctx.own_path(), l.code())) {
-                                                @if let Some(key) = &ctx.key { input type="hidden" name="token" value=(key); }
-                                                @if let Some(receipt) = &ctx.receipt { input type="hidden" name="receipt" value=(receipt); }
+                                                input type="hidden" name=(name) value=(value);
                                                 @if l == ctx.lang {
                                                     button type="submit" lang=(l.code()) aria-current="page" { (endonym(l)) }
                                                 } @else {

@@ -61,7 +61,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Err(e) => return refusal(&ctx, poll, &typed, e),
     };
     let receipt = receipt.expose();
-    let ctx = Ctx { receipt: Some(receipt.clone()), ..ctx };
+    let ctx = Ctx { secret: Some(("receipt", receipt.clone())), ..ctx };
     match form.get("action").map(str::trim).unwrap_or("show") {
         "change" => {
             let (answers, entered) = match answers(form, poll, &FIELDS) {
@@ -94,19 +94,19 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                     let r = ballot_page(w, &ctx, poll, today, 429, &entered, Some(("error", t.err_throttled)))?;
                     Ok(with_headers(r, &e))
                 }
-                Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
+                Err(e) => refusal(&Ctx { secret: None, ..ctx }, poll, &typed, e),
             }
         }
         // The ballot page's button asks first: a withdrawal cannot be undone.
         "confirm-withdraw" => Ok(confirm_page(&ctx, poll)),
         "withdraw" => match w.session.withdraw_ballot(req.client, poll, &receipt, today) {
-            Ok(()) => Ok(withdrawn_page(&Ctx { receipt: None, ..ctx }, poll)),
+            Ok(()) => Ok(withdrawn_page(&Ctx { secret: None, ..ctx }, poll)),
             Err(e @ Error::VotesThrottled { .. }) => {
                 let shown = Entered::from_ballot(&stored);
                 let r = ballot_page(w, &ctx, poll, today, 429, &shown, Some(("error", t.err_throttled)))?;
                 Ok(with_headers(r, &e))
             }
-            Err(e) => refusal(&Ctx { receipt: None, ..ctx }, poll, &typed, e),
+            Err(e) => refusal(&Ctx { secret: None, ..ctx }, poll, &typed, e),
         },
         // `show`, and anything else a changed form may send.
         _ => ballot_page(w, &ctx, poll, today, 200, &Entered::from_ballot(&stored), None),
@@ -190,7 +190,7 @@ fn ballot_page(
     message: Option<(&str, &str)>,
 ) -> Result<Response, Error> {
     let t = ctx.t;
-    let receipt = ctx.receipt.clone().unwrap_or_default();
+    let receipt = ctx.secret("receipt").unwrap_or_default();
     let (content_lang, title, questions) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
     // The results this voter may read, as the application decides.
@@ -228,7 +228,7 @@ fn ballot_page(
 /// form's `action=withdraw`), and the way back to the ballot.
 fn confirm_page(ctx: &Ctx, poll: &Poll) -> Response {
     let t = ctx.t;
-    let receipt = ctx.receipt.clone().unwrap_or_default();
+    let receipt = ctx.secret("receipt").unwrap_or_default();
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.own_ballot_withdraw) }

@@ -58,14 +58,14 @@ fn show(
         Ok(results) => {
             // Results unlocked with the key: the language switcher must post
             // it along, or it would lock the page again.
-            let key = match access {
-                Access::Token(token) if !poll.results_open_to_all() => Some(token.to_owned()),
+            let secret = match access {
+                Access::Token(token) if !poll.results_open_to_all() => Some(("token", token.to_owned())),
                 _ => None,
             };
             let voter = matches!(access, Access::Voter) && poll.visibility == ResultsVisibility::AfterVote;
             // The switcher keeps the voter's token, or the results would hide.
             let keep = voted.filter(|_| voter).map(|b| (VOTED, b.to_owned()));
-            Ok(results_page(&Ctx { key, keep, ..ctx }, (poll, today), &results, voter))
+            Ok(results_page(&Ctx { secret, keep, ..ctx }, (poll, today), &results, voter))
         }
         Err(Error::Unauthorized(AuthFailure::Missing)) => {
             Ok(prompt(&ctx, poll, 200, (t.private_results_title, t.private_results_text), None))
