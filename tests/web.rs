@@ -1864,6 +1864,10 @@ fn a_receipt_shows_changes_and_withdraws_a_ballot_of_every_question_type() {
     assert!(!html.contains("has been changed"), "{html}");
     let resp = change(&[("q1", "0"), ("q1", "1"), ("q1", "2"), ("q3", "3")]);
     resp.assert_status(422);
+    // "No answer" chosen stays chosen when the form comes back.
+    let resp = change(&[("q0", ""), ("q3", "3")]);
+    resp.assert_status(422);
+    assert!(is_checked(&resp.text(), "q0-none") && !is_checked(&resp.text(), "q0-0"), "{}", resp.text());
     let resp = change(&[("q1", "0"), ("q3", "9")]);
     resp.assert_status(422);
     assert!(is_checked(&resp.text(), "q1-0"), "{}", resp.text());

@@ -34,9 +34,10 @@ pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> 
 #[derive(Clone, Debug, Default)]
 pub(super) struct Entered {
     values: Vec<Vec<usize>>,
-    /// The answers are a stored ballot (the own-ballot page): a question
-    /// left unanswered shows its "No answer" radio checked.
-    stored: bool,
+    /// Per question, whether "No answer" was chosen: sent as the empty
+    /// value, or unanswered in a stored ballot (the own-ballot page). Its
+    /// radio then shows checked.
+    none: Vec<bool>,
     /// Given back when the form returns for another reason than the code
     /// (a question left out, an expired form), so a voter who came by an
     /// invite link, whose fragment the script already removed, need not
@@ -49,7 +50,7 @@ pub(super) struct Entered {
 impl Entered {
     /// The choices, without the code, which was refused for `why`.
     fn code_refused(&self, why: &'static str) -> Entered {
-        Entered { values: self.values.clone(), invite: String::new(), invite_error: Some(why), stored: false }
+        Entered { values: self.values.clone(), none: self.none.clone(), invite: String::new(), invite_error: Some(why) }
     }
 
     /// A stored ballot, to show it in the vote form's fields.
@@ -65,12 +66,13 @@ impl Entered {
                 Some(Answer::Value(v)) => vec![usize::from(*v)],
             })
             .collect();
-        Entered { values, stored: true, ..Entered::default() }
+        let none = ballot.answers().iter().map(Option::is_none).collect();
+        Entered { values, none, ..Entered::default() }
     }
 
-    /// Whether question `i` is left unanswered in a stored ballot.
+    /// Whether "No answer" was chosen for question `i`.
     fn none(&self, question: usize) -> bool {
-        self.stored && self.values.get(question).is_none_or(Vec::is_empty)
+        self.none.get(question).copied().unwrap_or(false)
     }
 
     fn has(&self, question: usize, value: usize) -> bool {
@@ -103,11 +105,11 @@ fn share_response(
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         @if let Some(m) = message { (notice("error", m)) }
         @if let Some(token) = token {
-            p.notice.info id="already-voted" data-poll=(poll.id) role="status" hidden { (t.already_voted) }
+            p.notice.info id="already-voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) role="status" hidden { (t.already_voted) }
             @if poll.vote_changes {
                 // Shown by the script when this browser keeps a receipt for
                 // the poll: the ballot page then opens with it by itself.
-                div.notice.info.receipt-remembered id="receipt-remembered" data-poll=(poll.id) role="status" hidden {
+                div.notice.info.receipt-remembered id="receipt-remembered" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) role="status" hidden {
                     p { (t.receipt_remembered) }
                     p.actions {
                         a.button href=(ctx.href(&super::own::path(&poll.id))) { (t.receipt_open) }
@@ -376,11 +378,14 @@ pub(super) fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<O
     }
     let mut answers = Vec::with_capacity(qs.len());
     let mut entered = Vec::with_capacity(qs.len());
+    let mut none = Vec::with_capacity(qs.len());
     // The first value out of its question's range: the form comes back
     // with the rest of what was entered, as for any other broken rule.
     let mut out_of_range = None;
     for (i, q) in qs.iter().enumerate() {
         let field = format!("q{i}");
+        // The "No answer" radio sends the empty value.
+        none.push(form.all(&field).all(|v| v.trim().is_empty()) && form.all(&field).next().is_some());
         let number = |v: &str| v.parse::<usize>().map_err(|_| BadVote::Malformed);
         let mut values: Vec<usize> =
             form.all(&field).map(str::trim).filter(|v| !v.is_empty()).map(number).collect::<Result<_, _>>()?;
@@ -444,8 +449,8 @@ pub(super) fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<O
         entered.push(kept);
     }
     match out_of_range {
-        Some(problem) => Err(BadVote::Rule(problem, Entered { values: entered, ..Entered::default() })),
-        None => Ok((answers, Entered { values: entered, ..Entered::default() })),
+        Some(problem) => Err(BadVote::Rule(problem, Entered { values: entered, none, ..Entered::default() })),
+        None => Ok((answers, Entered { values: entered, none, ..Entered::default() })),
     }
 }
 

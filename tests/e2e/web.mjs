@@ -620,6 +620,11 @@ async function receiptScenario(lang) {
   check(await page.isVisible("#receipt-remembered") && !(await page.isVisible("#already-voted")),
     "receipts: the share page offers one's response");
   await audit(page, `${lang}-receipt-remembered`);
+  // The kept receipt follows the poll's erase day as it is now.
+  await page.evaluate(([id, r]) => localStorage.setItem(`anonpoll:receipt:${id}`, `2099-12-31 ${r}`), [created.id, receipt]);
+  await page.reload();
+  const refreshed = await page.evaluate((id) => localStorage.getItem(`anonpoll:receipt:${id}`), created.id);
+  check(refreshed === `${created.expiresOn} ${receipt}`, `receipts: kept until the poll's erase day (${refreshed})`);
   await Promise.all([page.waitForURL(/\/ballot/), page.click("#receipt-remembered a")]);
   await page.waitForSelector("form.own-ballot");
   check(await page.isChecked("#q0-1") && await page.isChecked("#q1-0") && await page.isChecked("#q3-4"),

@@ -175,11 +175,16 @@
       try { store.setItem(PREFIX + voted.getAttribute("data-poll"), voted.getAttribute("data-until")); } catch (e) { /* full or disabled */ }
     }
 
-    // On the poll's page: say so.
+    // On the poll's page: say so, and keep the note until the poll's erase
+    // day as it is now (its admin may have moved it).
     var note = document.getElementById("already-voted");
     if (note) {
       try {
-        if (store.getItem(PREFIX + note.getAttribute("data-poll"))) note.hidden = false;
+        var notePoll = note.getAttribute("data-poll");
+        if (store.getItem(PREFIX + notePoll)) {
+          note.hidden = false;
+          store.setItem(PREFIX + notePoll, note.getAttribute("data-until"));
+        }
       } catch (e) { /* storage unavailable */ }
     }
   }
@@ -215,6 +220,11 @@
   var remembered = document.getElementById("receipt-remembered");
   if (remembered && receiptOf(remembered.getAttribute("data-poll"))) {
     remembered.hidden = false;
+    // Kept until the poll's erase day as it is now.
+    try {
+      store.setItem(RECEIPT + remembered.getAttribute("data-poll"),
+        remembered.getAttribute("data-until") + " " + receiptOf(remembered.getAttribute("data-poll")));
+    } catch (e) { /* storage unavailable */ }
     if (note) note.hidden = true;
     var plainLink = document.getElementById("own-ballot-link");
     if (plainLink) plainLink.hidden = true;
