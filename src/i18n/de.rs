@@ -371,7 +371,7 @@ pub const DE: Catalogue = Catalogue {
     problems_heading: "Bitte prüfen Sie Folgendes",
     media_kept: "Beibehaltene Datei",
     media_replace: "Stattdessen eine andere Datei wählen",
-    leading: "Die meisten Stimmen",
+    leading: "Meiste Stimmen",
     share_qr: "QR-Code des Teilnahmelinks",
     remove_option: |n| format!("Antwort {n} entfernen"),
     results_live: "Wird automatisch aktualisiert, solange diese Seite offen ist.",
