@@ -1241,30 +1241,14 @@ fn a_deleted_or_expired_invite_only_poll_leaves_no_code_hash() {
 /// taken (200), or if the answer sets a cookie (the receipt is kept in the
 /// browser's localStorage, never in a cookie).
 fn cast(server: &Server, poll_id: &str, fields: &[(String, String)], xff: &str) -> String {
-    let path = format!("/p/{poll_id}");
-    let page = server.request("GET", &path).xff(xff).send();
-    page.assert_status(200);
-    let ballot = ballot_code(&page.text()).expect("no ballot code on the share page");
-    let mut form = form_urlencoded::Serializer::new(String::new());
-    for (name, value) in fields {
-        form.append_pair(name, value);
-    }
-    form.append_pair("ballot", &ballot);
-    let resp = server
-        .request("POST", &path)
-        .xff(xff)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(form.finish().into_bytes())
-        .send();
+    let resp = server.vote_page(poll_id, fields, xff).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(resp.status, 200, "the vote was not taken: {}", resp.describe());
     resp.assert_no_cookie();
     resp.text()
 }
 
 /// The receipt a thank-you page shows in `<code id="receipt">`, as shown
-/// (groups of four). Fails clearly when the page has none: until the web
-/// pages of issue 15 are merged, the receipt is made and its hash stored,
-/// but the voter is not shown it.
+/// (groups of four). Fails clearly when the page has none.
 fn shown_receipt(html: &str) -> String {
     let receipt = html
         .split("id=\"receipt\"")

@@ -317,6 +317,18 @@ impl Server {
     /// `q{i}` (an option index, repeated for multiple choice, or a scale's
     /// value) and `q{i}r{j}` (the rank of option j, 1 = first).
     pub fn vote_fields(&self, poll_id: &str, fields: &[(String, String)], xff: &str) -> Result<(), String> {
+        let resp = self.vote_page(poll_id, fields, xff)?;
+        // A vote on an `afterVote` poll without receipts is answered by a 303
+        // to the results the voter may now read (docs/WEB.md), any other by
+        // the thank-you page.
+        let to_results = resp.status == 303 && resp.header("location").is_some_and(|l| l.contains("voted="));
+        if resp.status == 200 || to_results { Ok(()) } else { Err(format!("{}: {}", resp.status, resp.text())) }
+    }
+
+    /// The answer to a vote cast as [`Server::vote_fields`] casts it, as it
+    /// came (the thank-you page with its receipt, a refusal); `Err` only when
+    /// the share page gave no form to send.
+    pub fn vote_page(&self, poll_id: &str, fields: &[(String, String)], xff: &str) -> Result<Response, String> {
         let path = format!("/p/{poll_id}");
         let page = self.request("GET", &path).xff(xff).send();
         if page.status != 200 {
@@ -328,16 +340,12 @@ impl Server {
             form.append_pair(name, value);
         }
         form.append_pair("ballot", &ballot);
-        let resp = self
+        Ok(self
             .request("POST", &path)
             .xff(xff)
             .header("Content-Type", "application/x-www-form-urlencoded")
             .body(form.finish().into_bytes())
-            .send();
-        // A vote on an `afterVote` poll is answered by a 303 to the results
-        // the voter may now read (docs/WEB.md), any other by the thank-you page.
-        let to_results = resp.status == 303 && resp.header("location").is_some_and(|l| l.contains("voted="));
-        if resp.status == 200 || to_results { Ok(()) } else { Err(format!("{}: {}", resp.status, resp.text())) }
+            .send())
     }
 
     /// Record one response through the library's store, as the share page would.
