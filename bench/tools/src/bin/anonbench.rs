@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use anonpoll::day::Day;
 use anonpoll::domain::{Answer, Ballot, NewPoll, Question, QuestionKind};
-use anonpoll::secret::{AdminToken, PollId};
+use anonpoll::secret::{AdminToken, PollId, Receipt};
 use anonpoll::store::Store;
 use rusqlite::params;
 
@@ -222,7 +222,10 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     Ok(())
 }
 
-fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind) -> anyhow::Result<()> {
+/// `receipts`: each ballot comes with a fresh receipt, as on a poll with
+/// `voteChanges` (its key drawn from the receipt's hash), through the
+/// queue the web's votes take; else `Store::cast` as before.
+fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind, receipts: bool) -> anyhow::Result<()> {
     let mut ids: Vec<String> = std::fs::read_to_string(ids_file)?.lines().map(str::to_owned).collect();
     let store = Store::open(std::path::Path::new(db))?;
     let poll = if kind == QuestionKind::Single { bench_poll("Store::cast benchmark poll") } else { typed_poll(kind) };
@@ -259,7 +262,15 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind)
                         questions.iter().map(|q| Some(typed_answer(&mut rng, q))).collect()
                     };
                     let ballot = Ballot::new(&questions, answers).expect("a ballot of the bench poll");
-                    if store.cast(&id, ballot, today).is_err() {
+                    let done = if receipts {
+                        Receipt::generate()
+                            .map_err(anonpoll::error::Error::from)
+                            .and_then(|r| store.cast_later(&id, ballot, (None, Some(r.hash())), today))
+                            .and_then(|pending| pending.committed_blocking())
+                    } else {
+                        store.cast(&id, ballot, today)
+                    };
+                    if done.is_err() {
                         errors += 1;
                     }
                     lat.push(t0.elapsed().as_micros() as u32);
@@ -333,13 +344,18 @@ fn dbsize(db: &str) -> anyhow::Result<()> {
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
-    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE [single|multiple|ranked|scale] | dbsize DB";
+    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE [single|multiple|ranked|scale] [receipts] | dbsize DB";
     match a.get(1).map(String::as_str) {
         Some("populate") if a.len() == 7 => populate(&a[2], a[3].parse()?, a[4].parse()?, a[5].parse()?, &a[6]),
-        Some("cast") if a.len() == 6 || a.len() == 7 => {
+        Some("cast") if (6..=8).contains(&a.len()) => {
             let kind = a.get(6).map_or(Some(QuestionKind::Single), |k| QuestionKind::from_code(k));
             let kind = kind.ok_or_else(|| anyhow::anyhow!("{usage}"))?;
-            cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5], kind)
+            let receipts = match a.get(7).map(String::as_str) {
+                None => false,
+                Some("receipts") => true,
+                Some(_) => anyhow::bail!("{usage}"),
+            };
+            cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5], kind, receipts)
         }
         Some("dbsize") if a.len() == 3 => dbsize(&a[2]),
         _ => anyhow::bail!("{usage}"),
