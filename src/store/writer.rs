@@ -551,8 +551,16 @@ fn cast(
 /// Rows rewritten on each side of a new ballot: more than a page holds, so
 /// the new ballot's page is rewritten whole.
 const NEIGHBOURS: i64 = 100;
+/// Rows the mix holds in memory at once (per kind: settled and staged).
+const MIX_CHUNK: usize = 1000;
 /// Under steady load the writer is never idle; it mixes at least this often.
-pub const MIX_EVERY: Duration = Duration::from_secs(60);
+/// Short, because until the mix the WAL holds new ballots in commit order,
+/// and because a mix of a minute's ballots (the interval was 60 s) left
+/// polld's resident memory some 4 MiB higher for good (measured in
+/// tests/soak.rs: docs/PERFORMANCE.md, "The mix's memory").
+pub const MIX_EVERY: Duration = Duration::from_secs(10);
+/// After a failed mix, the next is not tried before this.
+const MIX_RETRY: Duration = Duration::from_secs(60);
 /// New ballots remembered before the writer mixes whatever the time.
 const MAX_FRESH: usize = 100_000;
 /// The first byte of a staged ballot's key; a mixed ballot's key never
@@ -634,14 +642,18 @@ impl Fresh {
 
     /// Moves every staged ballot to a random key and rewrites the rows
     /// around it in key order, in one transaction, then forgets the keys;
-    /// on failure keeps them and tries again after [`MIX_EVERY`]. The
+    /// on failure keeps them and tries again after [`MIX_RETRY`]. The
     /// caller then truncates the WAL.
     fn mix(&mut self, conn: &mut Connection) {
-        match mix(conn, &self.keys) {
+        self.mix_in_chunks(conn, MIX_CHUNK);
+    }
+
+    fn mix_in_chunks(&mut self, conn: &mut Connection, chunk: usize) {
+        match mix(conn, &self.keys, chunk) {
             Ok(()) => *self = Fresh::default(),
             Err(e) => {
                 eprintln!("anonpoll: could not rewrite new ballots in random order (will retry): {e}");
-                self.not_before = Some(Instant::now() + MIX_EVERY);
+                self.not_before = Some(Instant::now() + MIX_RETRY);
             }
         }
     }
@@ -716,11 +728,34 @@ pub(super) fn mixed_key() -> rusqlite::Result<[u8; 16]> {
     Ok(key)
 }
 
-/// A ballot row as the mix read it: the key it has, and what it holds.
+/// A ballot row as the mix read it: the key it has, the key it gets, and
+/// what it holds.
 struct Stored {
     key: Vec<u8>,
+    to: Vec<u8>,
     day: String,
     choices: String,
+}
+
+impl Stored {
+    fn read(r: &rusqlite::Row, to: Option<Vec<u8>>) -> rusqlite::Result<Stored> {
+        let key: Vec<u8> = r.get(0)?;
+        Ok(Stored { to: to.unwrap_or_else(|| key.clone()), key, day: r.get(1)?, choices: r.get(2)? })
+    }
+}
+
+/// The first key after `key` (keys compare as byte strings): `key` and a 0.
+fn after(key: &[u8]) -> Vec<u8> {
+    let mut next = key.to_vec();
+    next.push(0);
+    next
+}
+
+/// The keys `[from, to)` of a poll that the mix rewrites: every settled
+/// ballot in them, and every staged one whose new key falls in them.
+struct Span {
+    from: Vec<u8>,
+    to: Vec<u8>,
 }
 
 /// Gives each staged ballot of `fresh` a random key, and deletes and writes
@@ -728,69 +763,117 @@ struct Stored {
 /// those would cover it). The keys are random, so the rows' new places (in
 /// their pages, and the pages' order) say nothing about when each was cast;
 /// secure_delete zeroes what the deletes free.
-fn mix(conn: &mut Connection, fresh: &StagedKeys) -> rusqlite::Result<()> {
+///
+/// It goes through the keys in order, `chunk` rows at a time (deleted, then
+/// written back in key order), so its memory stays small whatever the size
+/// of the poll; chunk after chunk in key order is still key order.
+fn mix(conn: &mut Connection, fresh: &StagedKeys, chunk: usize) -> rusqlite::Result<()> {
+    let chunk = chunk.max(1);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    // Rows to rewrite, by (poll, key they get).
-    let mut rows: BTreeMap<(String, Vec<u8>), Stored> = BTreeMap::new();
-    {
-        let mut total = tx.prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?;
-        let mut all = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1")?;
-        let mut one = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id = ?2")?;
-        let mut below = tx.prepare_cached(
-            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3",
-        )?;
-        let mut above = tx.prepare_cached(
-            "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3",
-        )?;
-        for (poll, keys) in fresh {
-            let moves: BTreeMap<Vec<u8>, Vec<u8>> = keys
-                .iter()
-                .map(|(k, to)| Ok((k.to_vec(), to.map_or_else(mixed_key, Ok)?.to_vec())))
-                .collect::<rusqlite::Result<_>>()?;
-            // Every row read goes under the key it will have: its new one if
-            // it is staged, else its own (a neighbour of two new keys is
-            // read twice and kept once).
-            let mut keep = |r: &rusqlite::Row| -> rusqlite::Result<()> {
-                let id: Vec<u8> = r.get(0)?;
-                let to = moves.get(&id).cloned().unwrap_or_else(|| id.clone());
-                rows.insert((poll.clone(), to), Stored { key: id, day: r.get(1)?, choices: r.get(2)? });
-                Ok(())
-            };
-            let stored: i64 = total.query_row([poll], |r| r.get(0)).optional()?.unwrap_or(0);
-            if keys.len() as i64 * (2 * NEIGHBOURS + 1) >= stored {
-                // The neighbourhoods would cover the poll anyway.
-                let mut q = all.query([poll])?;
-                while let Some(r) = q.next()? {
-                    keep(r)?;
-                }
-                continue;
-            }
-            for (staged, to) in &moves {
-                let mut q = one.query(params![poll, staged])?;
-                while let Some(r) = q.next()? {
-                    keep(r)?;
-                }
-                for stmt in [&mut below, &mut above] {
-                    let mut q = stmt.query(params![poll, to, NEIGHBOURS])?;
-                    while let Some(r) = q.next()? {
-                        keep(r)?;
-                    }
-                }
-            }
-        }
-    }
-    {
-        let mut delete = tx.prepare_cached("DELETE FROM responses WHERE poll_id = ?1 AND id = ?2")?;
-        for ((poll, _), row) in &rows {
-            delete.execute(params![poll, row.key])?;
-        }
-        let mut insert =
-            tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?;
-        for ((poll, id), row) in &rows {
-            insert.execute(params![poll, id, row.day, row.choices])?;
+    for (poll, keys) in fresh {
+        // Each staged key, by the key it gets.
+        let moves: BTreeMap<[u8; 16], [u8; 16]> =
+            keys.iter().map(|(k, to)| Ok((to.map_or_else(mixed_key, Ok)?, *k))).collect::<rusqlite::Result<_>>()?;
+        for span in spans(&tx, poll, &moves)? {
+            rewrite(&tx, poll, &span, &moves, chunk)?;
         }
     }
     tx.commit()
+}
+
+/// What the mix of `moves` rewrites in `poll`, in key order and apart:
+/// around each new key, the [`NEIGHBOURS`] settled rows below it and those
+/// at or above it; or everything below the staged keys, where those
+/// neighbourhoods would cover the poll anyway.
+fn spans(tx: &Transaction, poll: &str, moves: &BTreeMap<[u8; 16], [u8; 16]>) -> rusqlite::Result<Vec<Span>> {
+    let staged = vec![STAGED];
+    let stored: i64 = tx
+        .prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?
+        .query_row([poll], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0);
+    if moves.len() as i64 * (2 * NEIGHBOURS + 1) >= stored {
+        return Ok(vec![Span { from: Vec::new(), to: staged }]);
+    }
+    let mut below = tx
+        .prepare_cached("SELECT id FROM responses WHERE poll_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT 1 OFFSET ?3")?;
+    let mut above = tx.prepare_cached(
+        "SELECT id FROM responses WHERE poll_id = ?1 AND id >= ?2 AND id < ?3 ORDER BY id LIMIT 1 OFFSET ?4",
+    )?;
+    let mut spans: Vec<Span> = Vec::new();
+    for to in moves.keys() {
+        let from: Vec<u8> =
+            below.query_row(params![poll, &to[..], NEIGHBOURS - 1], |r| r.get(0)).optional()?.unwrap_or_default();
+        let end = match above
+            .query_row(params![poll, &to[..], staged, NEIGHBOURS - 1], |r| r.get::<_, Vec<u8>>(0))
+            .optional()?
+        {
+            Some(last) => after(&last),
+            None => staged.clone(),
+        };
+        match spans.last_mut() {
+            // New keys come in order: a span can only reach into the last.
+            Some(last) if from <= last.to => last.to = std::cmp::max(std::mem::take(&mut last.to), end),
+            _ => spans.push(Span { from, to: end }),
+        }
+    }
+    Ok(spans)
+}
+
+/// Rewrites `span` of `poll` in key order, at most `chunk` settled and
+/// `chunk` staged rows at a time.
+fn rewrite(
+    tx: &Transaction,
+    poll: &str,
+    span: &Span,
+    moves: &BTreeMap<[u8; 16], [u8; 16]>,
+    chunk: usize,
+) -> rusqlite::Result<()> {
+    use std::ops::Bound::{Excluded, Included};
+    let mut settled = tx.prepare_cached(
+        "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 AND id < ?3 ORDER BY id LIMIT ?4",
+    )?;
+    let mut one = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id = ?2")?;
+    let mut delete = tx.prepare_cached("DELETE FROM responses WHERE poll_id = ?1 AND id = ?2")?;
+    let mut insert =
+        tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut from = span.from.clone();
+    while from < span.to {
+        let mut rows = settled
+            .query_map(params![poll, from, span.to, chunk as i64], |r| Stored::read(r, None))?
+            .collect::<rusqlite::Result<Vec<Stored>>>()?;
+        // The chunk ends after its last settled row, or with the span...
+        let mut end = match rows.last() {
+            Some(last) if rows.len() == chunk => after(&last.key),
+            _ => span.to.clone(),
+        };
+        // ...or after its `chunk`th arriving staged ballot.
+        let arriving: Vec<(&[u8; 16], &[u8; 16])> =
+            moves.range::<[u8], _>((Included(&from[..]), Excluded(&end[..]))).take(chunk).collect();
+        if arriving.len() == chunk
+            && let Some((last, _)) = arriving.last()
+        {
+            end = end.min(after(&last[..]));
+            rows.retain(|r| r.key < end);
+        }
+        for (to, staged) in arriving {
+            // A staged key another connection already moved is skipped.
+            if let Some(row) =
+                one.query_row(params![poll, &staged[..]], |r| Stored::read(r, Some(to.to_vec()))).optional()?
+            {
+                rows.push(row);
+            }
+        }
+        rows.sort_by(|a, b| a.to.cmp(&b.to));
+        for row in &rows {
+            delete.execute(params![poll, row.key])?;
+        }
+        for row in &rows {
+            insert.execute(params![poll, row.to, row.day, row.choices])?;
+        }
+        from = end;
+    }
+    Ok(())
 }
 
 /// The counter increments of a batch's votes, summed per counter row.

@@ -370,3 +370,80 @@ fn the_mix_of_a_few_new_ballots_in_a_large_poll_keeps_every_ballot() {
         conn.query_row("SELECT count(*) FROM responses WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0)).unwrap();
     assert_eq!(staged, 0);
 }
+
+/// The mix in chunks (7 rows here, [`MIX_CHUNK`] in polld), over a whole
+/// poll and then around a few new ballots, so that chunks end on settled
+/// rows, on staged ones and on spans: every ballot is kept once and
+/// counted, and none is left staged. (That the files keep no cast order,
+/// with polld's chunks, is tested in tests/privacy.rs.)
+#[test]
+fn the_mix_in_small_chunks_keeps_every_ballot() {
+    const N: usize = 500;
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let digits = |i: usize| [i / 100 % 10, i / 10 % 10, i % 10];
+    let question = json!({"label": "q", "options": (0..10).map(|o| o.to_string()).collect::<Vec<_>>()});
+    let poll = NewPoll::from_json(&json!({
+        "title": "Chunks", "lang": "en", "expiryDays": 7, "questions": [question, question, question]
+    }))
+    .unwrap();
+    let vote = |i: usize| {
+        let ballot = Ballot::of_choices(&poll.questions, &digits(i).map(Some)).unwrap();
+        job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })
+    };
+    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
+    let create = job(Op::Create {
+        id: id.clone(),
+        token: AdminToken::generate().unwrap().hash(),
+        poll: poll.clone(),
+        media: Vec::new(),
+        today,
+    });
+    let (results, _) = commit(&mut conn, &[create], &mut polls, &mut fresh);
+    assert!(results[0].is_ok());
+    for batch in (0..N).collect::<Vec<_>>().chunks(10) {
+        let jobs: Vec<Job> = batch.iter().map(|&i| vote(i)).collect();
+        let (results, _) = commit(&mut conn, &jobs, &mut polls, &mut fresh);
+        assert!(results.iter().all(|r| r.is_ok()));
+    }
+    fresh.mix_in_chunks(&mut conn, 7);
+    assert_eq!(fresh.count, 0, "the whole-poll mix succeeded");
+    // Two more: 2 × 201 rows around them, fewer than the poll's, in chunks.
+    for i in [N, N + 1] {
+        let (results, _) = commit(&mut conn, &[vote(i)], &mut polls, &mut fresh);
+        assert!(results[0].is_ok());
+    }
+    fresh.mix_in_chunks(&mut conn, 7);
+    assert_eq!(fresh.count, 0, "the neighbourhood mix succeeded");
+
+    let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
+    let stored: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let mut expected: Vec<String> = (0..N + 2).map(|i| format!("{:?}", digits(i)).replace(' ', "")).collect();
+    expected.sort();
+    assert_eq!(stored, expected, "every ballot once, as it was");
+    assert_eq!(assert_counters_match_responses(&conn, &id), (N + 2) as i64);
+    let staged: i64 =
+        conn.query_row("SELECT count(*) FROM responses WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0)).unwrap();
+    assert_eq!(staged, 0);
+}
+
+/// Under steady load the writer is never idle; a mix is overdue once the
+/// oldest new ballot has waited [`MIX_EVERY`] (or too many wait), not
+/// before, and not while a failed mix's pause lasts.
+#[test]
+fn a_mix_is_overdue_after_mix_every_under_steady_load() {
+    let mut fresh = Fresh::default();
+    assert!(!fresh.overdue(), "nothing to mix");
+    let poll = PollId::generate().unwrap();
+    fresh.add(&poll, [STAGED; 16], None);
+    assert!(!fresh.overdue(), "the first ballot has just come");
+    fresh.since = Some(Instant::now() - MIX_EVERY);
+    assert!(fresh.overdue());
+    fresh.not_before = Some(Instant::now() + MIX_RETRY);
+    assert!(!fresh.overdue(), "a failed mix waits for its pause");
+    fresh.not_before = None;
+    fresh.since = Some(Instant::now());
+    fresh.count = MAX_FRESH;
+    assert!(fresh.overdue(), "too many wait");
+}
