@@ -830,7 +830,7 @@ fn rewrite(
     chunk: usize,
 ) -> rusqlite::Result<()> {
     use std::ops::Bound::{Excluded, Included};
-    let mut settled = tx.prepare_cached(
+    let mut in_order = tx.prepare_cached(
         "SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id >= ?2 AND id < ?3 ORDER BY id LIMIT ?4",
     )?;
     let mut one = tx.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id = ?2")?;
@@ -839,7 +839,7 @@ fn rewrite(
         tx.prepare_cached("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, ?4)")?;
     let mut from = span.from.clone();
     while from < span.to {
-        let mut rows = settled
+        let mut rows = in_order
             .query_map(params![poll, from, span.to, chunk as i64], |r| Stored::read(r, None))?
             .collect::<rusqlite::Result<Vec<Stored>>>()?;
         // The chunk ends after its last settled row, or with the span...
@@ -847,16 +847,31 @@ fn rewrite(
             Some(last) if rows.len() == chunk => after(&last.key),
             _ => span.to.clone(),
         };
-        // ...or after its `chunk`th arriving staged ballot.
-        let arriving: Vec<(&[u8; 16], &[u8; 16])> =
+        // ...or near its `chunk`th arriving staged ballot: after the last
+        // settled row before it if there is one, so that the chunk's edge,
+        // like a span's, falls after an old ballot (rows written back in
+        // two passes over one page may leave the last one before the edge
+        // out of place).
+        let mut arriving: Vec<(&[u8; 16], &[u8; 16])> =
             moves.range::<[u8], _>((Included(&from[..]), Excluded(&end[..]))).take(chunk).collect();
         if arriving.len() == chunk
             && let Some((last, _)) = arriving.last()
         {
-            end = end.min(after(&last[..]));
+            end = match rows.iter().rev().find(|r| r.key.as_slice() < &last[..]) {
+                Some(before) => after(&before.key),
+                None => after(&last[..]),
+            };
             rows.retain(|r| r.key < end);
+            arriving.retain(|(to, _)| to[..] < end[..]);
         }
+        let settled = rows.len();
         for (to, staged) in arriving {
+            // A new key that a settled ballot has (a 128-bit collision)
+            // would fail the whole mix: that one ballot stays staged, to
+            // be placed at polld's next start.
+            if rows[..settled].binary_search_by(|r| r.key.as_slice().cmp(&to[..])).is_ok() {
+                continue;
+            }
             // A staged key another connection already moved is skipped.
             if let Some(row) =
                 one.query_row(params![poll, &staged[..]], |r| Stored::read(r, Some(to.to_vec()))).optional()?

@@ -13,7 +13,8 @@
 // - the admin page starts with the results, above the links, the rest folded;
 // - the creation form: Enter in an answer goes to the next (adding one),
 //   each answer has a remove button; the header stays one line at 1280 px;
-// - the invite sheet prints only its cards, three a row, black on white.
+// - the invite sheet prints only its cards, three a row, black on white
+//   (in every language).
 // Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -227,7 +228,7 @@ async function scenario(lang) {
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   await audit(page, `${lang}-admin`);
-  if (lang === "en") {
+  {
     // The invite sheet on paper: only the cards, three a row.
     await page.click("#invites-section > summary");
     await page.fill("#a-invites-count", "7");
@@ -244,6 +245,7 @@ async function scenario(lang) {
       paper.paper === "rgb(255, 255, 255)", `${lang}: the invite sheet prints only its cards, three a row, black on white (${JSON.stringify(paper)})`);
     await page.emulateMedia({ media: "screen", colorScheme: "light" });
     await audit(page, `${lang}-invites-sheet`);
+    await fr(page, `${lang}-invites-sheet`);
     await page.emulateMedia({ media: "print", colorScheme: "dark" });
     await page.setViewportSize({ width: 794, height: 1123 });
     await page.screenshot({ path: join(shots, `design-${lang}-invites-print.png`), fullPage: true });

@@ -438,7 +438,9 @@ fn a_mix_is_overdue_after_mix_every_under_steady_load() {
     let poll = PollId::generate().unwrap();
     fresh.add(&poll, [STAGED; 16], None);
     assert!(!fresh.overdue(), "the first ballot has just come");
-    fresh.since = Some(Instant::now() - MIX_EVERY);
+    // (A clock that started less than MIX_EVERY ago cannot go back that far.)
+    let Some(waited) = Instant::now().checked_sub(MIX_EVERY) else { return };
+    fresh.since = Some(waited);
     assert!(fresh.overdue());
     fresh.not_before = Some(Instant::now() + MIX_RETRY);
     assert!(!fresh.overdue(), "a failed mix waits for its pause");
@@ -446,4 +448,102 @@ fn a_mix_is_overdue_after_mix_every_under_steady_load() {
     fresh.since = Some(Instant::now());
     fresh.count = MAX_FRESH;
     assert!(fresh.overdue(), "too many wait");
+}
+
+/// Every row the mix deletes and writes back, in order, as temporary
+/// triggers log them (`d` or `i`, and the key).
+fn log_rewrites(conn: &Connection) {
+    conn.execute_batch(
+        "CREATE TEMP TABLE rewrites (n INTEGER PRIMARY KEY, op TEXT NOT NULL, id BLOB NOT NULL);
+         CREATE TEMP TRIGGER rewrites_d AFTER DELETE ON main.responses
+           BEGIN INSERT INTO rewrites (op, id) VALUES ('d', old.id); END;
+         CREATE TEMP TRIGGER rewrites_i AFTER INSERT ON main.responses
+           BEGIN INSERT INTO rewrites (op, id) VALUES ('i', new.id); END;",
+    )
+    .unwrap();
+}
+
+fn logged(conn: &Connection, op: &str) -> Vec<Vec<u8>> {
+    let mut stmt = conn.prepare("SELECT id FROM rewrites WHERE op = ?1 ORDER BY n").unwrap();
+    stmt.query_map([op], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// What the chunks add up to, exactly: around a few new ballots, the 100
+/// settled rows on each side of each new key and the staged rows, each
+/// deleted once, and everything written back in key order; with more new
+/// ballots than old in every chunk (chunks that end on both limits), the
+/// whole poll, likewise.
+#[test]
+fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
+    use std::collections::BTreeSet;
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
+    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut fresh);
+    assert!(results[0].is_ok());
+    let mut vote = |conn: &mut Connection, fresh: &mut Fresh, n: usize| {
+        for batch in (0..n).collect::<Vec<_>>().chunks(100) {
+            let jobs: Vec<Job> = batch.iter().map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
+            let (results, _) = commit(conn, &jobs, &mut polls, fresh);
+            assert!(results.iter().all(|r| r.is_ok()));
+        }
+    };
+    let keys = |conn: &Connection| -> Vec<Vec<u8>> {
+        let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    let staged_keys =
+        |fresh: &Fresh| -> BTreeSet<Vec<u8>> { fresh.keys[id.as_str()].iter().map(|(k, _)| k.to_vec()).collect() };
+    let in_key_order = |written: &[Vec<u8>]| written.windows(2).all(|w| w[0] < w[1]);
+    let deleted_once = |deleted: &[Vec<u8>], expected: &BTreeSet<Vec<u8>>| {
+        let once: BTreeSet<Vec<u8>> = deleted.iter().cloned().collect();
+        assert!(
+            deleted.len() == expected.len() && &once == expected,
+            "{} rows deleted ({} distinct), {} expected: {} of those not deleted, {} others deleted",
+            deleted.len(),
+            once.len(),
+            expected.len(),
+            expected.difference(&once).count(),
+            once.difference(expected).count()
+        );
+    };
+    log_rewrites(&conn);
+    vote(&mut conn, &mut fresh, 1500);
+    fresh.mix_in_chunks(&mut conn, 7);
+    assert_eq!(fresh.count, 0);
+
+    // Three new ballots in 1,500: their neighbourhoods only.
+    let settled = keys(&conn);
+    vote(&mut conn, &mut fresh, 3);
+    let staged = staged_keys(&fresh);
+    conn.execute("DELETE FROM rewrites", []).unwrap();
+    fresh.mix_in_chunks(&mut conn, 7);
+    assert_eq!(fresh.count, 0);
+    let (deleted, written) = (logged(&conn, "d"), logged(&conn, "i"));
+    let new: Vec<&Vec<u8>> = written.iter().filter(|k| settled.binary_search(k).is_err()).collect();
+    assert_eq!(new.len(), 3, "each new ballot written once");
+    let mut expected = staged.clone();
+    for key in &new {
+        let at = settled.partition_point(|k| k < *key);
+        expected.extend(settled[at.saturating_sub(100)..(at + 100).min(settled.len())].iter().cloned());
+    }
+    deleted_once(&deleted, &expected);
+    assert!(expected.len() < 3 + 600 + 1, "{} rows: the neighbourhoods, not the poll", expected.len());
+    assert_eq!(written.len(), deleted.len());
+    assert!(in_key_order(&written), "written back in key order, across chunks and spans");
+
+    // 2,000 new ballots in 1,503: the whole poll, new ones in every chunk.
+    let settled = keys(&conn);
+    vote(&mut conn, &mut fresh, 2000);
+    let staged = staged_keys(&fresh);
+    conn.execute("DELETE FROM rewrites", []).unwrap();
+    fresh.mix_in_chunks(&mut conn, 7);
+    assert_eq!(fresh.count, 0);
+    let (deleted, written) = (logged(&conn, "d"), logged(&conn, "i"));
+    let expected: BTreeSet<Vec<u8>> = settled.iter().cloned().chain(staged).collect();
+    deleted_once(&deleted, &expected);
+    assert!(in_key_order(&written));
+    assert!(written == keys(&conn), "every ballot written back once, none left staged");
+    assert_eq!(written.len(), 3503);
 }
