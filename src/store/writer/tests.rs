@@ -26,6 +26,27 @@ fn setup() -> (tempfile::TempDir, Connection) {
     (dir, conn)
 }
 
+/// A new database with one new poll, the writer's connection to it and
+/// the writer's state: where most tests here start.
+struct Started {
+    _dir: tempfile::TempDir,
+    conn: Connection,
+    today: Day,
+    id: PollId,
+    polls: PollCache,
+    fresh: Fresh,
+}
+
+fn started() -> Started {
+    let (_dir, mut conn) = setup();
+    let today = Day::today();
+    let id = PollId::generate().unwrap();
+    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
+    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut fresh);
+    assert!(results[0].is_ok());
+    Started { _dir, conn, today, id, polls, fresh }
+}
+
 fn job(op: Op) -> Job {
     // Nobody waits: `commit` returns the results and the test reads them.
     let (reply, _) = sync_channel(1);
@@ -257,12 +278,7 @@ fn the_poll_cache_stays_bounded() {
 
 #[test]
 fn votes_stop_on_the_closing_day_and_reopening_past_it_clears_it() {
-    let (_dir, mut conn) = setup();
-    let today = Day::today();
-    let id = PollId::generate().unwrap();
-    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
-    let (r, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut fresh);
-    assert!(r[0].is_ok());
+    let Started { _dir, mut conn, today, id, mut polls, mut fresh } = started();
     let closes = today.plus_days(2);
     let set = patch(&id, json!({"closesOn": closes.to_string()}), today);
     let (r, _) = commit(&mut conn, &[set], &mut polls, &mut fresh);
@@ -476,12 +492,7 @@ fn logged(conn: &Connection, op: &str) -> Vec<Vec<u8>> {
 #[test]
 fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
     use std::collections::BTreeSet;
-    let (_dir, mut conn) = setup();
-    let today = Day::today();
-    let id = PollId::generate().unwrap();
-    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
-    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut fresh);
-    assert!(results[0].is_ok());
+    let Started { _dir, mut conn, today, id, mut polls, mut fresh } = started();
     let mut vote = |conn: &mut Connection, fresh: &mut Fresh, n: usize| {
         for batch in (0..n).collect::<Vec<_>>().chunks(100) {
             let jobs: Vec<Job> = batch.iter().map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
