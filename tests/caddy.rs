@@ -279,24 +279,6 @@ fn assert_no_cookie_and_front_headers(resp: &Response) {
     }
 }
 
-fn pollctl(db: &std::path::Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_pollctl"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run pollctl");
-    assert!(
-        out.status.success(),
-        "pollctl {args:?} failed ({}): {}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 fn day_after(day: &str) -> String {
     let conn = rusqlite::Connection::open_in_memory().unwrap();
     conn.query_row("SELECT date(?1, '+1 day')", [day], |r| r.get(0)).unwrap()
@@ -650,12 +632,12 @@ fn a_poll_swept_by_pollctl_is_gone_through_caddy_and_from_the_files() {
     assert_in_db(s.polld.dir(), title.as_bytes(), "title before the sweep");
 
     // Swept as of today, nothing has expired yet.
-    pollctl(&s.polld.db_path(), &["sweep", "--as-of", &today()]);
+    s.polld.sweep_as_of(&today());
     s.caddy.get(&poll.path()).assert_status(200);
 
     let expires = poll.body["expiresOn"].as_str().expect("expiresOn").to_string();
     assert_eq!(expires, date_from_today(7));
-    pollctl(&s.polld.db_path(), &["sweep", "--as-of", &day_after(&expires)]);
+    s.polld.sweep_as_of(&day_after(&expires));
 
     assert_problem(&s.caddy.get(&poll.path()), 404);
     assert_problem(&s.caddy.request("GET", &poll.results_path()).bearer(&poll.token).send(), 404);

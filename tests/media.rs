@@ -411,13 +411,7 @@ fn a_deleted_or_expired_poll_takes_its_media_with_it() {
     // Deleted through the API.
     assert_eq!(server.delete(&polls[0].0, &polls[0].1).status, 204);
     // Expired: the sweep as cron would run it, on the day after the expiry.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
-        .arg("--db")
-        .arg(server.db_path())
-        .args(["sweep", "--as-of", &date_from_today(8)])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    server.sweep_as_of(&date_from_today(8));
     for (marker, media, bodies) in &served {
         for m in media {
             assert_eq!(server.get(&format!("/media/{}", m["id"].as_str().unwrap())).status, 404);

@@ -11,16 +11,6 @@ use std::process::{Command, Output};
 use common::*;
 use serde_json::{Value, json};
 
-fn pollctl(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pollctl"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env_remove("POLL_ADMIN_TOKEN")
-        .output()
-        .expect("run pollctl")
-}
-
 fn pollctl_env(db: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pollctl"));
     cmd.arg("--db").arg(db).args(args).env_remove("POLL_ADMIN_TOKEN");

@@ -1361,13 +1361,7 @@ fn erase(server: &Server, poll: &Created, how: &str) {
             server.delete(&poll.id, &poll.token).assert_status(204);
         }
         _ => {
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
-                .arg("--db")
-                .arg(server.db_path())
-                .args(["sweep", "--as-of", &date_from_today(7)])
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            server.sweep_as_of(&date_from_today(7));
             assert_problem(&server.get(&poll.path()), 404);
         }
     }

@@ -158,6 +158,32 @@ pub struct Server {
     drains: Vec<JoinHandle<()>>,
 }
 
+/// `pollctl --db DB ARGS` as a process, with no admin token in its
+/// environment and nothing on its standard input.
+pub fn pollctl(db: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pollctl"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("POLL_ADMIN_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run pollctl")
+}
+
+/// [`pollctl`], failing the test unless it succeeds.
+pub fn pollctl_ok(db: &Path, args: &[&str]) -> std::process::Output {
+    let out = pollctl(db, args);
+    assert!(
+        out.status.success(),
+        "pollctl {args:?} failed ({}): {}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 impl Server {
     pub fn builder() -> ServerBuilder {
         ServerBuilder::default()
@@ -174,6 +200,12 @@ impl Server {
 
     pub fn db_path(&self) -> PathBuf {
         self.dir().join(DB_NAME)
+    }
+
+    /// `pollctl sweep --as-of DAY` on this server's database, as cron runs
+    /// it; fails the test unless it succeeds.
+    pub fn sweep_as_of(&self, day: &str) {
+        pollctl_ok(&self.db_path(), &["sweep", "--as-of", day]);
     }
 
     pub fn pid(&self) -> u32 {

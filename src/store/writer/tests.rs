@@ -493,19 +493,25 @@ fn logged(conn: &Connection, op: &str) -> Vec<Vec<u8>> {
 fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
     use std::collections::BTreeSet;
     let Started { _dir, mut conn, today, id, mut polls, mut fresh } = started();
-    let mut vote = |conn: &mut Connection, fresh: &mut Fresh, n: usize| {
+    let keys = |conn: &Connection| -> Vec<Vec<u8>> {
+        let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
+        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    // Casts `n` ballots and mixes them in chunks of 7: the settled keys
+    // before, the staged ones, and the rows the mix deleted and wrote.
+    let mut round = |conn: &mut Connection, fresh: &mut Fresh, n: usize| {
+        let settled = keys(conn);
         for batch in (0..n).collect::<Vec<_>>().chunks(100) {
             let jobs: Vec<Job> = batch.iter().map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
             let (results, _) = commit(conn, &jobs, &mut polls, fresh);
             assert!(results.iter().all(|r| r.is_ok()));
         }
+        let staged: BTreeSet<Vec<u8>> = fresh.keys[id.as_str()].iter().map(|(k, _)| k.to_vec()).collect();
+        conn.execute("DELETE FROM rewrites", []).unwrap();
+        fresh.mix_in_chunks(conn, 7);
+        assert_eq!(fresh.count, 0, "the mix succeeded");
+        (settled, staged, logged(conn, "d"), logged(conn, "i"))
     };
-    let keys = |conn: &Connection| -> Vec<Vec<u8>> {
-        let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
-        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-    };
-    let staged_keys =
-        |fresh: &Fresh| -> BTreeSet<Vec<u8>> { fresh.keys[id.as_str()].iter().map(|(k, _)| k.to_vec()).collect() };
     let in_key_order = |written: &[Vec<u8>]| written.windows(2).all(|w| w[0] < w[1]);
     let deleted_once = |deleted: &[Vec<u8>], expected: &BTreeSet<Vec<u8>>| {
         let once: BTreeSet<Vec<u8>> = deleted.iter().cloned().collect();
@@ -520,21 +526,13 @@ fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
         );
     };
     log_rewrites(&conn);
-    vote(&mut conn, &mut fresh, 1500);
-    fresh.mix_in_chunks(&mut conn, 7);
-    assert_eq!(fresh.count, 0);
+    round(&mut conn, &mut fresh, 1500);
 
     // Three new ballots in 1,500: their neighbourhoods only.
-    let settled = keys(&conn);
-    vote(&mut conn, &mut fresh, 3);
-    let staged = staged_keys(&fresh);
-    conn.execute("DELETE FROM rewrites", []).unwrap();
-    fresh.mix_in_chunks(&mut conn, 7);
-    assert_eq!(fresh.count, 0);
-    let (deleted, written) = (logged(&conn, "d"), logged(&conn, "i"));
+    let (settled, staged, deleted, written) = round(&mut conn, &mut fresh, 3);
     let new: Vec<&Vec<u8>> = written.iter().filter(|k| settled.binary_search(k).is_err()).collect();
     assert_eq!(new.len(), 3, "each new ballot written once");
-    let mut expected = staged.clone();
+    let mut expected = staged;
     for key in &new {
         let at = settled.partition_point(|k| k < *key);
         expected.extend(settled[at.saturating_sub(100)..(at + 100).min(settled.len())].iter().cloned());
@@ -545,13 +543,7 @@ fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
     assert!(in_key_order(&written), "written back in key order, across chunks and spans");
 
     // 2,000 new ballots in 1,503: the whole poll, new ones in every chunk.
-    let settled = keys(&conn);
-    vote(&mut conn, &mut fresh, 2000);
-    let staged = staged_keys(&fresh);
-    conn.execute("DELETE FROM rewrites", []).unwrap();
-    fresh.mix_in_chunks(&mut conn, 7);
-    assert_eq!(fresh.count, 0);
-    let (deleted, written) = (logged(&conn, "d"), logged(&conn, "i"));
+    let (settled, staged, deleted, written) = round(&mut conn, &mut fresh, 2000);
     let expected: BTreeSet<Vec<u8>> = settled.iter().cloned().chain(staged).collect();
     deleted_once(&deleted, &expected);
     assert!(in_key_order(&written));
