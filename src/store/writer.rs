@@ -632,12 +632,21 @@ impl Fresh {
 
     /// Whether there are ballots to mix, and a mix may be tried now.
     fn waiting(&self) -> bool {
-        self.count > 0 && self.not_before.is_none_or(|t| Instant::now() >= t)
+        self.waiting_at(Instant::now())
+    }
+
+    fn waiting_at(&self, now: Instant) -> bool {
+        self.count > 0 && self.not_before.is_none_or(|t| now >= t)
     }
 
     /// Whether mixing cannot wait for an idle moment any longer.
     fn overdue(&self) -> bool {
-        self.waiting() && (self.count >= MAX_FRESH || self.since.is_some_and(|t| t.elapsed() >= MIX_EVERY))
+        self.overdue_at(Instant::now())
+    }
+
+    fn overdue_at(&self, now: Instant) -> bool {
+        self.waiting_at(now)
+            && (self.count >= MAX_FRESH || self.since.is_some_and(|t| now.saturating_duration_since(t) >= MIX_EVERY))
     }
 
     /// Moves every staged ballot to a random key and rewrites the rows
@@ -674,44 +683,42 @@ pub struct ReceiptKeys {
     pub settled: [u8; 16],
     /// Where a ballot goes that the mix could not place by its receipt: one
     /// a crashed run left staged (its receipt is not known any more), or one
-    /// staged in a backup. Drawn from the staged key ([`fallback_key`]).
+    /// staged in a backup. Drawn from the whole staged key ([`fallback_key`]).
     pub fallback: [u8; 16],
 }
 
 /// The keys of the ballot cast with the receipt hashed `r`.
 pub fn receipt_keys(r: &ReceiptHash) -> ReceiptKeys {
-    use sha2::{Digest, Sha256};
     let mut staged = [STAGED; 16];
     staged[1..].copy_from_slice(&r.0[..15]);
-    let mut settled = [0u8; 16];
-    settled.copy_from_slice(
-        &Sha256::new().chain_update(b"anonpoll settled ballot key\0").chain_update(r.0).finalize()[..16],
-    );
-    settled[0] = unstaged_first_byte(&settled[1..]);
-    ReceiptKeys { staged, settled, fallback: fallback_key(&staged) }
+    ReceiptKeys { staged, settled: drawn_key(b"anonpoll settled ballot key\0", &r.0), fallback: fallback_key(&staged) }
 }
 
 /// The key a staged ballot settles at when the mix does not know whether
-/// it came with a receipt: the same last 15 bytes and a first byte drawn
-/// from them, so a receipt can still work it out.
+/// it came with a receipt: drawn from the whole staged key, so a receipt
+/// can still work it out, and nothing else can.
 pub(super) fn fallback_key(staged: &[u8; 16]) -> [u8; 16] {
-    let mut key = *staged;
-    key[0] = unstaged_first_byte(&staged[1..]);
-    key
+    drawn_key(b"anonpoll fallback ballot key\0", staged)
 }
 
-/// A first byte for a settled key, drawn from `rest` and never [`STAGED`]:
-/// uniform over the 255 others, as `rest` is random.
-fn unstaged_first_byte(rest: &[u8]) -> u8 {
+/// A settled key drawn from `input` under `label`: the first 16 bytes of
+/// SHA-256(label, round, input) for the first round whose first byte is not
+/// [`STAGED`]. All of it is hash output, so without `input` a key is as
+/// random as one from [`mixed_key`]: no byte of it can be checked against
+/// the others (an earlier draft took the first byte from the other 15,
+/// which let anyone holding the file pick out every ballot cast with a
+/// receipt).
+fn drawn_key(label: &[u8], input: &[u8]) -> [u8; 16] {
     use sha2::{Digest, Sha256};
-    let mut round = 0u8;
-    loop {
-        let first = Sha256::new().chain_update(rest).chain_update([round]).finalize()[0];
-        if first != STAGED {
-            return first;
+    let mut key = [0u8; 16];
+    for round in 0..=u8::MAX {
+        let digest = Sha256::new().chain_update(label).chain_update([round]).chain_update(input).finalize();
+        key.copy_from_slice(&digest[..16]);
+        if key[0] != STAGED {
+            break;
         }
-        round = round.wrapping_add(1);
     }
+    key
 }
 
 /// A random key that is not a staged one.

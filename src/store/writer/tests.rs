@@ -450,20 +450,20 @@ fn the_mix_in_small_chunks_keeps_every_ballot() {
 #[test]
 fn a_mix_is_overdue_after_mix_every_under_steady_load() {
     let mut fresh = Fresh::default();
-    assert!(!fresh.overdue(), "nothing to mix");
+    let now = Instant::now();
+    assert!(!fresh.overdue_at(now + MIX_EVERY), "nothing to mix");
     let poll = PollId::generate().unwrap();
     fresh.add(&poll, [STAGED; 16], None);
-    assert!(!fresh.overdue(), "the first ballot has just come");
-    // (A clock that started less than MIX_EVERY ago cannot go back that far.)
-    let Some(waited) = Instant::now().checked_sub(MIX_EVERY) else { return };
-    fresh.since = Some(waited);
-    assert!(fresh.overdue());
-    fresh.not_before = Some(Instant::now() + MIX_RETRY);
-    assert!(!fresh.overdue(), "a failed mix waits for its pause");
+    let since = fresh.since.unwrap();
+    assert!(!fresh.overdue_at(since), "the first ballot has just come");
+    assert!(!fresh.overdue_at(since + MIX_EVERY / 2));
+    assert!(fresh.overdue_at(since + MIX_EVERY));
+    fresh.not_before = Some(since + MIX_EVERY + MIX_RETRY);
+    assert!(!fresh.overdue_at(since + MIX_EVERY), "a failed mix waits for its pause");
+    assert!(fresh.overdue_at(since + MIX_EVERY + MIX_RETRY));
     fresh.not_before = None;
-    fresh.since = Some(Instant::now());
     fresh.count = MAX_FRESH;
-    assert!(fresh.overdue(), "too many wait");
+    assert!(fresh.overdue_at(since), "too many wait");
 }
 
 /// Every row the mix deletes and writes back, in order, as temporary
@@ -549,4 +549,32 @@ fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
     assert!(in_key_order(&written));
     assert!(written == keys(&conn), "every ballot written back once, none left staged");
     assert_eq!(written.len(), 3503);
+}
+
+/// A ballot's settled or fallback key is hash output all through: without
+/// the receipt (or the staged key) no byte of it can be checked against
+/// the others, so the file does not tell which ballots came with a
+/// receipt. The check below is the one an earlier draft let anyone make
+/// (the first byte drawn from the other 15): it holds for 1 key in 256 by
+/// chance, and held for all of them.
+#[test]
+fn receipt_keys_cannot_be_told_from_random_ones() {
+    use sha2::{Digest, Sha256};
+    let first_from_rest = |key: &[u8; 16]| {
+        (0..=u8::MAX)
+            .map(|round| Sha256::new().chain_update(&key[1..]).chain_update([round]).finalize()[0])
+            .find(|&b| b != STAGED)
+            == Some(key[0])
+    };
+    let keys: Vec<ReceiptKeys> =
+        (0..512).map(|_| receipt_keys(&crate::secret::Receipt::generate().unwrap().hash())).collect();
+    let settled: fn(&ReceiptKeys) -> [u8; 16] = |k| k.settled;
+    let fallback: fn(&ReceiptKeys) -> [u8; 16] = |k| k.fallback;
+    for (name, pick) in [("settled", settled), ("fallback", fallback)] {
+        let told = keys.iter().filter(|k| first_from_rest(&pick(k))).count();
+        assert!(told < 12, "{told} of 512 {name} keys give themselves away");
+        assert!(keys.iter().all(|k| pick(k)[0] != STAGED), "{name} keys are never staged ones");
+        // Nothing of the staged key stays in the key a ballot settles at.
+        assert!(keys.iter().all(|k| pick(k)[1..] != k.staged[1..]), "{name} keys keep the staged key's bytes");
+    }
 }
