@@ -64,6 +64,42 @@ fn no_response_sets_a_cookie() {
         server.get(&path).assert_no_cookie();
     }
     assert_eq!(seen.len(), 16);
+
+    // A voter's own ballot through every step (issue 15), and a kept
+    // picture's address: no cookie either, and neither the receipt nor the
+    // voter's address in polld's output.
+    let voter = "192.0.2.50";
+    let thanks = server.vote_page(&other.id, &[("q0".into(), "0".into())], voter).unwrap();
+    thanks.assert_status(200);
+    thanks.assert_no_cookie();
+    let receipt = shown_receipt(&thanks.text());
+    let own = format!("/p/{}/ballot", other.id);
+    server.request("GET", &own).xff(voter).send().assert_no_cookie();
+    for (pairs, expected) in [
+        (vec![("receipt", receipt.as_str()), ("action", "show")], 200),
+        (vec![("receipt", receipt.as_str()), ("action", "change"), ("q0", "1")], 200),
+        (vec![("receipt", receipt.as_str()), ("action", "change"), ("q0", "9")], 422),
+        (vec![("receipt", receipt.as_str()), ("action", "confirm-withdraw")], 200),
+        (vec![("receipt", receipt.as_str()), ("action", "withdraw")], 200),
+        (vec![("receipt", receipt.as_str()), ("action", "show")], 403),
+        (vec![("receipt", "not a receipt"), ("action", "show")], 403),
+    ] {
+        let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(&pairs).finish();
+        let resp = server
+            .request("POST", &own)
+            .xff(voter)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body.into_bytes())
+            .send();
+        assert_eq!(resp.status, expected, "{pairs:?}: {}", resp.describe());
+        resp.assert_no_cookie();
+    }
+    server.get("/held/AAAAAAAAAAAAAAAAAAAAAA").assert_no_cookie();
+    let logs = server.logs();
+    let bare: String = receipt.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    for secret in [receipt.as_str(), &bare, &bare.to_lowercase(), voter] {
+        assert!(!logs.contains(secret), "polld's output holds {secret:?}");
+    }
 }
 
 // ===========================================================================

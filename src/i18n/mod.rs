@@ -475,6 +475,29 @@ mod tests {
     const NNBSP: char = '\u{202F}';
 
     /// Every message of every language, as text, with sample arguments.
+    /// `all_texts` lists every field of the catalogue, so that each
+    /// check over all texts sees a new message too (23 were once left out).
+    #[test]
+    fn all_texts_lists_every_message() {
+        let src = include_str!("mod.rs");
+        let fields = &src[src.find("pub struct Catalogue").unwrap()..];
+        let fields = &fields[..fields.find("\n}\n").unwrap()];
+        // (Split, or this line would be found instead of the function.)
+        let body = &src[src.find(concat!("fn all", "_texts(")).unwrap()..];
+        let body = &body[..body.find("\n    }\n").unwrap()];
+        let mut seen = 0;
+        for line in fields.lines() {
+            if let Some((name, _)) = line.trim().strip_prefix("pub ").and_then(|l| l.split_once(':')) {
+                seen += 1;
+                let named = body
+                    .match_indices(&format!("c.{name}"))
+                    .any(|(at, m)| body[at + m.len()..].starts_with(|ch: char| !(ch.is_alphanumeric() || ch == '_')));
+                assert!(named, "all_texts leaves out {name}");
+            }
+        }
+        assert!(seen > 200, "{seen} fields read");
+    }
+
     fn all_texts(c: &Catalogue) -> Vec<String> {
         let mut v: Vec<String> = vec![
             (c.date)(2025, 3, 1),
@@ -751,6 +774,29 @@ mod tests {
                 c.leading,
                 c.share_qr,
                 c.results_live,
+                c.vote_changes_label,
+                c.vote_changes_hint,
+                c.receipt_heading,
+                c.receipt_text,
+                c.receipt_label,
+                c.receipt_link,
+                c.receipt_open,
+                c.receipt_remembered,
+                c.receipt_forget,
+                c.own_ballot_title,
+                c.own_ballot_prompt,
+                c.own_ballot_show,
+                c.own_ballot_intro,
+                c.own_ballot_change,
+                c.own_ballot_withdraw,
+                c.own_ballot_withdraw_hint,
+                c.own_ballot_changed,
+                c.own_ballot_withdrawn_title,
+                c.own_ballot_withdrawn_text,
+                c.err_receipt_not_a_receipt,
+                c.err_receipt_unknown,
+                c.err_receipt_changes_off,
+                c.err_receipt_closed,
             ]
             .map(str::to_owned),
         );

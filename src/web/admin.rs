@@ -20,7 +20,7 @@ use super::WebWorker;
 use super::ballot::Verdict;
 use super::create::{SlotField, alt_text, error_summary, link_field, media_fieldset};
 use super::form::{Form, Problems, problem_text};
-use super::layout::{Ctx, lang_attr, message_page, notice, page, respond};
+use super::layout::{Ctx, lang_attr, message_page, notice, page, poll_subtitle, respond};
 use super::media::figure;
 use super::poll::facts;
 use super::results::{presented_token, results_section, token_form};
@@ -44,7 +44,7 @@ pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Respo
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.admin_title) }
-        p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         p { (t.admin_intro) }
         (token_form(ctx, t.token_open_admin, error))
     };
@@ -474,7 +474,7 @@ fn dashboard(
     let id = &poll.id;
     html! {
         h1 { (t.admin_title) }
-        p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         (facts(ctx, poll, today))
         @if let Some((kind, text)) = &view.notice { (notice(kind, text)) }
         (error_summary(ctx, t.problems_heading, &view.problems))
@@ -715,7 +715,7 @@ fn confirm_delete(ctx: &Ctx, poll: &Poll, token: &str) -> Response {
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.delete_confirm_title) }
-        p.subtitle lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         p { (t.delete_confirm_text) }
         div.row-actions {
             form method="post" action=(ctx.action()) {
@@ -833,7 +833,7 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
     let body = html! {
         div.sheet-intro {
             h1 { (t.invites_sheet_title) }
-            p.subtitle lang=[clang] { (title) }
+            (poll_subtitle(title.as_str(), clang))
             p.notice.error role="alert" { strong { (t.invites_once) } }
             p { ((t.invites_sheet_count)(issued.codes.len() as u64)) " " ((t.invites_status)(issued.status.issued, issued.status.used)) }
             p { (t.invites_print_hint) }

@@ -219,3 +219,9 @@ pub fn notice(kind: &str, text: &str) -> Markup {
 pub fn lang_attr(content: Lang, page: Lang) -> Option<&'static str> {
     (content != page).then_some(content.code())
 }
+
+/// The poll's title under a page's heading, marked with the poll's
+/// language where it is not the page's.
+pub fn poll_subtitle(title: &str, lang: Option<&'static str>) -> Markup {
+    html! { p.subtitle lang=[lang] { (title) } }
+}

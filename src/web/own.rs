@@ -20,7 +20,7 @@ use maud::html;
 use super::WebWorker;
 use super::errors::with_headers;
 use super::form::{Form, problem_text};
-use super::layout::{Ctx, lang_attr, notice, page, respond};
+use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
 use super::poll::{BadVote, Entered, answers, facts, question_fieldset};
 use crate::app::Access;
 use crate::day::Day;
@@ -145,7 +145,7 @@ fn message(ctx: &Ctx, poll: &Poll, status: u16, heading: &str, text: &str) -> Re
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (heading) }
-        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         (notice("error", text))
         p { a href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (title) } }
     };
@@ -161,7 +161,7 @@ fn prompt(ctx: &Ctx, poll: &Poll, status: u16, typed: &str, error: Option<&str>)
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.own_ballot_title) }
-        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         p.lead { (t.own_ballot_prompt) }
         form.receipt method="post" action=(ctx.action()) data-receipt-form data-poll=(poll.id)
             data-auto=[error.is_none().then_some("1")] data-refused=[error.map(|_| "1")] {
@@ -201,7 +201,7 @@ fn ballot_page(
     };
     let body = html! {
         h1 { (t.own_ballot_title) }
-        p.poll-name lang=[clang] { (title) }
+        (poll_subtitle(title.as_str(), clang))
         (facts(ctx, poll, today))
         @if let Some((kind, text)) = message { (notice(kind, text)) }
         p.lead { (t.own_ballot_intro) }
@@ -232,7 +232,7 @@ fn confirm_page(ctx: &Ctx, poll: &Poll) -> Response {
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.own_ballot_withdraw) }
-        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         (notice("info", t.own_ballot_withdraw_hint))
         form.withdraw-confirm method="post" action=(ctx.action()) {
             input type="hidden" name="receipt" value=(receipt);
@@ -253,7 +253,7 @@ fn withdrawn_page(ctx: &Ctx, poll: &Poll) -> Response {
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.own_ballot_withdrawn_title) }
-        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         p.notice.ok role="status" id="withdrawn" data-forget-poll=(poll.id) { (t.own_ballot_withdrawn_text) }
         p { a href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (title) } }
     };

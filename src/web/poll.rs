@@ -10,7 +10,7 @@ use maud::{Markup, html};
 use super::ballot::Verdict;
 use super::errors::{self, with_headers};
 use super::form::{Form, problem_text};
-use super::layout::{Ctx, lang_attr, notice, page, respond};
+use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
 use super::media::figure;
 use super::{Web, WebWorker};
 use crate::app::Links;
@@ -595,7 +595,7 @@ fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> R
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.thanks_title) }
-        p.poll-name lang=[lang_attr(content_lang, ctx.lang)] { (title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         // The script notes the vote in localStorage, with the day the poll is
         // erased so the note can be dropped then.
         p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (t.thanks_text) }

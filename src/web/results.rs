@@ -141,9 +141,9 @@ fn results_page(ctx: &Ctx, (poll, today): (&Poll, Day), results: &Results, voter
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         // Results anyone may see, of a poll still open: the script asks the
         // API for them every few seconds and redraws them when they change
-        // (`data-live`); without script the page shows them as they were.
+        // (`data-live-results`); without script the page shows them as they were.
         @if poll.results_open_to_all() && !poll.closed && !voter {
-            div.live data-live=(format!("/api/polls/{}/results", poll.id)) {
+            div.live data-live-results=(format!("/api/polls/{}/results", poll.id)) {
                 p.results-live hidden { (ctx.t.results_live) }
                 (results_section(ctx, poll, results, 2))
             }

@@ -470,7 +470,16 @@ async function typesScenario(lang) {
   await page.waitForSelector("#link-share");
   const share = await page.inputValue("#link-share");
 
+  // Every request the vote page makes (the ranking's live region once
+  // passed for the live results' address: a request every 10 s).
+  const asked = [];
+  const note = (req) => asked.push(req.url());
+  page.on("request", note);
   await page.goto(share);
+  await page.waitForTimeout(500);
+  page.off("request", note);
+  const extra = asked.filter((u) => u !== share && !/\/static\//.test(u));
+  check(extra.length === 0, `types: the vote page asks for nothing but itself and its files (${JSON.stringify(extra)})`);
   check(await page.locator("button[data-move]").first().isVisible(), "types: the ranking has move buttons with script");
   await page.focus("#q0-0");
   await page.keyboard.press("ArrowDown"); // Lake

@@ -116,7 +116,7 @@
   // place of the old ones, so figures are drawn by the server exactly as on
   // a reload. Opened "pairwise" boxes stay open. Without script the page
   // shows the results as they were when it loaded.
-  var live = document.querySelector("[data-live]");
+  var live = document.querySelector("[data-live-results]");
   if (live && window.fetch && window.DOMParser) {
     var liveNote = live.querySelector(".results-live");
     if (liveNote) liveNote.hidden = false;
@@ -131,11 +131,11 @@
           return r.text();
         });
       };
-      get(live.getAttribute("data-live"), "application/json").then(function (json) {
+      get(live.getAttribute("data-live-results"), "application/json").then(function (json) {
         if (last === null) last = json;
         if (json === last) return null;
         return get(location.pathname + location.search, "text/html").then(function (html) {
-          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live] section.results");
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live-results] section.results");
           var old = live.querySelector("section.results");
           // The poll has closed (its results no longer change): stop asking.
           if (!fresh) {
