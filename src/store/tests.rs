@@ -677,6 +677,24 @@ fn deleting_a_poll_erases_its_receipt_hashes_from_every_file() {
             .committed_blocking()
             .unwrap();
     }
+    // As a poll deleted days after its votes: mixed to their settled keys.
+    wait_for_empty_wal(dir.path());
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    let settled: Vec<Vec<u8>> = r
+        .conn
+        .prepare("SELECT id FROM responses")
+        .unwrap()
+        .query_map([], |x| x.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        receipts.iter().all(|x| settled.contains(&receipt_keys(&x.hash()).settled.to_vec())),
+        "every ballot settled"
+    );
+    assert_eq!(r.tallies(&poll).unwrap().total, 5);
+    drop(r);
     assert!(receipts.iter().all(|r| keys_in_files(dir.path(), r)));
     store.delete_poll(&id).unwrap();
     for receipt in &receipts {

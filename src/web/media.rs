@@ -53,21 +53,38 @@ pub fn held_route(path: &str) -> Option<&str> {
 /// that is never logged; `no-store` (a thumbnail outlives nothing), the type
 /// the server chose from the content with `nosniff`, a `sandbox` CSP and
 /// `Cross-Origin-Resource-Policy: same-origin`, as for `/media/`.
-pub fn serve_held(uploads: &super::uploads::Uploads, req: &Request, reference: &str) -> Response {
+/// The body is a copy of the held bytes, so it takes its share of the
+/// media budget like a `/media/` answer (503 when none is left).
+pub fn serve_held(uploads: &super::uploads::Uploads, budget: &MediaBudget, req: &Request, reference: &str) -> Response {
     let head = match req.method {
         Method::Get => false,
         Method::Head => true,
         _ => return plain(405, "Method not allowed.").with_header("Allow", "GET, HEAD"),
     };
     let Some(clean) = uploads.held_picture(reference) else { return plain(404, "No such file.") };
-    let r = Response::new(200)
-        .with_header("Content-Type", clean.mime)
-        .with_header("Cache-Control", "no-store")
-        .with_header("X-Content-Type-Options", "nosniff")
+    let r = file_headers(Response::new(200).with_header("Content-Type", clean.mime))
+        .with_header("Cache-Control", "no-store");
+    if head {
+        return r.with_header("Content-Length", clean.bytes.len().to_string());
+    }
+    let Some(share) = budget.take(clean.bytes.len()) else { return busy() };
+    let mut r = r.with_body(clean.bytes.clone());
+    r.lease = Some(crate::http::Lease(Box::new(share)));
+    r
+}
+
+/// The headers every file answer carries: the type as the server chose it
+/// from the content, and nothing that lets the file act as a page.
+fn file_headers(r: Response) -> Response {
+    r.with_header("X-Content-Type-Options", "nosniff")
         .with_header("Content-Security-Policy", "sandbox; default-src 'none'")
         .with_header("Cross-Origin-Resource-Policy", "same-origin")
-        .with_header("Referrer-Policy", "no-referrer");
-    if head { r.with_header("Content-Length", clean.bytes.len().to_string()) } else { r.with_body(clean.bytes.clone()) }
+        .with_header("Referrer-Policy", "no-referrer")
+}
+
+/// The answer when the media budget is spent.
+fn busy() -> Response {
+    plain(503, "Too many files are being sent; try again in a moment.").with_header("Retry-After", "5")
 }
 
 /// How a media item is shown on a page. `poll_lang` is the language of its
@@ -176,22 +193,17 @@ pub fn serve(
     let item = &blob.item;
     let size = item.size;
     let headers = |r: Response| {
-        r.with_header("ETag", etag_of(item))
+        file_headers(r)
+            .with_header("ETag", etag_of(item))
             .with_header("Cache-Control", CACHE_CONTROL)
             .with_header("Accept-Ranges", "bytes")
-            .with_header("X-Content-Type-Options", "nosniff")
-            .with_header("Content-Security-Policy", "sandbox; default-src 'none'")
-            .with_header("Cross-Origin-Resource-Policy", "same-origin")
-            .with_header("Referrer-Policy", "no-referrer")
     };
     Ok(match plan {
         Plan::NotModified => headers(Response::new(304)),
         Plan::Unsatisfiable => {
             plain(416, "Range not satisfiable.").with_header("Content-Range", format!("bytes */{size}"))
         }
-        Plan::Busy => {
-            plain(503, "Too many files are being sent; try again in a moment.").with_header("Retry-After", "5")
-        }
+        Plan::Busy => busy(),
         Plan::Send { status, start, len } => {
             let mut r = headers(Response::new(status).with_header("Content-Type", item.mime.as_str()));
             if status == 206 {

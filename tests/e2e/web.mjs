@@ -168,7 +168,7 @@ async function scenario(lang, texts) {
   await page.goto(share);
   // With a receipt kept (the default), the notice that offers one's
   // response says so instead of "already voted".
-  check(await page.isVisible("#already-voted") || await page.isVisible("#receipt-remembered"), `${lang}: "already voted" after voting`);
+  check(await page.isVisible("#receipt-remembered") && !(await page.isVisible("#already-voted")), `${lang}: after voting the share page offers the kept receipt`);
 
   await page.goto(share + "/results");
   const cells = await page.locator("table.tally tbody tr").nth(1).locator("td").allInnerTexts();
