@@ -66,6 +66,22 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// giving up with SQLITE_BUSY (answered 503 by polld).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The ballot row a receipt opens in `poll` (its key, day and choices), at
+/// whichever of the receipt's keys it has now (`writer::receipt_keys`).
+fn receipt_row(
+    conn: &Connection,
+    poll: &str,
+    receipt: &ReceiptHash,
+) -> rusqlite::Result<Option<(Vec<u8>, String, String)>> {
+    use rusqlite::OptionalExtension;
+    let k = writer::receipt_keys(receipt);
+    conn.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3, ?4)")?
+        .query_row(params![poll, &k.staged[..], &k.settled[..], &k.fallback[..]], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()
+}
+
 /// Opens a connection with the pragmas every connection must have.
 fn connect(path: &Path, flags: OpenFlags, busy: Duration) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(path, flags)?;

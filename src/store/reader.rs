@@ -236,13 +236,8 @@ impl Reader {
     /// The ballot of `poll` that came with the receipt hashed `receipt`,
     /// if it is still stored.
     pub fn own_ballot(&mut self, poll: &Poll, receipt: &ReceiptHash) -> Result<Option<Ballot>, Error> {
-        let k = super::writer::receipt_keys(receipt);
-        let stored: Option<String> = self
-            .conn
-            .prepare_cached("SELECT choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3, ?4)")?
-            .query_row(params![poll.id.as_str(), &k.staged[..], &k.settled[..], &k.fallback[..]], |r| r.get(0))
-            .optional()?;
-        stored.map(|s| Ballot::from_stored(&poll.questions, &s).ok_or_else(|| corrupt("ballot"))).transpose()
+        let stored = super::receipt_row(&self.conn, poll.id.as_str(), receipt)?;
+        stored.map(|(_, _, s)| Ballot::from_stored(&poll.questions, &s).ok_or_else(|| corrupt("ballot"))).transpose()
     }
 }
 

@@ -1265,14 +1265,7 @@ fn amend(
     if !vote_changes {
         return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
     }
-    let k = receipt_keys(receipt);
-    let stored = tx
-        .prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3, ?4)")?
-        .query_row(params![id.as_str(), &k.staged[..], &k.settled[..], &k.fallback[..]], |r| {
-            Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
-        })
-        .optional()?;
-    let Some((key, day, choices)) = stored else {
+    let Some((key, day, choices)) = super::receipt_row(tx, id.as_str(), receipt)? else {
         return Err(Error::ReceiptRefused(ReceiptRefusal::Unknown));
     };
     let questions: Vec<crate::domain::Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
