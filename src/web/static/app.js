@@ -38,12 +38,24 @@
     try { return window.localStorage; } catch (e) { return null; }
   }
 
+  // A secret the address carries as "#name=value" (an invite code, a
+  // receipt): taken off the address first, whatever happens next, so a
+  // bookmark or a copied address does not carry it; "" if there is none
+  // or it is malformed (then it is typed instead).
+  function takeFragment(name) {
+    var m = new RegExp("^#" + name + "=([^&]*)$").exec(location.hash);
+    if (!m) return "";
+    history.replaceState(null, "", location.pathname + location.search);
+    try { return decodeURIComponent(m[1]); } catch (e) { return ""; }
+  }
+
   // Admin key from the fragment: at load, and when the fragment changes
   // while the key prompt is open (the admin link pasted into the address
   // bar of this very page only changes the fragment, and loads nothing).
   var tokenForm = document.querySelector("form[data-token-form]");
   function keyFromFragment() {
-    if (location.hash.length <= 1 || /^#(invite|receipt)=/.test(location.hash)) return;
+    // A "#name=value" fragment is another kind of secret (takeFragment).
+    if (location.hash.length <= 1 || /^#\w+=/.test(location.hash)) return;
     var key = "";
     try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { /* malformed: typed instead */ }
     history.replaceState(null, "", location.pathname + location.search);
@@ -58,16 +70,10 @@
     window.addEventListener("hashchange", keyFromFragment);
   }
 
-  // Invite code from the fragment. Taken off the address first, whatever
-  // happens next, so a bookmark or a copied address does not carry it.
+  // Invite code from the fragment (see takeFragment).
   var inviteField = document.getElementById("invite");
-  var invite = /^#invite=([^&]*)$/.exec(location.hash);
-  if (invite) {
-    history.replaceState(null, "", location.pathname + location.search);
-    var code = "";
-    try { code = decodeURIComponent(invite[1]); } catch (e) { /* malformed: typed instead */ }
-    if (inviteField && code && !inviteField.value) inviteField.value = code;
-  }
+  var code = takeFragment("invite");
+  if (inviteField && code && !inviteField.value) inviteField.value = code;
   // Switching language reloads the page: the code typed or taken from the
   // link goes along in the new address's fragment (never sent; taken off
   // again on arrival), or it would be lost.
@@ -245,15 +251,10 @@
   // Ballot page: the receipt from the link's fragment (taken off the
   // address first, whatever happens next) or from storage.
   var receiptForm = document.querySelector("form[data-receipt-form]");
-  var fromLink = /^#receipt=([^&]*)$/.exec(location.hash);
-  if (fromLink) history.replaceState(null, "", location.pathname + location.search);
+  var given = takeFragment("receipt");
   if (receiptForm) {
     var poll = receiptForm.getAttribute("data-poll");
     var field = receiptForm.querySelector("input[name=receipt]");
-    var given = "";
-    if (fromLink) {
-      try { given = decodeURIComponent(fromLink[1]); } catch (e) { /* malformed: typed instead */ }
-    }
     if (receiptForm.hasAttribute("data-refused")) {
       // Refused: a kept receipt that was refused (withdrawn elsewhere) goes.
       if (field && plain(field.value) === plain(receiptOf(poll))) forgetReceipt(poll);
