@@ -14,6 +14,19 @@ pub struct PolldArgs {
     #[arg(long, env = "POLL_DB", default_value = "./data/anonpoll.sqlite3")]
     pub db: PathBuf,
 
+    /// The key file every poll is sealed under (created with a fresh random
+    /// key chain on first start; default: beside the database,
+    /// `anonpoll.keys`). Never back it up with the database: without a
+    /// current key file a copy cannot be read (docs/OPERATIONS.md).
+    #[arg(long, env = "POLL_KEYS")]
+    pub keys: Option<PathBuf>,
+
+    /// Days ahead a poll's data key is wrapped at most: a deleted or
+    /// shortened poll cannot be read from any copy older than this.
+    #[arg(long, env = "POLL_KEY_LEASE_DAYS", default_value_t = crate::keyring::DEFAULT_LEASE_DAYS,
+          value_parser = clap::value_parser!(u16).range(1..=crate::keyring::MAX_LEASE_DAYS as i64))]
+    pub key_lease_days: u16,
+
     /// Address to listen on (use port 0 for any free port).
     #[arg(long, env = "POLL_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
@@ -118,6 +131,14 @@ impl PolldArgs {
     }
 
     /// The vote window these options set.
+    /// Where the key file is and how long a lease lasts.
+    pub fn keys(&self) -> crate::store::Keys {
+        match &self.keys {
+            Some(path) => crate::store::Keys { path: path.clone(), lease_days: self.key_lease_days },
+            None => crate::store::Keys { lease_days: self.key_lease_days, ..crate::store::Keys::beside(&self.db) },
+        }
+    }
+
     pub fn vote_window(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.vote_window_secs.unwrap_or(self.vote_window_minutes.saturating_mul(60)))
     }

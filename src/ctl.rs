@@ -7,7 +7,8 @@
 //!
 //! Exit codes: 0 success; 1 runtime failure (I/O, database); 2 usage error;
 //! 3 no such poll (unknown, expired or erased); 4 missing or wrong admin
-//! token; 5 invalid input (the change was refused, nothing was written).
+//! token; 5 invalid input (the change was refused, nothing was written); 6
+//! the key file is missing, damaged or another database's (nothing touched).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -24,19 +25,30 @@ use crate::domain::{
     Answer, Ballot, ExpiryDays, FieldError, Key, Lang, LanguageVersion, Poll, PollPatch, Problem, QuestionKind,
 };
 use crate::error::{AuthFailure, Error};
-use crate::store::Store;
+use crate::store::{Keys, Store};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "pollctl",
     version,
     about = "Operate an anonpoll database: expiry sweeps, checks, backups and token-authorised admin actions.",
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 no such poll, 4 missing or wrong token, 5 invalid input."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 no such poll, 4 missing or wrong token, 5 invalid input, 6 key file missing, damaged or another database's."
 )]
 pub struct Cli {
     /// SQLite database file (the same one polld uses).
     #[arg(long, env = "POLL_DB", default_value = "./data/anonpoll.sqlite3", global = true)]
     pub db: PathBuf,
+
+    /// The key file that the database's polls are sealed under (the same
+    /// one polld uses; default: beside the database, `anonpoll.keys` for
+    /// `anonpoll.sqlite3`).
+    #[arg(long, env = "POLL_KEYS", global = true)]
+    pub keys: Option<PathBuf>,
+
+    /// Days ahead a poll's data key is wrapped at most (the same as polld's).
+    #[arg(long, env = "POLL_KEY_LEASE_DAYS", default_value_t = crate::keyring::DEFAULT_LEASE_DAYS, global = true,
+          value_parser = clap::value_parser!(u16).range(1..=crate::keyring::MAX_LEASE_DAYS as i64))]
+    pub key_lease_days: u16,
 
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
@@ -259,7 +271,10 @@ struct Failure {
 
 impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Failure {
-        Failure { code: 1, message: format!("{e:#}") }
+        // A key file that is missing, damaged or another database's has a
+        // code of its own: nothing was touched, and the fix is the file.
+        let code = if e.chain().any(|c| c.is::<crate::keyring::KeyError>()) { 6 } else { 1 };
+        Failure { code, message: format!("{e:#}") }
     }
 }
 
@@ -309,14 +324,66 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
     if !cli.db.exists() {
         return Err(anyhow!("no database at {}", cli.db.display()).into());
     }
-    let store = Store::open_patient(&cli.db)?;
+    let keys = match &cli.keys {
+        Some(path) => Keys { path: path.clone(), lease_days: cli.key_lease_days },
+        None => Keys { lease_days: cli.key_lease_days, ..Keys::beside(&cli.db) },
+    };
+    let store = Store::open_patient(&cli.db, &keys)?;
     let today = Day::today();
+    let kept = store.clone();
+    command(cli, store, today).map_err(|f| erased(f, &kept, cli.command.poll_id()))
+}
+
+/// "No such poll" says so when the poll's row is there but its key is gone:
+/// a copy (a backup, an old WAL) opened with a key file that has moved on.
+fn erased(f: Failure, store: &Store, id: Option<&str>) -> Failure {
+    let Some(id) = id.filter(|_| f.code == 3).and_then(crate::secret::PollId::parse) else { return f };
+    match store.reader().map_err(Error::from).and_then(|mut r| r.erased(&id)) {
+        Ok(true) => Failure {
+            code: 3,
+            message: format!(
+                "poll {id} is erased: its data key no longer exists (it was deleted or has expired, or this copy is \
+                 older than the key lease)"
+            ),
+        },
+        _ => f,
+    }
+}
+
+impl Command {
+    /// The poll a command is about, if any.
+    fn poll_id(&self) -> Option<&str> {
+        match self {
+            Command::Show { id, .. }
+            | Command::Results { id, .. }
+            | Command::Export { id, .. }
+            | Command::Close { id, .. }
+            | Command::Reopen { id, .. }
+            | Command::Expiry { id, .. }
+            | Command::Settings { id, .. }
+            | Command::Delete { id, .. }
+            | Command::Invites { action: InvitesAction::Add { id, .. } | InvitesAction::Status { id, .. } }
+            | Command::Translation {
+                action: TranslationAction::Set { id, .. } | TranslationAction::Remove { id, .. },
+            } => Some(id),
+            Command::Sweep { .. } | Command::Stats | Command::Backup { .. } | Command::Check => None,
+        }
+    }
+}
+
+fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
     match &cli.command {
         Command::Sweep { as_of } => {
             let as_of = as_of.unwrap_or(today);
             let report = store.sweep(as_of)?;
-            let v = json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased});
-            print(cli, &v, || format!("erased {} expired poll(s) as of {as_of}", report.polls_erased));
+            let v = json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased,
+                "pollsRewrapped": report.polls_rewrapped, "keyDay": report.key_day.to_string()});
+            print(cli, &v, || {
+                format!(
+                    "erased {} expired poll(s) as of {as_of}; re-wrapped {} poll key(s); key state at {}",
+                    report.polls_erased, report.polls_rewrapped, report.key_day
+                )
+            });
         }
         Command::Stats => {
             let s = store.stats(today)?;

@@ -9,6 +9,7 @@ use crate::api::Api;
 use crate::app::{App, VoteLimits};
 use crate::client::TrustedProxies;
 use crate::config::PolldArgs;
+use crate::day::Day;
 use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
 use crate::server::{MinRate, Server, ServerConfig, UploadRoute};
@@ -26,9 +27,26 @@ const UPLOADS_PER_CLIENT: u32 = 1;
 /// client trickling a body must not hold an upload slot for minutes.
 const UPLOAD_MIN_RATE: MinRate = MinRate { bytes_per_sec: 16 * 1024, head_start: Duration::from_secs(10) };
 
+/// The day's key work when the key state is behind `today`: erases what
+/// expired, re-wraps every live poll's key under its lease, and moves the key
+/// state to `today` (`Store::sweep`). Nothing to do when it is not behind.
+pub fn roll_keys(store: &Store, today: Day) -> anyhow::Result<()> {
+    if store.keys().day() < today {
+        let report = store.sweep(today)?;
+        eprintln!(
+            "polld: key state moved to {}; {} poll(s) re-wrapped, {} erased",
+            report.key_day, report.polls_rewrapped, report.polls_erased
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     args.check()?;
-    let store = Store::open(&args.db)?;
+    let store = Store::open_with(&args.db, &args.keys(), crate::store::WriterConfig::default())?;
+    // The day's key work at every start: a node that was down for days
+    // re-wraps from its old key state before that state moves on.
+    roll_keys(&store, Day::today()).context("the key work at start failed")?;
     let trusted = TrustedProxies::new(args.trusted_proxies.clone());
     let mut config = ServerConfig::new(usize::from(args.workers), trusted, MAX_JSON_BODY);
     config.max_connections = args.max_connections as usize;
@@ -70,6 +88,12 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
             {
                 app.tick();
                 web.tick();
+                // Without cron too: each day change re-wraps every poll's
+                // key and moves the key state on (a failure is retried
+                // the next minute).
+                if let Err(e) = roll_keys(&app.store, Day::today()) {
+                    eprintln!("polld: the day's key work failed (retried in a minute): {e:#}");
+                }
             }
         })?
     };

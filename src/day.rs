@@ -6,6 +6,9 @@
 use std::fmt;
 use time::{Date, Duration, OffsetDateTime, format_description::BorrowedFormatItem, macros::format_description};
 
+/// The Julian day number of 1970-01-01.
+const UNIX_EPOCH_JULIAN: i64 = 2_440_588;
+
 const FORMAT: &[BorrowedFormatItem<'static>] = format_description!("[year]-[month]-[day]");
 
 /// A UTC calendar day, written `YYYY-MM-DD`.
@@ -35,6 +38,41 @@ impl Day {
     pub fn previous(self) -> Day {
         Day(self.0.previous_day().unwrap_or(self.0))
     }
+
+    /// The day after this one (saturating at the calendar's end).
+    pub fn next(self) -> Day {
+        Day(self.0.next_day().unwrap_or(self.0))
+    }
+
+    /// Whole days from `earlier` to this day (negative if `earlier` is later).
+    pub fn days_since(self, earlier: Day) -> i64 {
+        (self.0 - earlier.0).whole_days()
+    }
+
+    /// Days since 1970-01-01: how stored counts write a day in few bytes.
+    pub fn number(self) -> i64 {
+        i64::from(self.0.to_julian_day()) - UNIX_EPOCH_JULIAN
+    }
+
+    /// The day [`Day::number`] gave `n`.
+    pub fn from_number(n: i64) -> Option<Day> {
+        let julian = i32::try_from(n.checked_add(UNIX_EPOCH_JULIAN)?).ok()?;
+        Date::from_julian_day(julian).ok().map(Day)
+    }
+}
+
+/// Stored and sent as `YYYY-MM-DD`.
+impl serde::Serialize for Day {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Day {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Day, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Day::parse(&s).ok_or_else(|| serde::de::Error::custom("not a YYYY-MM-DD day"))
+    }
 }
 
 impl fmt::Display for Day {
@@ -57,6 +95,10 @@ mod tests {
         assert_eq!(d.to_string(), "2026-02-28");
         assert_eq!(d.plus_days(1).to_string(), "2026-03-01");
         assert_eq!(d.previous().to_string(), "2026-02-27");
+        assert_eq!(d.next().to_string(), "2026-03-01");
+        assert_eq!(Day::parse("1970-01-02").unwrap().number(), 1);
+        assert_eq!(Day::from_number(d.number()), Some(d));
+        assert_eq!(d.next().days_since(d.previous()), 2);
         assert!(Day::parse("2026-2-28").is_none());
         assert!(Day::parse("2026-02-28T10:00").is_none());
         assert!(Day::parse("2026-02-30").is_none());

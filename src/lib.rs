@@ -20,6 +20,7 @@ pub mod error;
 pub mod http;
 pub mod i18n;
 pub mod keyed;
+pub mod keyring;
 pub mod media;
 pub mod multipart;
 pub mod ratelimit;

@@ -1,6 +1,11 @@
 //! The SQLite store. All SQL of anonpoll lives in this module.
 //!
 //! Promises:
+//! - every byte of a poll is stored sealed under the poll's own data key
+//!   ([`seal`], [`rows`]), itself stored only wrapped under a day key of the
+//!   [`Keyring`]; what stays readable is the poll's id, its creation and
+//!   expiry days, the day its key is leased until, row counts and sizes
+//!   rounded up to buckets (docs/PRIVACY.md, section 8);
 //! - every connection runs with `secure_delete=ON`, WAL, `synchronous=FULL`,
 //!   foreign keys and a busy timeout, so an acknowledged write survives a
 //!   crash and deleted rows are overwritten, not merely unlinked;
@@ -10,9 +15,13 @@
 //! - reads use per-thread [`Reader`] connections with cached statements and
 //!   never wait on the writer (WAL);
 //! - an expired poll is invisible to every read, whether or not a sweep has
-//!   erased it yet: a poll lives while `today < expires_on`.
+//!   erased it yet: a poll lives while `today < expires_on`; and a poll whose
+//!   key's lease day is gone from the key state reads as erased.
 
+mod legacy;
 mod reader;
+mod rows;
+pub mod seal;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -20,15 +29,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::day::Day;
-use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch, ResultsVisibility};
+use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch};
 use crate::error::Error;
+use crate::keyring::{KeyError, Keyring, RingId};
 use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 
 pub use reader::{MediaBlob, Reader};
-pub use writer::{MAX_INVITES, ReceiptKeys, WriterConfig, receipt_keys};
+pub use writer::{MAX_INVITES, MIX_EVERY, WriterConfig};
+
+use seal::{DataKey, Place, Table};
 
 /// The migrations, in order. Append-only: a released file is never edited.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -40,24 +52,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("006_staged_keys.sql", include_str!("../../sql/006_staged_keys.sql")),
     ("007_invites.sql", include_str!("../../sql/007_invites.sql")),
     ("008_receipts.sql", include_str!("../../sql/008_receipts.sql")),
+    ("009_sealed.sql", include_str!("../../sql/009_sealed.sql")),
+    ("010_drop_cleartext.sql", include_str!("../../sql/010_drop_cleartext.sql")),
 ];
 
-/// How `polls` stores a [`ResultsVisibility`] (sql/004_poll_settings.sql):
-/// `results_public`, and `results_after` for the modes between.
-fn visibility_columns(v: ResultsVisibility) -> (bool, Option<&'static str>) {
-    match v {
-        ResultsVisibility::Public => (true, None),
-        ResultsVisibility::Private => (false, None),
-        ResultsVisibility::AfterVote => (false, Some("vote")),
-        ResultsVisibility::AfterClose => (false, Some("close")),
-    }
-}
-
-/// The visibility stored as [`visibility_columns`] wrote it; `None` for a
-/// pair it never writes.
-fn visibility_from(public: bool, after: Option<&str>) -> Option<ResultsVisibility> {
-    ResultsVisibility::ALL.into_iter().find(|v| visibility_columns(*v) == (public, after))
-}
+/// The migration that adds the sealed tables: after it, the upgrade's
+/// encryption pass ([`legacy`]) moves every poll into them, and only then
+/// do the next migrations run (the one after drops the cleartext tables).
+const SEALED_VERSION: i64 = 9;
 
 /// The schema version this binary writes (`PRAGMA user_version`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -66,20 +68,123 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// giving up with SQLITE_BUSY (answered 503 by polld).
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The ballot row a receipt opens in `poll` (its key, day and choices), at
-/// whichever of the receipt's keys it has now (`writer::receipt_keys`).
+/// Where each sealed value lives (its associated data).
+pub(crate) mod place {
+    use super::{Place, Table};
+
+    pub fn body(poll: &str) -> Place {
+        Place::new(Table::Polls, poll, b"", "body")
+    }
+
+    pub fn tallies(poll: &str) -> Place {
+        Place::new(Table::Polls, poll, b"", "tallies")
+    }
+
+    pub fn ballot(poll: &str, key: &[u8]) -> Place {
+        Place::new(Table::Ballots, poll, key, "sealed")
+    }
+
+    pub fn media(poll: &str, media: &str) -> Place {
+        Place::new(Table::Media, poll, media.as_bytes(), "bytes")
+    }
+}
+
+fn corrupt(what: &str) -> Error {
+    Error::internal(anyhow::anyhow!("stored {what} is malformed"))
+}
+
+/// Poll `id`'s data key, wrapped under the key of `key_day`. `NotFound` if
+/// that day's key is gone (the poll is erased, in this copy too); an
+/// internal error if it does not open (damage, or a foreign key file).
+fn data_key(keys: &Keyring, id: &str, key_day: Day, wrapped: &[u8]) -> Result<DataKey, Error> {
+    let wrap = keys.wrap_key(key_day).ok_or(Error::NotFound)?;
+    DataKey::unwrap(wrapped, &wrap, &keys.ring(), id, key_day)
+        .map_err(|e| Error::internal(anyhow::anyhow!("the data key of a poll: {e}")))
+}
+
+/// The keys a ballot cast with a receipt can have. Each is drawn from the
+/// receipt's hash keyed under the poll's data key, with a purpose of its
+/// own, so a receipt finds its ballot with one primary-key lookup and
+/// ballots need no second index (whose pages would keep the order of
+/// arrival the mix hides); the staged key tells nothing of the settled one,
+/// so leftover WAL frames of a vote do not point at the ballot's final row;
+/// and without the poll's key, no copy of the database can be searched
+/// for a receipt someone kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceiptKeys {
+    /// Until the writer's mix: [`writer::STAGED`] and 15 bytes of a keyed hash.
+    pub staged: [u8; 16],
+    /// After the mix.
+    pub settled: [u8; 16],
+    /// Where a ballot goes that the mix could not place by its receipt: one
+    /// a crashed run left staged, or one staged in a backup
+    /// ([`fallback_key`]).
+    pub fallback: [u8; 16],
+}
+
+/// The keys of the ballot cast with the receipt hashed `r` in the poll
+/// whose data key is `key`.
+pub(crate) fn receipt_keys(key: &DataKey, r: &ReceiptHash) -> ReceiptKeys {
+    let mut staged = [writer::STAGED; 16];
+    staged[1..].copy_from_slice(&key.mac(b"receipt staged", &[&r.0])[..15]);
+    ReceiptKeys { staged, settled: drawn_key(key, b"receipt settled", &r.0), fallback: fallback_key(key, &staged) }
+}
+
+/// The key a staged ballot settles at when the mix does not know whether
+/// it came with a receipt: drawn from the whole staged key, so a receipt
+/// can still work it out, and nothing else can.
+pub(crate) fn fallback_key(key: &DataKey, staged: &[u8; 16]) -> [u8; 16] {
+    drawn_key(key, b"ballot fallback", staged)
+}
+
+/// A settled key drawn from `input`: the first 16 bytes of the keyed hash
+/// of (round, input) for the first round whose first byte is not
+/// [`writer::STAGED`]. All of it is keyed-hash output, so a key is as
+/// random as one from the random source: no byte of it can be checked
+/// against the others.
+fn drawn_key(key: &DataKey, purpose: &[u8], input: &[u8]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    for round in 0..=u8::MAX {
+        out.copy_from_slice(&key.mac(purpose, &[&[round], input])[..16]);
+        if out[0] != writer::STAGED {
+            break;
+        }
+    }
+    out
+}
+
+/// The ballot a receipt opens, as found.
+pub(crate) struct Found {
+    pub key: Vec<u8>,
+    pub day: Day,
+    pub ballot: Ballot,
+}
+
+/// The ballot row a receipt opens in `poll`, at whichever of the receipt's
+/// keys it has now (and, for a poll from before encryption, the keys its
+/// receipts gave then).
 fn receipt_row(
     conn: &Connection,
     poll: &str,
+    key: &DataKey,
+    doc: &rows::Doc,
     receipt: &ReceiptHash,
-) -> rusqlite::Result<Option<(Vec<u8>, String, String)>> {
-    use rusqlite::OptionalExtension;
-    let k = writer::receipt_keys(receipt);
-    conn.prepare_cached("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1 AND id IN (?2, ?3, ?4)")?
-        .query_row(params![poll, &k.staged[..], &k.settled[..], &k.fallback[..]], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .optional()
+) -> Result<Option<Found>, Error> {
+    let k = receipt_keys(key, receipt);
+    let mut candidates = vec![k.staged, k.settled, k.fallback];
+    if doc.legacy_receipts {
+        candidates.extend(legacy::receipt_keys(receipt));
+    }
+    let mut stmt = conn.prepare_cached("SELECT sealed FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2")?;
+    for id in candidates {
+        if let Some(sealed) = stmt.query_row(params![poll, &id[..]], |r| r.get::<_, Vec<u8>>(0)).optional()? {
+            let plain =
+                key.open(&place::ballot(poll, &id), &sealed).map_err(|e| reader::corrupt_sealed("ballot", e))?;
+            let (day, ballot) = rows::ballot_from(&doc.questions, &plain)?;
+            return Ok(Some(Found { key: id.to_vec(), day, ballot }));
+        }
+    }
+    Ok(None)
 }
 
 /// Opens a connection with the pragmas every connection must have.
@@ -95,13 +200,16 @@ fn connect(path: &Path, flags: OpenFlags, busy: Duration) -> rusqlite::Result<Co
     Ok(conn)
 }
 
-/// Brings the database at `path` to [`SCHEMA_VERSION`], creating it if needed.
-/// Refuses a database written by a newer anonpoll. An up-to-date database is
-/// only read here, so opening one never waits for the write lock that a busy
+/// Brings the database at `path` to schema version `upto` (at most
+/// [`SCHEMA_VERSION`]), creating it if needed. Refuses a database written
+/// by a newer anonpoll, and any migration past [`SEALED_VERSION`] while
+/// polls are left in the cleartext tables. An up-to-date database is only
+/// read here, so opening one never waits for the write lock that a busy
 /// polld holds most of the time under load.
-fn migrate(path: &Path, busy: Duration) -> anyhow::Result<()> {
+fn migrate(path: &Path, busy: Duration, upto: i64) -> anyhow::Result<()> {
     let mut conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE, busy)
         .with_context(|| format!("cannot open database {}", path.display()))?;
+    private_file(path);
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
@@ -119,7 +227,7 @@ fn migrate(path: &Path, busy: Duration) -> anyhow::Result<()> {
     };
     match version(&conn)? {
         v if v > SCHEMA_VERSION => return Err(newer(v)),
-        v if v == SCHEMA_VERSION => return Ok(()),
+        v if v >= upto => return Ok(()),
         _ => {}
     }
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -128,7 +236,10 @@ fn migrate(path: &Path, busy: Duration) -> anyhow::Result<()> {
     if current > SCHEMA_VERSION {
         return Err(newer(current));
     }
-    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(usize::try_from(current)?) {
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().take(usize::try_from(upto)?).skip(usize::try_from(current)?) {
+        if i as i64 == SEALED_VERSION && legacy::pending(&tx)? {
+            bail!("migration {name} needs every poll sealed first; the encryption pass has not finished");
+        }
         tx.execute_batch(sql).with_context(|| format!("migration {name} failed"))?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
     }
@@ -136,45 +247,140 @@ fn migrate(path: &Path, busy: Duration) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Makes the database file (and its WAL and index, which SQLite creates
+/// with the database's mode) readable by its owner only.
+fn private_file(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// Where the key state is and how long a lease lasts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keys {
+    /// The key file (`--keys`).
+    pub path: PathBuf,
+    /// Days a poll's data key is wrapped ahead at most (`--key-lease-days`).
+    pub lease_days: u16,
+}
+
+impl Keys {
+    /// The default: `anonpoll.keys` beside `anonpoll.sqlite3`, with the
+    /// default lease.
+    pub fn beside(db: &Path) -> Keys {
+        Keys { path: db.with_extension("keys"), lease_days: crate::keyring::DEFAULT_LEASE_DAYS }
+    }
+}
+
+/// The ring id the database is bound to, if it has one yet.
+fn stored_ring(conn: &Connection) -> anyhow::Result<Option<RingId>> {
+    let ring: Option<Vec<u8>> = conn.query_row("SELECT ring FROM keyring", [], |r| r.get(0)).optional()?;
+    ring.map(|r| <RingId>::try_from(r.as_slice()).map_err(|_| anyhow::anyhow!("the stored key ring id is malformed")))
+        .transpose()
+}
+
+/// Opens the key file for the database, or creates it for a database that
+/// has none yet, and binds the two: a key file is never created over a
+/// database that holds polls sealed under another.
+fn open_keys(conn: &Connection, keys: &Keys, today: Day) -> anyhow::Result<Keyring> {
+    let ring = stored_ring(conn)?;
+    let keyring = match (Keyring::open(&keys.path, keys.lease_days), ring) {
+        (Ok(k), Some(ring)) => {
+            k.check_ring(&ring)?;
+            k
+        }
+        (Ok(k), None) => k,
+        (Err(KeyError::Missing(p)), Some(_)) => return Err(KeyError::Missing(p).into()),
+        (Err(KeyError::Missing(_)), None) => match Keyring::create(&keys.path, keys.lease_days, today) {
+            Ok(k) => k,
+            // Another process made it meanwhile.
+            Err(KeyError::Io(_, e)) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Keyring::open(&keys.path, keys.lease_days)?
+            }
+            Err(e) => return Err(e.into()),
+        },
+        (Err(e), _) => return Err(e.into()),
+    };
+    if ring.is_none() {
+        // A key file made just now, or one a crash left unbound: the
+        // database has nothing sealed yet.
+        conn.execute(
+            "INSERT INTO keyring (ring) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM keyring)",
+            params![&keyring.ring()[..]],
+        )?;
+        if let Some(r) = stored_ring(conn)? {
+            keyring.check_ring(&r)?;
+        }
+    }
+    Ok(keyring)
+}
 /// A handle on the database: cheap to clone, shared by all threads.
 #[derive(Clone)]
 pub struct Store {
     path: Arc<PathBuf>,
     writer: writer::Handle,
     busy: Duration,
+    keys: Arc<Keyring>,
 }
 
-/// What a sweep did.
+/// What a sweep (or polld's day change) did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SweepReport {
+    /// Polls erased: expired, or leased until a day whose key is gone.
     pub polls_erased: u64,
+    /// Live polls whose data key was wrapped again under a later lease.
+    pub polls_rewrapped: u64,
+    /// The key state's day afterwards.
+    pub key_day: Day,
 }
 
 impl Store {
     /// Opens (creating if needed) the database at `path`, runs migrations and
     /// starts the writer thread.
+    /// With its key file beside it ([`Keys::beside`]).
     pub fn open(path: &Path) -> anyhow::Result<Store> {
-        Store::open_with(path, WriterConfig::default())
+        Store::open_with(path, &Keys::beside(path), WriterConfig::default())
     }
 
     /// For tools working beside a busy polld (`pollctl`): waits up to a
     /// minute for locks instead of five seconds, since a cron sweep or an
     /// export may wait, while a web request should not.
-    pub fn open_patient(path: &Path) -> anyhow::Result<Store> {
+    pub fn open_patient(path: &Path, keys: &Keys) -> anyhow::Result<Store> {
         let config =
             WriterConfig { busy_timeout: Duration::from_secs(60), mix_left_staged: false, ..WriterConfig::default() };
-        Store::open_with(path, config)
+        Store::open_with(path, keys, config)
     }
 
-    pub fn open_with(path: &Path, config: WriterConfig) -> anyhow::Result<Store> {
+    /// Opens the database and its key file (creating both for a new
+    /// database), upgrades an older database (sealing every poll it holds,
+    /// resumably) and starts the writer. A key file that is missing for a
+    /// database that has polls, or that is not this database's, is a
+    /// [`KeyError`] and nothing is touched.
+    pub fn open_with(path: &Path, keys: &Keys, config: WriterConfig) -> anyhow::Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            crate::keyring::create_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let busy = config.busy_timeout;
-        migrate(path, busy)?;
+        migrate(path, busy, SEALED_VERSION)?;
         let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, busy)?;
-        let writer = writer::Handle::start(conn, config)?;
-        Ok(Store { path: Arc::new(path.to_owned()), writer, busy })
+        let keyring = Arc::new(open_keys(&conn, keys, Day::today())?);
+        legacy::seal_all(&conn, &keyring, Day::today(), usize::MAX)?;
+        migrate(path, busy, SCHEMA_VERSION)?;
+        let writer = writer::Handle::start(conn, keyring.clone(), config)?;
+        Ok(Store { path: Arc::new(path.to_owned()), writer, busy, keys: keyring })
+    }
+
+    /// The key state this store reads and writes with.
+    pub fn keys(&self) -> &Arc<Keyring> {
+        &self.keys
     }
 
     pub fn path(&self) -> &Path {
@@ -185,7 +391,7 @@ impl Store {
     pub fn reader(&self) -> anyhow::Result<Reader> {
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         conn.pragma_update(None, "query_only", true)?;
-        Ok(Reader::new(conn))
+        Ok(Reader::new(conn, self.keys.clone()))
     }
 
     /// Stores a new poll with its media, in one transaction.
@@ -283,13 +489,18 @@ impl Store {
         self.cast(&id, ballot, today).map_err(|e| anyhow::anyhow!("{e}"))
     }
 
-    /// Erases every poll with `expires_on <= as_of`, then truncates the WAL.
-    pub fn sweep(&self, as_of: Day) -> Result<SweepReport, Error> {
-        match self.writer.submit(writer::Op::Sweep { as_of })? {
-            writer::Outcome::Swept(n) => Ok(SweepReport { polls_erased: n }),
-            writer::Outcome::Done | writer::Outcome::Amended | writer::Outcome::Invites(..) => {
-                Ok(SweepReport { polls_erased: 0 })
+    /// The day's key work, as of `day` (`pollctl sweep`, and polld at its
+    /// start and at each day change): erases every poll that has expired
+    /// by then (`expires_on <= day`) and every poll whose key is gone,
+    /// re-wraps every other poll's data key under its lease from `day`,
+    /// truncates the WAL, and then moves the key state to `day`, so that
+    /// no key of an earlier day exists any more. Idempotent.
+    pub fn sweep(&self, day: Day) -> Result<SweepReport, Error> {
+        match self.writer.submit(writer::Op::Roll { day })? {
+            writer::Outcome::Rolled { erased, rewrapped } => {
+                Ok(SweepReport { polls_erased: erased, polls_rewrapped: rewrapped, key_day: self.keys.day() })
             }
+            _ => Err(Error::internal(anyhow::anyhow!("the day's key work answered no report"))),
         }
     }
 }
@@ -322,6 +533,8 @@ fn writer_gone() -> Error {
 }
 
 #[cfg(test)]
+mod testkit;
+#[cfg(test)]
 mod tests;
 
 /// Operator-level figures: nothing about any single poll.
@@ -348,9 +561,9 @@ impl Store {
             let n: i64 = conn.query_row(sql, params![today.to_string()], |r| r.get(0))?;
             Ok(u64::try_from(n)?)
         };
-        let live = count("SELECT count(*) FROM polls WHERE expires_on > ?1")?;
-        let expired = count("SELECT count(*) FROM polls WHERE expires_on <= ?1")?;
-        let responses: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0))?;
+        let live = count("SELECT count(*) FROM sealed_polls WHERE expires_on > ?1")?;
+        let expired = count("SELECT count(*) FROM sealed_polls WHERE expires_on <= ?1")?;
+        let responses: i64 = conn.query_row("SELECT count(*) FROM sealed_ballots", [], |r| r.get(0))?;
         let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
         let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         Ok(Stats {
@@ -367,6 +580,13 @@ impl Store {
         if target.exists() {
             bail!("{} already exists; refusing to overwrite it", target.display());
         }
+        // Made empty and readable by its owner only before anything is
+        // written to it (VACUUM INTO takes an empty file).
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        drop(options.open(target).with_context(|| format!("cannot create {}", target.display()))?);
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let path = target.to_str().context("the backup path must be valid UTF-8")?;
         conn.execute("VACUUM INTO ?1", params![path])?;
@@ -375,18 +595,36 @@ impl Store {
         // keys start with 0xff, writer.rs): in the copy they would stand
         // together as a poll's latest, for as long as the backup is kept.
         // The copy's get their keys here, where a receipt still finds them
-        // (`writer::fallback_key`: which of them came with a receipt is not
-        // known), and the copy is rewritten in key order.
+        // (`fallback_key`: which of them came with a receipt is not known),
+        // sealed again for their new places, and the copy is rewritten in
+        // key order.
         let mut copy = connect(target, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let tx = copy.transaction()?;
-        let staged: Vec<(String, Vec<u8>)> = tx
-            .prepare("SELECT poll_id, id FROM responses WHERE id >= ?1")?
-            .query_map(params![&[writer::STAGED][..]], |r| Ok((r.get(0)?, r.get(1)?)))?
+        let staged: Vec<(String, Vec<u8>, Vec<u8>, String, Vec<u8>)> = tx
+            .prepare(
+                "SELECT b.poll_id, b.id, b.sealed, p.key_day, p.data_key
+                 FROM sealed_ballots b JOIN sealed_polls p ON p.id = b.poll_id WHERE b.id >= ?1",
+            )?
+            .query_map(params![&[writer::STAGED][..]], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
             .collect::<Result<_, _>>()?;
-        for (poll, id) in &staged {
+        for (poll, id, sealed, key_day, wrapped) in &staged {
+            let day = Day::parse(key_day).context("a stored key day is malformed")?;
+            let key = match data_key(&self.keys, poll, day, wrapped) {
+                Ok(k) => k,
+                // Its key is gone: the ballot is noise; it goes.
+                Err(Error::NotFound) => {
+                    tx.execute("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2", params![poll, id])?;
+                    continue;
+                }
+                Err(e) => bail!("{e}"),
+            };
+            let to = fallback_key(&key, &staged_key(id)?);
+            let plain = key.open(&place::ballot(poll, id), sealed).map_err(|e| anyhow::anyhow!("a ballot: {e}"))?;
+            let resealed = key.seal(&place::ballot(poll, &to), &plain)?;
+            tx.execute("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2", params![poll, id])?;
             tx.execute(
-                "UPDATE responses SET id = ?3 WHERE poll_id = ?1 AND id = ?2",
-                params![poll, id, &writer::fallback_key(&staged_key(id)?)[..]],
+                "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",
+                params![poll, &to[..], resealed],
             )?;
         }
         tx.commit()?;

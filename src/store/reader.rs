@@ -1,244 +1,204 @@
 //! Read connections: one per worker thread, with cached statements. In WAL
 //! mode a reader sees the last committed state and never waits on the writer.
+//! Every value a reader returns was opened from its sealed form here, with
+//! the poll's data key unwrapped through the keyring.
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use anyhow::anyhow;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::day::Day;
-use crate::domain::settings::deadline_passed;
-use crate::domain::{
-    Ballot, DuplicateCheck, Lang, LanguageVersion, MediaItem, Poll, Question, QuestionKind, Slot, Tallies, Title,
-};
+use crate::domain::{Ballot, MediaItem, Poll, Tallies};
 use crate::error::Error;
-use crate::secret::{MediaId, PollId, ReceiptHash, TokenHash};
+use crate::keyring::Keyring;
+use crate::secret::{MediaId, PollId, ReceiptHash};
+
+use super::rows::{self, Doc, Layout};
+use super::seal::{DataKey, piece_span};
+use super::{corrupt, data_key, place};
 
 pub struct Reader {
     pub(super) conn: Connection,
+    keys: Arc<Keyring>,
+}
+
+/// A poll row as stored: its days and its sealed data key.
+pub(super) struct PollRow {
+    pub created_on: Day,
+    pub expires_on: Day,
+    pub key_day: Day,
+    pub data_key: Vec<u8>,
+}
+
+impl PollRow {
+    pub(super) fn key(&self, keys: &Keyring, id: &str) -> Result<DataKey, Error> {
+        data_key(keys, id, self.key_day, &self.data_key)
+    }
+}
+
+fn day_column(s: String, what: &str) -> Result<Day, Error> {
+    Day::parse(&s).ok_or_else(|| corrupt(what))
+}
+
+/// The live poll row `id`, with the sealed columns named in `extra`.
+pub(super) fn poll_row(
+    conn: &Connection,
+    id: &str,
+    today: Day,
+    extra: &str,
+) -> Result<Option<(PollRow, Vec<Vec<u8>>)>, Error> {
+    let sql = format!(
+        "SELECT created_on, expires_on, key_day, data_key{extra} FROM sealed_polls WHERE id = ?1 AND expires_on > ?2"
+    );
+    let n = extra.matches(',').count();
+    let row = conn
+        .prepare_cached(&sql)?
+        .query_row(params![id, today.to_string()], |r| {
+            let mut blobs = Vec::with_capacity(n);
+            for i in 0..n {
+                blobs.push(r.get::<_, Vec<u8>>(4 + i)?);
+            }
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, Vec<u8>>(3)?, blobs))
+        })
+        .optional()?;
+    let Some((created_on, expires_on, key_day, wrapped, blobs)) = row else { return Ok(None) };
+    Ok(Some((
+        PollRow {
+            created_on: day_column(created_on, "created_on")?,
+            expires_on: day_column(expires_on, "expires_on")?,
+            key_day: day_column(key_day, "key_day")?,
+            data_key: wrapped,
+        },
+        blobs,
+    )))
+}
+
+/// Opens a poll's sealed document.
+pub(super) fn open_doc(key: &DataKey, id: &str, body: &[u8]) -> Result<Doc, Error> {
+    let plain = key.open(&place::body(id), body).map_err(|e| corrupt_sealed("poll document", e))?;
+    Doc::from_bytes(&plain)
+}
+
+/// Opens a poll's sealed counts.
+pub(super) fn open_tallies(key: &DataKey, id: &str, layout: &Layout, sealed: &[u8]) -> Result<Tallies, Error> {
+    let plain = key.open(&place::tallies(id), sealed).map_err(|e| corrupt_sealed("counts", e))?;
+    rows::tallies_from(layout, &plain)
+}
+
+pub(super) fn corrupt_sealed(what: &str, e: super::seal::Unsealed) -> Error {
+    Error::internal(anyhow::anyhow!("{what}: {e}"))
 }
 
 impl Reader {
-    pub(super) fn new(conn: Connection) -> Reader {
-        Reader { conn }
+    pub(super) fn new(conn: Connection, keys: Arc<Keyring>) -> Reader {
+        Reader { conn, keys }
     }
 
-    /// The poll if it exists and is live on `today`.
+    /// The poll if it exists and is live on `today` (and its key exists).
     pub fn poll(&mut self, id: &PollId, today: Day) -> Result<Option<Poll>, Error> {
-        let tx = self.conn.transaction()?;
-        let poll = read_poll(&tx, id, today)?;
-        tx.finish()?;
-        Ok(poll)
+        Ok(self.read(id, today, false)?.map(|(p, _)| p))
     }
 
     /// The counters of a poll already read with [`Reader::poll`].
     pub fn tallies(&mut self, poll: &Poll) -> Result<Tallies, Error> {
-        let tx = self.conn.transaction()?;
-        let tallies = read_tallies(&tx, poll)?;
-        tx.finish()?;
-        Ok(tallies)
+        // The poll was read live: its creation day finds its row whatever today is.
+        let row = poll_row(&self.conn, poll.id.as_str(), poll.created_on, ", tallies")?;
+        let Some((row, blobs)) = row else { return Ok(rows::empty_tallies(&Layout::of(&poll.questions))) };
+        let key = match row.key(&self.keys, poll.id.as_str()) {
+            Ok(k) => k,
+            Err(e) if is_erased(&e) => return Ok(rows::empty_tallies(&Layout::of(&poll.questions))),
+            Err(e) => return Err(e),
+        };
+        open_tallies(&key, poll.id.as_str(), &Layout::of(&poll.questions), &blobs[0])
     }
 
-    /// The live poll and its counters, read in one transaction (one snapshot,
-    /// and half the cost of starting read transactions).
+    /// The live poll and its counters, read in one statement (one snapshot).
     pub fn poll_with_tallies(&mut self, id: &PollId, today: Day) -> Result<Option<(Poll, Tallies)>, Error> {
-        let tx = self.conn.transaction()?;
-        let Some(poll) = read_poll(&tx, id, today)? else { return Ok(None) };
-        let tallies = read_tallies(&tx, &poll)?;
-        tx.finish()?;
+        Ok(self.read(id, today, true)?.map(|(p, t)| (p, t.unwrap_or_default())))
+    }
+
+    fn read(&mut self, id: &PollId, today: Day, with_tallies: bool) -> Result<Option<(Poll, Option<Tallies>)>, Error> {
+        let extra = if with_tallies { ", body, tallies" } else { ", body" };
+        let Some((row, blobs)) = poll_row(&self.conn, id.as_str(), today, extra)? else { return Ok(None) };
+        let key = match row.key(&self.keys, id.as_str()) {
+            Ok(k) => k,
+            // Its key is gone: erased, whatever the row says.
+            Err(e) if is_erased(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let doc = open_doc(&key, id.as_str(), &blobs[0])?;
+        let poll = doc.poll(id, row.created_on, row.expires_on, today)?;
+        let tallies = match blobs.get(1) {
+            Some(sealed) => Some(open_tallies(&key, id.as_str(), &Layout::of(&poll.questions), sealed)?),
+            None => None,
+        };
         Ok(Some((poll, tallies)))
     }
-}
 
-/// A poll's media, listed without their bytes.
-pub(super) const MEDIA_OF_POLL: &str =
-    "SELECT id, question, kind, mime, size, sha256, alt, width, height FROM media WHERE poll_id = ?1";
+    /// Whether a poll that does not read as live has a row whose key is
+    /// gone (erased in this copy, or expired), rather than no row at all:
+    /// `pollctl` says so instead of "no such poll".
+    pub fn erased(&mut self, id: &PollId) -> Result<bool, Error> {
+        let row: Option<String> = self
+            .conn
+            .prepare_cached("SELECT key_day FROM sealed_polls WHERE id = ?1")?
+            .query_row(params![id.as_str()], |r| r.get(0))
+            .optional()?;
+        Ok(row.and_then(|d| Day::parse(&d)).is_some_and(|d| self.keys.wrap_key(d).is_none()))
+    }
 
-fn read_poll(tx: &Connection, id: &PollId, today: Day) -> Result<Option<Poll>, Error> {
-    let row = tx
-        .prepare_cached(
-            "SELECT token_sha256, title, lang, results_public, closed, created_on, expires_on, questions,
-                    results_after, closes_on, shuffle_options, duplicate_check, vote_changes
-             FROM polls WHERE id = ?1 AND expires_on > ?2",
-        )?
-        .query_row(params![id.as_str(), today.to_string()], |r| {
-            Ok((
-                r.get::<_, Vec<u8>>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, bool>(3)?,
-                r.get::<_, bool>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, String>(7)?,
-                (
-                    r.get::<_, Option<String>>(8)?,
-                    r.get::<_, Option<String>>(9)?,
-                    r.get::<_, bool>(10)?,
-                    r.get::<_, String>(11)?,
-                    r.get::<_, bool>(12)?,
-                ),
-            ))
-        })
-        .optional()?;
-    let Some((token, title, lang, results_public, closed, created_on, expires_on, questions, settings)) = row else {
-        return Ok(None);
-    };
-    let mut translations = BTreeMap::new();
-    {
-        let mut stmt = tx.prepare_cached("SELECT lang, body FROM translations WHERE poll_id = ?1")?;
-        let rows = stmt.query_map(params![id.as_str()], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-        for row in rows {
-            let (code, body) = row?;
-            let lang = Lang::from_code(&code).ok_or_else(|| corrupt("translation language"))?;
-            let version: LanguageVersion = serde_json::from_str(&body).map_err(Error::internal)?;
-            translations.insert(lang, version);
-        }
-    }
-    let media = {
-        let mut stmt = tx.prepare_cached(MEDIA_OF_POLL)?;
-        let rows = stmt.query_map(params![id.as_str()], media_item)?;
-        let mut media = rows.collect::<Result<Result<Vec<MediaItem>, Error>, _>>()??;
-        // Sorted here, not with ORDER BY: an ORDER BY on an expression made
-        // SQLite prepare this statement again at every step (measured: 21 µs
-        // instead of 7 µs per poll read).
-        media.sort_by_key(|m| m.slot);
-        media
-    };
-    let questions: Vec<Question> = serde_json::from_str(&questions).map_err(Error::internal)?;
-    let (results_after, closes_on, shuffle_options, duplicate_check, vote_changes) = settings;
-    let closes_on = closes_on.map(|d| Day::parse(&d).ok_or_else(|| corrupt("closes_on"))).transpose()?;
-    Ok(Some(Poll {
-        id: id.clone(),
-        token_hash: TokenHash::from_slice(&token).ok_or_else(|| corrupt("token hash"))?,
-        title: serde_json::from_value::<Title>(serde_json::Value::String(title)).map_err(Error::internal)?,
-        lang: Lang::from_code(&lang).ok_or_else(|| corrupt("poll language"))?,
-        visibility: super::visibility_from(results_public, results_after.as_deref())
-            .ok_or_else(|| corrupt("results_after"))?,
-        closed: closed || deadline_passed(closes_on, today),
-        closes_on,
-        shuffle_options,
-        duplicate_check: DuplicateCheck::from_code(&duplicate_check).ok_or_else(|| corrupt("duplicate_check"))?,
-        vote_changes,
-        created_on: Day::parse(&created_on).ok_or_else(|| corrupt("created_on"))?,
-        expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))?,
-        questions,
-        translations,
-        media,
-    }))
-}
-
-fn read_tallies(tx: &Connection, poll: &Poll) -> Result<Tallies, Error> {
-    let mut votes: Vec<Vec<u64>> = poll.questions.iter().map(|q| vec![0; q.counters()]).collect();
-    let total: i64 = tx
-        .prepare_cached("SELECT total_responses FROM polls WHERE id = ?1")?
-        .query_row(params![poll.id.as_str()], |r| r.get(0))
-        .optional()?
-        .unwrap_or(0);
-    let total = count(total)?;
-    let index = |n: i64| usize::try_from(n).ok();
-    {
-        let mut stmt = tx.prepare_cached("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1")?;
-        let rows = stmt.query_map(params![poll.id.as_str()], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
-        })?;
-        // A scale counts by value: its counters start at scaleMin.
-        let first = |q: usize| poll.questions.get(q).and_then(|q| q.scale()).map_or(0, |(lo, _)| usize::from(lo));
-        for row in rows {
-            let (q, o, n) = row?;
-            let slot = index(q)
-                .zip(index(o))
-                .and_then(|(q, o)| votes.get_mut(q).and_then(|v| v.get_mut(o.checked_sub(first(q))?)))
-                .ok_or_else(|| corrupt("tally index"))?;
-            *slot = count(n)?;
-        }
-    }
-    // Ballots that answered: counted for multiple choice; for the others
-    // each answer adds exactly one to one counter (a ranking's first choice).
-    let mut answered: Vec<u64> = votes.iter().map(|v| v.iter().sum()).collect();
-    let mut pairwise: Vec<Vec<Vec<u64>>> =
-        poll.questions
-            .iter()
-            .map(|q| {
-                if q.kind == QuestionKind::Ranked {
-                    vec![vec![0; q.options.len()]; q.options.len()]
-                } else {
-                    Vec::new()
-                }
-            })
-            .collect();
-    if poll.questions.iter().any(|q| q.kind == QuestionKind::Multiple) {
-        answered
-            .iter_mut()
-            .zip(&poll.questions)
-            .filter(|(_, q)| q.kind == QuestionKind::Multiple)
-            .for_each(|(a, _)| *a = 0);
-        let mut stmt = tx.prepare_cached("SELECT question, ballots FROM answer_tallies WHERE poll_id = ?1")?;
-        let rows = stmt.query_map(params![poll.id.as_str()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
-        for row in rows {
-            let (q, n) = row?;
-            let slot = index(q).and_then(|q| answered.get_mut(q)).ok_or_else(|| corrupt("answer tally"))?;
-            *slot = count(n)?;
-        }
-    }
-    if poll.questions.iter().any(|q| q.kind == QuestionKind::Ranked) {
-        let mut stmt =
-            tx.prepare_cached("SELECT question, above, below, ballots FROM pair_tallies WHERE poll_id = ?1")?;
-        let rows = stmt.query_map(params![poll.id.as_str()], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?))
-        })?;
-        for row in rows {
-            let (q, above, below, n) = row?;
-            let slot = index(q)
-                .and_then(|q| pairwise.get_mut(q))
-                .and_then(|m| m.get_mut(index(above)?))
-                .and_then(|r| r.get_mut(index(below)?))
-                .ok_or_else(|| corrupt("pair tally"))?;
-            *slot = count(n)?;
-        }
-    }
-    let mut by_day = Vec::new();
-    {
-        let mut stmt = tx.prepare_cached("SELECT day, responses FROM daily_tallies WHERE poll_id = ?1 ORDER BY day")?;
-        let rows = stmt.query_map(params![poll.id.as_str()], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
-        for row in rows {
-            let (day, n) = row?;
-            by_day.push((Day::parse(&day).ok_or_else(|| corrupt("tally day"))?, count(n)?));
-        }
-    }
-    Ok(Tallies { total, votes, answered, pairwise, by_day })
-}
-
-impl Reader {
     /// A poll's invite codes: how many were issued, and how many were used.
     pub fn invite_counts(&mut self, poll: &Poll) -> Result<(u64, u64), Error> {
         super::writer::invite_counts(&self.conn, &poll.id)
     }
 
-    /// Every stored ballot of `poll`, shuffled (ballots not yet mixed still
-    /// stand together at the end of the store's order), without the day it
-    /// was cast. For the admin's ballot export and for recounts.
+    /// Every stored ballot of `poll`, shuffled, without the day it was
+    /// cast. For the admin's ballot export and for recounts.
     pub fn ballots(&mut self, poll: &Poll) -> Result<Vec<Ballot>, Error> {
+        let mut out: Vec<Ballot> = self.ballots_with_days(poll, Day::today())?.into_iter().map(|(_, b)| b).collect();
+        rand::seq::SliceRandom::shuffle(out.as_mut_slice(), &mut rand::rng());
+        Ok(out)
+    }
+
+    /// Every stored ballot of `poll` with its day, in key order.
+    pub(super) fn ballots_with_days(&mut self, poll: &Poll, today: Day) -> Result<Vec<(Day, Ballot)>, Error> {
         let tx = self.conn.transaction()?;
+        let Some((row, _)) = poll_row(&tx, poll.id.as_str(), std::cmp::min(today, poll.created_on), "")? else {
+            return Ok(Vec::new());
+        };
+        let key = row.key(&self.keys, poll.id.as_str())?;
         let mut out = Vec::new();
         {
-            let mut stmt = tx.prepare_cached("SELECT choices FROM responses WHERE poll_id = ?1 ORDER BY id")?;
-            let rows = stmt.query_map(params![poll.id.as_str()], |r| r.get::<_, String>(0))?;
+            let mut stmt = tx.prepare_cached("SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 ORDER BY id")?;
+            let rows =
+                stmt.query_map(params![poll.id.as_str()], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
             for row in rows {
-                out.push(Ballot::from_stored(&poll.questions, &row?).ok_or_else(|| corrupt("ballot"))?);
+                let (k, sealed) = row?;
+                let plain =
+                    key.open(&place::ballot(poll.id.as_str(), &k), &sealed).map_err(|e| corrupt_sealed("ballot", e))?;
+                out.push(rows::ballot_from(&poll.questions, &plain)?);
             }
         }
         tx.finish()?;
-        rand::seq::SliceRandom::shuffle(out.as_mut_slice(), &mut rand::rng());
         Ok(out)
     }
 
     /// The ballot of `poll` that came with the receipt hashed `receipt`,
     /// if it is still stored.
     pub fn own_ballot(&mut self, poll: &Poll, receipt: &ReceiptHash) -> Result<Option<Ballot>, Error> {
-        let stored = super::receipt_row(&self.conn, poll.id.as_str(), receipt)?;
-        stored.map(|(_, _, s)| Ballot::from_stored(&poll.questions, &s).ok_or_else(|| corrupt("ballot"))).transpose()
+        let tx = self.conn.transaction()?;
+        let Some((row, blobs)) = poll_row(&tx, poll.id.as_str(), poll.created_on, ", body")? else { return Ok(None) };
+        let key = row.key(&self.keys, poll.id.as_str())?;
+        let doc = open_doc(&key, poll.id.as_str(), &blobs[0])?;
+        let stored = super::receipt_row(&tx, poll.id.as_str(), &key, &doc, receipt)?;
+        tx.finish()?;
+        Ok(stored.map(|found| found.ballot))
     }
+}
+
+/// Whether `e` says a poll's key is gone (its row is then erased).
+pub(super) fn is_erased(e: &Error) -> bool {
+    matches!(e, Error::NotFound)
 }
 
 /// A media item ready to be served: what it is, and until when its poll lives.
@@ -252,8 +212,9 @@ impl Reader {
     /// The media item `id` if its poll is live on `today`, with the bytes
     /// `pick` asks for (offset and length, within the item's size). Both
     /// are read in one transaction, so the bytes are this item's even if it
-    /// is replaced or erased meanwhile; and straight from the BLOB, so a
-    /// range of a large video never loads the rest of it.
+    /// is replaced or erased meanwhile; and only the sealed pieces that
+    /// hold the range are read and opened, so a range of a large video
+    /// never loads the rest of it.
     pub fn media(
         &mut self,
         id: &MediaId,
@@ -261,62 +222,44 @@ impl Reader {
         pick: impl FnOnce(&MediaBlob) -> Option<(u64, usize)>,
     ) -> Result<Option<(MediaBlob, Vec<u8>)>, Error> {
         let tx = self.conn.transaction()?;
-        let row = tx
-            .prepare_cached(
-                "SELECT m.id, m.question, m.kind, m.mime, m.size, m.sha256, m.alt, m.width, m.height,
-                        m.rowid, p.expires_on
-                 FROM media m JOIN polls p ON p.id = m.poll_id
-                 WHERE m.id = ?1 AND p.expires_on > ?2",
-            )?
-            .query_row(params![id.as_str(), today.to_string()], |r| {
-                Ok((media_item(r)?, r.get::<_, i64>(9)?, r.get::<_, String>(10)?))
-            })
+        let found = tx
+            .prepare_cached("SELECT rowid, poll_id FROM sealed_media WHERE id = ?1")?
+            .query_row(params![id.as_str()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
             .optional()?;
-        let Some((item, rowid, expires_on)) = row else { return Ok(None) };
-        let blob = MediaBlob { item: item?, expires_on: Day::parse(&expires_on).ok_or_else(|| corrupt("expires_on"))? };
+        let Some((rowid, poll)) = found else { return Ok(None) };
+        let Some((row, blobs)) = poll_row(&tx, &poll, today, ", body")? else { return Ok(None) };
+        let key = match row.key(&self.keys, &poll) {
+            Ok(k) => k,
+            Err(e) if is_erased(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let doc = open_doc(&key, &poll, &blobs[0])?;
+        let Some(listed) = doc.media.iter().find(|m| m.id == id.as_str()) else { return Ok(None) };
+        let blob = MediaBlob { item: listed.item()?, expires_on: row.expires_on };
         let mut bytes = Vec::new();
         if let Some((offset, len)) = pick(&blob) {
-            let handle = tx.blob_open(rusqlite::MAIN_DB, "media", "bytes", rowid, true)?;
+            let padded = usize::try_from(listed.padded).map_err(|_| corrupt("media size"))?;
             let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
-            bytes = vec![0u8; len];
-            handle.read_at_exact(&mut bytes, offset)?;
+            if offset.checked_add(len).is_none_or(|end| end > padded) {
+                return Err(corrupt("media range"));
+            }
+            let handle = tx.blob_open(rusqlite::MAIN_DB, "sealed_media", "bytes", rowid, true)?;
+            let place = place::media(&poll, id.as_str());
+            bytes.reserve(len);
+            let mut at = offset;
+            while at < offset + len {
+                let index = at / super::seal::PIECE;
+                let (start, sealed_len) = piece_span(padded, index);
+                let mut sealed = vec![0u8; sealed_len];
+                handle.read_at_exact(&mut sealed, start)?;
+                let piece = key.open_piece(&place, padded, index, &sealed).map_err(|e| corrupt_sealed("media", e))?;
+                let from = at - index * super::seal::PIECE;
+                let take = (offset + len - at).min(piece.len() - from);
+                bytes.extend_from_slice(&piece[from..from + take]);
+                at += take;
+            }
         }
         tx.finish()?;
         Ok(Some((blob, bytes)))
     }
-}
-
-/// A `media` row's listing columns, in the order both queries select them.
-fn media_item(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<MediaItem, Error>> {
-    let id: String = r.get(0)?;
-    let question: Option<i64> = r.get(1)?;
-    let kind: String = r.get(2)?;
-    let mime: String = r.get(3)?;
-    let size: i64 = r.get(4)?;
-    let sha: Vec<u8> = r.get(5)?;
-    let alt: String = r.get(6)?;
-    let width: Option<u32> = r.get(7)?;
-    let height: Option<u32> = r.get(8)?;
-    let item = (|| {
-        Ok(MediaItem {
-            id: MediaId::parse(&id).ok_or_else(|| corrupt("media id"))?,
-            slot: Slot::from_question(question).ok_or_else(|| corrupt("media slot"))?,
-            kind: crate::media::Kind::from_str(&kind).ok_or_else(|| corrupt("media kind"))?,
-            mime,
-            size: count(size)?,
-            sha256: <[u8; 32]>::try_from(sha.as_slice()).map_err(|_| corrupt("media hash"))?,
-            alt,
-            width,
-            height,
-        })
-    })();
-    Ok(item)
-}
-
-fn count(n: i64) -> Result<u64, Error> {
-    u64::try_from(n).map_err(|_| corrupt("counter"))
-}
-
-fn corrupt(what: &str) -> Error {
-    Error::internal(anyhow!("stored {what} is malformed"))
 }

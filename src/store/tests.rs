@@ -3,6 +3,7 @@
 use super::*;
 use crate::domain::{Lang, NewPoll};
 use crate::secret::AdminToken;
+use crate::store::testkit::{assert_counts_match, ballots_of, key_of, move_ballot, put_ballot};
 use serde_json::json;
 
 fn new_poll() -> NewPoll {
@@ -45,9 +46,10 @@ fn votes_update_counters_in_the_same_transaction() {
     assert_eq!(t.total, 3);
     assert_eq!(t.votes, vec![vec![2, 0, 1], vec![0, 2]]);
     assert_eq!(t.by_day, vec![(today, 3)]);
-    // Counters agree with the stored responses.
-    let stored: i64 = r.conn.query_row("SELECT count(*) FROM responses", [], |x| x.get(0)).unwrap();
+    // Counts agree with the stored ballots.
+    let stored: i64 = r.conn.query_row("SELECT count(*) FROM sealed_ballots", [], |x| x.get(0)).unwrap();
     assert_eq!(stored, 3);
+    assert_eq!(assert_counts_match(&r.conn, store.keys(), &id), 3);
 }
 
 #[test]
@@ -75,6 +77,7 @@ fn expired_polls_are_invisible_and_swept_on_their_expiry_day() {
     assert!(r.poll(&id, expires.previous()).unwrap().is_some());
     assert!(r.poll(&id, expires).unwrap().is_none());
     assert_eq!(store.sweep(expires.previous()).unwrap().polls_erased, 0);
+    assert!(r.poll(&id, expires.previous()).unwrap().is_some(), "readable on its last day");
     assert_eq!(store.sweep(expires).unwrap().polls_erased, 1);
     assert!(r.poll(&id, today).unwrap().is_none());
 }
@@ -133,13 +136,15 @@ fn opening_truncates_a_wal_left_by_a_crash_after_an_erasure() {
     // checkpoint SQLite would run on close, as a crash does.)
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch("PRAGMA secure_delete = ON; PRAGMA wal_autocheckpoint = 0;").unwrap();
+    // (A cleartext marker in a row of the store's, as a poll's bytes were
+    // before they were sealed.)
     conn.execute(
-        "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
-         VALUES ('crashcrashcrash1', zeroblob(32), 'Crash marker title', 'en', 0, '2026-01-01', '2099-01-01', '[]')",
+        "INSERT INTO sealed_polls (id, created_on, expires_on, key_day, data_key, body, tallies)
+         VALUES ('crashcrashcrash1', '2026-01-01', '2099-01-01', '2026-01-01', x'', CAST('Crash marker title' AS BLOB), x'')",
         [],
     )
     .unwrap();
-    conn.execute("DELETE FROM polls WHERE id = 'crashcrashcrash1'", []).unwrap();
+    conn.execute("DELETE FROM sealed_polls WHERE id = 'crashcrashcrash1'", []).unwrap();
     std::mem::forget(conn);
     let wal = std::fs::read(dir.path().join("t.sqlite3-wal")).unwrap();
     assert!(wal.windows(18).any(|w| w == b"Crash marker title"), "the set-up must leave the marker in the WAL");
@@ -178,20 +183,6 @@ fn migrations_match_the_sql_folder() {
         assert!(name.starts_with(&format!("{:03}_", i + 1)), "{name} is out of order");
     }
     let _ = Lang::En;
-}
-
-/// A statement SQLite prepares again at each use costs a poll read three
-/// times over (an `ORDER BY` on an expression did): the listing of a poll's
-/// media, read many times, is never prepared again.
-#[test]
-fn reading_a_poll_prepares_its_media_listing_once() {
-    let (_dir, store, id) = setup();
-    let mut reader = store.reader().unwrap();
-    for _ in 0..20 {
-        reader.poll(&id, Day::today()).unwrap().unwrap();
-    }
-    let stmt = reader.conn.prepare_cached(super::reader::MEDIA_OF_POLL).unwrap();
-    assert_eq!(stmt.get_status(rusqlite::StatementStatus::RePrepare), 0);
 }
 
 // ---- Counters against a recount of the stored ballots. ----
@@ -253,8 +244,8 @@ mod recount {
         })
     }
 
-    /// The counters of `ballots`, summed as the writer sums them, in the
-    /// reader's shape.
+    /// The counts of `ballots`, summed independently of the store's own
+    /// arithmetic, in the reader's shape.
     fn recount(questions: &[Question], ballots: &[Ballot], by_day: Vec<(Day, u64)>) -> Tallies {
         let mut t = Tallies {
             total: ballots.len() as u64,
@@ -416,55 +407,35 @@ mod recount {
             for (receipt, now) in &held {
                 prop_assert_eq!(r.own_ballot(&stored_poll, &receipt.hash()).unwrap(), now.clone());
             }
-            // No counter row is left at zero; with no ballot left, none at all.
-            for (table, count) in [("option_tallies", "votes"), ("answer_tallies", "ballots"), ("pair_tallies", "ballots"), ("daily_tallies", "responses")] {
-                let (rows, zero): (i64, i64) = r.conn.query_row(&format!("SELECT count(*), count(*) FILTER (WHERE {count} = 0) FROM {table}"), [], |x| Ok((x.get(0)?, x.get(1)?))).unwrap();
-                prop_assert_eq!(zero, 0, "{} keeps a zero row", table);
-                if left.is_empty() {
-                    prop_assert_eq!(rows, 0, "{} keeps rows of withdrawn ballots", table);
-                }
+            // With no ballot left, not even the day they were cast is kept.
+            if left.is_empty() {
+                prop_assert_eq!(r.tallies(&stored_poll).unwrap(), crate::store::rows::empty_tallies(&crate::store::rows::Layout::of(&qs)));
             }
-        }
-    }
-
-    /// The new counters belong to their poll like the others: deleting the
-    /// poll leaves none of its rows (each holds the poll's id) in any file.
-    #[test]
-    fn deleting_a_poll_erases_its_pair_and_answer_counters() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
-        let poll = poll_of((2, 3, 3, (1, 5)), (1, 2));
-        let id = PollId::generate().unwrap();
-        let today = Day::today();
-        store.create_poll(&id, &AdminToken::generate().unwrap().hash(), &poll, &[], today).unwrap();
-        let answers = vec![
-            None,
-            Some(Answer::Choices(vec![0, 2])),
-            Some(Answer::Ranks(vec![Some(2), Some(1), None])),
-            Some(Answer::Value(4)),
-        ];
-        store.cast(&id, Ballot::new(&poll.questions, answers).unwrap(), today).unwrap();
-        let count = |table: &str| -> i64 {
-            let conn = Connection::open(dir.path().join("t.sqlite3")).unwrap();
-            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
-        };
-        assert_eq!((count("pair_tallies"), count("answer_tallies")), (3, 1));
-        store.delete_poll(&id).unwrap();
-        assert_eq!((count("pair_tallies"), count("answer_tallies")), (0, 0));
-        for entry in std::fs::read_dir(dir.path()).unwrap() {
-            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-            assert!(!bytes.windows(id.as_str().len()).any(|w| w == id.as_str().as_bytes()), "the poll id survived");
         }
     }
 }
 
-// ---- Staged keys (writer.rs): never in a backup, none from before. ----
+// ---- Staged keys (writer.rs): never in a backup. ----
 
 /// Keys of all stored ballots.
 fn ballot_keys(path: &Path) -> Vec<Vec<u8>> {
     let conn = Connection::open(path).unwrap();
-    let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
+    let mut stmt = conn.prepare("SELECT id FROM sealed_ballots ORDER BY id").unwrap();
     stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// Moves every settled ballot of `id` back to a staged key, as if the
+/// writer had not mixed yet (it does 250 ms after going idle).
+fn restage(store: &Store, id: &PollId) {
+    let conn = Connection::open(store.path()).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    for (key, _, _) in ballots_of(&conn, store.keys(), id) {
+        if key[0] != writer::STAGED {
+            let mut staged = [writer::STAGED; 16];
+            staged[1..].copy_from_slice(&key[1..]);
+            move_ballot(&conn, store.keys(), id, &key, &staged);
+        }
+    }
 }
 
 #[test]
@@ -473,50 +444,26 @@ fn a_backup_holds_no_staged_ballot() {
     for choices in [[Some(0), Some(1)], [Some(2), None], [None, Some(0)]] {
         store.cast(&id, ballot(&choices), Day::today()).unwrap();
     }
-    // As if the writer had not mixed yet (it does 250 ms after going idle).
-    let conn = Connection::open(store.path()).unwrap();
-    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
-    conn.execute(
-        "UPDATE responses SET id = unhex('ff' || substr(hex(id), 3)) WHERE id < x'ff' AND poll_id = ?1",
-        params![id.as_str()],
-    )
-    .unwrap();
-    drop(conn);
+    restage(&store, &id);
     assert_eq!(ballot_keys(store.path()).iter().filter(|k| k[0] == 0xff).count(), 3, "the set-up stages them");
     let copy = dir.path().join("backup.sqlite3");
     store.backup(&copy).unwrap();
     let keys = ballot_keys(&copy);
     assert_eq!(keys.len(), 3, "every ballot is in the backup");
     assert!(keys.iter().all(|k| k[0] != 0xff && k.len() == 16), "{keys:?}");
-}
-
-#[test]
-fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
-    let (dir, store, id) = setup();
-    store.cast(&id, ballot(&[Some(0), Some(1)]), Day::today()).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&copy).unwrap().permissions().mode() & 0o777, 0o600, "owner only");
+    }
+    // The copy opens with the live key file, every ballot where it was.
     drop(store);
-    let path = dir.path().join("t.sqlite3");
-    // A database of schema 5 (what 006 and later add is undone) with a
-    // ballot whose random key began with 0xff.
-    let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(
-        "ALTER TABLE polls DROP COLUMN vote_changes; ALTER TABLE polls DROP COLUMN duplicate_check; DROP TABLE invites;",
-    )
-    .unwrap();
-    conn.execute("UPDATE responses SET id = unhex('ff' || substr(hex(id), 3))", []).unwrap();
-    conn.pragma_update(None, "user_version", 5).unwrap();
-    drop(conn);
-    // pollctl's kind of store: its writer does not mix ballots left
-    // staged, so only the migration can have re-keyed this one.
-    let store = Store::open_patient(&path).unwrap();
-    let keys = ballot_keys(&path);
-    assert_eq!(keys.len(), 1);
-    assert!(keys[0][0] != 0xff && keys[0].len() == 16, "{keys:?}");
-    let mut r = store.reader().unwrap();
+    let restored =
+        Store::open_with(&copy, &Keys::beside(&dir.path().join("t.sqlite3")), WriterConfig::default()).unwrap();
+    let mut r = restored.reader().unwrap();
     let poll = r.poll(&id, Day::today()).unwrap().unwrap();
-    assert_eq!(r.ballots(&poll).unwrap().len(), 1);
-    // A poll from before receipts keeps the rules it was created under.
-    assert!(!poll.vote_changes, "migration 008 turned vote changes on for an existing poll");
+    assert_eq!(r.ballots(&poll).unwrap().len(), 3);
+    assert_eq!(r.tallies(&poll).unwrap().total, 3);
 }
 
 // ---- Invite codes. ----
@@ -525,13 +472,20 @@ fn ballots_keyed_before_staging_lose_a_staged_looking_key_at_the_upgrade() {
 fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     use crate::error::InviteRefusal;
     use crate::secret::InviteCode;
-    let (_dir, store, id) = setup();
+    let (dir, store, id) = setup();
     let today = Day::today();
     let invite_only = PollPatch::from_json(&json!({"duplicateCheck": "invite"})).unwrap();
     store.patch_poll(&id, &invite_only, today).unwrap();
     let codes: Vec<InviteCode> = (0..3).map(|_| InviteCode::generate().unwrap()).collect();
     let hashes = codes.iter().map(InviteCode::hash).collect();
     assert_eq!(store.issue_invites(&id, hashes, today).unwrap(), (3, 0));
+    // Stored keyed under the poll's key: no code's plain hash is in any file.
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        for c in &codes {
+            assert!(!bytes.windows(32).any(|w| w == c.hash().0), "a code's plain hash is stored");
+        }
+    }
     let vote = |code: Option<&InviteCode>| {
         store
             .cast_later(&id, ballot(&[Some(0), None]), (code.map(InviteCode::hash), None), today)
@@ -595,9 +549,14 @@ fn wait_for_empty_wal(dir: &Path) {
     }
 }
 
-/// Whether any file of `dir` holds one of the ballot keys `receipt` gives.
-fn keys_in_files(dir: &Path, receipt: &crate::secret::Receipt) -> bool {
-    let k = receipt_keys(&receipt.hash());
+/// The keys a receipt gives its ballot in poll `id` of `store`.
+fn keys_of(store: &Store, id: &PollId, receipt: &crate::secret::Receipt) -> ReceiptKeys {
+    let conn = Connection::open(store.path()).unwrap();
+    receipt_keys(&key_of(&conn, store.keys(), id), &receipt.hash())
+}
+
+/// Whether any file of `dir` holds one of `keys`.
+fn keys_in_files(dir: &Path, k: &ReceiptKeys) -> bool {
     std::fs::read_dir(dir).unwrap().any(|e| {
         let bytes = std::fs::read(e.unwrap().path()).unwrap();
         [k.staged, k.settled, k.fallback].iter().any(|key| bytes.windows(16).any(|w| w == key))
@@ -621,9 +580,10 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     assert!(poll.vote_changes, "on by default");
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(0), Some(1)])));
     assert_eq!(r.own_ballot(&poll, &Receipt::generate().unwrap().hash()).unwrap(), None);
+    let k = keys_of(&store, &id, &receipt);
     // The ballot's key comes from the hash (so the scans below look for the
     // right bytes).
-    assert!(keys_in_files(dir.path(), &receipt));
+    assert!(keys_in_files(dir.path(), &k));
 
     store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
     assert_eq!(r.tallies(&poll).unwrap().votes, vec![vec![0, 1, 1], vec![0, 0]]);
@@ -650,7 +610,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     store.amend(&id, early.hash(), None, today).unwrap();
     assert_eq!(r.tallies(&poll).unwrap().by_day, vec![(today, 2)], "a withdrawal takes its own day's count");
 
-    // Withdrawn: the ballot and its receipt hash leave every file.
+    // Withdrawn: the ballot and its keys leave every file.
     store.amend(&id, receipt.hash(), None, today).unwrap();
     let t = r.tallies(&poll).unwrap();
     assert_eq!((t.total, t.votes.clone(), t.by_day.clone()), (1, vec![vec![0, 0, 1], vec![0, 0]], vec![(today, 1)]));
@@ -661,11 +621,54 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     drop(r);
     // The writer truncates the WAL at its next idle moment.
     wait_for_empty_wal(dir.path());
-    assert!(!keys_in_files(dir.path(), &receipt), "a withdrawn ballot's key survived");
+    assert!(!keys_in_files(dir.path(), &k), "a withdrawn ballot's key survived");
+}
+
+/// A changed ballot keeps its length (every ballot of a poll has one), so
+/// it is rewritten in place: the change moves no row (audit finding 6).
+#[test]
+fn a_changed_ballot_is_rewritten_in_place() {
+    use crate::secret::Receipt;
+    let (dir, store, id) = setup();
+    let today = Day::today();
+    let receipts: Vec<Receipt> = (0..60).map(|_| Receipt::generate().unwrap()).collect();
+    for (i, r) in receipts.iter().enumerate() {
+        let b = if i % 2 == 0 { ballot(&[Some(0), None]) } else { ballot(&[Some(2), Some(1)]) };
+        store.cast_later(&id, b, (None, Some(r.hash())), today).unwrap().committed_blocking().unwrap();
+    }
+    wait_for_empty_wal(dir.path());
+    let file = dir.path().join("t.sqlite3");
+    let places = |store: &Store| -> Vec<(usize, Vec<u8>)> {
+        let conn = Connection::open(store.path()).unwrap();
+        let bytes = std::fs::read(&file).unwrap();
+        let mut stmt = conn.prepare("SELECT id, sealed FROM sealed_ballots ORDER BY id").unwrap();
+        stmt.query_map([], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))
+            .unwrap()
+            .map(|row| {
+                let (key, sealed) = row.unwrap();
+                let at = bytes.windows(sealed.len()).position(|w| w == sealed).expect("a ballot's bytes in the file");
+                (at, key)
+            })
+            .collect()
+    };
+    let before = places(&store);
+    // Narrow ballots made wide and wide ones narrow.
+    for (i, r) in receipts.iter().enumerate().take(20) {
+        let b = if i % 2 == 0 { ballot(&[Some(2), Some(1)]) } else { ballot(&[None, Some(0)]) };
+        store.amend(&id, r.hash(), Some(b), today).unwrap();
+    }
+    wait_for_empty_wal(dir.path());
+    assert_eq!(places(&store), before, "every ballot at the same place, in key order");
+    let lens: std::collections::BTreeSet<usize> = {
+        let conn = Connection::open(store.path()).unwrap();
+        let mut stmt = conn.prepare("SELECT length(sealed) FROM sealed_ballots").unwrap();
+        stmt.query_map([], |r| r.get::<_, i64>(0)).unwrap().map(|n| n.unwrap() as usize).collect()
+    };
+    assert_eq!(lens.len(), 1, "one length per poll: {lens:?}");
 }
 
 #[test]
-fn deleting_a_poll_erases_its_receipt_hashes_from_every_file() {
+fn deleting_a_poll_erases_its_receipt_keys_from_every_file() {
     use crate::secret::Receipt;
     let (dir, store, id) = setup();
     let today = Day::today();
@@ -679,26 +682,13 @@ fn deleting_a_poll_erases_its_receipt_hashes_from_every_file() {
     }
     // As a poll deleted days after its votes: mixed to their settled keys.
     wait_for_empty_wal(dir.path());
-    let mut r = store.reader().unwrap();
-    let poll = r.poll(&id, today).unwrap().unwrap();
-    let settled: Vec<Vec<u8>> = r
-        .conn
-        .prepare("SELECT id FROM responses")
-        .unwrap()
-        .query_map([], |x| x.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert!(
-        receipts.iter().all(|x| settled.contains(&receipt_keys(&x.hash()).settled.to_vec())),
-        "every ballot settled"
-    );
-    assert_eq!(r.tallies(&poll).unwrap().total, 5);
-    drop(r);
-    assert!(receipts.iter().all(|r| keys_in_files(dir.path(), r)));
+    let keys: Vec<ReceiptKeys> = receipts.iter().map(|r| keys_of(&store, &id, r)).collect();
+    let settled = ballot_keys(store.path());
+    assert!(keys.iter().all(|k| settled.contains(&k.settled.to_vec())), "every ballot settled");
+    assert!(keys.iter().all(|k| keys_in_files(dir.path(), k)));
     store.delete_poll(&id).unwrap();
-    for receipt in &receipts {
-        assert!(!keys_in_files(dir.path(), receipt), "a receipt's ballot key survived its poll");
+    for k in &keys {
+        assert!(!keys_in_files(dir.path(), k), "a receipt's ballot key survived its poll");
     }
 }
 
@@ -708,29 +698,22 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     let (dir, store, id) = setup();
     let today = Day::today();
     let receipt = Receipt::generate().unwrap();
-    let k = receipt_keys(&receipt.hash());
+    let k = keys_of(&store, &id, &receipt);
     assert!(k.staged[0] == 0xff && k.settled[0] != 0xff && k.fallback[0] != 0xff);
     assert!(!k.settled.windows(8).any(|w| k.staged.windows(8).any(|v| v == w)), "settled shares nothing with staged");
     let theirs = Some(ballot(&[Some(2), Some(0)]));
     let mut r = store.reader().unwrap();
     let poll = r.poll(&id, today).unwrap().unwrap();
-    // Staged: a write of the store's own, without the writer's mix.
+    // Placed at each of its keys by a write of the store's own.
     let conn = Connection::open(store.path()).unwrap();
     conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
-    let insert = |key: &[u8; 16]| {
-        conn.execute(
-            "INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, '[2,0]')",
-            params![id.as_str(), &key[..], today.to_string()],
-        )
-        .unwrap();
-    };
-    let delete = || conn.execute("DELETE FROM responses", []).unwrap();
+    let delete = || conn.execute("DELETE FROM sealed_ballots", []).unwrap();
     for key in [k.staged, k.settled, k.fallback] {
-        insert(&key);
+        put_ballot(&conn, store.keys(), &id, &key, &ballot(&[Some(2), Some(0)]), today);
         assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found at {key:?}");
         delete();
     }
-    insert(&[0x11; 16]);
+    put_ballot(&conn, store.keys(), &id, &[0x11; 16], &ballot(&[Some(2), Some(0)]), today);
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), None);
     delete();
     // Cast: the writer's mix (250 ms after going idle) settles it.
@@ -748,14 +731,14 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
     // A backup of a staged receipt ballot: the copy settles it at the
     // fallback key, where the receipt still finds it.
-    conn.execute("UPDATE responses SET id = ?1", params![&k.staged[..]]).unwrap();
+    move_ballot(&conn, store.keys(), &id, &k.settled, &k.staged);
     drop(conn);
     let copy = dir.path().join("backup.sqlite3");
     store.backup(&copy).unwrap();
     assert_eq!(ballot_keys(&copy), vec![k.fallback.to_vec()]);
     drop(r);
     drop(store);
-    let restored = Store::open_patient(&copy).unwrap();
+    let restored = Store::open_patient(&copy, &Keys::beside(&dir.path().join("t.sqlite3"))).unwrap();
     let mut r = restored.reader().unwrap();
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(1), None])));
 }

@@ -1,13 +1,19 @@
 //! Tests of the writer's batch path: one batch mixing every kind of vote and
-//! other writes, replayed through [`commit`] directly so that the batch's
-//! make-up does not depend on timing; and the poll cache against changes
-//! made by another connection.
+//! other writes, replayed through [`Writer::commit`] directly so that the
+//! batch's make-up does not depend on timing; the poll cache against
+//! changes made by another connection; staging and the mix.
 
+use super::cache::CACHE_POLLS;
+use super::mix::{MAX_FRESH, MIX_RETRY, Target, mixed_key};
 use super::*;
 use crate::domain::NewPoll;
 use crate::secret::AdminToken;
+use crate::store::receipt_keys;
+use crate::store::testkit::{assert_counts_match, ballots_of, doc_of, move_ballot, tallies_of};
 use rusqlite::OpenFlags;
 use serde_json::json;
+use std::collections::BTreeSet;
+use std::time::Instant;
 
 fn new_poll() -> NewPoll {
     NewPoll::from_json(&json!({
@@ -17,34 +23,35 @@ fn new_poll() -> NewPoll {
     .unwrap()
 }
 
-/// A migrated database and the writer's own kind of connection to it.
-fn setup() -> (tempfile::TempDir, Connection) {
+/// A migrated database with its key file, and the writer's own kind of
+/// connection to it.
+fn setup() -> (tempfile::TempDir, Connection, Arc<Keyring>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.sqlite3");
-    super::super::migrate(&path, Duration::from_secs(5)).unwrap();
+    super::super::migrate(&path, Duration::from_secs(5), super::super::SCHEMA_VERSION).unwrap();
     let conn = super::super::connect(&path, OpenFlags::SQLITE_OPEN_READ_WRITE, Duration::from_secs(5)).unwrap();
-    (dir, conn)
+    let keys = super::super::open_keys(&conn, &super::super::Keys::beside(&path), Day::today()).unwrap();
+    (dir, conn, Arc::new(keys))
 }
 
 /// A new database with one new poll, the writer's connection to it and
-/// the writer's state: where most tests here start.
+/// the writer: where most tests here start.
 struct Started {
     _dir: tempfile::TempDir,
     conn: Connection,
     today: Day,
     id: PollId,
-    polls: PollCache,
-    fresh: Fresh,
+    w: Writer,
 }
 
 fn started() -> Started {
-    let (_dir, mut conn) = setup();
+    let (_dir, mut conn, keys) = setup();
     let today = Day::today();
     let id = PollId::generate().unwrap();
-    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
-    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut fresh);
+    let mut w = Writer::new(keys);
+    let (results, _) = w.commit(&mut conn, &[create(&id, today)]);
     assert!(results[0].is_ok());
-    Started { _dir, conn, today, id, polls, fresh }
+    Started { _dir, conn, today, id, w }
 }
 
 fn job(op: Op) -> Job {
@@ -84,47 +91,20 @@ fn kind(r: &Result<Outcome, Error>) -> &'static str {
     }
 }
 
-/// Every counter of `id` against a recount of its stored responses.
-fn assert_counters_match_responses(conn: &Connection, id: &PollId) -> i64 {
-    let rows: i64 =
-        conn.query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
-    let total: i64 =
-        conn.query_row("SELECT total_responses FROM polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
-    let by_day: i64 = conn
-        .query_row("SELECT coalesce(sum(responses), 0) FROM daily_tallies WHERE poll_id = ?1", [id.as_str()], |r| {
-            r.get(0)
-        })
-        .unwrap();
-    assert_eq!((total, by_day), (rows, rows), "total_responses and daily_tallies vs rows of {id}");
-    let recount = |sql: &str| -> Vec<(i64, i64, i64)> {
-        let mut stmt = conn.prepare(sql).unwrap();
-        stmt.query_map([id.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
-    };
-    let counted =
-        recount("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2");
-    let stored = recount(
-        "SELECT CAST(j.key AS INTEGER), j.value, count(*) FROM responses, json_each(responses.choices) AS j
-         WHERE poll_id = ?1 AND j.value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
-    );
-    assert_eq!(counted, stored, "option_tallies vs the stored ballots of {id}");
-    rows
-}
-
 #[test]
 fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
-    let (_dir, mut conn) = setup();
+    let (_dir, mut conn, keys) = setup();
     let today = Day::today();
     let later = today.plus_days(30); // past every poll's expiry
     let [open, closed, doomed, unknown] = [(); 4].map(|()| PollId::generate().unwrap());
-    let mut polls = PollCache::default();
+    let mut w = Writer::new(keys.clone());
     let setup = [create(&open, today), create(&closed, today), create(&doomed, today)];
-    let (results, _) = commit(&mut conn, &setup, &mut polls, &mut Fresh::default());
+    let (results, _) = w.commit(&mut conn, &setup);
     assert!(results.iter().all(Result::is_ok));
-    let (results, _) =
-        commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)], &mut polls, &mut Fresh::default());
+    let (results, _) = w.commit(&mut conn, &[patch(&closed, json!({"closed": true}), today)]);
     assert!(results.iter().all(Result::is_ok));
     // A vote first, so that the cache knows `open` before the batch.
-    let (results, _) = commit(&mut conn, &[cast(&open, &[Some(0), None], today)], &mut polls, &mut Fresh::default());
+    let (results, _) = w.commit(&mut conn, &[cast(&open, &[Some(0), None], today)]);
     assert_eq!(kind(&results[0]), "ok");
 
     let batch = [
@@ -146,7 +126,7 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
         cast(&open, &[None, Some(0)], today),
         cast(&closed, &[Some(0), None], today),
     ];
-    let (results, erased) = commit(&mut conn, &batch, &mut polls, &mut Fresh::default());
+    let (results, erased) = w.commit(&mut conn, &batch);
     let kinds: Vec<&str> = results.iter().map(kind).collect();
     assert_eq!(
         kinds,
@@ -169,119 +149,99 @@ fn counters_stay_exact_when_a_batch_mixes_valid_refused_and_other_writes() {
     );
     assert!(erased, "the delete erased a poll");
     // 1 before the batch, 3 in it.
-    assert_eq!(assert_counters_match_responses(&conn, &open), 4);
-    assert_eq!(assert_counters_match_responses(&conn, &closed), 0);
+    assert_eq!(assert_counts_match(&conn, &keys, &open), 4);
+    assert_eq!(assert_counts_match(&conn, &keys, &closed), 0);
     let left: i64 = conn
         .query_row(
-            "SELECT (SELECT count(*) FROM option_tallies WHERE poll_id = ?1)
-                  + (SELECT count(*) FROM daily_tallies WHERE poll_id = ?1)
-                  + (SELECT count(*) FROM responses WHERE poll_id = ?1)",
+            "SELECT (SELECT count(*) FROM sealed_polls WHERE id = ?1)
+                  + (SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1)",
             [doomed.as_str()],
             |r| r.get(0),
         )
         .unwrap();
     assert_eq!(left, 0, "nothing of the deleted poll is left");
-    let votes: Vec<(i64, i64, i64)> = {
-        let mut stmt = conn
-            .prepare("SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 ORDER BY 1, 2")
-            .unwrap();
-        stmt.query_map([open.as_str()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
-    assert_eq!(votes, [(0, 0, 2), (0, 2, 1), (1, 0, 1), (1, 1, 2)]);
+    assert_eq!(tallies_of(&conn, &keys, &open).votes, [vec![2, 0, 1], vec![1, 2]]);
 }
 
 #[test]
 fn a_batch_whose_counters_cannot_be_written_fails_as_a_whole() {
-    let (_dir, mut conn) = setup();
+    let (_dir, mut conn, keys) = setup();
     let today = Day::today();
     let id = PollId::generate().unwrap();
-    let mut polls = PollCache::default();
-    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut Fresh::default());
+    let mut w = Writer::new(keys.clone());
+    let (results, _) = w.commit(&mut conn, &[create(&id, today)]);
     assert!(results[0].is_ok());
-    // Counters of this poll can no longer be written (the votes themselves can).
+    // Counts of this poll can no longer be written (the votes themselves can).
     conn.execute_batch(
-        "CREATE TRIGGER no_counting BEFORE INSERT ON daily_tallies BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        "CREATE TRIGGER no_counting BEFORE UPDATE OF tallies ON sealed_polls BEGIN SELECT RAISE(ABORT, 'refused'); END;",
     )
     .unwrap();
     let batch = [cast(&id, &[Some(0), None], today), cast(&id, &[Some(1), Some(1)], today)];
-    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut Fresh::default());
-    assert!(results.iter().all(Result::is_err), "no vote is acknowledged without its counters");
-    let rows: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0)).unwrap();
+    let (results, _) = w.commit(&mut conn, &batch);
+    assert!(results.iter().all(Result::is_err), "no vote is acknowledged without its counts");
+    let rows: i64 = conn.query_row("SELECT count(*) FROM sealed_ballots", [], |r| r.get(0)).unwrap();
     assert_eq!(rows, 0, "the batch's votes were rolled back");
     conn.execute_batch("DROP TRIGGER no_counting").unwrap();
-    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut Fresh::default());
+    let (results, _) = w.commit(&mut conn, &batch);
     assert!(results.iter().all(Result::is_ok));
-    assert_eq!(assert_counters_match_responses(&conn, &id), 2);
+    assert_eq!(assert_counts_match(&conn, &keys, &id), 2, "the failed batch left nothing counted in memory");
 }
 
 #[test]
 fn the_poll_cache_notices_changes_made_by_another_connection() {
-    let (dir, mut conn) = setup();
+    let (dir, mut conn, keys) = setup();
     let today = Day::today();
     let id = PollId::generate().unwrap();
-    let mut polls = PollCache::default();
-    let (results, _) = commit(&mut conn, &[create(&id, today)], &mut polls, &mut Fresh::default());
+    let mut w = Writer::new(keys.clone());
+    let (results, _) = w.commit(&mut conn, &[create(&id, today)]);
     assert!(results[0].is_ok());
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(0), None], today)], &mut polls, &mut Fresh::default());
+    let (results, _) = w.commit(&mut conn, &[cast(&id, &[Some(0), None], today)]);
     assert_eq!(kind(&results[0]), "ok");
-    assert!(polls.polls.contains_key(id.as_str()), "the vote filled the cache");
-    // Another process (pollctl) closes the poll.
-    let other = Connection::open(dir.path().join("w.sqlite3")).unwrap();
-    other.execute("UPDATE polls SET closed = 1 WHERE id = ?1", [id.as_str()]).unwrap();
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut Fresh::default());
+    assert_eq!(w.polls.len(), 1, "the vote filled the cache");
+    // Another process (pollctl) closes the poll: a writer of its own.
+    let mut other = Connection::open(dir.path().join("w.sqlite3")).unwrap();
+    let mut pollctl = Writer::new(keys.clone());
+    let (r, _) = pollctl.commit(&mut other, &[patch(&id, json!({"closed": true}), today)]);
+    assert!(r[0].is_ok());
+    let (results, _) = w.commit(&mut conn, &[cast(&id, &[Some(1), None], today)]);
     assert_eq!(kind(&results[0]), "closed");
     // ...then shortens its life to end today.
-    other
-        .execute("UPDATE polls SET closed = 0, expires_on = ?2 WHERE id = ?1", [id.as_str(), &today.to_string()])
-        .unwrap();
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut Fresh::default());
+    let (r, _) = pollctl.commit(&mut other, &[patch(&id, json!({"closed": false}), today)]);
+    assert!(r[0].is_ok());
+    other.execute("UPDATE sealed_polls SET expires_on = ?2 WHERE id = ?1", [id.as_str(), &today.to_string()]).unwrap();
+    let (results, _) = w.commit(&mut conn, &[cast(&id, &[Some(1), None], today)]);
     assert_eq!(kind(&results[0]), "not found");
-    other.execute("DELETE FROM polls WHERE id = ?1", [id.as_str()]).unwrap();
-    let (results, _) =
-        commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())], &mut polls, &mut Fresh::default());
+    other.execute("DELETE FROM sealed_polls WHERE id = ?1", [id.as_str()]).unwrap();
+    let (results, _) = w.commit(&mut conn, &[cast(&id, &[Some(1), None], today.previous())]);
     assert_eq!(kind(&results[0]), "not found");
 }
 
 #[test]
-fn the_poll_cache_stays_bounded() {
-    let (_dir, mut conn) = setup();
+fn the_poll_cache_stays_bounded_and_loses_no_count() {
+    let (_dir, mut conn, keys) = setup();
     let today = Day::today();
-    let mut polls = PollCache::default();
-    let ids: Vec<PollId> = (0..5).map(|_| PollId::generate().unwrap()).collect();
+    let mut w = Writer::new(keys.clone());
+    let ids: Vec<PollId> = (0..CACHE_POLLS + 3).map(|_| PollId::generate().unwrap()).collect();
     let creates: Vec<Job> = ids.iter().map(|id| create(id, today)).collect();
-    assert!(commit(&mut conn, &creates, &mut polls, &mut Fresh::default()).0.iter().all(Result::is_ok));
-    let votes: Vec<Job> = ids.iter().map(|id| cast(id, &[Some(0), None], today)).collect();
-    assert!(commit(&mut conn, &votes, &mut polls, &mut Fresh::default()).0.iter().all(Result::is_ok));
-    assert_eq!(polls.polls.len(), 5);
-    // Filled to the entry bound, the next poll starts it over.
-    for i in 0..CACHE_POLLS - 5 {
-        polls.polls.insert(
-            format!("filler{i}"),
-            PollState { closed: false, invite_only: false, expires_on: today, closes_on: None },
-        );
+    for chunk in creates.chunks(500) {
+        assert!(w.commit(&mut conn, chunk).0.iter().all(Result::is_ok));
     }
-    let one = [cast(&ids[0], &[Some(1), None], today)];
-    assert!(commit(&mut conn, &one, &mut polls, &mut Fresh::default()).0[0].is_ok());
-    assert_eq!(polls.polls.len(), CACHE_POLLS, "already known: nothing is dropped");
-    polls.polls.remove(ids[1].as_str());
-    polls.polls.insert(
-        "filler_again".into(),
-        PollState { closed: false, invite_only: false, expires_on: today, closes_on: None },
-    );
-    let other = [cast(&ids[1], &[Some(1), None], today)];
-    assert!(commit(&mut conn, &other, &mut polls, &mut Fresh::default()).0[0].is_ok());
-    assert_eq!(polls.polls.len(), 1, "past the bound the cache starts over");
+    // One batch voting in more polls than the cache holds: it starts over
+    // within the batch, after writing what it counted.
+    let votes: Vec<Job> = ids.iter().map(|id| cast(id, &[Some(0), None], today)).collect();
+    assert!(w.commit(&mut conn, &votes).0.iter().all(Result::is_ok));
+    assert!(w.polls.len() <= CACHE_POLLS, "{} polls remembered", w.polls.len());
+    for id in ids.iter().step_by(97) {
+        assert_eq!(assert_counts_match(&conn, &keys, id), 1);
+    }
 }
 
 #[test]
 fn votes_stop_on_the_closing_day_and_reopening_past_it_clears_it() {
-    let Started { _dir, mut conn, today, id, mut polls, mut fresh } = started();
+    let Started { _dir, mut conn, today, id, mut w } = started();
     let closes = today.plus_days(2);
     let set = patch(&id, json!({"closesOn": closes.to_string()}), today);
-    let (r, _) = commit(&mut conn, &[set], &mut polls, &mut fresh);
+    let (r, _) = w.commit(&mut conn, &[set]);
     assert!(r[0].is_ok());
     // The day before: counted; on the day and after: refused, by the
     // writer itself (the cache remembers the poll from the first vote).
@@ -290,64 +250,79 @@ fn votes_stop_on_the_closing_day_and_reopening_past_it_clears_it() {
         cast(&id, &[Some(0), None], closes),
         cast(&id, &[Some(1), None], closes.plus_days(1)),
     ];
-    let (r, _) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+    let (r, _) = w.commit(&mut conn, &batch);
     assert_eq!(r.iter().map(kind).collect::<Vec<_>>(), ["ok", "closed", "closed"]);
     // Reopened on its closing day: the day is removed and votes count again.
-    let (r, _) = commit(&mut conn, &[patch(&id, json!({"closed": false}), closes)], &mut polls, &mut fresh);
+    let (r, _) = w.commit(&mut conn, &[patch(&id, json!({"closed": false}), closes)]);
     assert!(r[0].is_ok());
-    let stored: Option<String> =
-        conn.query_row("SELECT closes_on FROM polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
-    assert_eq!(stored, None);
-    let (r, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], closes)], &mut polls, &mut fresh);
+    assert_eq!(doc_of(&conn, &w.keys, &id).closes_on, None);
+    let (r, _) = w.commit(&mut conn, &[cast(&id, &[Some(1), None], closes)]);
     assert_eq!(kind(&r[0]), "ok");
-    assert_eq!(assert_counters_match_responses(&conn, &id), 2);
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 2);
 }
 
 /// New ballots wait on their poll's last page with a staged key; the mix
-/// gives each a random key (never a staged one) and keeps every ballot; a
-/// writer that starts finds ballots a previous run left staged.
+/// gives each a random key (never a staged one), seals it again for its new
+/// place and keeps every ballot; a writer that starts finds ballots a
+/// previous run left staged.
 #[test]
 fn ballots_are_staged_until_the_mix_moves_them_to_random_keys() {
-    let (dir, mut conn) = setup();
-    let today = Day::today();
-    let id = PollId::generate().unwrap();
-    let mut polls = PollCache::default();
-    let mut fresh = Fresh::default();
-    let mut batch = vec![create(&id, today)];
-    batch.extend((0..40).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)));
-    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let batch: Vec<Job> = (0..40).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
+    let (results, _) = w.commit(&mut conn, &batch);
     assert!(results.iter().all(|r| r.is_ok()));
-    let keys = |conn: &Connection| -> Vec<Vec<u8>> {
-        let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
-        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    let stored = |conn: &Connection, w: &Writer| -> (Vec<Vec<u8>>, Vec<String>) {
+        let rows = ballots_of(conn, &w.keys, &id);
+        let mut choices: Vec<String> = rows.iter().map(|(_, _, b)| b.to_stored()).collect();
+        choices.sort();
+        (rows.into_iter().map(|(k, _, _)| k).collect(), choices)
     };
-    let choices = |conn: &Connection| -> Vec<String> {
-        let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
-        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-    };
-    let before = choices(&conn);
+    let (keys, before) = stored(&conn, &w);
     assert_eq!(before.len(), 40);
-    assert!(keys(&conn).iter().all(|k| k[0] == STAGED), "new ballots are staged");
-    assert_eq!(fresh.count, 40);
+    assert!(keys.iter().all(|k| k[0] == STAGED), "new ballots are staged");
+    assert_eq!(w.fresh.count, 40);
 
     // A writer that starts now (as after a crash) finds them all, and one
     // that knows them adds none twice.
     let mut left = Fresh::default();
     left.find_left_staged(&conn);
-    assert_eq!((left.count, left.keys.get(id.as_str()).map(Vec::len)), (40, Some(40)));
-    fresh.find_left_staged(&conn);
-    assert_eq!(fresh.count, 40);
+    assert_eq!(left.count, 40);
+    w.fresh.find_left_staged(&conn);
+    assert_eq!(w.fresh.count, 40);
 
-    fresh.mix(&mut conn);
-    assert_eq!(fresh.count, 0, "the mix succeeded");
-    let after = keys(&conn);
+    w.mix(&mut conn);
+    assert_eq!(w.fresh.count, 0, "the mix succeeded");
+    let (after, choices) = stored(&conn, &w);
     assert_eq!(after.len(), 40);
     assert!(after.iter().all(|k| k[0] != STAGED), "every ballot has left the staging keys");
-    assert_eq!(choices(&conn), before, "every ballot is kept as it was");
+    assert_eq!(choices, before, "every ballot is kept as it was, and opens at its new place");
     let mut none = Fresh::default();
     none.find_left_staged(&conn);
     assert_eq!(none.count, 0);
-    drop(dir);
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 40);
+}
+
+/// Ballots a crashed run left staged go where a receipt still finds them
+/// (the fallback key, keyed under the poll's key).
+#[test]
+fn ballots_left_staged_settle_where_their_receipt_finds_them() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let receipt = crate::secret::Receipt::generate().unwrap();
+    let ballot = Ballot::of_choices(&new_poll().questions, &[Some(2), Some(1)]).unwrap();
+    let (r, _) = w.commit(
+        &mut conn,
+        &[job(Op::Cast { id: id.clone(), ballot: ballot.clone(), invite: None, receipt: Some(receipt.hash()), today })],
+    );
+    assert!(r[0].is_ok());
+    // The writer dies before its mix; the next one finds the ballot.
+    let mut next = Writer::new(w.keys.clone());
+    next.fresh.find_left_staged(&conn);
+    assert_eq!(next.fresh.keys[id.as_str()][0].1, Target::Fallback);
+    next.mix(&mut conn);
+    let k = receipt_keys(&crate::store::testkit::key_of(&conn, &w.keys, &id), &receipt.hash());
+    let rows = ballots_of(&conn, &w.keys, &id);
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].0.as_slice(), &rows[0].2), (&k.fallback[..], &ballot));
 }
 
 /// In a poll larger than the rows around a new ballot, the mix rewrites
@@ -356,34 +331,33 @@ fn ballots_are_staged_until_the_mix_moves_them_to_random_keys() {
 /// skipped without harm.
 #[test]
 fn the_mix_of_a_few_new_ballots_in_a_large_poll_keeps_every_ballot() {
-    let (_dir, mut conn) = setup();
-    let today = Day::today();
-    let id = PollId::generate().unwrap();
-    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
-    let mut batch = vec![create(&id, today)];
-    batch.extend((0..500).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)));
-    let (results, _) = commit(&mut conn, &batch, &mut polls, &mut fresh);
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let batch: Vec<Job> = (0..500).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
+    let (results, _) = w.commit(&mut conn, &batch);
     assert!(results.iter().all(|r| r.is_ok()));
-    fresh.mix(&mut conn);
-    assert_eq!(fresh.count, 0);
+    w.mix(&mut conn);
+    assert_eq!(w.fresh.count, 0);
     // Two new ballots, 2 × 201 rows around them: fewer than the poll's 502.
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(2), Some(1)], today)], &mut polls, &mut fresh);
+    let (results, _) = w.commit(&mut conn, &[cast(&id, &[Some(2), Some(1)], today)]);
     assert!(results[0].is_ok());
-    let (results, _) = commit(&mut conn, &[cast(&id, &[Some(1), None], today)], &mut polls, &mut fresh);
+    let (results, _) = w.commit(&mut conn, &[cast(&id, &[Some(1), None], today)]);
     assert!(results[0].is_ok());
-    let moved = fresh.keys[id.as_str()][1].0;
-    conn.execute("UPDATE responses SET id = ?2 WHERE id = ?1", params![&moved[..], &mixed_key().unwrap()[..]]).unwrap();
+    let moved = w.fresh.keys[id.as_str()][1].0;
+    move_ballot(&conn, &w.keys, &id, &moved, &mixed_key().unwrap());
+    let keys = w.keys.clone();
     let stored = |conn: &Connection| -> Vec<String> {
-        let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
-        stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+        let mut v: Vec<String> = ballots_of(conn, &keys, &id).iter().map(|(_, _, b)| b.to_stored()).collect();
+        v.sort();
+        v
     };
     let before = stored(&conn);
     assert_eq!(before.len(), 502);
-    fresh.mix(&mut conn);
-    assert_eq!(fresh.count, 0, "the mix succeeded");
+    w.mix(&mut conn);
+    assert_eq!(w.fresh.count, 0, "the mix succeeded");
     assert_eq!(stored(&conn), before, "every ballot once, as it was");
-    let staged: i64 =
-        conn.query_row("SELECT count(*) FROM responses WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0)).unwrap();
+    let staged: i64 = conn
+        .query_row("SELECT count(*) FROM sealed_ballots WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0))
+        .unwrap();
     assert_eq!(staged, 0);
 }
 
@@ -395,7 +369,7 @@ fn the_mix_of_a_few_new_ballots_in_a_large_poll_keeps_every_ballot() {
 #[test]
 fn the_mix_in_small_chunks_keeps_every_ballot() {
     const N: usize = 500;
-    let (_dir, mut conn) = setup();
+    let (_dir, mut conn, keys) = setup();
     let today = Day::today();
     let id = PollId::generate().unwrap();
     let digits = |i: usize| [i / 100 % 10, i / 10 % 10, i % 10];
@@ -408,7 +382,7 @@ fn the_mix_in_small_chunks_keeps_every_ballot() {
         let ballot = Ballot::of_choices(&poll.questions, &digits(i).map(Some)).unwrap();
         job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })
     };
-    let (mut polls, mut fresh) = (PollCache::default(), Fresh::default());
+    let mut w = Writer::new(keys.clone());
     let create = job(Op::Create {
         id: id.clone(),
         token: AdminToken::generate().unwrap().hash(),
@@ -416,31 +390,32 @@ fn the_mix_in_small_chunks_keeps_every_ballot() {
         media: Vec::new(),
         today,
     });
-    let (results, _) = commit(&mut conn, &[create], &mut polls, &mut fresh);
+    let (results, _) = w.commit(&mut conn, &[create]);
     assert!(results[0].is_ok());
     for batch in (0..N).collect::<Vec<_>>().chunks(10) {
         let jobs: Vec<Job> = batch.iter().map(|&i| vote(i)).collect();
-        let (results, _) = commit(&mut conn, &jobs, &mut polls, &mut fresh);
+        let (results, _) = w.commit(&mut conn, &jobs);
         assert!(results.iter().all(|r| r.is_ok()));
     }
-    fresh.mix_in_chunks(&mut conn, 7);
-    assert_eq!(fresh.count, 0, "the whole-poll mix succeeded");
+    w.mix_in_chunks(&mut conn, 7);
+    assert_eq!(w.fresh.count, 0, "the whole-poll mix succeeded");
     // Two more: 2 × 201 rows around them, fewer than the poll's, in chunks.
     for i in [N, N + 1] {
-        let (results, _) = commit(&mut conn, &[vote(i)], &mut polls, &mut fresh);
+        let (results, _) = w.commit(&mut conn, &[vote(i)]);
         assert!(results[0].is_ok());
     }
-    fresh.mix_in_chunks(&mut conn, 7);
-    assert_eq!(fresh.count, 0, "the neighbourhood mix succeeded");
+    w.mix_in_chunks(&mut conn, 7);
+    assert_eq!(w.fresh.count, 0, "the neighbourhood mix succeeded");
 
-    let mut stmt = conn.prepare("SELECT choices FROM responses ORDER BY choices").unwrap();
-    let stored: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    let mut stored: Vec<String> = ballots_of(&conn, &keys, &id).iter().map(|(_, _, b)| b.to_stored()).collect();
+    stored.sort();
     let mut expected: Vec<String> = (0..N + 2).map(|i| format!("{:?}", digits(i)).replace(' ', "")).collect();
     expected.sort();
     assert_eq!(stored, expected, "every ballot once, as it was");
-    assert_eq!(assert_counters_match_responses(&conn, &id), (N + 2) as i64);
-    let staged: i64 =
-        conn.query_row("SELECT count(*) FROM responses WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0)).unwrap();
+    assert_eq!(assert_counts_match(&conn, &keys, &id), N + 2);
+    let staged: i64 = conn
+        .query_row("SELECT count(*) FROM sealed_ballots WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0))
+        .unwrap();
     assert_eq!(staged, 0);
 }
 
@@ -454,6 +429,7 @@ fn a_mix_is_overdue_after_mix_every_under_steady_load() {
     assert!(!fresh.overdue_at(now + MIX_EVERY), "nothing to mix");
     let poll = PollId::generate().unwrap();
     fresh.add(&poll, [STAGED; 16], None);
+    assert_eq!(fresh.keys[poll.as_str()][0].1, Target::Random);
     let since = fresh.since.unwrap();
     assert!(!fresh.overdue_at(since), "the first ballot has just come");
     assert!(!fresh.overdue_at(since + MIX_EVERY / 2));
@@ -471,9 +447,9 @@ fn a_mix_is_overdue_after_mix_every_under_steady_load() {
 fn log_rewrites(conn: &Connection) {
     conn.execute_batch(
         "CREATE TEMP TABLE rewrites (n INTEGER PRIMARY KEY, op TEXT NOT NULL, id BLOB NOT NULL);
-         CREATE TEMP TRIGGER rewrites_d AFTER DELETE ON main.responses
+         CREATE TEMP TRIGGER rewrites_d AFTER DELETE ON main.sealed_ballots
            BEGIN INSERT INTO rewrites (op, id) VALUES ('d', old.id); END;
-         CREATE TEMP TRIGGER rewrites_i AFTER INSERT ON main.responses
+         CREATE TEMP TRIGGER rewrites_i AFTER INSERT ON main.sealed_ballots
            BEGIN INSERT INTO rewrites (op, id) VALUES ('i', new.id); END;",
     )
     .unwrap();
@@ -491,25 +467,24 @@ fn logged(conn: &Connection, op: &str) -> Vec<Vec<u8>> {
 /// whole poll, likewise.
 #[test]
 fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
-    use std::collections::BTreeSet;
-    let Started { _dir, mut conn, today, id, mut polls, mut fresh } = started();
+    let Started { _dir, mut conn, today, id, mut w } = started();
     let keys = |conn: &Connection| -> Vec<Vec<u8>> {
-        let mut stmt = conn.prepare("SELECT id FROM responses ORDER BY id").unwrap();
+        let mut stmt = conn.prepare("SELECT id FROM sealed_ballots ORDER BY id").unwrap();
         stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
     };
     // Casts `n` ballots and mixes them in chunks of 7: the settled keys
     // before, the staged ones, and the rows the mix deleted and wrote.
-    let mut round = |conn: &mut Connection, fresh: &mut Fresh, n: usize| {
+    let round = |conn: &mut Connection, w: &mut Writer, n: usize| {
         let settled = keys(conn);
         for batch in (0..n).collect::<Vec<_>>().chunks(100) {
             let jobs: Vec<Job> = batch.iter().map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
-            let (results, _) = commit(conn, &jobs, &mut polls, fresh);
+            let (results, _) = w.commit(conn, &jobs);
             assert!(results.iter().all(|r| r.is_ok()));
         }
-        let staged: BTreeSet<Vec<u8>> = fresh.keys[id.as_str()].iter().map(|(k, _)| k.to_vec()).collect();
+        let staged: BTreeSet<Vec<u8>> = w.fresh.keys[id.as_str()].iter().map(|(k, _)| k.to_vec()).collect();
         conn.execute("DELETE FROM rewrites", []).unwrap();
-        fresh.mix_in_chunks(conn, 7);
-        assert_eq!(fresh.count, 0, "the mix succeeded");
+        w.mix_in_chunks(conn, 7);
+        assert_eq!(w.fresh.count, 0, "the mix succeeded");
         (settled, staged, logged(conn, "d"), logged(conn, "i"))
     };
     let in_key_order = |written: &[Vec<u8>]| written.windows(2).all(|w| w[0] < w[1]);
@@ -526,10 +501,10 @@ fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
         );
     };
     log_rewrites(&conn);
-    round(&mut conn, &mut fresh, 1500);
+    round(&mut conn, &mut w, 1500);
 
     // Three new ballots in 1,500: their neighbourhoods only.
-    let (settled, staged, deleted, written) = round(&mut conn, &mut fresh, 3);
+    let (settled, staged, deleted, written) = round(&mut conn, &mut w, 3);
     let new: Vec<&Vec<u8>> = written.iter().filter(|k| settled.binary_search(k).is_err()).collect();
     assert_eq!(new.len(), 3, "each new ballot written once");
     let mut expected = staged;
@@ -543,7 +518,7 @@ fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
     assert!(in_key_order(&written), "written back in key order, across chunks and spans");
 
     // 2,000 new ballots in 1,503: the whole poll, new ones in every chunk.
-    let (settled, staged, deleted, written) = round(&mut conn, &mut fresh, 2000);
+    let (settled, staged, deleted, written) = round(&mut conn, &mut w, 2000);
     let expected: BTreeSet<Vec<u8>> = settled.iter().cloned().chain(staged).collect();
     deleted_once(&deleted, &expected);
     assert!(in_key_order(&written));
@@ -551,12 +526,12 @@ fn the_mix_rewrites_exactly_the_rows_around_new_ballots_once_in_key_order() {
     assert_eq!(written.len(), 3503);
 }
 
-/// A ballot's settled or fallback key is hash output all through: without
-/// the receipt (or the staged key) no byte of it can be checked against
-/// the others, so the file does not tell which ballots came with a
-/// receipt. The check below is the one an earlier draft let anyone make
-/// (the first byte drawn from the other 15): it holds for 1 key in 256 by
-/// chance, and held for all of them.
+/// A ballot's settled or fallback key is keyed-hash output all through:
+/// without the receipt (or the staged key) and the poll's key no byte of it
+/// can be checked against the others, so the file does not tell which
+/// ballots came with a receipt. The check below is the one an earlier draft
+/// let anyone make (the first byte drawn from the other 15): it holds for 1
+/// key in 256 by chance, and held for all of them.
 #[test]
 fn receipt_keys_cannot_be_told_from_random_ones() {
     use sha2::{Digest, Sha256};
@@ -566,10 +541,12 @@ fn receipt_keys_cannot_be_told_from_random_ones() {
             .find(|&b| b != STAGED)
             == Some(key[0])
     };
-    let keys: Vec<ReceiptKeys> =
-        (0..512).map(|_| receipt_keys(&crate::secret::Receipt::generate().unwrap().hash())).collect();
-    let settled: fn(&ReceiptKeys) -> [u8; 16] = |k| k.settled;
-    let fallback: fn(&ReceiptKeys) -> [u8; 16] = |k| k.fallback;
+    let poll_key = crate::store::seal::DataKey::generate().unwrap();
+    let other_key = crate::store::seal::DataKey::generate().unwrap();
+    let receipts: Vec<crate::secret::Receipt> = (0..512).map(|_| crate::secret::Receipt::generate().unwrap()).collect();
+    let keys: Vec<crate::store::ReceiptKeys> = receipts.iter().map(|r| receipt_keys(&poll_key, &r.hash())).collect();
+    let settled: fn(&crate::store::ReceiptKeys) -> [u8; 16] = |k| k.settled;
+    let fallback: fn(&crate::store::ReceiptKeys) -> [u8; 16] = |k| k.fallback;
     for (name, pick) in [("settled", settled), ("fallback", fallback)] {
         let told = keys.iter().filter(|k| first_from_rest(&pick(k))).count();
         assert!(told < 12, "{told} of 512 {name} keys give themselves away");
@@ -577,4 +554,58 @@ fn receipt_keys_cannot_be_told_from_random_ones() {
         // Nothing of the staged key stays in the key a ballot settles at.
         assert!(keys.iter().all(|k| pick(k)[1..] != k.staged[1..]), "{name} keys keep the staged key's bytes");
     }
+    // Keyed under the poll: the same receipt gives other keys in another
+    // poll, and none of the receipt's hash shows in them.
+    for (r, k) in receipts.iter().zip(&keys) {
+        let there = receipt_keys(&other_key, &r.hash());
+        assert!(there.staged != k.staged && there.settled != k.settled);
+        assert!(!k.staged.windows(8).any(|w| r.hash().0.windows(8).any(|v| v == w)));
+    }
+}
+
+/// After a mix the WAL index in the `-shm` file lists no page the votes
+/// touched: only the one small write that started a new generation.
+#[test]
+fn after_a_mix_the_wal_index_lists_no_frame_of_the_votes() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    for _ in 0..30 {
+        let jobs: Vec<Job> = (0..3).map(|i| cast(&id, &[Some(i % 3), None], today)).collect();
+        assert!(w.commit(&mut conn, &jobs).0.iter().all(Result::is_ok));
+    }
+    let shm = format!("{}-shm", conn.path().unwrap());
+    let listed = |shm: &[u8]| -> Vec<u32> {
+        // Page numbers of frames: the first block after its 136-byte
+        // header, 4,062 of them; other blocks from their start, 4,096.
+        let mut pages = Vec::new();
+        for (block, at) in (0..shm.len()).step_by(32 * 1024).enumerate() {
+            let (start, n) = if block == 0 { (at + 136, 4062) } else { (at, 4096) };
+            for i in 0..n {
+                let p = start + 4 * i;
+                if p + 4 <= shm.len() {
+                    let v = u32::from_le_bytes([shm[p], shm[p + 1], shm[p + 2], shm[p + 3]]);
+                    if v != 0 {
+                        pages.push(v);
+                    }
+                }
+            }
+        }
+        pages
+    };
+    assert!(listed(&std::fs::read(&shm).unwrap()).len() >= 30, "the set-up leaves the votes' frames listed");
+    w.mix(&mut conn);
+    assert!(settle(&conn, Duration::from_secs(5)));
+    let after = listed(&std::fs::read(&shm).unwrap());
+    assert!(after.len() <= 1, "the index still lists {} frames: {after:?}", after.len());
+    // A generation of more than one block (4,062 frames): the blocks
+    // beyond the first are cleared too.
+    conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0").unwrap();
+    for _ in 0..2500 {
+        assert!(w.commit(&mut conn, &[cast(&id, &[Some(1), None], today)]).0.iter().all(Result::is_ok));
+    }
+    let many = std::fs::read(&shm).unwrap();
+    assert!(many.len() > 32 * 1024 && listed(&many).len() > 4062, "the set-up fills a second block");
+    w.mix(&mut conn);
+    assert!(settle(&conn, Duration::from_secs(5)));
+    let after = listed(&std::fs::read(&shm).unwrap());
+    assert!(after.len() <= 1, "the index still lists {} frames", after.len());
 }
