@@ -237,7 +237,7 @@ fn schema_has_no_ip_or_timestamp_columns() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    for t in ["polls", "translations", "responses", "option_tallies", "daily_tallies"] {
+    for t in ["keyring", "sealed_polls", "sealed_ballots", "sealed_invites", "sealed_media"] {
         assert!(tables.iter().any(|x| x == t), "table {t} missing: {tables:?}");
     }
     let forbidden = [
@@ -279,7 +279,7 @@ fn schema_has_no_ip_or_timestamp_columns() {
         }
     }
     let resp_cols: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('responses')")
+        .prepare("SELECT name FROM pragma_table_info('sealed_ballots')")
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()
@@ -289,13 +289,13 @@ fn schema_has_no_ip_or_timestamp_columns() {
     sorted.sort();
     assert_eq!(
         sorted,
-        ["cast_on", "choices", "id", "poll_id"],
-        "responses must hold nothing but poll, random key (for a ballot with a receipt, from the receipt's hash), \
-         day and choices"
+        ["id", "poll_id", "sealed"],
+        "ballots must hold nothing but poll, random key (for a ballot with a receipt, from the receipt's keyed \
+         hash) and the sealed day and choices"
     );
     // The key is random: 16 bytes that order the table by nothing else.
     let keys: Vec<i64> = conn
-        .prepare("SELECT length(id) FROM responses")
+        .prepare("SELECT length(id) FROM sealed_ballots")
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()
@@ -349,27 +349,21 @@ fn stored_dates_are_days_only() {
 
     let conn = server.sql();
     let (created, expires): (String, String) = conn
-        .query_row("SELECT created_on, expires_on FROM polls WHERE id = ?1", [&poll.id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row("SELECT created_on, expires_on FROM sealed_polls WHERE id = ?1", [&poll.id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .unwrap();
     assert_eq!(created, today());
     assert_eq!(expires, date_from_today(90));
-    let closes: String = conn.query_row("SELECT closes_on FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
-    assert_eq!(closes, date_from_today(10), "the closing day is kept as a bare day");
-    let cast: Vec<String> = conn
-        .prepare("SELECT cast_on FROM responses WHERE poll_id = ?1")
-        .unwrap()
-        .query_map([&poll.id], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    // What is sealed, opened with the key file: days only as well.
+    let audit = audit(server.dir());
+    let doc = audit.document(&poll.id).unwrap();
+    assert_eq!(doc["closes_on"], date_from_today(10), "the closing day is kept as a bare day");
+    assert_json_days_only(&doc, "the sealed poll document");
+    let cast: Vec<String> = audit.ballots(&poll.id).unwrap().iter().map(|b| b.day.to_string()).collect();
     assert_eq!(cast, [today(), today()]);
-    let days: Vec<(String, i64)> = conn
-        .prepare("SELECT day, responses FROM daily_tallies WHERE poll_id = ?1")
-        .unwrap()
-        .query_map([&poll.id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let days: Vec<(String, u64)> =
+        audit.tallies(&poll.id).unwrap().by_day.iter().map(|(d, n)| (d.to_string(), *n)).collect();
     assert_eq!(days, [(today(), 2)]);
 
     // Nothing anywhere carries a time of day or a timestamp.
@@ -458,10 +452,11 @@ fn json_dates_are_days_only() {
 fn token_is_stored_only_as_sha256() {
     let server = Server::start();
     let poll = server.create_default();
-    let conn = server.sql();
-    let stored: Vec<u8> =
-        conn.query_row("SELECT token_sha256 FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
-    drop(conn);
+    // Sealed in the poll's document, as the hex of its SHA-256.
+    let doc = audit(server.dir()).document(&poll.id).unwrap();
+    let stored: Vec<u8> = (0..32)
+        .map(|i| u8::from_str_radix(&doc["token"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
     let raw = base64url_decode(&poll.token).expect("token is base64url");
     // Reading: "SHA-256 of the adminToken" is the hash of the token string;
     // hashing the 32 decoded bytes is accepted as the same protection.
@@ -473,7 +468,8 @@ fn token_is_stored_only_as_sha256() {
     assert_not_in_db(server.dir(), poll.token.as_bytes(), "admin token text");
     assert_not_in_db(server.dir(), &raw, "admin token raw bytes");
     assert_not_in_db(server.dir(), hex(&raw).as_bytes(), "admin token as hex");
-    assert_not_in_db(server.dir(), hex(&stored).as_bytes(), "token hash as hex text (should be a BLOB)");
+    assert_not_in_db(server.dir(), hex(&stored).as_bytes(), "token hash as hex text, unsealed");
+    assert_not_in_db(server.dir(), &stored, "token hash, unsealed");
 }
 
 #[test]
@@ -519,7 +515,7 @@ fn token_travels_only_in_the_url_fragment() {
 // ===========================================================================
 
 fn set_expiry(server: &Server, id: &str, sql_date: &str) {
-    let n = server.exec_sql(&format!("UPDATE polls SET expires_on = {sql_date} WHERE id = ?1"), [id]);
+    let n = server.exec_sql(&format!("UPDATE sealed_polls SET expires_on = {sql_date} WHERE id = ?1"), [id]);
     assert_eq!(n, 1, "poll row not found");
 }
 
@@ -542,7 +538,7 @@ fn poll_expiring_today_is_gone_at_once() {
     // The PATCH above must not have revived it.
     let expires: String = server
         .sql()
-        .query_row("SELECT expires_on FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0))
+        .query_row("SELECT expires_on FROM sealed_polls WHERE id = ?1", [&poll.id], |r| r.get(0))
         .unwrap_or_else(|_| today());
     assert_eq!(expires, today());
 }
@@ -598,29 +594,43 @@ fn delete_erases_every_byte_of_the_poll() {
     let keep_title = unique_marker("Keep");
     let keep = server.create_poll(&with(valid_poll_json(), "/title", json!(keep_title)));
 
+    // The text is sealed: in no file even while the poll lives. What the
+    // files hold of the poll are its sealed values, each erased with it.
     let markers = [&title, &label, &opt_a, &opt_b, &tr_title, &tr_opt];
     for m in markers {
-        assert_in_db(server.dir(), m.as_bytes(), "marker before delete");
+        assert_not_in_db(server.dir(), m.as_bytes(), "poll text, unsealed");
     }
+    let sealed = sealed_values_of(&server, &poll.id);
+    assert!(sealed.len() >= 5, "the poll's document, counts, key and ballots");
+    for v in &sealed {
+        assert_in_db(server.dir(), v, "a sealed value before delete");
+    }
+    assert_in_db(server.dir(), poll.id.as_bytes(), "the poll's id before delete");
 
     server.delete(&poll.id, &poll.token).assert_status(204);
 
     for m in markers {
         assert_not_in_db(server.dir(), m.as_bytes(), "deleted poll text");
     }
+    for v in &sealed {
+        assert_not_in_db(server.dir(), v, "a deleted poll's sealed value");
+    }
+    assert_not_in_db(server.dir(), poll.id.as_bytes(), "a deleted poll's id");
     assert_not_in_db(server.dir(), &sha256(poll.token.as_bytes()), "deleted token hash");
     let raw_token = base64url_decode(&poll.token).unwrap();
     assert_not_in_db(server.dir(), &sha256(&raw_token), "deleted token hash");
-    assert_in_db(server.dir(), keep_title.as_bytes(), "other poll's title");
+    for v in sealed_values_of(&server, &keep.id) {
+        assert_in_db(server.dir(), &v, "the other poll's sealed values");
+    }
 
     let conn = server.sql();
-    for table in ["translations", "responses", "option_tallies", "daily_tallies"] {
+    for table in ["sealed_ballots", "sealed_invites", "sealed_media"] {
         let n: i64 = conn
             .query_row(&format!("SELECT count(*) FROM {table} WHERE poll_id = ?1"), [&poll.id], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 0, "{table} still has rows of the deleted poll");
     }
-    let n: i64 = conn.query_row("SELECT count(*) FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    let n: i64 = conn.query_row("SELECT count(*) FROM sealed_polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
     assert_eq!(n, 0, "polls row survived DELETE");
     drop(conn);
     server.get(&keep.path()).assert_status(200);
@@ -632,12 +642,30 @@ fn delete_erases_bytes_even_after_restart() {
     let title = unique_marker("Restart");
     let poll = server.create_poll(&with(valid_poll_json(), "/title", json!(title)));
     server.record(&poll.id, &[Some(2), Some(0)]).unwrap();
+    let sealed = sealed_values_of(&server, &poll.id);
     server.delete(&poll.id, &poll.token).assert_status(204);
     let dir = server.into_dir();
     assert_not_in_db(dir.path(), title.as_bytes(), "deleted title after shutdown");
+    for v in &sealed {
+        assert_not_in_db(dir.path(), v, "a deleted poll's sealed value after shutdown");
+    }
     let server = Server::builder().in_dir(dir).start();
     assert_problem(&server.get(&poll.path()), 404);
     assert_not_in_db(server.dir(), title.as_bytes(), "deleted title after restart");
+}
+
+/// Every sealed value of poll `id` as it lies in the files: its document,
+/// counts and wrapped key, and each ballot.
+fn sealed_values_of(server: &Server, id: &str) -> Vec<Vec<u8>> {
+    let conn = server.sql();
+    let (body, tallies, key): (Vec<u8>, Vec<u8>, Vec<u8>) = conn
+        .query_row("SELECT body, tallies, data_key FROM sealed_polls WHERE id = ?1", [id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    let mut out = vec![body, tallies, key];
+    out.extend(audit(server.dir()).ballots(id).unwrap().into_iter().map(|b| b.sealed));
+    out
 }
 
 // ===========================================================================
@@ -711,16 +739,12 @@ fn recorded_responses_are_counted() {
         }
     }
 
-    let conn = server.sql();
-    let total: i64 =
-        conn.query_row("SELECT total_responses FROM polls WHERE id = ?1", [&poll.id], |r| r.get(0)).unwrap();
-    assert_eq!(total, 3);
-    let day: (String, i64) = conn
-        .query_row("SELECT day, responses FROM daily_tallies WHERE poll_id = ?1", [&poll.id], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap();
-    assert_eq!(day, (today(), 3));
+    // Stored as they were counted: the sealed counts and ballots agree.
+    let audit = audit(server.dir());
+    let t = audit.tallies(&poll.id).unwrap();
+    assert_eq!(t.total, 3);
+    assert_eq!(t.by_day.iter().map(|(d, n)| (d.to_string(), *n)).collect::<Vec<_>>(), [(today(), 3)]);
+    assert_eq!(audit.ballots(&poll.id).unwrap().len(), 3);
 }
 
 #[test]
@@ -810,11 +834,23 @@ fn digits(i: usize) -> [usize; 3] {
     [i / 100, i / 10 % 10, i % 10]
 }
 
-/// Where ballot `i` (cast on `day` with [`digits`]) first appears in `bytes`:
-/// its record holds the day and then the choices, side by side.
-fn ballot_at(bytes: &[u8], day: &str, i: usize) -> Option<usize> {
-    let [a, b, c] = digits(i);
-    find_bytes(bytes, format!("{day}[{a},{b},{c}]").as_bytes())
+/// The sealed bytes of ballots 0..n of `poll` (ballot `i` cast with
+/// [`digits`]), read with the key file as an attacker holding both would:
+/// where those bytes lie in a file is where the ballot lies.
+fn sealed_ballots(dir: &std::path::Path, poll: &str, n: usize) -> Vec<Vec<u8>> {
+    let by_choices: std::collections::BTreeMap<String, Vec<u8>> =
+        audit(dir).ballots(poll).unwrap().into_iter().map(|b| (b.choices, b.sealed)).collect();
+    (0..n)
+        .map(|i| {
+            let [a, b, c] = digits(i);
+            by_choices.get(&format!("[{a},{b},{c}]")).cloned().unwrap_or_else(|| panic!("ballot {i} is not stored"))
+        })
+        .collect()
+}
+
+/// Where ballot `i` first appears in `bytes`.
+fn ballot_at(bytes: &[u8], sealed: &[Vec<u8>], i: usize) -> Option<usize> {
+    find_bytes(bytes, &sealed[i])
 }
 
 /// Fails if the places of ballots 0..n in any database file follow the order
@@ -823,10 +859,11 @@ fn ballot_at(bytes: &[u8], day: &str, i: usize) -> Option<usize> {
 /// or within the pages (sum over pages of (m - 1) rho^2, about chi-squared
 /// with one degree per page if places are random; cast order gives about
 /// m - 1 per page).
-fn assert_no_cast_order(dir: &std::path::Path, day: &str, n: usize) {
+fn assert_no_cast_order(dir: &std::path::Path, poll: &str, n: usize) {
+    let sealed = sealed_ballots(dir, poll, n);
     let mut seen = 0;
     for (name, bytes) in db_files(dir) {
-        let places: Vec<Option<usize>> = (0..n).map(|i| ballot_at(&bytes, day, i)).collect();
+        let places: Vec<Option<usize>> = (0..n).map(|i| ballot_at(&bytes, &sealed, i)).collect();
         let found: Vec<(usize, usize)> = places.iter().enumerate().filter_map(|(i, p)| p.map(|p| (i, p))).collect();
         if found.is_empty() {
             continue;
@@ -874,25 +911,17 @@ fn the_database_files_do_not_keep_the_order_ballots_were_cast_in() {
     let mut body = valid_poll_json();
     body["questions"] = questions(3, 10);
     let poll = server.create_poll(&body);
-    let day = today();
     for i in 0..N {
         let [a, b, c] = digits(i);
         server.vote(&poll.id, &[Some(a), Some(b), Some(c)], &Server::fresh_client_ip()).unwrap();
     }
     wait_for_empty_wal(server.dir());
-    assert_no_cast_order(server.dir(), &day, N);
+    assert_no_cast_order(server.dir(), &poll.id, N);
     // One more ballot: now only the rows around it are rewritten. Every
     // ballot is still there once, and counted.
     server.vote(&poll.id, &[Some(9), Some(9), Some(9)], &Server::fresh_client_ip()).unwrap();
     wait_for_empty_wal(server.dir());
-    let stored: Vec<String> = server
-        .sql()
-        .prepare("SELECT choices FROM responses WHERE poll_id = ?1")
-        .unwrap()
-        .query_map([&poll.id], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let stored: Vec<String> = audit(server.dir()).ballots(&poll.id).unwrap().into_iter().map(|b| b.choices).collect();
     let distinct: std::collections::BTreeSet<&String> = stored.iter().collect();
     assert_eq!((stored.len(), distinct.len()), (N + 1, N + 1), "every ballot stored once");
     let results = server.get_auth(&poll.results_path(), &poll.token).json();
@@ -930,11 +959,12 @@ fn ballots_stored_before_the_upgrade_lose_their_order_too() {
         }
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
     }
-    // Opening it with this release migrates it (and truncates the WAL).
+    // Opening it with this release migrates it (sealing every poll under a
+    // new key file beside it) and truncates the WAL.
     drop(anonpoll::store::Store::open(&db).unwrap());
-    assert_no_cast_order(dir.path(), &day, N);
+    assert_no_cast_order(dir.path(), "UPGRADEDPOLL0001", N);
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let stored: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0)).unwrap();
+    let stored: i64 = conn.query_row("SELECT count(*) FROM sealed_ballots", [], |r| r.get(0)).unwrap();
     assert_eq!(stored, N as i64);
 }
 
@@ -942,9 +972,24 @@ fn ballots_stored_before_the_upgrade_lose_their_order_too() {
 // Invite codes and the ballots they cast (issue 15)
 // ===========================================================================
 
-/// SHA-256 of an invite code as stored: its 20 letters, without hyphens.
+/// SHA-256 of an invite code: its 20 letters, without hyphens. Stored only
+/// keyed under its poll's key ([`code_macs`]).
 fn code_hash(code: &str) -> Vec<u8> {
     sha256(code.replace('-', "").as_bytes())
+}
+
+/// What the rows of `codes` of `poll` are keyed by (their hashes keyed
+/// under the poll's key), read with the key file.
+fn code_macs(server: &Server, poll: &str, codes: &[String]) -> Vec<Vec<u8>> {
+    let audit = audit(server.dir());
+    codes
+        .iter()
+        .map(|c| {
+            let hash = anonpoll::secret::InviteCode::parse(c).unwrap().hash();
+            assert_eq!(hash.0.to_vec(), code_hash(c), "a code's hash is the SHA-256 of its letters");
+            audit.invite_mac(poll, &hash).unwrap().to_vec()
+        })
+        .collect()
 }
 
 /// Issues `n` codes on `poll` (in calls of at most 1,000), in the order
@@ -1025,30 +1070,58 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
         thanks.push(cast(&server, &poll.id, &fields, &Server::fresh_client_ip()));
     }
     wait_for_empty_wal(server.dir());
-    assert_no_cast_order(server.dir(), &day, N);
-    // Ballot i's key, which its receipt's hash gives, read as an attacker
-    // with the database would.
+    // The attacker of the audit (issue 24): a copy of the database, its WAL
+    // and its WAL index (-shm) at rest, and (stronger) the key file too,
+    // to read every row in clear.
+    let copy = tempfile::tempdir().unwrap();
+    for (name, bytes) in db_files(server.dir()) {
+        std::fs::write(copy.path().join(&name), bytes).unwrap();
+    }
+    std::fs::copy(keys_path(server.dir()), keys_path(copy.path())).unwrap();
+    let at_rest = copy.path();
+    assert_no_cast_order(at_rest, &poll.id, N);
+    // The WAL index lists no frame: no commit's pages (a code's beside a
+    // vote's) are left in order.
+    let shm = std::fs::read(at_rest.join(format!("{DB_NAME}-shm"))).unwrap_or_default();
+    let listed = wal_index_pages(&shm);
+    assert!(listed.len() <= 1, "the -shm file lists {} frames of the last commits: {listed:?}", listed.len());
+    // There is no counter row to read a vote's choices from: one sealed
+    // value per poll holds all its counts.
+    let tables: Vec<String> = server
+        .sql()
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%tall%'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(tables.is_empty(), "counter tables: {tables:?}");
+    let audit = audit(at_rest);
+    // Ballot i's key, which its receipt's keyed hash gives, read as an
+    // attacker with the database and the key file would.
     let receipt_hashes: Vec<Vec<u8>> = {
-        let conn = server.sql();
-        let mut stmt = conn.prepare("SELECT choices, id FROM responses WHERE poll_id = ?1").unwrap();
-        let by_choices: std::collections::BTreeMap<String, Option<Vec<u8>>> =
-            stmt.query_map([&poll.id], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+        let by_choices: std::collections::BTreeMap<String, Vec<u8>> =
+            audit.ballots(&poll.id).unwrap().into_iter().map(|b| (b.choices, b.key)).collect();
         (0..N)
             .map(|i| {
                 let [a, b, c] = digits(i);
-                let h = by_choices[&format!("[{a},{b},{c}]")].clone();
-                h.unwrap_or_else(|| panic!("ballot {i} of a voteChanges poll has no receipt hash"))
+                by_choices[&format!("[{a},{b},{c}]")].clone()
             })
             .collect()
     };
     let distinct: std::collections::BTreeSet<&Vec<u8>> = receipt_hashes.iter().collect();
     assert_eq!(distinct.len(), N, "every ballot has a receipt of its own");
 
-    let hashes: Vec<Vec<u8>> = codes.iter().map(|c| code_hash(c)).collect();
+    // Each code's row, found by its keyed hash (which the key file gives).
+    let hashes: Vec<Vec<u8>> = codes
+        .iter()
+        .map(|c| audit.invite_mac(&poll.id, &anonpoll::secret::InviteCode::parse(c).unwrap().hash()).unwrap().to_vec())
+        .collect();
+    let sealed = sealed_ballots(at_rest, &poll.id, N);
     let mut seen = 0;
-    for (name, bytes) in db_files(server.dir()) {
+    for (name, bytes) in db_files(at_rest) {
         let code_places: Vec<Vec<usize>> = hashes.iter().map(|h| places_of(&bytes, h)).collect();
-        let ballot_place: Vec<Option<usize>> = (0..N).map(|i| ballot_at(&bytes, &day, i)).collect();
+        let ballot_place: Vec<Option<usize>> = (0..N).map(|i| ballot_at(&bytes, &sealed, i)).collect();
         let receipt_places: Vec<Vec<usize>> = receipt_hashes.iter().map(|h| places_of(&bytes, h)).collect();
         if code_places.iter().all(Vec::is_empty)
             && ballot_place.iter().all(Option::is_none)
@@ -1067,6 +1140,10 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
         // order (page by page, and within a page from its end, where
         // cells appended one after another lie in descending offsets).
         let page_size: usize = server.sql().query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0)).unwrap() as usize;
+        // Plain SHA-256 of a code is in no file: only its keyed hash.
+        for c in &codes {
+            assert!(find_bytes(&bytes, &code_hash(c)).is_none(), "{name} holds a code's plain hash");
+        }
         let cell_order = |p: usize| p / page_size * page_size + (page_size - 1 - p % page_size);
         let readings = [("offset", &(|p: usize| p) as &dyn Fn(usize) -> usize), ("cell order", &cell_order)];
         for (copy, code_at) in [
@@ -1137,33 +1214,27 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     }
     assert_eq!(seen, 1, "the codes, ballots and receipt hashes are in the database file");
 
-    // The ballot rows hold nothing derived from a code: no 8 bytes of any
-    // code's hash, and never the code.
-    let conn = server.sql();
-    let mut rows = Vec::new();
-    let mut stmt = conn.prepare("SELECT id, cast_on, choices FROM responses WHERE poll_id = ?1").unwrap();
-    let mut q = stmt.query([&poll.id]).unwrap();
-    while let Some(r) = q.next().unwrap() {
-        let mut bytes: Vec<u8> = r.get::<_, Vec<u8>>(0).unwrap();
-        bytes.extend(r.get::<_, String>(1).unwrap().into_bytes());
-        bytes.extend(r.get::<_, String>(2).unwrap().into_bytes());
-        rows.push(bytes);
-    }
+    // The ballot rows hold nothing derived from a code, even in clear: no
+    // 8 bytes of any code's hash or keyed hash, and never the code.
+    let rows: Vec<Vec<u8>> = audit
+        .ballots(&poll.id)
+        .unwrap()
+        .into_iter()
+        .map(|b| [b.key, b.sealed, b.day.to_string().into_bytes(), b.choices.into_bytes()].concat())
+        .collect();
     assert_eq!(rows.len(), N);
-    for h in &hashes {
+    for h in hashes.iter().chain(codes.iter().map(|c| code_hash(c)).collect::<Vec<_>>().iter()) {
         for w in h.windows(8) {
             assert!(!rows.iter().any(|r| contains_bytes(r, w)), "a ballot row holds part of a code's hash");
         }
     }
     // ... nor does a code's row hold anything of a receipt's hash.
-    let mut invite_rows = Vec::new();
-    let mut stmt = conn.prepare("SELECT code_sha256, used FROM invites WHERE poll_id = ?1").unwrap();
-    let mut q = stmt.query([&poll.id]).unwrap();
-    while let Some(r) = q.next().unwrap() {
-        let mut bytes: Vec<u8> = r.get::<_, Vec<u8>>(0).unwrap();
-        bytes.extend(r.get::<_, i64>(1).unwrap().to_le_bytes());
-        invite_rows.push(bytes);
-    }
+    let invite_rows: Vec<Vec<u8>> = audit
+        .invites(&poll.id)
+        .unwrap()
+        .into_iter()
+        .map(|(mac, used)| [mac, vec![u8::from(used)]].concat())
+        .collect();
     assert_eq!(invite_rows.len(), N + UNUSED);
     for h in &receipt_hashes {
         for w in h.windows(8) {
@@ -1207,7 +1278,7 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     let receipts: Vec<String> = thanks.iter().map(|page| shown_receipt(page)).collect();
     for (i, receipt) in receipts.iter().enumerate() {
         assert!(
-            receipt_keys(receipt).contains(&receipt_hashes[i]),
+            receipt_keys(at_rest, &poll.id, receipt).contains(&receipt_hashes[i]),
             "receipt {i} shown is not the one that keys ballot {i}"
         );
         let letters = receipt.replace('-', "");
@@ -1249,21 +1320,23 @@ fn a_deleted_or_expired_invite_only_poll_leaves_no_code_hash() {
             let fields = [("q0".to_owned(), "1".to_owned()), ("invite".to_owned(), code.clone())];
             server.vote_fields(&poll.id, &fields, &Server::fresh_client_ip()).unwrap();
         }
-        for c in &codes {
-            assert_in_db(server.dir(), &code_hash(c), "a code's hash before erasure");
+        let macs = code_macs(&server, &poll.id, &codes);
+        for (c, mac) in codes.iter().zip(&macs) {
+            assert_in_db(server.dir(), mac, "a code's keyed hash before erasure");
+            assert_not_in_db(server.dir(), &code_hash(c), "a code's plain hash");
         }
         erase(&server, &poll, how);
-        for c in &codes {
-            assert_not_in_db(server.dir(), &code_hash(c), &format!("a code's hash after {how}"));
+        for mac in &macs {
+            assert_not_in_db(server.dir(), mac, &format!("a code's keyed hash after {how}"));
         }
         let n: i64 = server
             .sql()
-            .query_row("SELECT count(*) FROM invites WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
+            .query_row("SELECT count(*) FROM sealed_invites WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 0, "invites rows survived {how}");
     }
-    for c in &kept {
-        assert_in_db(server.dir(), &code_hash(c), "the other poll's code hash");
+    for mac in code_macs(&server, &keep.id, &kept) {
+        assert_in_db(server.dir(), &mac, "the other poll's code's keyed hash");
     }
 }
 
@@ -1306,22 +1379,23 @@ fn shown_receipt(html: &str) -> String {
     receipt
 }
 
-/// The keys a ballot cast with `receipt` can have (staged, settled, and
-/// where a backup or a restart settles it), each drawn from the receipt's
-/// labelled hash: SHA-256 of `anonpoll receipt\0` and its 24 letters
+/// The keys a ballot of `poll` cast with `receipt` can have (staged,
+/// settled, and where a backup or a restart settles it), each drawn from
+/// the receipt's labelled hash (SHA-256 of `anonpoll receipt\0` and its 24
+/// letters) keyed under the poll's key, read with the key file in `dir`
 /// (docs/DECISIONS.md).
-fn receipt_keys(receipt: &str) -> Vec<Vec<u8>> {
+fn receipt_keys(dir: &std::path::Path, poll: &str, receipt: &str) -> Vec<Vec<u8>> {
     let hash = anonpoll::secret::Receipt::parse(receipt).expect("a receipt").hash();
     let mut labelled = b"anonpoll receipt\0".to_vec();
     labelled.extend(receipt.replace('-', "").to_uppercase().bytes());
-    assert_eq!(hash.0.to_vec(), sha256(&labelled), "the stored form is the labelled SHA-256 of the letters");
-    let k = anonpoll::store::receipt_keys(&hash);
+    assert_eq!(hash.0.to_vec(), sha256(&labelled), "the hash is the labelled SHA-256 of the letters");
+    let k = audit(dir).receipt_keys(poll, &hash).unwrap();
     vec![k.staged.to_vec(), k.settled.to_vec(), k.fallback.to_vec()]
 }
 
 /// The key a shown receipt gave its ballot, among `stored`.
-fn stored_key_of(receipt: &str, stored: &[Vec<u8>]) -> Vec<u8> {
-    let keys = receipt_keys(receipt);
+fn stored_key_of(server: &Server, poll: &str, receipt: &str, stored: &[Vec<u8>]) -> Vec<u8> {
+    let keys = receipt_keys(server.dir(), poll, receipt);
     stored
         .iter()
         .find(|k| keys.contains(k))
@@ -1333,7 +1407,7 @@ fn stored_key_of(receipt: &str, stored: &[Vec<u8>]) -> Vec<u8> {
 /// comes from its receipt's hash).
 fn stored_receipt_hashes(server: &Server, poll_id: &str) -> Vec<Vec<u8>> {
     let conn = server.sql();
-    let mut stmt = conn.prepare("SELECT id FROM responses WHERE poll_id = ?1").unwrap();
+    let mut stmt = conn.prepare("SELECT id FROM sealed_ballots WHERE poll_id = ?1").unwrap();
     stmt.query_map([poll_id], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
 }
 
@@ -1370,27 +1444,31 @@ fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
         for h in &hashes {
             assert_in_db(server.dir(), h, "a receipt's hash before erasure");
         }
+        // Every key any of its receipts could give (staged, settled,
+        // fallback), worked out while the poll's key exists.
+        let all_keys: Vec<Vec<u8>> =
+            pages.iter().flat_map(|p| receipt_keys(server.dir(), &poll.id, &shown_receipt(p))).collect();
+        let shown: Vec<Vec<u8>> = pages.iter().map(|p| stored_key_of(&server, &poll.id, &shown_receipt(p), &hashes)).collect();
         erase(&server, &poll, how);
-        // Every key any of its receipts could give (staged, settled, fallback).
-        for key in pages.iter().flat_map(|p| receipt_keys(&shown_receipt(p))) {
-            assert_not_in_db(server.dir(), &key, &format!("a receipt's key after {how}"));
+        for key in &all_keys {
+            assert_not_in_db(server.dir(), key, &format!("a receipt's key after {how}"));
         }
         let n: i64 = server
             .sql()
-            .query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
+            .query_row("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 0, "ballots survived {how}");
-        erased.push((how, pages, hashes));
+        erased.push((how, shown, hashes));
     }
     for h in &kept {
         assert_in_db(server.dir(), h, "the other poll's receipt hash");
     }
     // The receipts the voters were shown are the ones whose hashes were
     // stored, and then erased (the web page of issue 15).
-    let kept_shown: Vec<Vec<u8>> = kept_pages.iter().map(|p| stored_key_of(&shown_receipt(p), &kept)).collect();
+    let kept_shown: Vec<Vec<u8>> =
+        kept_pages.iter().map(|p| stored_key_of(&server, &keep.id, &shown_receipt(p), &kept)).collect();
     assert_eq!(sorted(kept_shown), sorted(kept.clone()), "the receipts shown are those stored");
-    for (how, pages, hashes) in erased {
-        let shown: Vec<Vec<u8>> = pages.iter().map(|p| stored_key_of(&shown_receipt(p), &hashes)).collect();
+    for (how, shown, hashes) in erased {
         assert_eq!(sorted(shown), sorted(hashes), "the receipts shown before {how} are those stored");
     }
 }
@@ -1426,6 +1504,6 @@ fn without_vote_changes_no_receipt_is_given_or_stored() {
         "a receipt on a poll without vote changes"
     );
     let n: i64 =
-        server.sql().query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+        server.sql().query_row("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", [&poll.id], |r| r.get(0)).unwrap();
     assert_eq!(n, 1, "the ballot is stored (with a random key: no receipt exists to derive one from)");
 }

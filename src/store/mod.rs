@@ -18,6 +18,7 @@
 //!   erased it yet: a poll lives while `today < expires_on`; and a poll whose
 //!   key's lease day is gone from the key state reads as erased.
 
+pub mod audit;
 mod legacy;
 mod reader;
 mod rows;
@@ -532,6 +533,8 @@ fn writer_gone() -> Error {
     Error::internal(anyhow::anyhow!("the writer dropped a queued write"))
 }
 
+#[cfg(test)]
+mod erasure_tests;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]

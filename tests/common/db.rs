@@ -45,6 +45,39 @@ pub fn assert_in_db(dir: &Path, needle: &[u8], what: &str) {
     );
 }
 
+/// The key file polld creates beside the database in `dir` (its default).
+pub fn keys_path(dir: &Path) -> std::path::PathBuf {
+    dir.join(super::KEYS_NAME)
+}
+
+/// The database in `dir` opened with its key file, to be read in clear as
+/// someone holding both would.
+pub fn audit(dir: &Path) -> anonpoll::store::audit::Audit {
+    anonpoll::store::audit::Audit::open(&dir.join(DB_NAME), &keys_path(dir)).expect("open the database with its keys")
+}
+
+/// The page numbers SQLite's WAL index (a `-shm` file's bytes) lists for
+/// the frames of the WAL's last generation, in commit order: the first
+/// block's 4,062 after its 136-byte header, 4,096 in each later block
+/// (each block 32 KiB); zeros are empty slots.
+pub fn wal_index_pages(shm: &[u8]) -> Vec<u32> {
+    const BLOCK: usize = 32 * 1024;
+    let mut pages = Vec::new();
+    for (block, at) in (0..shm.len()).step_by(BLOCK).enumerate() {
+        let (start, n) = if block == 0 { (at + 136, 4062) } else { (at, 4096) };
+        for i in 0..n {
+            let p = start + 4 * i;
+            if let Some(w) = shm.get(p..p + 4) {
+                let v = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                if v != 0 {
+                    pages.push(v);
+                }
+            }
+        }
+    }
+    pages
+}
+
 /// Record one response through the library's store, as the share page would.
 pub fn record_response(db: &Path, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
     let store = anonpoll::store::Store::open(db)?;

@@ -40,5 +40,7 @@ pub use skip::*;
 pub const BODY_LIMIT: usize = 262_144;
 /// File name of the database inside a test's data directory.
 pub const DB_NAME: &str = "anonpoll.sqlite3";
+/// File name of its key file (polld's default: beside the database).
+pub const KEYS_NAME: &str = "anonpoll.keys";
 /// How long a single HTTP exchange may take before the test fails.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(15);

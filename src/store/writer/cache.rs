@@ -62,6 +62,7 @@ impl PollCache {
         self.polls.clear();
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.polls.len()
     }
