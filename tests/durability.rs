@@ -423,43 +423,26 @@ fn acknowledged_writes_survive_kill_9() {
             "cycle {cycle}: totalResponses is {total} after kill -9; expected {votes_expected:?} \
              ({votes_stored} before the cycle + {acked} acknowledged in it, + at most one in flight per voter)"
         );
-        let rows: i64 = server
-            .sql()
-            .query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [&vote_poll.id], |r| r.get(0))
-            .unwrap();
-        assert_eq!(
-            u64::try_from(rows).ok(),
-            Some(total),
-            "cycle {cycle}: rows in `responses` vs totalResponses ({votes_expected:?} expected)"
-        );
-        // The counters are written once per batch: after a kill they must
-        // still agree with the ballots, row for row.
-        let sql = server.sql();
-        let by_day: i64 = sql
-            .query_row(
-                "SELECT coalesce(sum(responses), 0) FROM daily_tallies WHERE poll_id = ?1",
-                [&vote_poll.id],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(by_day, rows, "cycle {cycle}: daily_tallies vs rows in `responses`");
-        let tallies = |q: &str| -> Vec<(i64, i64, i64)> {
-            let mut stmt = sql.prepare(q).unwrap();
-            stmt.query_map([&vote_poll.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect()
-        };
-        assert_eq!(
-            tallies(
-                "SELECT question, option, votes FROM option_tallies WHERE poll_id = ?1 AND votes > 0 ORDER BY 1, 2"
-            ),
-            tallies(
-                "SELECT CAST(j.key AS INTEGER), j.value, count(*) FROM responses, json_each(responses.choices) AS j
-                 WHERE poll_id = ?1 AND j.value IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2"
-            ),
-            "cycle {cycle}: option_tallies vs the stored ballots"
-        );
+        // The sealed ballots and counts, read with the key file.
+        let audit = audit(server.dir());
+        let ballots = audit.ballots(&vote_poll.id).expect("read the ballots");
+        let rows = ballots.len() as u64;
+        assert_eq!(rows, total, "cycle {cycle}: stored ballots vs totalResponses ({votes_expected:?} expected)");
+        // The counts are written once per batch: after a kill they must
+        // still agree with the ballots, one for one.
+        let tallies = audit.tallies(&vote_poll.id).expect("read the counts");
+        assert_eq!(tallies.total, rows, "cycle {cycle}: the total vs the stored ballots");
+        assert_eq!(tallies.by_day.iter().map(|(_, n)| n).sum::<u64>(), rows, "cycle {cycle}: counts by day");
+        let mut recount = tallies.votes.iter().map(|v| vec![0u64; v.len()]).collect::<Vec<_>>();
+        for b in &ballots {
+            let answers: Vec<Option<usize>> = serde_json::from_str(&b.choices).expect("single choices");
+            for (q, a) in answers.iter().enumerate() {
+                if let Some(o) = a {
+                    recount[q][*o] += 1;
+                }
+            }
+        }
+        assert_eq!(tallies.votes, recount, "cycle {cycle}: the counts vs the stored ballots");
         let in_flight = total - votes_stored - acked;
         votes_stored = total;
 

@@ -402,10 +402,26 @@ fn a_deleted_or_expired_poll_takes_its_media_with_it() {
         let media = api_media(&server, &id);
         let bodies: Vec<Vec<u8>> =
             media.iter().map(|m| server.get(&format!("/media/{}", m["id"].as_str().unwrap())).body).collect();
+        // Stored sealed: the files' bytes are in no database file, their
+        // sealed bytes are.
         for b in &bodies {
-            assert_in_db(server.dir(), &b[b.len() / 2..b.len() / 2 + 48], "a stored file (sanity)");
+            assert_not_in_db(server.dir(), &b[b.len() / 2..b.len() / 2 + 48], "a stored file, unsealed");
         }
-        served.push((marker, media, bodies));
+        let sealed: Vec<Vec<u8>> = media
+            .iter()
+            .map(|m| {
+                server
+                    .sql()
+                    .query_row("SELECT bytes FROM sealed_media WHERE id = ?1", [m["id"].as_str().unwrap()], |r| {
+                        r.get(0)
+                    })
+                    .unwrap()
+            })
+            .collect();
+        for s in &sealed {
+            assert_in_db(server.dir(), &s[s.len() / 2..s.len() / 2 + 48], "a stored file's sealed bytes (sanity)");
+        }
+        served.push((marker, media, [bodies, sealed].concat()));
         polls.push((id, token));
     }
     // Deleted through the API.
@@ -421,10 +437,10 @@ fn a_deleted_or_expired_poll_takes_its_media_with_it() {
         }
         assert_not_in_db(server.dir(), marker.as_bytes(), "an erased poll's alt text");
     }
-    // Nothing else beside the database either.
+    // Nothing else beside the database (and its key file) either.
     for entry in std::fs::read_dir(server.dir()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        assert!(name.starts_with(DB_NAME), "unexpected file {name} in the data directory");
+        assert!(name.starts_with(DB_NAME) || name == KEYS_NAME, "unexpected file {name} in the data directory");
     }
 }
 

@@ -42,7 +42,7 @@ fn integrity(db: &Path) -> String {
 
 fn poll_ids(db: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let mut stmt = conn.prepare("SELECT id FROM polls").unwrap();
+    let mut stmt = conn.prepare("SELECT id FROM sealed_polls").unwrap();
     stmt.query_map([], |r| r.get::<_, String>(0)).unwrap().map(Result::unwrap).collect()
 }
 
@@ -74,7 +74,7 @@ fn sweep_backup_and_export_during_load_lose_nothing() {
     let voting: Vec<Created> = (0..VOTING_POLLS).map(|_| server.create_public()).collect();
     let doomed: Vec<Created> = (0..20).map(|_| server.create_default()).collect();
     for d in &doomed {
-        server.exec_sql("UPDATE polls SET expires_on = ?1 WHERE id = ?2", [today(), d.id.clone()]);
+        server.exec_sql("UPDATE sealed_polls SET expires_on = ?1 WHERE id = ?2", [today(), d.id.clone()]);
     }
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -192,7 +192,7 @@ fn sweep_backup_and_export_during_load_lose_nothing() {
         let results = results.json();
         assert_eq!(results["totalResponses"].as_u64(), Some(acked), "poll {}: API total", c.id);
         let stored: i64 =
-            conn.query_row("SELECT count(*) FROM responses WHERE poll_id = ?1", [&c.id], |r| r.get(0)).unwrap();
+            conn.query_row("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", [&c.id], |r| r.get(0)).unwrap();
         assert_eq!(stored as u64, acked, "poll {}: stored responses", c.id);
         let first_q: u64 =
             results["questions"][0]["options"].as_array().unwrap().iter().map(|o| o["count"].as_u64().unwrap()).sum();

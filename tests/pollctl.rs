@@ -58,13 +58,16 @@ fn sweep_erases_polls_from_their_expiry_day_and_leaves_no_byte() {
     server.get(&short.path()).assert_status(200);
 
     // On the expiry day itself the 7-day poll goes, with every byte of it.
+    let short_body = server.sealed_body(&short.id);
     let v = ok_json(&pollctl(&db, &["--json", "sweep", "--as-of", &date_from_today(7)]));
     assert_eq!(v["pollsErased"], 1);
     assert_eq!(v["asOf"], date_from_today(7));
     server.get(&short.path()).assert_status(404);
     server.get(&long.path()).assert_status(200);
     assert_not_in_db(server.dir(), b"Sweep marker short-lived poll", "swept poll's title");
-    assert_in_db(server.dir(), b"Sweep marker long-lived poll", "the live poll's title");
+    assert_not_in_db(server.dir(), &short_body, "swept poll's sealed document");
+    assert_in_db(server.dir(), &server.sealed_body(&long.id), "the live poll's sealed document");
+    assert_not_in_db(server.dir(), b"Sweep marker long-lived poll", "the live poll's title, unsealed");
 
     // Text output for people; a second run finds nothing.
     let out = pollctl(&db, &["sweep", "--as-of", &date_from_today(7)]);
@@ -98,7 +101,7 @@ fn two_sweeps_at_once_while_polld_serves_both_succeed() {
     assert_eq!(erased, n, "the two sweeps together erase each poll exactly once");
     // polld kept serving throughout.
     server.get("/api").assert_status(200);
-    assert_eq!(server.sql().query_row("SELECT count(*) FROM polls", [], |r| r.get::<_, i64>(0)).unwrap(), 0);
+    assert_eq!(server.sql().query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get::<_, i64>(0)).unwrap(), 0);
 }
 
 #[test]
@@ -390,7 +393,7 @@ fn stats_backup_and_check_need_no_token_and_reveal_no_poll() {
     let a = server.create_poll(&titled("Stats secret title", 30));
     server.create_default();
     server.record(&a.id, &[Some(0), None]).unwrap();
-    server.exec_sql("UPDATE polls SET expires_on = ?1 WHERE id != ?2", [today(), a.id.clone()]);
+    server.exec_sql("UPDATE sealed_polls SET expires_on = ?1 WHERE id != ?2", [today(), a.id.clone()]);
 
     let out = pollctl(&db, &["--json", "stats"]);
     let v = ok_json(&out);
@@ -407,7 +410,7 @@ fn stats_backup_and_check_need_no_token_and_reveal_no_poll() {
     let out = pollctl(&db, &["backup", copy.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let conn = rusqlite::Connection::open(&copy).unwrap();
-    let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0)).unwrap();
+    let polls: i64 = conn.query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get(0)).unwrap();
     assert_eq!(polls, 2);
     let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
     assert_eq!(ok, "ok");

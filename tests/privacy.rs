@@ -454,9 +454,8 @@ fn token_is_stored_only_as_sha256() {
     let poll = server.create_default();
     // Sealed in the poll's document, as the hex of its SHA-256.
     let doc = audit(server.dir()).document(&poll.id).unwrap();
-    let stored: Vec<u8> = (0..32)
-        .map(|i| u8::from_str_radix(&doc["token"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap())
-        .collect();
+    let stored: Vec<u8> =
+        (0..32).map(|i| u8::from_str_radix(&doc["token"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap()).collect();
     let raw = base64url_decode(&poll.token).expect("token is base64url");
     // Reading: "SHA-256 of the adminToken" is the hash of the token string;
     // hashing the 32 decoded bytes is accepted as the same protection.
@@ -1229,12 +1228,8 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
         }
     }
     // ... nor does a code's row hold anything of a receipt's hash.
-    let invite_rows: Vec<Vec<u8>> = audit
-        .invites(&poll.id)
-        .unwrap()
-        .into_iter()
-        .map(|(mac, used)| [mac, vec![u8::from(used)]].concat())
-        .collect();
+    let invite_rows: Vec<Vec<u8>> =
+        audit.invites(&poll.id).unwrap().into_iter().map(|(mac, used)| [mac, vec![u8::from(used)]].concat()).collect();
     assert_eq!(invite_rows.len(), N + UNUSED);
     for h in &receipt_hashes {
         for w in h.windows(8) {
@@ -1448,7 +1443,8 @@ fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
         // fallback), worked out while the poll's key exists.
         let all_keys: Vec<Vec<u8>> =
             pages.iter().flat_map(|p| receipt_keys(server.dir(), &poll.id, &shown_receipt(p))).collect();
-        let shown: Vec<Vec<u8>> = pages.iter().map(|p| stored_key_of(&server, &poll.id, &shown_receipt(p), &hashes)).collect();
+        let shown: Vec<Vec<u8>> =
+            pages.iter().map(|p| stored_key_of(&server, &poll.id, &shown_receipt(p), &hashes)).collect();
         erase(&server, &poll, how);
         for key in &all_keys {
             assert_not_in_db(server.dir(), key, &format!("a receipt's key after {how}"));
@@ -1503,7 +1499,9 @@ fn without_vote_changes_no_receipt_is_given_or_stored() {
         !page.contains("id=\"receipt\"") && !page.contains("#receipt="),
         "a receipt on a poll without vote changes"
     );
-    let n: i64 =
-        server.sql().query_row("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", [&poll.id], |r| r.get(0)).unwrap();
+    let n: i64 = server
+        .sql()
+        .query_row("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", [&poll.id], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 1, "the ballot is stored (with a random key: no receipt exists to derive one from)");
 }

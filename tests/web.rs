@@ -281,7 +281,8 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
 fn a_creation_form_sent_twice_creates_one_poll() {
     let server = Server::start();
     let ip = "203.0.113.60";
-    let count = |s: &Server| s.sql().query_row("SELECT count(*) FROM polls", [], |r| r.get::<_, i64>(0)).unwrap();
+    let count =
+        |s: &Server| s.sql().query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get::<_, i64>(0)).unwrap();
     let code = once(&server);
     let fields = |code: &str| {
         vec![
@@ -464,7 +465,7 @@ fn closed_and_expired_polls_accept_nothing() {
     let poll = public_poll(&server);
     let path = format!("/p/{}", poll.id);
     let token = ballot(&server.get(&path).text());
-    server.exec_sql("UPDATE polls SET expires_on = ?1 WHERE id = ?2", [today(), poll.id.clone()]);
+    server.exec_sql("UPDATE sealed_polls SET expires_on = ?1 WHERE id = ?2", [today(), poll.id.clone()]);
     assert_eq!(server.get(&path).status, 404);
     assert_eq!(post_form(&server, &path, "192.0.2.21", &[("q0", "0"), ("ballot", &token)]).status, 404);
     assert_eq!(server.get(&format!("{path}/results")).status, 404);
@@ -792,7 +793,7 @@ fn the_admin_page_preselects_the_erase_date_the_poll_has() {
     // Ten days later the erase day is still the one it was made with.
     let set = |s: &Server, created: i64, expires: i64| {
         s.exec_sql(
-            "UPDATE polls SET created_on = ?1, expires_on = ?2 WHERE id = ?3",
+            "UPDATE sealed_polls SET created_on = ?1, expires_on = ?2 WHERE id = ?3",
             [date_from_today(created), date_from_today(expires), poll.id.clone()],
         );
     };
@@ -956,7 +957,7 @@ fn after_close_results_open_when_the_poll_closes() {
     // The share page names the closing day.
     let share = server.get(&format!("/p/{}?lang=de", poll.id)).text();
     assert!(share.contains("Abstimmung endet am"), "{share}");
-    server.exec_sql("UPDATE polls SET closes_on = ?1 WHERE id = ?2", [today(), poll.id.clone()]);
+    server.closing_day_comes(&poll.id);
     let html = server.get(&results).text();
     assert!(html.contains("id=\"result-q0\""), "{html}");
     let share = server.get(&format!("/p/{}", poll.id)).text();
@@ -1068,7 +1069,7 @@ fn the_creation_form_and_the_admin_page_set_the_settings() {
         post_form(&server, &admin, "198.51.100.22", &fields)
     };
     save(&closes, "afterClose").assert_status(200);
-    server.exec_sql("UPDATE polls SET closes_on = ?1 WHERE id = ?2", [today(), id.clone()]);
+    server.closing_day_comes(&id);
     let resp = save(&today(), "afterVote");
     resp.assert_status(200);
     let p = server.get(&format!("/api/polls/{id}")).json();
@@ -1936,7 +1937,7 @@ fn receipts_are_refused_on_a_closed_poll_and_a_poll_without_changes() {
     let receipt = receipt_on(&resp.text()).unwrap();
     let own = format!("/p/{}/ballot", poll.id);
     post_form(&server, &own, "198.51.100.70", &[("receipt", &receipt)]).assert_status(200);
-    server.exec_sql("UPDATE polls SET closes_on = ?1 WHERE id = ?2", [today(), poll.id.clone()]);
+    server.closing_day_comes(&poll.id);
     for action in ["show", "change", "withdraw"] {
         let resp = post_form(
             &server,

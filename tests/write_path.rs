@@ -78,7 +78,7 @@ fn start() -> Polld {
         busy_timeout: Duration::from_secs(30),
         ..WriterConfig::default()
     };
-    let store = Store::open_with(&db, config).unwrap();
+    let store = Store::open_with(&db, &anonpoll::store::Keys::beside(&db), config).unwrap();
     let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
     let app = Arc::new(
         App::new(
@@ -328,12 +328,15 @@ fn a_vote_queued_while_another_process_closes_the_poll_is_refused_after_the_comm
     assert_eq!(read_answer(&mut s).status, 200);
     // The next vote passes the page's checks (the poll is open) and waits in
     // the queue while another process closes the poll and commits.
-    let lock = WriteLock::take(&polld.db);
+    // (It reads and seals the poll's document with the key file, as a
+    // pollctl of the same installation would.)
+    let other = anonpoll::store::audit::Audit::open(&polld.db, &polld.db.with_extension("keys")).unwrap();
+    other.connection().execute_batch("BEGIN IMMEDIATE").unwrap();
     let mut s = connect(addr);
     send_vote(&mut s, &poll, &second);
     std::thread::sleep(Duration::from_millis(500));
-    lock.0.execute("UPDATE polls SET closed = 1 WHERE id = ?1", [&poll]).unwrap();
-    lock.0.execute_batch("COMMIT").unwrap();
+    other.edit_document(&poll, |doc| doc["closed"] = serde_json::json!(true)).unwrap();
+    other.connection().execute_batch("COMMIT").unwrap();
     let a = read_answer(&mut s);
     assert_eq!(a.status, 409, "{}", a.head);
     assert!(a.body.contains("notice closed"), "the answer shows the poll as closed");

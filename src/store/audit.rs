@@ -4,10 +4,9 @@
 //! raw files, as an attacker with the files and the keys would) and for
 //! operators checking a copy.
 //!
-//! It opens the key file read-only and never moves the key state; every
-//! change but [`Audit::set_closing_day`] is refused, and that one exists only
-//! so that a test can give a poll a deadline of today, which no front end
-//! allows.
+//! It opens the key file read-only and never moves the key state; its one
+//! change, [`Audit::edit_document`], exists for tests of states no front end
+//! can make.
 
 use std::path::Path;
 
@@ -89,8 +88,10 @@ impl Audit {
     /// `poll`'s counts: total, by day, per option.
     pub fn tallies(&self, poll: &str) -> anyhow::Result<crate::domain::Tallies> {
         let (key, doc) = self.key(poll)?;
-        let sealed: Vec<u8> = self.conn.query_row("SELECT tallies FROM sealed_polls WHERE id = ?1", [poll], |r| r.get(0))?;
-        super::reader::open_tallies(&key, poll, &rows::Layout::of(&doc.questions), &sealed).map_err(|e| anyhow::anyhow!("{e}"))
+        let sealed: Vec<u8> =
+            self.conn.query_row("SELECT tallies FROM sealed_polls WHERE id = ?1", [poll], |r| r.get(0))?;
+        super::reader::open_tallies(&key, poll, &rows::Layout::of(&doc.questions), &sealed)
+            .map_err(|e| anyhow::anyhow!("{e}"))
     }
 
     /// The keys the ballot cast with the receipt hashed `receipt` can have.
@@ -110,12 +111,22 @@ impl Audit {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Sets `poll`'s closing day as stored, past every front end's rules
-    /// (which refuse a deadline of today): for tests of what happens on
-    /// the day a poll closes. A running polld notices at its next write.
-    pub fn set_closing_day(&self, poll: &str, day: Option<Day>) -> anyhow::Result<()> {
-        let (key, mut doc) = self.key(poll)?;
-        doc.closes_on = day;
+    /// The connection, to hold a transaction around edits (as another
+    /// process holding the write lock would).
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Rewrites `poll`'s sealed document as `edit` changes its JSON, past
+    /// every front end's rules: for tests of states no front end can make
+    /// (a deadline of today) or of another process's change (closing a poll
+    /// while polld's writer has votes queued). A running polld notices at
+    /// its next write.
+    pub fn edit_document(&self, poll: &str, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<()> {
+        let (key, doc) = self.key(poll)?;
+        let mut json = serde_json::to_value(doc)?;
+        edit(&mut json);
+        let doc: Doc = serde_json::from_value(json).context("the edited document does not read back")?;
         let id = PollId::parse(poll).context("not a poll id")?;
         let sealed = key.seal(&place::body(id.as_str()), &doc.to_bytes().map_err(|e| anyhow::anyhow!("{e}"))?)?;
         self.conn.execute("UPDATE sealed_polls SET body = ?2 WHERE id = ?1", params![poll, sealed])?;

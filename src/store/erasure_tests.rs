@@ -132,12 +132,21 @@ fn no_marker_is_in_any_file_or_backup_of_live_polls() {
         width: Some(1),
         height: Some(1),
     });
-    let media = NewMedia { id: MediaId::generate().unwrap(), slot: Slot::Poll, clean: picture.clone(), alt: "Alt marker zq".into() };
+    let media = NewMedia {
+        id: MediaId::generate().unwrap(),
+        slot: Slot::Poll,
+        clean: picture.clone(),
+        alt: "Alt marker zq".into(),
+    };
     store.attach_media(&id, media.clone(), today).unwrap();
     let receipt = Receipt::generate().unwrap();
     let code = InviteCode::generate().unwrap();
     store.issue_invites(&id, vec![code.hash()], today).unwrap();
-    store.cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), Some(receipt.hash())), today).unwrap().committed_blocking().unwrap();
+    store
+        .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), Some(receipt.hash())), today)
+        .unwrap()
+        .committed_blocking()
+        .unwrap();
     let backup = dir.path().join("copy.sqlite3");
     store.backup(&backup).unwrap();
     // And readable all the while.
@@ -149,7 +158,16 @@ fn no_marker_is_in_any_file_or_backup_of_live_polls() {
     let (_, range) = r.media(&media.id, today, |_| Some((70_000, 1000))).unwrap().unwrap();
     assert_eq!(range, picture.bytes[70_000..71_000]);
     for (name, bytes) in files(dir.path()) {
-        for marker in ["Title marker zq", "Q1 label marker", "option marker a", "Titre marqueur zq", "Question marqueur", "choix marqueur", "picture bytes marker", "Alt marker zq"] {
+        for marker in [
+            "Title marker zq",
+            "Q1 label marker",
+            "option marker a",
+            "Titre marqueur zq",
+            "Question marqueur",
+            "choix marqueur",
+            "picture bytes marker",
+            "Alt marker zq",
+        ] {
             assert!(!holds(&bytes, marker), "{marker} in {name}");
         }
         for hash in [receipt.hash().0, code.hash().0] {
@@ -170,7 +188,8 @@ fn an_old_copy_does_not_open_a_deleted_or_expired_poll_once_its_key_is_gone() {
     let lease = store.keys().lease();
     let long = poll_json("Kept", 365);
     let short = poll_json("Short", 7);
-    let [kept, deleted, expiring] = [create(&store, &long, today), create(&store, &long, today), create(&store, &short, today)];
+    let [kept, deleted, expiring] =
+        [create(&store, &long, today), create(&store, &long, today), create(&store, &short, today)];
     for (id, poll) in [(&kept, &long), (&deleted, &long), (&expiring, &short)] {
         for i in 0..3 {
             store.cast(id, a_ballot(poll, i), today).unwrap();
@@ -209,7 +228,8 @@ fn an_old_copy_does_not_open_a_deleted_or_expired_poll_once_its_key_is_gone() {
     let poll = r.poll(&kept, after).unwrap().expect("a live poll still opens");
     assert_eq!(r.tallies(&poll).unwrap().total, 3);
     let conn = Connection::open(&path).unwrap();
-    let key_day: String = conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [kept.as_str()], |x| x.get(0)).unwrap();
+    let key_day: String =
+        conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [kept.as_str()], |x| x.get(0)).unwrap();
     assert_eq!(Day::parse(&key_day).unwrap(), after.plus_days(lease), "re-wrapped under today + L");
     assert!(r.poll(&expiring, after).unwrap().is_none());
     let left: i64 = conn.query_row("SELECT count(*) FROM sealed_polls", [], |x| x.get(0)).unwrap();
@@ -217,7 +237,8 @@ fn an_old_copy_does_not_open_a_deleted_or_expired_poll_once_its_key_is_gone() {
     // A shortened poll moves its lease at once.
     let patch = PollPatch::from_json(&json!({"expiryDays": 7})).unwrap();
     store.patch_poll(&kept, &patch, after).unwrap();
-    let key_day: String = conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [kept.as_str()], |x| x.get(0)).unwrap();
+    let key_day: String =
+        conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [kept.as_str()], |x| x.get(0)).unwrap();
     assert_eq!(Day::parse(&key_day).unwrap(), after.plus_days(6), "its last day, before the lease's end");
 }
 
@@ -353,20 +374,21 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
             r#"{"title":"Vieux titre marqueur","questions":[{"label":"l","options":["a","b","c"]},{"label":"m","options":["x","y"]}]}"#
         ])
         .unwrap();
-        conn.execute("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, '[0,1]')", params![
-            id,
-            &legacy_keys[1][..],
-            today.previous().to_string()
-        ])
+        conn.execute(
+            "INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, '[0,1]')",
+            params![id, &legacy_keys[1][..], today.previous().to_string()],
+        )
         .unwrap();
-        conn.execute("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, '[2,null]')", params![
-            id,
-            &[0x42u8; 16][..],
-            today.to_string()
-        ])
+        conn.execute(
+            "INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, ?2, ?3, '[2,null]')",
+            params![id, &[0x42u8; 16][..], today.to_string()],
+        )
         .unwrap();
-        conn.execute("INSERT INTO invites (poll_id, code_sha256, used) VALUES (?1, ?2, 0)", params![id, &code.hash().0[..]])
-            .unwrap();
+        conn.execute(
+            "INSERT INTO invites (poll_id, code_sha256, used) VALUES (?1, ?2, 0)",
+            params![id, &code.hash().0[..]],
+        )
+        .unwrap();
         conn.execute(
             "INSERT INTO media (id, poll_id, question, kind, mime, size, sha256, alt, bytes)
              VALUES (?1, ?2, NULL, 'image', 'image/png', 22, zeroblob(32), 'Old alt marker', CAST('Old media bytes marker' AS BLOB))",
@@ -400,7 +422,10 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
         let (_, bytes) = r.media(&poll.media[0].id, today, |b| Some((0, b.item.size as usize))).unwrap().unwrap();
         assert_eq!(bytes, b"Old media bytes marker");
         let t = r.tallies(&poll).unwrap();
-        assert_eq!((t.total, t.votes[0].clone(), t.by_day.clone()), (2, vec![1, 0, 1], vec![(today.previous(), 1), (today, 1)]));
+        assert_eq!(
+            (t.total, t.votes[0].clone(), t.by_day.clone()),
+            (2, vec![1, 0, 1], vec![(today.previous(), 1), (today, 1)])
+        );
         let b = r.own_ballot(&poll, &receipt.hash()).unwrap();
         assert_eq!(b.map(|b| b.to_stored()), Some("[0,1]".to_owned()), "a receipt from before opens its ballot");
         store.amend(&id, receipt.hash(), None, today).unwrap();
@@ -413,7 +438,14 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
     drop(r);
     drop(store);
     for (name, bytes) in files(dir.path()) {
-        for marker in ["Old title marker", "Old label marker", "Old option marker", "Vieux titre marqueur", "Old alt marker", "Old media bytes marker"] {
+        for marker in [
+            "Old title marker",
+            "Old label marker",
+            "Old option marker",
+            "Vieux titre marqueur",
+            "Old alt marker",
+            "Old media bytes marker",
+        ] {
             assert!(!holds(&bytes, marker), "{marker} survived the upgrade in {name}");
         }
         assert!(!bytes.windows(32).any(|w| w == code.hash().0), "a code's plain hash survived in {name}");

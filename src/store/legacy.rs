@@ -162,7 +162,8 @@ fn seal_one(tx: &Connection, keys: &Keyring, id: &str, today: Day) -> anyhow::Re
     doc.translations = translations;
 
     // Media: listed in the document, bytes padded and sealed in pieces.
-    let media: Vec<(String, Option<i64>, String, String, Vec<u8>, String, Option<u32>, Option<u32>, Vec<u8>)> = tx
+    type MediaColumns = (String, Option<i64>, String, String, Vec<u8>, String, Option<u32>, Option<u32>, Vec<u8>);
+    let media: Vec<MediaColumns> = tx
         .prepare("SELECT id, question, kind, mime, sha256, alt, width, height, bytes FROM media WHERE poll_id = ?1")?
         .query_map(params![id], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
@@ -216,7 +217,7 @@ fn seal_one(tx: &Connection, keys: &Keyring, id: &str, today: Day) -> anyhow::Re
         params![id, created_on.to_string(), expires_on.to_string(), key_day.to_string(), wrapped, body, tallies],
     )?;
     // In key order: the rows' places follow their random keys alone.
-    sealed_ballots.sort_by(|a, b| a.0.cmp(&b.0));
+    sealed_ballots.sort_by_key(|b| b.0);
     for (k, sealed) in sealed_ballots {
         tx.execute(
             "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",

@@ -603,7 +603,9 @@ impl Store {
         // key order.
         let mut copy = connect(target, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let tx = copy.transaction()?;
-        let staged: Vec<(String, Vec<u8>, Vec<u8>, String, Vec<u8>)> = tx
+        // Poll, key, sealed ballot, and the poll's key day and wrapped key.
+        type StagedRow = (String, Vec<u8>, Vec<u8>, String, Vec<u8>);
+        let staged: Vec<StagedRow> = tx
             .prepare(
                 "SELECT b.poll_id, b.id, b.sealed, p.key_day, p.data_key
                  FROM sealed_ballots b JOIN sealed_polls p ON p.id = b.poll_id WHERE b.id >= ?1",

@@ -40,13 +40,11 @@ fn day_column(s: String, what: &str) -> Result<Day, Error> {
     Day::parse(&s).ok_or_else(|| corrupt(what))
 }
 
+/// A poll row and the sealed columns asked for with it, in that order.
+pub(super) type RowWith = (PollRow, Vec<Vec<u8>>);
+
 /// The live poll row `id`, with the sealed columns named in `extra`.
-pub(super) fn poll_row(
-    conn: &Connection,
-    id: &str,
-    today: Day,
-    extra: &str,
-) -> Result<Option<(PollRow, Vec<Vec<u8>>)>, Error> {
+pub(super) fn poll_row(conn: &Connection, id: &str, today: Day, extra: &str) -> Result<Option<RowWith>, Error> {
     let sql = format!(
         "SELECT created_on, expires_on, key_day, data_key{extra} FROM sealed_polls WHERE id = ?1 AND expires_on > ?2"
     );

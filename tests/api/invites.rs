@@ -235,7 +235,8 @@ fn issued_codes_come_once_with_links_that_carry_them_in_the_fragment() {
         assert!(seen.insert(code.to_owned()), "{code} twice");
     }
     // The codes are in that answer only: the status, the poll and its
-    // results never show them again, and the database holds only hashes.
+    // results never show them again, and the database holds only their
+    // hashes keyed under the poll's key.
     let second = codes(&issue(&server, &poll, &json!({"count": 2})));
     assert!(second.iter().all(|c| !seen.contains(c)));
     assert_eq!(status(&server, &poll), json!({"issued": 7, "used": 0}));
@@ -249,7 +250,11 @@ fn issued_codes_come_once_with_links_that_carry_them_in_the_fragment() {
         assert!(!elsewhere.contains(code.as_str()), "{code} shown again");
         let bare = code.replace('-', "");
         assert_not_in_db(server.dir(), bare.as_bytes(), "an invite code");
-        assert_in_db(server.dir(), &sha256(bare.as_bytes()), "an invite code's hash");
+        assert_not_in_db(server.dir(), &sha256(bare.as_bytes()), "an invite code's plain hash");
+        let hash = anonpoll::secret::InviteCode::parse(code).unwrap().hash();
+        assert_eq!(hash.0.to_vec(), sha256(bare.as_bytes()));
+        let mac = audit(server.dir()).invite_mac(&poll.id, &hash).unwrap();
+        assert_in_db(server.dir(), &mac, "an invite code's keyed hash");
     }
     assert!(!server.logs().contains(&seen.iter().next().unwrap()[..9]), "a code in polld's log");
 }

@@ -93,7 +93,7 @@ fn a_closing_day_lies_after_today_and_before_expiry() {
 /// The day comes: written into the database as polld would see it after
 /// midnight (no clock can be moved in a black-box test).
 fn closing_day_comes(server: &Server, id: &str) {
-    assert_eq!(server.exec_sql("UPDATE polls SET closes_on = ?1 WHERE id = ?2", [today(), id.to_owned()]), 1);
+    server.closing_day_comes(id);
 }
 
 #[test]

@@ -326,6 +326,21 @@ impl Server {
         conn
     }
 
+    /// Gives poll `id` a closing day of today as stored (the day comes: no
+    /// front end allows a deadline of today, and no clock can be moved in a
+    /// black-box test), through the sealed document, with the key file.
+    pub fn closing_day_comes(&self, id: &str) {
+        let today = super::today();
+        super::audit(self.dir())
+            .edit_document(id, |doc| doc["closes_on"] = serde_json::json!(today))
+            .unwrap_or_else(|e| panic!("cannot set poll {id}'s closing day: {e:#}"));
+    }
+
+    /// Poll `id`'s sealed document as it lies in the database file.
+    pub fn sealed_body(&self, id: &str) -> Vec<u8> {
+        self.sql().query_row("SELECT body FROM sealed_polls WHERE id = ?1", [id], |r| r.get(0)).expect("a poll row")
+    }
+
     /// Run one SQL statement on the live database; returns changed rows.
     pub fn exec_sql(&self, sql: &str, params: impl rusqlite::Params) -> usize {
         let conn = self.sql();

@@ -1,13 +1,13 @@
 //! Bench-only helper over the anonpoll library.
 //!
 //!   anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT
-//!       Creates a fresh database: HOT_POLLS polls through the library
-//!       (`Store::create_poll`, public results, 3 questions of 4 options, the
-//!       polls every scenario hits; their ids go to IDS_OUT) and one vote
-//!       through `Store::record_response`, then FILLER_POLLS more polls and
-//!       RESPONSES ballots in bulk SQL that follows sql/001_init.sql, counters
-//!       included (option_tallies, daily_tallies, polls.total_responses), in
-//!       one transaction. A tenth of the ballots go to the hot polls.
+//!       Creates a fresh database (and its key file beside it): HOT_POLLS
+//!       polls (public results, 3 questions of 4 options, the polls every
+//!       scenario hits; their ids go to IDS_OUT) and one vote, then
+//!       FILLER_POLLS more polls and RESPONSES ballots, all through the
+//!       library's store (every byte of a poll is sealed under its own key,
+//!       so no bulk SQL can write one), in group commits of up to 20,000.
+//!       A tenth of the ballots go to the hot polls.
 //!   anonbench cast DB SECONDS THREADS IDS_FILE [KIND]
 //!       The write path without HTTP: THREADS threads call `Store::cast` in a
 //!       loop (group commit does the batching), for SECONDS. KIND `single`
@@ -17,14 +17,12 @@
 //!   anonbench dbsize DB
 //!       Bytes of the database as a reader sees it (page_count * page_size,
 //!       WAL included), and the number of stored responses.
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use anonpoll::day::Day;
 use anonpoll::domain::{Answer, Ballot, NewPoll, Question, QuestionKind};
 use anonpoll::secret::{AdminToken, PollId, Receipt};
-use anonpoll::store::Store;
-use rusqlite::params;
+use anonpoll::store::{Keys, Store, WriterConfig};
 
 /// xorshift64*: enough randomness for ballots, no dependency.
 struct Rng(u64);
@@ -123,97 +121,65 @@ fn remove_db(path: &str) {
 fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &str) -> anyhow::Result<()> {
     let t0 = Instant::now();
     remove_db(db);
+    let _ = std::fs::remove_file(std::path::Path::new(db).with_extension("keys"));
     let today = Day::today();
-    let store = Store::open(std::path::Path::new(db))?;
-    let mut ids = Vec::new();
-    for i in 0..hot {
-        let id = PollId::generate()?;
-        store.create_poll(
-            &id,
-            &AdminToken::generate()?.hash(),
-            &bench_poll(&format!("Benchmark poll {i}")),
-            &[],
-            today,
-        )?;
-        ids.push(id.as_str().to_owned());
-    }
-    store.record_response(&ids[0], &[Some(0), Some(1), None])?;
-    drop(store); // the writer commits and stops
+    // Everything through the store (every byte of a poll is sealed under its
+    // own key: no SQL can write a poll any more), in large group commits.
+    let path = std::path::Path::new(db);
+    let config = WriterConfig { queue_capacity: 1 << 20, max_batch: 20_000, ..WriterConfig::default() };
+    let store = Store::open_with(path, &Keys::beside(path), config)?;
+    let poll = bench_poll("Benchmark poll");
+    let create = |n: usize, title: &str| -> anyhow::Result<Vec<String>> {
+        // Many at once, so that the group commit batches them.
+        let chunks: Vec<Vec<usize>> = (0..n).collect::<Vec<_>>().chunks(n.div_ceil(32).max(1)).map(<[usize]>::to_vec).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                let (store, title) = (store.clone(), title.to_owned());
+                std::thread::spawn(move || -> anyhow::Result<Vec<String>> {
+                    chunk
+                        .iter()
+                        .map(|i| {
+                            let id = PollId::generate()?;
+                            store.create_poll(&id, &AdminToken::generate()?.hash(), &bench_poll(&format!("{title} {i}")), &[], today)?;
+                            Ok(id.as_str().to_owned())
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        let mut ids = Vec::with_capacity(n);
+        for h in handles {
+            ids.extend(h.join().map_err(|_| anyhow::anyhow!("a creating thread panicked"))??);
+        }
+        Ok(ids)
+    };
+    let mut ids = create(hot, "Benchmark poll")?;
     std::fs::write(ids_out, ids.join("\n") + "\n")?;
-
-    let mut conn = rusqlite::Connection::open(db)?;
-    // Bench data only: no fsync, and a page cache big enough that the random
-    // poll ids of the responses index do not turn every insert into a read.
-    conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA foreign_keys = ON; PRAGMA cache_size = -1048576;")?;
-    let (questions, created_on, expires_on): (String, String, String) =
-        conn.query_row("SELECT questions, created_on, expires_on FROM polls WHERE id = ?1", params![ids[0]], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })?;
-    let sample: String = conn.query_row("SELECT choices FROM responses LIMIT 1", [], |r| r.get(0))?;
-    anyhow::ensure!(sample == "[0,1,null]", "unexpected choices format {sample}; update anonbench");
+    store.record_response(&ids[0], &[Some(0), Some(1), None])?;
+    ids.extend(create(fillers, "Filler poll")?);
+    let ids: Vec<PollId> = ids.iter().map(|i| PollId::parse(i).expect("a poll id")).collect();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let tx = conn.transaction()?;
-    {
-        let mut ins = tx.prepare(
-            "INSERT INTO polls (id, token_sha256, title, lang, results_public, created_on, expires_on, questions)
-             VALUES (?1, ?2, ?3, 'en', 1, ?4, ?5, ?6)",
-        )?;
-        for i in 0..fillers {
-            let id = PollId::generate()?;
-            ins.execute(params![
-                id.as_str(),
-                &AdminToken::generate()?.hash().0[..],
-                format!("Filler poll {i}"),
-                created_on,
-                expires_on,
-                questions
-            ])?;
-            ids.push(id.as_str().to_owned());
-        }
-    }
-    let mut opt: HashMap<(usize, usize, usize), i64> = HashMap::new();
-    let mut total: HashMap<usize, i64> = HashMap::new();
     let hot_share = if fillers == 0 { responses } else { responses / 10 };
-    let day = today.to_string();
-    {
-        // Ballots are keyed by a random id within their poll (sql/003), as
-        // the writer stores them.
-        let mut ins =
-            tx.prepare("INSERT INTO responses (poll_id, id, cast_on, choices) VALUES (?1, randomblob(16), ?2, ?3)")?;
-        for n in 0..responses {
-            let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
-            let b = ballot(&mut rng);
-            ins.execute(params![ids[p], day, serde_json::to_string(&b)?])?;
-            for (q, c) in b.iter().enumerate() {
-                if let Some(o) = c {
-                    *opt.entry((p, q, *o)).or_default() += 1;
-                }
+    let mut pending = Vec::new();
+    for n in 0..responses {
+        let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
+        let b = Ballot::of_choices(&poll.questions, &ballot(&mut rng)).map_err(|e| anyhow::anyhow!("{e}"))?;
+        pending.push(store.cast_later(&ids[p], b, (None, None), today)?);
+        if pending.len() >= 100_000 {
+            for w in pending.drain(..) {
+                w.committed_blocking()?;
             }
-            *total.entry(p).or_default() += 1;
         }
     }
-    {
-        let mut st = tx.prepare(
-            "INSERT INTO option_tallies (poll_id, question, option, votes) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (poll_id, question, option) DO UPDATE SET votes = votes + excluded.votes",
-        )?;
-        for ((p, q, o), n) in &opt {
-            st.execute(params![ids[*p], *q as i64, *o as i64, n])?;
-        }
-        let mut daily = tx.prepare(
-            "INSERT INTO daily_tallies (poll_id, day, responses) VALUES (?1, ?2, ?3)
-             ON CONFLICT (poll_id, day) DO UPDATE SET responses = responses + excluded.responses",
-        )?;
-        let mut tot = tx.prepare("UPDATE polls SET total_responses = total_responses + ?2 WHERE id = ?1")?;
-        for (p, n) in &total {
-            daily.execute(params![ids[*p], day, n])?;
-            tot.execute(params![ids[*p], n])?;
-        }
+    for w in pending {
+        w.committed_blocking()?;
     }
-    tx.commit()?;
+    drop(store); // the writer mixes what is staged, commits and stops
+    let conn = rusqlite::Connection::open(db)?;
     let _: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
-    let stored: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0))?;
-    let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0))?;
+    let stored: i64 = conn.query_row("SELECT count(*) FROM sealed_ballots", [], |r| r.get(0))?;
+    let polls: i64 = conn.query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get(0))?;
     println!(
         "populated {db}: polls={polls} responses={stored} bytes={} seconds={:.1}",
         std::fs::metadata(db)?.len(),
@@ -336,8 +302,8 @@ fn dbsize(db: &str) -> anyhow::Result<()> {
     let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
     let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
-    let responses: i64 = conn.query_row("SELECT count(*) FROM responses", [], |r| r.get(0))?;
-    let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0))?;
+    let responses: i64 = conn.query_row("SELECT count(*) FROM sealed_ballots", [], |r| r.get(0))?;
+    let polls: i64 = conn.query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get(0))?;
     println!("bytes={} responses={responses} polls={polls}", pages * size);
     Ok(())
 }

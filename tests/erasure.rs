@@ -1,0 +1,199 @@
+//! Erasure that survives copies (issue 22), end to end: polld over HTTP and
+//! pollctl as a process. Every byte of a poll is sealed under a key that
+//! ceases to exist, so a backup or an old WAL kept aside does not open a
+//! deleted poll once the key state has moved past its lease, nor an expired
+//! one from the day after its last day; a node down for 40 days loses no
+//! live poll; a bad key file is a clear error that touches nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::media::*;
+use common::*;
+use serde_json::json;
+
+/// The lease polld and pollctl use here (the default).
+const LEASE: i64 = 7;
+
+fn markers(tag: &str) -> [String; 6] {
+    ["Title", "Label", "Option", "TrTitle", "TrOption", "Alt"].map(|m| unique_marker(&format!("{m}{tag}")))
+}
+
+/// A poll through the web form with a picture, then a French version and two
+/// votes; every text carries a marker. Returns the poll and the markers.
+fn marked_poll(server: &Server, tag: &str, expiry: u32) -> (Created, [String; 6], Vec<u8>) {
+    let m = markers(tag);
+    let picture = noise_png(40, 30);
+    let code = once(server);
+    let expiry = expiry.to_string();
+    let resp = server
+        .request("POST", "/")
+        .xff(&Server::fresh_client_ip())
+        .header("Content-Type", &multipart_type())
+        .body(multipart(
+            &[
+                ("once", &code),
+                ("title", &m[0]),
+                ("lang", "en"),
+                ("expiry", &expiry),
+                ("results", "private"),
+                ("q0", &m[1]),
+                ("q0o0", &m[2]),
+                ("q0o1", "Other"),
+                ("pm-alt", &m[5]),
+            ],
+            &[File("pm", "picture.png", "image/png", &picture)],
+        ))
+        .send();
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let text = resp.text();
+    let share = input_value(&text, "id=\"link-share\"");
+    let admin = input_value(&text, "id=\"link-admin\"");
+    let id = share.rsplit('/').next().unwrap().to_owned();
+    let token = admin.rsplit('#').next().unwrap().to_owned();
+    let poll = Created { id, token, body: json!({}) };
+    let fr = json!({"title": m[3], "questions": [{"label": "Choisissez", "options": [m[4], "Autre"]}]});
+    server.patch_json(&poll.id, &poll.token, &json!({"translations": {"fr": fr}})).assert_status(200);
+    for choice in [0, 1] {
+        server.vote(&poll.id, &[Some(choice)], &Server::fresh_client_ip()).unwrap();
+    }
+    (poll, m, picture)
+}
+
+/// `pollctl --db DB --keys KEYS show ID --token T`.
+fn show(db: &std::path::Path, keys: &std::path::Path, poll: &Created) -> std::process::Output {
+    pollctl(db, &["--keys", keys.to_str().unwrap(), "show", &poll.id, "--token", &poll.token])
+}
+
+fn total(server: &Server, poll: &Created) -> u64 {
+    let r = server.get_auth(&poll.results_path(), &poll.token);
+    r.assert_status(200);
+    r.json()["totalResponses"].as_u64().unwrap()
+}
+
+#[test]
+fn no_copy_opens_a_deleted_or_expired_poll_once_its_key_is_gone() {
+    let server = Server::start();
+    let (kept, kept_markers, _) = marked_poll(&server, "kept", 30);
+    let (deleted, deleted_markers, picture) = marked_poll(&server, "deleted", 30);
+    let (expiring, _, _) = marked_poll(&server, "expiring", 7);
+    let data = server.dir().to_path_buf();
+    let keys = keys_path(&data);
+
+    // While the polls live: no marker, and no picture's bytes, in any byte of
+    // the database, its WAL, its index or a backup.
+    let backup = data.join("backup.sqlite3");
+    pollctl_ok(&server.db_path(), &["backup", backup.to_str().unwrap()]);
+    let mut scanned = db_files(&data);
+    scanned.push(("backup".into(), std::fs::read(&backup).unwrap()));
+    for (name, bytes) in &scanned {
+        for m in kept_markers.iter().chain(&deleted_markers) {
+            assert!(!contains_bytes(bytes, m.as_bytes()), "{m} in {name}");
+        }
+        assert!(!contains_bytes(bytes, &picture[picture.len() / 2..picture.len() / 2 + 64]), "the picture in {name}");
+    }
+    // The old WAL, kept aside before the delete (as a replica or a crash
+    // dump would keep it).
+    let aside = tempfile::tempdir().unwrap();
+    for (name, bytes) in db_files(&data) {
+        std::fs::write(aside.path().join(name), bytes).unwrap();
+    }
+    server.delete(&deleted.id, &deleted.token).assert_status(204);
+
+    // Within the lease, the backup with the live key file opens it...
+    let live_keys = keys.clone();
+    let within = show(&backup, &live_keys, &deleted);
+    assert!(within.status.success(), "{}", String::from_utf8_lossy(&within.stderr));
+    // ...then the key state moves past the lease (the drill: as cron would
+    // on that day).
+    let after = date_from_today(LEASE + 1);
+    let out = pollctl_ok(&server.db_path(), &["--json", "sweep", "--as-of", &after]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["keyDay"], after.as_str(), "{report}");
+    assert!(report["pollsRewrapped"].as_u64().unwrap() >= 1, "{report}");
+    let advanced = data.join("advanced.keys");
+    std::fs::copy(&keys, &advanced).unwrap();
+
+    for (what, db) in [("the backup", backup.clone()), ("the old WAL", aside.path().join(DB_NAME))] {
+        for poll in [&deleted, &expiring] {
+            let out = show(&db, &advanced, poll);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "{what}, poll {}: {stderr}", poll.id);
+            assert!(stderr.contains("erased") && stderr.contains(&poll.id), "{what}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    // The live poll in the live database: still open, counts exact.
+    let out = pollctl_ok(&server.db_path(), &["--json", "results", &kept.id, "--token", &kept.token]);
+    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(results["totalResponses"], 2);
+    assert_eq!(total(&server, &kept), 2, "polld reads it too");
+    drop(server);
+}
+
+/// A node restarted after 40 days down re-wraps from its old state at its
+/// start (simulated by the drill's `--as-of`) and loses no live poll.
+#[test]
+fn a_node_back_after_forty_days_loses_no_live_poll() {
+    let mut server = Server::start();
+    let polls: Vec<Created> =
+        (0..3).map(|_| server.create_poll(&with(valid_poll_json(), "/expiryDays", json!(365)))).collect();
+    for (i, poll) in polls.iter().enumerate() {
+        for _ in 0..=i {
+            server.record(&poll.id, &[Some(0), None]).unwrap();
+        }
+    }
+    assert!(server.terminate().success());
+    let dir = server.into_dir();
+    let db = dir.path().join(DB_NAME);
+    pollctl_ok(&db, &["sweep", "--as-of", &date_from_today(40)]);
+    let server = Server::builder().in_dir(dir).start();
+    for (i, poll) in polls.iter().enumerate() {
+        assert_eq!(total(&server, poll), i as u64 + 1, "poll {i} after 40 days");
+    }
+}
+
+/// A missing, truncated or foreign key file: polld refuses to start and
+/// pollctl exits 6, each naming the file; neither file is touched, and no
+/// key file is ever created over a database that has polls.
+#[test]
+fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
+    let mut server = Server::start();
+    let poll = server.create_default();
+    assert!(server.terminate().success());
+    let dir = server.into_dir();
+    let db = dir.path().join(DB_NAME);
+    let keys = keys_path(dir.path());
+    let good = std::fs::read(&keys).unwrap();
+    let other = Server::start();
+    let foreign = std::fs::read(keys_path(other.dir())).unwrap();
+    drop(other);
+    for (what, content) in [("missing", None), ("truncated", Some(good[..64].to_vec())), ("foreign", Some(foreign))] {
+        match &content {
+            Some(c) => std::fs::write(&keys, c).unwrap(),
+            None => std::fs::remove_file(&keys).unwrap(),
+        }
+        let before: Vec<(String, Vec<u8>)> = db_files(dir.path());
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
+            .arg("--db")
+            .arg(&db)
+            .args(["--listen", "127.0.0.1:0"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "polld started with a {what} key file");
+        assert!(stderr.contains(&keys.display().to_string()) && !stderr.contains("panicked"), "{what}: {stderr}");
+        let out = pollctl(&db, &["show", &poll.id, "--token", &poll.token]);
+        assert_eq!(out.status.code(), Some(6), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(std::fs::read(&keys).ok(), content, "{what}: the key file untouched");
+        let after = db_files(dir.path());
+        assert_eq!(
+            before.iter().find(|(n, _)| n == DB_NAME).map(|f| &f.1),
+            after.iter().find(|(n, _)| n == DB_NAME).map(|f| &f.1),
+            "{what}: the database untouched"
+        );
+    }
+    std::fs::write(&keys, &good).unwrap();
+    let server = Server::builder().in_dir(dir).start();
+    server.get(&poll.path()).assert_status(200);
+}
