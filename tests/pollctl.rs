@@ -406,6 +406,9 @@ fn stats_backup_and_check_need_no_token_and_reveal_no_poll() {
     let copy = server.dir().join("backup.sqlite3");
     let out = pollctl(&db, &["backup", copy.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // As docs/OPERATIONS.md says: only the operator may read a backup.
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&copy).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600, "the backup's mode is {:o}", mode & 0o777);
     let conn = rusqlite::Connection::open(&copy).unwrap();
     let polls: i64 = conn.query_row("SELECT count(*) FROM polls", [], |r| r.get(0)).unwrap();
     assert_eq!(polls, 2);

@@ -30,6 +30,17 @@ use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 pub use reader::{MediaBlob, Reader};
 pub use writer::{MAX_INVITES, ReceiptKeys, WriterConfig, receipt_keys};
 
+/// Creates `path` empty with mode 0600, where SQLite would create it 0644,
+/// readable by every local user. An existing file is left alone: an error
+/// only if `must_be_new`.
+fn private_file(path: &Path, must_be_new: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !must_be_new => Ok(()),
+        other => other.map(drop),
+    }
+}
+
 /// The migrations, in order. Append-only: a released file is never edited.
 const MIGRATIONS: &[(&str, &str)] = &[
     ("001_init.sql", include_str!("../../sql/001_init.sql")),
@@ -166,10 +177,19 @@ impl Store {
         Store::open_with(path, config)
     }
 
+    /// A folder it creates is private to the service's user (0700), and so
+    /// is a database it creates (0600; SQLite gives the `-wal` and `-shm`
+    /// files the database's mode). Existing ones keep their modes.
     pub fn open_with(path: &Path, config: WriterConfig) -> anyhow::Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        private_file(path, false).with_context(|| format!("cannot create database {}", path.display()))?;
         let busy = config.busy_timeout;
         migrate(path, busy)?;
         let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, busy)?;
@@ -363,9 +383,15 @@ impl Store {
 
     /// Writes a consistent, compacted copy of the live database to `target`
     /// (which must not exist), while the service keeps running.
+    /// The copy is created private to the user running the backup (0600).
     pub fn backup(&self, target: &Path) -> anyhow::Result<()> {
-        if target.exists() {
-            bail!("{} already exists; refusing to overwrite it", target.display());
+        // Created empty here, where it must be new (VACUUM INTO fills an
+        // empty file, and would create one with the default mode 0644).
+        match private_file(target, true) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                bail!("{} already exists; refusing to overwrite it", target.display())
+            }
+            other => other.with_context(|| format!("cannot create {}", target.display()))?,
         }
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let path = target.to_str().context("the backup path must be valid UTF-8")?;
