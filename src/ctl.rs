@@ -77,13 +77,20 @@ pub enum ExportFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Erase every poll whose expiry day has come (with its responses and
-    /// language versions), then truncate the WAL. Meant for hourly cron; safe
-    /// while polld runs.
+    /// Erase every poll whose expiry day has come, with its responses,
+    /// language versions, invite codes and media (pictures, sounds, videos),
+    /// then truncate the WAL. Meant for hourly cron; safe while polld runs.
+    /// `--dry-run` lists what would be erased, per expiry day, and changes
+    /// nothing.
     Sweep {
-        /// Sweep as if today were this day (YYYY-MM-DD).
+        /// Sweep as if today were this day (YYYY-MM-DD): erases every poll
+        /// expiring by then. Preview it with --dry-run first.
         #[arg(long, value_parser = parse_day)]
         as_of: Option<Day>,
+        /// Erase nothing: list, per expiry day, how many polls, responses
+        /// and media files the sweep would erase (nothing about any single poll).
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Counts of polls and responses and the database size (nothing about any single poll).
     Stats,
@@ -312,7 +319,36 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
     let store = Store::open_patient(&cli.db)?;
     let today = Day::today();
     match &cli.command {
-        Command::Sweep { as_of } => {
+        Command::Sweep { as_of, dry_run: true } => {
+            let as_of = as_of.unwrap_or(today);
+            let due = store.reader()?.due_for_sweep(as_of)?;
+            let sum = |f: fn(&_) -> u64| due.iter().map(f).sum::<u64>();
+            let days: Vec<Value> = due
+                .iter()
+                .map(|d| {
+                    json!({"expiresOn": d.expires_on.to_string(), "polls": d.polls, "responses": d.responses,
+                        "media": d.media, "mediaBytes": d.media_bytes})
+                })
+                .collect();
+            let v = json!({"asOf": as_of.to_string(), "dryRun": true, "pollsDue": sum(|d| d.polls),
+                "responses": sum(|d| d.responses), "media": sum(|d| d.media), "mediaBytes": sum(|d| d.media_bytes),
+                "byExpiryDay": days});
+            print(cli, &v, || {
+                let mut out = format!(
+                    "dry run, nothing erased: a sweep as of {as_of} would erase {} poll(s) with {} response(s) \
+                     and {} media file(s) of {} bytes",
+                    v["pollsDue"], v["responses"], v["media"], v["mediaBytes"]
+                );
+                for d in &due {
+                    out.push_str(&format!(
+                        "\n  expiring {}: {} poll(s), {} response(s), {} media file(s) of {} bytes",
+                        d.expires_on, d.polls, d.responses, d.media, d.media_bytes
+                    ));
+                }
+                out
+            });
+        }
+        Command::Sweep { as_of, dry_run: false } => {
             let as_of = as_of.unwrap_or(today);
             let report = store.sweep(as_of)?;
             let v = json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased});

@@ -470,6 +470,91 @@ fn every_verb_has_help() {
     }
     let out = pollctl(&db, &["--help"]);
     assert!(stdout(&out).contains("Exit codes"), "{}", stdout(&out));
+    // What the sweep erases, and how to preview it.
+    let help = stdout(&pollctl(&db, &["sweep", "--help"]));
+    for what in ["responses", "media", "--dry-run", "--as-of"] {
+        assert!(help.contains(what), "sweep --help does not mention {what}: {help}");
+    }
+}
+
+#[test]
+fn sweep_dry_run_lists_what_a_sweep_would_erase_and_erases_nothing() {
+    let server = Server::start();
+    let db = server.db_path();
+    let short = server.create_poll(&titled("Dry run short-lived poll", 7));
+    let long = server.create_poll(&titled("Dry run long-lived poll", 30));
+    server.record(&short.id, &[Some(0), Some(1)]).unwrap();
+    server.record(&short.id, &[Some(1), None]).unwrap();
+    server.record(&long.id, &[Some(2), None]).unwrap();
+    // A third poll, 7 days too, made on the web form with a picture.
+    let picture = media::jpeg_with_exif("dry run");
+    let code_once = once(&server);
+    let resp = server
+        .request("POST", "/")
+        .xff(&Server::fresh_client_ip())
+        .header("Content-Type", &media::multipart_type())
+        .body(media::multipart(
+            &media::minimal_form(&code_once, "Dry run picture poll", "A picture"),
+            &[media::File("pm", "p.jpg", "image/jpeg", &picture)],
+        ))
+        .send();
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let media_bytes: i64 = server.sql().query_row("SELECT sum(size) FROM media", [], |r| r.get(0)).unwrap();
+    let counts = || -> (i64, i64, i64) {
+        server
+            .sql()
+            .query_row(
+                "SELECT (SELECT count(*) FROM polls), (SELECT count(*) FROM responses), (SELECT count(*) FROM media)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap()
+    };
+    let before = counts();
+    assert_eq!(before, (3, 3, 1));
+
+    let (day7, day30) = (date_from_today(7), date_from_today(30));
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--dry-run", "--as-of", &day7]));
+    let due7 = json!({"expiresOn": day7, "polls": 2, "responses": 2, "media": 1, "mediaBytes": media_bytes});
+    assert_eq!(
+        v,
+        json!({"asOf": day7, "dryRun": true, "pollsDue": 2, "responses": 2, "media": 1, "mediaBytes": media_bytes,
+            "byExpiryDay": [due7]})
+    );
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--dry-run", "--as-of", &day30]));
+    assert_eq!((&v["pollsDue"], &v["responses"], &v["media"]), (&json!(3), &json!(3), &json!(1)));
+    assert_eq!(
+        v["byExpiryDay"][1],
+        json!({"expiresOn": day30, "polls": 1, "responses": 1, "media": 0, "mediaBytes": 0})
+    );
+    // Today: nothing is due.
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--dry-run"]));
+    assert_eq!((&v["asOf"], &v["pollsDue"], &v["byExpiryDay"]), (&json!(today()), &json!(0), &json!([])));
+
+    let out = pollctl(&db, &["sweep", "--dry-run", "--as-of", &day7]);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("dry run, nothing erased: a sweep as of {day7} would erase 2 poll(s)")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("expiring {day7}: 2 poll(s), 2 response(s), 1 media file(s) of {media_bytes} bytes")),
+        "{text}"
+    );
+    // Counts only: nothing about any single poll.
+    let json_out = stdout(&pollctl(&db, &["--json", "sweep", "--dry-run", "--as-of", &day30]));
+    for secret in ["Dry run", short.id.as_str(), long.id.as_str()] {
+        assert!(!text.contains(secret) && !json_out.contains(secret), "the dry run revealed {secret}");
+    }
+
+    // Nothing was erased or changed.
+    assert_eq!(counts(), before);
+    server.get(&short.path()).assert_status(200);
+    assert_in_db(server.dir(), b"Dry run short-lived poll", "the previewed poll's title");
+    // The sweep then erases exactly what the dry run listed.
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--as-of", &day7]));
+    assert_eq!(v["pollsErased"], 2);
+    assert_eq!(counts(), (1, 1, 0));
 }
 
 /// Votes on `poll_id` with the form `fields` (docs/WEB.md) from a fresh
