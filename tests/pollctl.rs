@@ -557,6 +557,83 @@ fn sweep_dry_run_lists_what_a_sweep_would_erase_and_erases_nothing() {
     assert_eq!(counts(), (1, 1, 0));
 }
 
+#[test]
+fn results_are_text_for_people_and_the_api_s_json_with_json() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = typed_poll(&server);
+    let out = pollctl(&db, &["results", &poll.id, "--token", &poll.token]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(serde_json::from_str::<Value>(&text).is_err(), "results without --json printed JSON: {text}");
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    let has = |want: &[&str]| assert!(lines.iter().any(|l| l == want), "no line {want:?} in:\n{text}");
+    has(&["poll", &format!("{}:", poll.id), "Team", "lunch"]);
+    has(&["responses:", "3"]);
+    has(&["responses", "per", "day:", &format!("{}:", today()), "3"]);
+    // Single choice: each option's count and share of the question's answers.
+    has(&["1.", "Lunch", "(2", "answered)"]);
+    has(&["Pizza", "0", "0.0", "%"]);
+    has(&["Sushi", "2", "100.0", "%"]);
+    // Multiple choice: shares of the ballots that answered, so more than 100 % in all.
+    has(&["Olives", "1", "50.0", "%"]);
+    has(&["Chili", "2", "100.0", "%"]);
+    // Ranking: first choices, then the places (Wed beats Mon 2–1 and Tue 2–0).
+    has(&["first", "choices:"]);
+    has(&["Wed", "2", "66.7", "%"]);
+    has(&["ranking", "(Schulze", "method):"]);
+    has(&["1.", "Wed"]);
+    // Scale: the distribution by value, mean and median.
+    has(&["4.", "Mood", "(3", "answered)"]);
+    has(&["2", "2"]);
+    has(&["5", "1"]);
+    has(&["mean", "3.00,", "median", "2.00"]);
+    // --json is the API's document, as before.
+    let v = ok_json(&pollctl(&db, &["--json", "results", &poll.id, "--token", &poll.token]));
+    assert_eq!(v, server.get_auth(&poll.results_path(), &poll.token).json());
+}
+
+#[test]
+fn links_are_absolute_on_the_base_url_or_on_polld_s_default() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pollctl"));
+        cmd.arg("--db").arg(&db).args(args).args(["--token", &poll.token]);
+        for k in ["POLL_ADMIN_TOKEN", "POLL_BASE_URL", "POLL_LISTEN"] {
+            cmd.env_remove(k);
+        }
+        cmd.envs(env.iter().copied());
+        let out = cmd.output().unwrap();
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        out
+    };
+    let share = |base: &str| format!("{base}/p/{}", poll.id);
+    // pollctl's options, its environment, and the base its links must have.
+    type Case = (&'static [&'static str], &'static [(&'static str, &'static str)], &'static str);
+    let cases: [Case; 4] = [
+        (&[], &[], "http://127.0.0.1:8080"),
+        (&[], &[("POLL_LISTEN", "127.0.0.1:9090")], "http://127.0.0.1:9090"),
+        (&["--base-url", "https://polls.example.org/"], &[], "https://polls.example.org"),
+        (&[], &[("POLL_BASE_URL", "https://env.example.org")], "https://env.example.org"),
+    ];
+    for (args, env, base) in cases {
+        let out = run(&[args, &["--json", "show", &poll.id]].concat(), env);
+        assert_eq!(ok_json(&out)["shareUrl"], share(base), "{args:?} {env:?}");
+        // The text form prints the links its help promises.
+        let out = run(&[args, &["show", &poll.id]].concat(), env);
+        let text = stdout(&out);
+        assert!(text.contains(&format!("share page: {}\n", share(base))), "{text}");
+        assert!(text.contains(&format!("results page: {}/results", share(base))), "{text}");
+        // Only a base pollctl made up is pointed out.
+        let noted = stderr(&out).contains("give --base-url or POLL_BASE_URL");
+        assert_eq!(noted, args.is_empty() && !env.iter().any(|(k, _)| *k == "POLL_BASE_URL"), "{}", stderr(&out));
+    }
+    let help = stdout(&run(&["show", "--help"], &[]));
+    assert!(help.contains("share and results links"), "{help}");
+}
+
 /// Votes on `poll_id` with the form `fields` (docs/WEB.md) from a fresh
 /// client; panics unless the vote counted.
 fn vote_fields(server: &Server, poll_id: &str, fields: &[(&str, &str)]) {
