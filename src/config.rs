@@ -7,6 +7,10 @@ use ipnet::IpNet;
 
 use crate::client::parse_net;
 
+/// Where polld listens unless told otherwise; `pollctl` builds its default
+/// links on it too.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
 #[derive(Debug, Parser)]
 #[command(name = "polld", version, about = "The anonpoll server: JSON API and web pages over one SQLite file.")]
 pub struct PolldArgs {
@@ -28,7 +32,7 @@ pub struct PolldArgs {
     pub key_lease_days: u16,
 
     /// Address to listen on (use port 0 for any free port).
-    #[arg(long, env = "POLL_LISTEN", default_value = "127.0.0.1:8080")]
+    #[arg(long, env = "POLL_LISTEN", default_value = DEFAULT_LISTEN)]
     pub listen: String,
 
     /// Public base URL used in links (default: http://<listen address>).

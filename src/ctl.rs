@@ -54,9 +54,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// Public base URL used in links printed by `show` (like polld's).
-    #[arg(long, env = "POLL_BASE_URL", default_value = "", global = true)]
-    pub base_url: String,
+    /// Public base URL of the links pollctl prints (`show`, `invites add`):
+    /// give it as polld has it. Default, as polld's: http://<POLL_LISTEN>,
+    /// that is http://127.0.0.1:8080.
+    #[arg(long, env = "POLL_BASE_URL", global = true)]
+    pub base_url: Option<String>,
 
     #[command(subcommand)]
     pub command: Command,
@@ -89,13 +91,20 @@ pub enum ExportFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Erase every poll whose expiry day has come (with its responses and
-    /// language versions), then truncate the WAL. Meant for hourly cron; safe
-    /// while polld runs.
+    /// Erase every poll whose expiry day has come, with its responses,
+    /// language versions, invite codes and media (pictures, sounds, videos),
+    /// then truncate the WAL. Meant for hourly cron; safe while polld runs.
+    /// `--dry-run` lists what would be erased, per expiry day, and changes
+    /// nothing.
     Sweep {
-        /// Sweep as if today were this day (YYYY-MM-DD).
+        /// Sweep as if today were this day (YYYY-MM-DD): erases every poll
+        /// expiring by then. Preview it with --dry-run first.
         #[arg(long, value_parser = parse_day)]
         as_of: Option<Day>,
+        /// Erase nothing: list, per expiry day, how many polls, responses
+        /// and media files the sweep would erase (nothing about any single poll).
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Counts of polls and responses and the database size (nothing about any single poll).
     Stats,
@@ -106,7 +115,8 @@ pub enum Command {
     },
     /// Run SQLite's integrity check and report the schema version.
     Check,
-    /// Print a poll as the API shows it.
+    /// Print a poll as the API shows it, with its share and results links
+    /// (absolute: see --base-url).
     Show {
         /// The poll id.
         #[arg(allow_hyphen_values = true)]
@@ -114,7 +124,8 @@ pub enum Command {
         #[command(flatten)]
         auth: TokenArgs,
     },
-    /// Print a poll's results as the API shows them.
+    /// Print a poll's results: counts and percentages per option, a
+    /// ranking's places, a scale's distribution (--json: the API's document).
     Results {
         /// The poll id.
         #[arg(allow_hyphen_values = true)]
@@ -373,7 +384,36 @@ impl Command {
 
 fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
     match &cli.command {
-        Command::Sweep { as_of } => {
+        Command::Sweep { as_of, dry_run: true } => {
+            let as_of = as_of.unwrap_or(today);
+            let due = store.reader()?.due_for_sweep(as_of)?;
+            let sum = |f: fn(&_) -> u64| due.iter().map(f).sum::<u64>();
+            let days: Vec<Value> = due
+                .iter()
+                .map(|d| {
+                    json!({"expiresOn": d.expires_on.to_string(), "polls": d.polls, "responses": d.responses,
+                        "media": d.media, "mediaBytes": d.media_bytes})
+                })
+                .collect();
+            let v = json!({"asOf": as_of.to_string(), "dryRun": true, "pollsDue": sum(|d| d.polls),
+                "responses": sum(|d| d.responses), "media": sum(|d| d.media), "mediaBytes": sum(|d| d.media_bytes),
+                "byExpiryDay": days});
+            print(cli, &v, || {
+                let mut out = format!(
+                    "dry run, nothing erased: a sweep as of {as_of} would erase {} poll(s) with {} response(s) \
+                     and {} media file(s) of {} bytes",
+                    v["pollsDue"], v["responses"], v["media"], v["mediaBytes"]
+                );
+                for d in &due {
+                    out.push_str(&format!(
+                        "\n  expiring {}: {} poll(s), {} response(s), {} media file(s) of {} bytes",
+                        d.expires_on, d.polls, d.responses, d.media, d.media_bytes
+                    ));
+                }
+                out
+            });
+        }
+        Command::Sweep { as_of, dry_run: false } => {
             let as_of = as_of.unwrap_or(today);
             let report = store.sweep(as_of)?;
             let v = json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased,
@@ -422,11 +462,23 @@ fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
             let mut session = session(cli, store)?;
             let poll = session.admin(id, &token(auth)?, today)?;
             let v = json::poll(&poll, session.links());
-            print(cli, &v, || describe(&poll));
+            print(cli, &v, || {
+                let links = session.links();
+                format!(
+                    "{}\nshare page: {}\nresults page: {}",
+                    describe(&poll),
+                    links.share(&poll.id),
+                    links.results(&poll.id)
+                )
+            });
+            note_default_base_url(cli);
         }
         Command::Results { id, auth } => {
-            let v = results(cli, store, id, auth, today)?;
-            print(cli, &v, || serde_json::to_string_pretty(&v).unwrap_or_default());
+            let mut session = session(cli, store)?;
+            let token = token(auth)?;
+            let poll = session.admin(id, &token, today)?;
+            let figures = session.results(&poll, Access::Token(&token))?;
+            print(cli, &json::results(&poll, &figures), || results_text(&poll, &figures));
         }
         Command::Export { id, format, output, auth } => {
             let bytes = match format {
@@ -508,6 +560,7 @@ fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
                     issued.status.used
                 );
             }
+            note_default_base_url(cli);
         }
         Command::Invites { action: InvitesAction::Status { id, auth } } => {
             let mut session = session(cli, store)?;
@@ -547,7 +600,27 @@ fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
 
 /// The application over `store`, for one command.
 fn session(cli: &Cli, store: Store) -> Result<Session, Failure> {
-    Ok(std::sync::Arc::new(App::offline(store, &cli.base_url)?).session()?)
+    Ok(std::sync::Arc::new(App::offline(store, &base_url(cli))?).session()?)
+}
+
+/// The base of every link: --base-url / POLL_BASE_URL, else polld's own
+/// default (http://<listen address>), so that links are never bare paths.
+fn base_url(cli: &Cli) -> String {
+    cli.base_url.clone().unwrap_or_else(|| {
+        let listen = std::env::var("POLL_LISTEN").unwrap_or_else(|_| crate::config::DEFAULT_LISTEN.to_owned());
+        format!("http://{listen}")
+    })
+}
+
+/// Says on stderr which base the printed links have when none was given:
+/// right for a polld on its defaults, not for one behind a public address.
+fn note_default_base_url(cli: &Cli) {
+    if cli.base_url.is_none() {
+        eprintln!(
+            "pollctl: the links are on polld's default base URL {}; give --base-url or POLL_BASE_URL as polld has it",
+            base_url(cli)
+        );
+    }
 }
 
 fn invalid(path: crate::domain::FieldPath, problem: Problem) -> Error {
@@ -641,6 +714,47 @@ fn describe(poll: &Poll) -> String {
         out.push_str(&format!("{}. {} [{rule}{required}]\n", i + 1, q.label));
         for o in &q.options {
             out.push_str(&format!("   - {o}\n"));
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// A poll's results for people: per question, each option's count and
+/// percentage of the question's answers (a ranking's first choices, then its
+/// places by the Schulze method), or a scale's distribution, mean and median.
+fn results_text(poll: &Poll, results: &crate::domain::results::Results) -> String {
+    let mut out =
+        format!("poll {}: {}\nstatus: {}\nresponses: {}\n", poll.id, poll.title, json::status(poll), results.total);
+    if !results.by_day.is_empty() {
+        let days: Vec<String> = results.by_day.iter().map(|(day, n)| format!("{day}: {n}")).collect();
+        out.push_str(&format!("responses per day: {}\n", days.join(", ")));
+    }
+    for (i, (q, f)) in poll.questions.iter().zip(&results.questions).enumerate() {
+        out.push_str(&format!("{}. {} ({} answered)\n", i + 1, q.label, f.answered));
+        if let Some(scale) = &f.scale {
+            for (value, count) in &scale.distribution {
+                out.push_str(&format!("   {value:>3}  {count:>6}\n"));
+            }
+            let figure = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |x| format!("{x:.2}"));
+            out.push_str(&format!("   mean {}, median {}\n", figure(scale.mean), figure(scale.median)));
+            continue;
+        }
+        let width = q.options.iter().map(|o| o.to_string().chars().count()).max().unwrap_or(0);
+        let heading = if f.ranked.is_some() { "   first choices:\n" } else { "" };
+        out.push_str(heading);
+        for (o, figures) in q.options.iter().zip(&f.options) {
+            let label = o.to_string();
+            let pad = " ".repeat(width - label.chars().count());
+            out.push_str(&format!("   {label}{pad}  {:>6}  {:>5.1} %\n", figures.count, figures.percent));
+        }
+        if let Some(ranked) = &f.ranked {
+            out.push_str("   ranking (Schulze method):\n");
+            for (place, options) in ranked.places() {
+                let names: Vec<String> =
+                    options.iter().filter_map(|o| q.options.get(*o)).map(|o| o.to_string()).collect();
+                out.push_str(&format!("   {place}. {}\n", names.join(", ")));
+            }
         }
     }
     out.truncate(out.trim_end().len());

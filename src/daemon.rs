@@ -1,4 +1,4 @@
-//! `polld`'s life: open the store, bind, serve until SIGTERM/SIGINT, drain.
+//! `polld`'s life: bind, open the store, serve until SIGTERM/SIGINT, drain.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,10 +43,6 @@ pub fn roll_keys(store: &Store, today: Day) -> anyhow::Result<()> {
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     args.check()?;
-    let store = Store::open_with(&args.db, &args.keys(), crate::store::WriterConfig::default())?;
-    // The day's key work at every start: a node that was down for days
-    // re-wraps from its old key state before that state moves on.
-    roll_keys(&store, Day::today()).context("the key work at start failed")?;
     let trusted = TrustedProxies::new(args.trusted_proxies.clone());
     let mut config = ServerConfig::new(usize::from(args.workers), trusted, MAX_JSON_BODY);
     config.max_connections = args.max_connections as usize;
@@ -62,7 +58,12 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
         per_client: UPLOADS_PER_CLIENT,
         min_rate: UPLOAD_MIN_RATE,
     });
+    // Listen first: a busy port must not leave a new, empty database behind.
     let server = Server::bind(&args.listen, config)?;
+    let store = Store::open_with(&args.db, &args.keys(), crate::store::WriterConfig::default())?;
+    // The day's key work at every start: a node that was down for days
+    // re-wraps from its old key state before that state moves on.
+    roll_keys(&store, Day::today()).context("the key work at start failed")?;
     let addr = server.local_addr();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);

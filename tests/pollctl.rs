@@ -409,6 +409,9 @@ fn stats_backup_and_check_need_no_token_and_reveal_no_poll() {
     let copy = server.dir().join("backup.sqlite3");
     let out = pollctl(&db, &["backup", copy.to_str().unwrap()]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // As docs/OPERATIONS.md says: only the operator may read a backup.
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&copy).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600, "the backup's mode is {:o}", mode & 0o777);
     let conn = rusqlite::Connection::open(&copy).unwrap();
     let polls: i64 = conn.query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get(0)).unwrap();
     assert_eq!(polls, 2);
@@ -470,6 +473,171 @@ fn every_verb_has_help() {
     }
     let out = pollctl(&db, &["--help"]);
     assert!(stdout(&out).contains("Exit codes"), "{}", stdout(&out));
+    // What the sweep erases, and how to preview it.
+    let help = stdout(&pollctl(&db, &["sweep", "--help"]));
+    for what in ["responses", "media", "--dry-run", "--as-of"] {
+        assert!(help.contains(what), "sweep --help does not mention {what}: {help}");
+    }
+}
+
+#[test]
+fn sweep_dry_run_lists_what_a_sweep_would_erase_and_erases_nothing() {
+    let server = Server::start();
+    let db = server.db_path();
+    let short = server.create_poll(&titled("Dry run short-lived poll", 7));
+    let long = server.create_poll(&titled("Dry run long-lived poll", 30));
+    server.record(&short.id, &[Some(0), Some(1)]).unwrap();
+    server.record(&short.id, &[Some(1), None]).unwrap();
+    server.record(&long.id, &[Some(2), None]).unwrap();
+    // A third poll, 7 days too, made on the web form with a picture.
+    let picture = media::jpeg_with_exif("dry run");
+    let code_once = once(&server);
+    let resp = server
+        .request("POST", "/")
+        .xff(&Server::fresh_client_ip())
+        .header("Content-Type", &media::multipart_type())
+        .body(media::multipart(
+            &media::minimal_form(&code_once, "Dry run picture poll", "A picture"),
+            &[media::File("pm", "p.jpg", "image/jpeg", &picture)],
+        ))
+        .send();
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    // Media bytes as stored: sealed, padded (what a sweep frees).
+    let media_bytes: i64 =
+        server.sql().query_row("SELECT sum(length(bytes)) FROM sealed_media", [], |r| r.get(0)).unwrap();
+    let counts = || -> (i64, i64, i64) {
+        server
+            .sql()
+            .query_row(
+                "SELECT (SELECT count(*) FROM sealed_polls), (SELECT count(*) FROM sealed_ballots),
+                        (SELECT count(*) FROM sealed_media)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap()
+    };
+    let before = counts();
+    assert_eq!(before, (3, 3, 1));
+
+    let (day7, day30) = (date_from_today(7), date_from_today(30));
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--dry-run", "--as-of", &day7]));
+    let due7 = json!({"expiresOn": day7, "polls": 2, "responses": 2, "media": 1, "mediaBytes": media_bytes});
+    assert_eq!(
+        v,
+        json!({"asOf": day7, "dryRun": true, "pollsDue": 2, "responses": 2, "media": 1, "mediaBytes": media_bytes,
+            "byExpiryDay": [due7]})
+    );
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--dry-run", "--as-of", &day30]));
+    assert_eq!((&v["pollsDue"], &v["responses"], &v["media"]), (&json!(3), &json!(3), &json!(1)));
+    assert_eq!(
+        v["byExpiryDay"][1],
+        json!({"expiresOn": day30, "polls": 1, "responses": 1, "media": 0, "mediaBytes": 0})
+    );
+    // Today: nothing is due.
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--dry-run"]));
+    assert_eq!((&v["asOf"], &v["pollsDue"], &v["byExpiryDay"]), (&json!(today()), &json!(0), &json!([])));
+
+    let out = pollctl(&db, &["sweep", "--dry-run", "--as-of", &day7]);
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("dry run, nothing erased: a sweep as of {day7} would erase 2 poll(s)")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("expiring {day7}: 2 poll(s), 2 response(s), 1 media file(s) of {media_bytes} bytes")),
+        "{text}"
+    );
+    // Counts only: nothing about any single poll.
+    let json_out = stdout(&pollctl(&db, &["--json", "sweep", "--dry-run", "--as-of", &day30]));
+    for secret in ["Dry run", short.id.as_str(), long.id.as_str()] {
+        assert!(!text.contains(secret) && !json_out.contains(secret), "the dry run revealed {secret}");
+    }
+
+    // Nothing was erased or changed.
+    assert_eq!(counts(), before);
+    server.get(&short.path()).assert_status(200);
+    assert_in_db(server.dir(), &server.sealed_body(&short.id), "the previewed poll's sealed document");
+    // The sweep then erases exactly what the dry run listed.
+    let v = ok_json(&pollctl(&db, &["--json", "sweep", "--as-of", &day7]));
+    assert_eq!(v["pollsErased"], 2);
+    assert_eq!(counts(), (1, 1, 0));
+}
+
+#[test]
+fn results_are_text_for_people_and_the_api_s_json_with_json() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = typed_poll(&server);
+    let out = pollctl(&db, &["results", &poll.id, "--token", &poll.token]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(serde_json::from_str::<Value>(&text).is_err(), "results without --json printed JSON: {text}");
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    let has = |want: &[&str]| assert!(lines.iter().any(|l| l == want), "no line {want:?} in:\n{text}");
+    has(&["poll", &format!("{}:", poll.id), "Team", "lunch"]);
+    has(&["responses:", "3"]);
+    has(&["responses", "per", "day:", &format!("{}:", today()), "3"]);
+    // Single choice: each option's count and share of the question's answers.
+    has(&["1.", "Lunch", "(2", "answered)"]);
+    has(&["Pizza", "0", "0.0", "%"]);
+    has(&["Sushi", "2", "100.0", "%"]);
+    // Multiple choice: shares of the ballots that answered, so more than 100 % in all.
+    has(&["Olives", "1", "50.0", "%"]);
+    has(&["Chili", "2", "100.0", "%"]);
+    // Ranking: first choices, then the places (Wed beats Mon 2–1 and Tue 2–0).
+    has(&["first", "choices:"]);
+    has(&["Wed", "2", "66.7", "%"]);
+    has(&["ranking", "(Schulze", "method):"]);
+    has(&["1.", "Wed"]);
+    // Scale: the distribution by value, mean and median.
+    has(&["4.", "Mood", "(3", "answered)"]);
+    has(&["2", "2"]);
+    has(&["5", "1"]);
+    has(&["mean", "3.00,", "median", "2.00"]);
+    // --json is the API's document, as before.
+    let v = ok_json(&pollctl(&db, &["--json", "results", &poll.id, "--token", &poll.token]));
+    assert_eq!(v, server.get_auth(&poll.results_path(), &poll.token).json());
+}
+
+#[test]
+fn links_are_absolute_on_the_base_url_or_on_polld_s_default() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = server.create_default();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pollctl"));
+        cmd.arg("--db").arg(&db).args(args).args(["--token", &poll.token]);
+        for k in ["POLL_ADMIN_TOKEN", "POLL_BASE_URL", "POLL_LISTEN"] {
+            cmd.env_remove(k);
+        }
+        cmd.envs(env.iter().copied());
+        let out = cmd.output().unwrap();
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        out
+    };
+    let share = |base: &str| format!("{base}/p/{}", poll.id);
+    // pollctl's options, its environment, and the base its links must have.
+    type Case = (&'static [&'static str], &'static [(&'static str, &'static str)], &'static str);
+    let cases: [Case; 4] = [
+        (&[], &[], "http://127.0.0.1:8080"),
+        (&[], &[("POLL_LISTEN", "127.0.0.1:9090")], "http://127.0.0.1:9090"),
+        (&["--base-url", "https://polls.example.org/"], &[], "https://polls.example.org"),
+        (&[], &[("POLL_BASE_URL", "https://env.example.org")], "https://env.example.org"),
+    ];
+    for (args, env, base) in cases {
+        let out = run(&[args, &["--json", "show", &poll.id]].concat(), env);
+        assert_eq!(ok_json(&out)["shareUrl"], share(base), "{args:?} {env:?}");
+        // The text form prints the links its help promises.
+        let out = run(&[args, &["show", &poll.id]].concat(), env);
+        let text = stdout(&out);
+        assert!(text.contains(&format!("share page: {}\n", share(base))), "{text}");
+        assert!(text.contains(&format!("results page: {}/results", share(base))), "{text}");
+        // Only a base pollctl made up is pointed out.
+        let noted = stderr(&out).contains("give --base-url or POLL_BASE_URL");
+        assert_eq!(noted, args.is_empty() && !env.iter().any(|(k, _)| *k == "POLL_BASE_URL"), "{}", stderr(&out));
+    }
+    let help = stdout(&run(&["show", "--help"], &[]));
+    assert!(help.contains("share and results links"), "{help}");
 }
 
 /// Votes on `poll_id` with the form `fields` (docs/WEB.md) from a fresh

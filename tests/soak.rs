@@ -15,6 +15,7 @@
 
 mod common;
 
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -84,6 +85,15 @@ impl Counts {
 fn mixed_load_keeps_memory_flat_and_answers_every_request() {
     let secs: u64 = std::env::var("ANONPOLL_SOAK_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
     let run = Duration::from_secs(secs.max(6));
+    // Said before it starts, on the process's stderr (libtest would hold an
+    // eprintln! back): libtest's "has been running for over 60 seconds" is
+    // this test doing what it should, not a hang.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "NOTICE tests/soak.rs: a {} s mixed load on one polld, its memory sampled every second \
+         (ANONPOLL_SOAK_SECS sets the length); it ends by itself",
+        run.as_secs()
+    );
     let server = Arc::new(Server::start());
     let pid = server.pid();
     let seed: Vec<Created> = (0..8).map(|_| server.create_public()).collect();

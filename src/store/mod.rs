@@ -38,10 +38,21 @@ use crate::error::Error;
 use crate::keyring::{KeyError, Keyring, RingId};
 use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 
-pub use reader::{MediaBlob, Reader};
+pub use reader::{Due, MediaBlob, Reader};
 pub use writer::{MAX_INVITES, MIX_EVERY, WriterConfig};
 
 use seal::{DataKey, Place, Table};
+
+/// Creates `path` empty with mode 0600, where SQLite would create it 0644,
+/// readable by every local user. An existing file is left alone: an error
+/// only if `must_be_new`.
+fn private_file(path: &Path, must_be_new: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && !must_be_new => Ok(()),
+        other => other.map(drop),
+    }
+}
 
 /// The migrations, in order. Append-only: a released file is never edited.
 const MIGRATIONS: &[(&str, &str)] = &[
@@ -210,7 +221,6 @@ fn connect(path: &Path, flags: OpenFlags, busy: Duration) -> rusqlite::Result<Co
 fn migrate(path: &Path, busy: Duration, upto: i64) -> anyhow::Result<()> {
     let mut conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE, busy)
         .with_context(|| format!("cannot open database {}", path.display()))?;
-    private_file(path);
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
@@ -246,22 +256,6 @@ fn migrate(path: &Path, busy: Duration, upto: i64) -> anyhow::Result<()> {
     }
     tx.commit()?;
     Ok(())
-}
-
-/// Makes the database file (and its WAL and index, which SQLite creates
-/// with the database's mode) readable by its owner only.
-fn private_file(path: &Path) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if let Ok(meta) = std::fs::metadata(path)
-            && meta.permissions().mode() & 0o077 != 0
-        {
-            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = path;
 }
 
 /// Where the key state is and how long a lease lasts.
@@ -365,10 +359,16 @@ impl Store {
     /// resumably) and starts the writer. A key file that is missing for a
     /// database that has polls, or that is not this database's, is a
     /// [`KeyError`] and nothing is touched.
+    ///
+    /// A folder it creates is private to the service's user (0700), and so
+    /// are a database and a key file it creates (0600; SQLite gives the
+    /// `-wal` and `-shm` files the database's mode). Existing ones keep
+    /// their modes.
     pub fn open_with(path: &Path, keys: &Keys, config: WriterConfig) -> anyhow::Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             crate::keyring::create_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        private_file(path, false).with_context(|| format!("cannot create database {}", path.display()))?;
         let busy = config.busy_timeout;
         migrate(path, busy, SEALED_VERSION)?;
         let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, busy)?;
@@ -579,17 +579,16 @@ impl Store {
 
     /// Writes a consistent, compacted copy of the live database to `target`
     /// (which must not exist), while the service keeps running.
+    /// The copy is created private to the user running the backup (0600).
     pub fn backup(&self, target: &Path) -> anyhow::Result<()> {
-        if target.exists() {
-            bail!("{} already exists; refusing to overwrite it", target.display());
+        // Created empty here, where it must be new (VACUUM INTO fills an
+        // empty file, and would create one with the default mode 0644).
+        match private_file(target, true) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                bail!("{} already exists; refusing to overwrite it", target.display())
+            }
+            other => other.with_context(|| format!("cannot create {}", target.display()))?,
         }
-        // Made empty and readable by its owner only before anything is
-        // written to it (VACUUM INTO takes an empty file).
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        drop(options.open(target).with_context(|| format!("cannot create {}", target.display()))?);
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let path = target.to_str().context("the backup path must be valid UTF-8")?;
         conn.execute("VACUUM INTO ?1", params![path])?;

@@ -36,6 +36,10 @@ impl PollRow {
     }
 }
 
+fn count(n: i64) -> Result<u64, Error> {
+    u64::try_from(n).map_err(|_| corrupt("counter"))
+}
+
 fn day_column(s: String, what: &str) -> Result<Day, Error> {
     Day::parse(&s).ok_or_else(|| corrupt(what))
 }
@@ -259,5 +263,47 @@ impl Reader {
         }
         tx.finish()?;
         Ok(Some((blob, bytes)))
+    }
+}
+
+/// What a sweep as of some day would erase, for one expiry day: counts only,
+/// so that `pollctl sweep --dry-run` tells nothing about any single poll.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Due {
+    pub expires_on: Day,
+    pub polls: u64,
+    pub responses: u64,
+    pub media: u64,
+    pub media_bytes: u64,
+}
+
+impl Reader {
+    /// Per expiry day, in order, the polls that a sweep as of `as_of` erases
+    /// (`expires_on <= as_of`, the sweep's own rule), with their stored
+    /// responses and media (the bytes they take as stored: sealed, padded).
+    /// Reads only.
+    pub fn due_for_sweep(&mut self, as_of: Day) -> Result<Vec<Due>, Error> {
+        let mut stmt = self.conn.prepare(
+            "SELECT p.expires_on, count(*),
+                    sum((SELECT count(*) FROM sealed_ballots r WHERE r.poll_id = p.id)),
+                    sum((SELECT count(*) FROM sealed_media m WHERE m.poll_id = p.id)),
+                    sum((SELECT coalesce(sum(length(m.bytes)), 0) FROM sealed_media m WHERE m.poll_id = p.id))
+             FROM sealed_polls p WHERE p.expires_on <= ?1 GROUP BY p.expires_on ORDER BY p.expires_on",
+        )?;
+        let rows = stmt.query_map(params![as_of.to_string()], |r| {
+            Ok((r.get::<_, String>(0)?, [r.get::<_, i64>(1)?, r.get(2)?, r.get(3)?, r.get(4)?]))
+        })?;
+        let mut due = Vec::new();
+        for row in rows {
+            let (day, [polls, responses, media, media_bytes]) = row?;
+            due.push(Due {
+                expires_on: Day::parse(&day).ok_or_else(|| corrupt("expires_on"))?,
+                polls: count(polls)?,
+                responses: count(responses)?,
+                media: count(media)?,
+                media_bytes: count(media_bytes)?,
+            });
+        }
+        Ok(due)
     }
 }

@@ -1,8 +1,14 @@
 //! The one way a test skips because a tool it needs is missing: visibly
-//! when run by a person, and never under `CI=true`, where it fails instead
-//! (CI installs every tool, so a missing one there is a broken CI).
+//! when run by a person, counted, and never under `CI=true`, where it fails
+//! instead (CI installs every tool, so a missing one there is a broken CI).
 
 use std::io::Write;
+use std::path::PathBuf;
+
+/// The file each skip adds a line to (`file<TAB>test<TAB>tool`), under the
+/// checkout's `target/`: `scripts/test` empties it before the run and counts
+/// its lines after, since libtest reports a skipped test as passed.
+pub const SKIPS_FILE: &str = "target/skipped-tests.tsv";
 
 /// For a test whose outside `tool` is missing (`why` says what it is for and
 /// how to get it): returns, and the caller then returns, skipping.
@@ -11,7 +17,8 @@ use std::io::Write;
 /// Otherwise the notice is written straight to the process's stderr, not with
 /// `eprintln!`: libtest captures the print macros of a passing test and shows
 /// them only on failure, so a skipped test would read "ok" with no trace that
-/// it never ran.
+/// it never ran. The skip is also added to [`SKIPS_FILE`], named by the test
+/// (libtest names each test's thread after it), for the run's closing count.
 #[track_caller]
 pub fn skip_or_fail(tool: &str, why: &str) {
     let file = std::panic::Location::caller().file();
@@ -20,4 +27,17 @@ pub fn skip_or_fail(tool: &str, why: &str) {
         std::io::stderr().lock(),
         "NOTICE {file}: {tool} is missing; this test is SKIPPED ({why}); with CI=true it fails instead"
     );
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").unwrap_or("(unnamed test)");
+    let line = format!("{file}\t{test}\t{}\n", tool.replace(['\t', '\n'], " "));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(SKIPS_FILE);
+    // One write of one short line in append mode: lines from tests running
+    // at once do not interleave.
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::OpenOptions::new().create(true).append(true).open(&path)?.write_all(line.as_bytes()));
+    if let Err(e) = written {
+        let _ = writeln!(std::io::stderr().lock(), "NOTICE: this skip could not be counted in {}: {e}", path.display());
+    }
 }
