@@ -538,6 +538,36 @@ fn the_vote_throttle_limits_each_client_per_poll() {
     assert_eq!(api["totalResponses"], 4);
 }
 
+/// Issue 24, item 4: a `none` poll (a room behind one address) takes ten
+/// times the throttle's budget from one client group, then 429 like any
+/// other: one client can no longer hammer a heavy poll without end.
+#[test]
+fn a_poll_without_duplicate_check_takes_ten_budgets_from_one_client_then_refuses() {
+    let polld = Polld::start(&["--vote-limit", "2", "--trusted-proxy", "127.0.0.1/8"]);
+    let body = with(with(valid_poll_json(), "/resultsPublic", json!(true)), "/duplicateCheck", json!("none"));
+    let poll = Created::from_response(&Request::new(&polld.addr, "POST", "/api/polls").json(&body).send());
+    let path = format!("/p/{}", poll.id);
+    let vote = |ip: &str| {
+        let page = Request::new(&polld.addr, "GET", &path).xff(ip).send();
+        Request::new(&polld.addr, "POST", &path)
+            .xff(ip)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
+            .send()
+    };
+    // Ten budgets of 2, from one address.
+    for i in 0..20 {
+        let r = vote("198.51.100.10");
+        assert_eq!(r.status, 200, "vote {i}: {}", r.describe());
+    }
+    let refused = vote("198.51.100.10");
+    assert_eq!(refused.status, 429, "{}", refused.describe());
+    assert!(refused.header("retry-after").is_some());
+    assert_eq!(vote("203.0.113.5").status, 200, "another client group");
+    let api = Request::new(&polld.addr, "GET", &format!("/api/polls/{}/results", poll.id)).send().json();
+    assert_eq!(api["totalResponses"], 21);
+}
+
 #[test]
 fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
     // 4 votes at once, then one back every 4 s / 4 = 1 s; a client tries
@@ -933,6 +963,81 @@ fn a_voter_sees_after_vote_results_right_after_voting_and_nobody_else_does() {
     let other = server.create_poll(&body);
     let page = server.get(&format!("/p/{}/results?voted={code}", other.id));
     assert!(!page.text().contains("result-q0"));
+}
+
+/// Sends `request` and resets the connection at once (SO_LINGER 0), as a
+/// client that hangs up before the answer.
+fn send_and_hang_up(addr: &str, request: &[u8]) {
+    use std::io::Write;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+    let stream = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        #[allow(deprecated)] // set_zero_linger is newer than the tokio this test builds with everywhere
+        socket.set_linger(Some(std::time::Duration::ZERO)).unwrap();
+        socket.connect(addr.parse().unwrap()).await.unwrap()
+    });
+    let mut stream = stream.into_std().unwrap();
+    stream.set_nonblocking(false).unwrap();
+    stream.write_all(request).unwrap();
+    drop(stream);
+}
+
+/// Issue 24, item 2: a vote's form token opened `afterVote` results, and an
+/// honest voter's token was spent, when the client hung up before the
+/// answer: the token was redeemed before the write and given back only in
+/// the answer, which the server drops with the connection. Now it counts
+/// once its ballot is committed and is free again if it is not, whoever
+/// still listens.
+#[test]
+fn a_vote_whose_sender_hung_up_opens_no_results_and_spends_no_form() {
+    let server = Server::start();
+    let mut body = with(valid_poll_json(), "/duplicateCheck", json!("invite"));
+    body["resultsVisibility"] = json!("afterVote");
+    body["voteChanges"] = json!(false);
+    let poll = server.create_poll(&body);
+    let (share, results) = (format!("/p/{}", poll.id), format!("/p/{}/results", poll.id));
+    let tries = 3;
+    let issued = server
+        .request("POST", &format!("/api/polls/{}/invites", poll.id))
+        .bearer(&poll.token)
+        .json(&json!({"count": tries}))
+        .send();
+    issued.assert_status(201);
+    let codes: Vec<String> =
+        issued.json()["invites"].as_array().unwrap().iter().map(|i| i["code"].as_str().unwrap().to_owned()).collect();
+    let shows_results =
+        |token: &str| server.get(&format!("{results}?voted={token}")).text().contains("id=\"result-q0\"");
+    for (i, code) in codes.iter().enumerate() {
+        let xff = format!("198.51.100.{}", 100 + i);
+        let token = ballot(&server.request("GET", &share).xff(&xff).send().text());
+        // A code of the right shape that was never issued: refused in the
+        // ballot's transaction, after the form was taken.
+        let made_up = "0000-0000-0000-0000-0000";
+        let request = server
+            .request("POST", &share)
+            .xff(&xff)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(form(&[("ballot", &token), ("q0", "1"), ("invite", made_up)]))
+            .to_bytes();
+        // Another connection holds the write lock, as a long write would:
+        // the vote waits in the writer's queue while its sender hangs up,
+        // so the server has long dropped the answer when the write fails.
+        let lock = rusqlite::Connection::open(server.db_path()).unwrap();
+        lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+        send_and_hang_up(&server.addr, &request);
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        assert!(!shows_results(&token), "try {i}: results for a vote not yet stored");
+        lock.execute_batch("ROLLBACK").unwrap();
+        drop(lock);
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        assert!(!shows_results(&token), "try {i}: results for a vote that was refused");
+        // The same form, with a real code, is counted: nothing was lost.
+        let resp = post_form(&server, &share, &xff, &[("ballot", &token), ("q0", "1"), ("invite", code)]);
+        assert_eq!(resp.status, 303, "try {i}: {}", resp.describe());
+        assert!(shows_results(&token), "try {i}: the counted vote opens the results");
+    }
+    let api = server.get_auth(&format!("/api/polls/{}/results", poll.id), &poll.token).json();
+    assert_eq!(api["totalResponses"], tries, "{api}");
 }
 
 #[test]

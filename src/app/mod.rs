@@ -33,7 +33,7 @@ use crate::domain::{
 use crate::error::{AuthFailure, Error, InviteRefusal, ReceiptRefusal, Withheld};
 use crate::ratelimit::{Quota, RateLimiter};
 use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt};
-use crate::store::{MediaBlob, PendingWrite, Reader, Store};
+use crate::store::{MediaBlob, PendingWrite, Reader, Settle, Store};
 use throttle::VoteThrottle;
 
 /// Limits of the vote throttle.
@@ -48,8 +48,18 @@ pub struct App {
     pub store: Store,
     pub limiter: Arc<RateLimiter>,
     throttle: VoteThrottle,
+    /// The looser throttle of `none` polls ([`ROOM_FACTOR`]).
+    room: VoteThrottle,
     links: Links,
 }
+
+/// A `none` poll (no duplicate check: a room of people behind one address)
+/// takes from one client group this many times the vote throttle's budget:
+/// 1,000 responses per 10 minutes at the defaults, enough for a lecture
+/// hall on one address. Without any cap, one client could hammer a heavy
+/// `none` poll and hold the single writer for every other poll (issue 24,
+/// item 4).
+pub const ROOM_FACTOR: u32 = 10;
 
 /// A poll just created, with the token to show once.
 pub struct Created {
@@ -126,6 +136,7 @@ impl App {
             store,
             limiter,
             throttle: VoteThrottle::new(votes.per_window, votes.window)?,
+            room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
             links: Links::new(base_url),
         })
     }
@@ -151,6 +162,7 @@ impl App {
     pub fn tick(&self) {
         self.limiter.tick();
         self.throttle.tick();
+        self.room.tick();
     }
 
     /// A per-worker session with its own read connection.
@@ -159,12 +171,15 @@ impl App {
     }
 
     /// Stores an admitted vote; the answer comes once it is committed.
-    pub fn cast(&self, vote: Admitted) -> Result<PendingWrite, Error> {
+    /// `then` learns whether it was stored first, even if nobody waits for
+    /// the answer any more (the vote form's token is settled by it).
+    pub fn cast(&self, vote: Admitted, then: Option<Settle>) -> Result<PendingWrite, Error> {
         self.store.cast_later(
             &vote.id,
             vote.ballot,
             (vote.invite, vote.receipt.as_ref().map(Receipt::hash)),
             vote.today,
+            then,
         )
     }
 
@@ -300,7 +315,7 @@ impl Session {
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
         let invite = match poll.duplicate_check {
             DuplicateCheck::Network => {
-                self.throttled(client, poll)?;
+                self.throttled(&self.app.throttle, client, poll)?;
                 None
             }
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
@@ -309,7 +324,10 @@ impl Session {
                     Some(InviteCode::parse(text).ok_or(Error::InviteRefused(InviteRefusal::NotACode))?.hash())
                 }
             },
-            DuplicateCheck::None => None,
+            DuplicateCheck::None => {
+                self.throttled(&self.app.room, client, poll)?;
+                None
+            }
         };
         // Drawn afresh, from nothing the voter or the admin holds.
         let receipt = if poll.vote_changes { Some(Receipt::generate()?) } else { None };
@@ -359,16 +377,16 @@ impl Session {
     /// and truncates the WAL, so it must not come in floods).
     fn before_amend(&mut self, client: IpAddr, poll: &Poll, text: &str) -> Result<Receipt, Error> {
         let (receipt, _) = self.own_ballot(poll, text)?;
-        self.throttled(client, poll)?;
+        self.throttled(&self.app.throttle, client, poll)?;
         Ok(receipt)
     }
 
     /// Counts an action of `client` on `poll` against the vote throttle.
-    fn throttled(&self, client: IpAddr, poll: &Poll) -> Result<(), Error> {
-        if self.app.throttle.admit(client, &poll.id) {
+    fn throttled(&self, throttle: &VoteThrottle, client: IpAddr, poll: &Poll) -> Result<(), Error> {
+        if throttle.admit(client, &poll.id) {
             return Ok(());
         }
-        let retry_after_secs = self.app.throttle.refill().as_secs_f64().ceil() as u64;
+        let retry_after_secs = throttle.refill().as_secs_f64().ceil() as u64;
         Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) })
     }
 

@@ -143,7 +143,7 @@ fn no_marker_is_in_any_file_or_backup_of_live_polls() {
     let code = InviteCode::generate().unwrap();
     store.issue_invites(&id, vec![code.hash()], today).unwrap();
     store
-        .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), Some(receipt.hash())), today)
+        .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), Some(receipt.hash())), today, None)
         .unwrap()
         .committed_blocking()
         .unwrap();
@@ -432,8 +432,18 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
         assert_eq!(r.tallies(&poll).unwrap().total, 1);
         assert_eq!(r.invite_counts(&poll).unwrap(), (1, 0));
         let ballot = Ballot::of_choices(&poll.questions, &[Some(1), None]).unwrap();
-        store.cast_later(&id, ballot.clone(), (Some(code.hash()), None), today).unwrap().committed_blocking().unwrap();
-        assert!(store.cast_later(&id, ballot, (Some(code.hash()), None), today).unwrap().committed_blocking().is_err());
+        store
+            .cast_later(&id, ballot.clone(), (Some(code.hash()), None), today, None)
+            .unwrap()
+            .committed_blocking()
+            .unwrap();
+        assert!(
+            store
+                .cast_later(&id, ballot, (Some(code.hash()), None), today, None)
+                .unwrap()
+                .committed_blocking()
+                .is_err()
+        );
     }
     drop(r);
     drop(store);

@@ -450,14 +450,19 @@ impl Store {
     /// spent in the ballot's transaction (`Error::InviteRefused` if it is
     /// unknown or used). A ballot with a receipt is stored with the
     /// receipt's hash, which finds it again ([`Store::amend`]).
+    /// `then` learns whether the ballot was stored before the
+    /// [`PendingWrite`] does, and even if nobody waits for it any more.
     pub fn cast_later(
         &self,
         id: &PollId,
         ballot: Ballot,
         (invite, receipt): (Option<InviteHash>, Option<ReceiptHash>),
         today: Day,
+        then: Option<Settle>,
     ) -> Result<PendingWrite, Error> {
-        self.writer.submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, receipt, today }).map(PendingWrite)
+        self.writer
+            .submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, receipt, today }, then)
+            .map(PendingWrite)
     }
 
     /// Replaces (`Some`) or withdraws (`None`) the ballot that came with
@@ -502,6 +507,34 @@ impl Store {
                 Ok(SweepReport { polls_erased: erased, polls_rewrapped: rewrapped, key_day: self.keys.day() })
             }
             _ => Err(Error::internal(anyhow::anyhow!("the day's key work answered no report"))),
+        }
+    }
+}
+
+/// What a queued vote's sender does once the writer knows whether the ballot
+/// was stored, on the writer's thread, before the answer goes out and whether
+/// or not anyone still waits for it: a client that hung up must not leave a
+/// vote form half spent (issue 24, item 2). Runs exactly once; dropped
+/// unrun (the write was refused before it was queued, or the writer
+/// stopped), it runs with "not stored".
+pub struct Settle(Option<Box<dyn FnOnce(bool) + Send>>);
+
+impl Settle {
+    pub fn new(f: impl FnOnce(bool) + Send + 'static) -> Settle {
+        Settle(Some(Box::new(f)))
+    }
+
+    fn run(mut self, stored: bool) {
+        if let Some(f) = self.0.take() {
+            f(stored);
+        }
+    }
+}
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            f(false);
         }
     }
 }

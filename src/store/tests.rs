@@ -336,7 +336,7 @@ mod recount {
             // several ballots per commit as it does under load.
             for chunk in ballots.chunks(batch) {
                 let pending: Vec<PendingWrite> =
-                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), (None, None), today).unwrap()).collect();
+                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), (None, None), today, None).unwrap()).collect();
                 for p in pending {
                     p.committed_blocking().unwrap();
                 }
@@ -380,7 +380,7 @@ mod recount {
             let mut held: Vec<(Receipt, Option<Ballot>)> = Vec::new();
             for seed in &seeds {
                 let (receipt, ballot) = (Receipt::generate().unwrap(), make(seed));
-                store.cast_later(&id, ballot.clone(), (None, Some(receipt.hash())), today).unwrap()
+                store.cast_later(&id, ballot.clone(), (None, Some(receipt.hash())), today, None).unwrap()
                     .committed_blocking().unwrap();
                 held.push((receipt, Some(ballot)));
             }
@@ -488,7 +488,7 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     }
     let vote = |code: Option<&InviteCode>| {
         store
-            .cast_later(&id, ballot(&[Some(0), None]), (code.map(InviteCode::hash), None), today)
+            .cast_later(&id, ballot(&[Some(0), None]), (code.map(InviteCode::hash), None), today, None)
             .unwrap()
             .committed_blocking()
     };
@@ -515,8 +515,46 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     let other = PollId::generate().unwrap();
     store.create_poll(&other, &AdminToken::generate().unwrap().hash(), &new_poll(), &[], today).unwrap();
     store.patch_poll(&other, &invite_only, today).unwrap();
-    let on_other = store.cast_later(&other, ballot(&[Some(0), None]), (Some(codes[1].hash()), None), today).unwrap();
+    let on_other =
+        store.cast_later(&other, ballot(&[Some(0), None]), (Some(codes[1].hash()), None), today, None).unwrap();
     assert!(matches!(on_other.committed_blocking(), Err(Error::InviteRefused(_))));
+}
+
+/// Issue 24, item 2: a vote's sender learns from the writer whether its
+/// ballot was stored, even when nobody waits for the answer any more, and a
+/// write refused before it was queued tells it "not stored".
+#[test]
+fn a_vote_is_settled_by_the_writer_whether_or_not_anyone_waits() {
+    use crate::secret::InviteCode;
+    use std::sync::mpsc::channel;
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    let invite_only = PollPatch::from_json(&json!({"duplicateCheck": "invite"})).unwrap();
+    store.patch_poll(&id, &invite_only, today).unwrap();
+    let code = InviteCode::generate().unwrap();
+    store.issue_invites(&id, vec![code.hash()], today).unwrap();
+    let (tx, rx) = channel();
+    let settle = || {
+        let tx = tx.clone();
+        Some(super::Settle::new(move |stored| tx.send(stored).unwrap()))
+    };
+    // The answer's receiver is dropped at once, as by a client that hung up.
+    let send = |code: &InviteCode, then| {
+        drop(store.cast_later(&id, ballot(&[Some(0), None]), (Some(code.hash()), None), today, then).unwrap());
+    };
+    send(&InviteCode::generate().unwrap(), settle());
+    assert!(!rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap(), "a refused code: not stored");
+    send(&code, settle());
+    assert!(rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap(), "stored");
+    send(&code, settle());
+    assert!(!rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap(), "the code is spent");
+    // Dropped unrun (never queued): not stored.
+    drop(settle());
+    assert!(!rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap());
+    assert_eq!(
+        store.reader().unwrap().tallies(&store.reader().unwrap().poll(&id, today).unwrap().unwrap()).unwrap().total,
+        1
+    );
 }
 
 #[test]
@@ -571,7 +609,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     let today = Day::today();
     let receipt = Receipt::generate().unwrap();
     let cast = |b: &[Option<usize>], receipt: Option<&Receipt>| {
-        store.cast_later(&id, ballot(b), (None, receipt.map(Receipt::hash)), today).unwrap().committed_blocking()
+        store.cast_later(&id, ballot(b), (None, receipt.map(Receipt::hash)), today, None).unwrap().committed_blocking()
     };
     cast(&[Some(0), Some(1)], Some(&receipt)).unwrap();
     cast(&[Some(2), None], None).unwrap();
@@ -601,7 +639,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     let yesterday = today.previous();
     let early = Receipt::generate().unwrap();
     store
-        .cast_later(&id, ballot(&[Some(0), None]), (None, Some(early.hash())), yesterday)
+        .cast_later(&id, ballot(&[Some(0), None]), (None, Some(early.hash())), yesterday, None)
         .unwrap()
         .committed_blocking()
         .unwrap();
@@ -634,7 +672,7 @@ fn a_changed_ballot_is_rewritten_in_place() {
     let receipts: Vec<Receipt> = (0..60).map(|_| Receipt::generate().unwrap()).collect();
     for (i, r) in receipts.iter().enumerate() {
         let b = if i % 2 == 0 { ballot(&[Some(0), None]) } else { ballot(&[Some(2), Some(1)]) };
-        store.cast_later(&id, b, (None, Some(r.hash())), today).unwrap().committed_blocking().unwrap();
+        store.cast_later(&id, b, (None, Some(r.hash())), today, None).unwrap().committed_blocking().unwrap();
     }
     wait_for_empty_wal(dir.path());
     let file = dir.path().join("t.sqlite3");
@@ -675,7 +713,7 @@ fn deleting_a_poll_erases_its_receipt_keys_from_every_file() {
     let receipts: Vec<Receipt> = (0..5).map(|_| Receipt::generate().unwrap()).collect();
     for receipt in &receipts {
         store
-            .cast_later(&id, ballot(&[Some(0), Some(1)]), (None, Some(receipt.hash())), today)
+            .cast_later(&id, ballot(&[Some(0), Some(1)]), (None, Some(receipt.hash())), today, None)
             .unwrap()
             .committed_blocking()
             .unwrap();
@@ -718,7 +756,7 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     delete();
     // Cast: the writer's mix (250 ms after going idle) settles it.
     store
-        .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash())), today)
+        .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash())), today, None)
         .unwrap()
         .committed_blocking()
         .unwrap();

@@ -294,7 +294,9 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
             let once = form.get("once").unwrap_or("").trim();
             match w.web.invite_forms.redeem(&poll.id, once, today) {
                 Verdict::Valid => {}
-                Verdict::Used => return Ok(message_page(&ctx, 409, t.error_title, t.err_invites_sent)),
+                Verdict::Used | Verdict::Reserved => {
+                    return Ok(message_page(&ctx, 409, t.error_title, t.err_invites_sent));
+                }
                 Verdict::Invalid => {
                     view.refused();
                     view.problems.general.push(t.err_invites_expired.to_owned());
@@ -304,7 +306,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
                 let issued = issue_invites(w, &ctx, form, (&poll, &token), today, &mut view)?;
                 if issued.is_none() {
                     // Refused (a count out of range): the form may be sent again.
-                    w.web.invite_forms.unredeem(&poll.id, once);
+                    w.web.invite_forms.settle(&poll.id, once, false);
                 }
                 issued
             } else {

@@ -13,12 +13,18 @@
 //! - only the nonces of redeemed tokens are kept (16 random bytes each,
 //!   linked to nothing): issuing a token stores nothing, so loading pages
 //!   cannot grow memory;
+//! - a vote's token is *reserved* while its ballot is on its way to the
+//!   store and counts as used ([`Verdict::Used`], which opens `afterVote`
+//!   results) only once the ballot is committed ([`BallotBox::settle`]). The
+//!   writer settles it whether or not the voter is still connected, so a
+//!   client that hangs up can neither see results for a vote that was
+//!   refused nor lose an honest vote's token to a failed write;
 //! - memory stays bounded: past [`MAX_USED`] redemptions in one generation a
 //!   new generation starts early (forms issued before then ask to be sent
 //!   again, with the voter's choices kept);
 //! - a token for one poll is refused for every other poll.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use base64::Engine as _;
@@ -42,6 +48,9 @@ const TOKEN_BYTES: usize = TAG + NONCE + MAC;
 pub enum Verdict {
     /// Issued here for this poll and not yet used.
     Valid,
+    /// Issued here for this poll, and its vote is being stored: neither
+    /// usable again nor proof of a vote yet.
+    Reserved,
     /// Issued here for this poll, and already counted once.
     Used,
     /// Forged, for another poll, malformed, or from a key that is gone.
@@ -52,14 +61,15 @@ struct Generation {
     tag: [u8; TAG],
     day: Day,
     key: Secret,
-    used: HashSet<[u8; NONCE]>,
+    /// Each redeemed nonce: `true` once it counts, `false` while reserved.
+    used: HashMap<[u8; NONCE], bool>,
 }
 
 impl Generation {
     fn new(day: Day) -> anyhow::Result<Generation> {
         let mut tag = [0u8; TAG];
         random_bytes(&mut tag)?;
-        Ok(Generation { tag, day, key: Secret::generate()?, used: HashSet::new() })
+        Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new() })
     }
 
     fn mac(&self, poll: &PollId, nonce: &[u8]) -> [u8; MAC] {
@@ -121,8 +131,11 @@ impl BallotBox {
             return Verdict::Invalid;
         }
         match find(&mut state, poll, token) {
-            Some((generation, nonce)) if generation.used.contains(&nonce) => Verdict::Used,
-            Some(_) => Verdict::Valid,
+            Some((generation, nonce)) => match generation.used.get(&nonce) {
+                Some(true) => Verdict::Used,
+                Some(false) => Verdict::Reserved,
+                None => Verdict::Valid,
+            },
             None => Verdict::Invalid,
         }
     }
@@ -136,33 +149,48 @@ impl BallotBox {
         }
     }
 
-    /// Uses `token` up; `Valid` exactly once per token.
+    /// Uses `token` up at once (a form whose work is done when this
+    /// returns); `Valid` exactly once per token.
     pub fn redeem(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
+        self.take(poll, token, today, true)
+    }
+
+    /// Reserves `token` for a vote on its way to the store: `Valid` exactly
+    /// once per token; it counts once [`BallotBox::settle`] says the ballot
+    /// is stored, and is free again if it is not.
+    pub fn reserve(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
+        self.take(poll, token, today, false)
+    }
+
+    fn take(&self, poll: &PollId, token: &str, today: Day, counted: bool) -> Verdict {
         let mut state = self.lock();
         if BallotBox::rotate(&mut state, today).is_err() {
             return Verdict::Invalid;
         }
         match find(&mut state, poll, token) {
-            Some((generation, nonce)) => {
-                if generation.used.insert(nonce) {
+            Some((generation, nonce)) => match generation.used.entry(nonce) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(counted);
                     Verdict::Valid
-                } else {
-                    Verdict::Used
                 }
-            }
+                std::collections::hash_map::Entry::Occupied(o) if *o.get() => Verdict::Used,
+                std::collections::hash_map::Entry::Occupied(_) => Verdict::Reserved,
+            },
             None => Verdict::Invalid,
         }
     }
-}
 
-impl BallotBox {
-    /// Makes a redeemed `token` valid again: its vote was not stored (the
-    /// commit failed), so the form may be sent again, and the token must not
-    /// show results meant for those whose vote counts.
-    pub fn unredeem(&self, poll: &PollId, token: &str) {
+    /// Ends a reservation: the ballot was committed (`stored`), so the token
+    /// counts; or it was not, so the form may be sent again. A token whose
+    /// key rotated away meanwhile is simply gone.
+    pub fn settle(&self, poll: &PollId, token: &str, stored: bool) {
         let mut state = self.lock();
         if let Some((generation, nonce)) = find(&mut state, poll, token) {
-            generation.used.remove(&nonce);
+            if stored {
+                generation.used.insert(nonce, true);
+            } else {
+                generation.used.remove(&nonce);
+            }
         }
     }
 }
@@ -204,19 +232,40 @@ mod tests {
     }
 
     #[test]
-    fn a_token_whose_vote_was_not_stored_is_valid_again() {
+    fn a_reserved_token_counts_only_once_its_vote_is_stored() {
+        let today = day("2026-03-10");
+        let b = BallotBox::new(today).unwrap();
+        let p = poll("AAAAAAAAAAAAAAAA");
+        let token = b.issue(&p, today).unwrap();
+        assert_eq!(b.reserve(&p, &token, today), Verdict::Valid);
+        // On its way to the store: not usable again, and not yet a vote.
+        assert_eq!(b.check(&p, &token, today), Verdict::Reserved);
+        assert_eq!(b.reserve(&p, &token, today), Verdict::Reserved);
+        assert_eq!(b.redeem(&p, &token, today), Verdict::Reserved);
+        // Not stored: the form may be sent again.
+        b.settle(&p, &token, false);
+        assert_eq!(b.check(&p, &token, today), Verdict::Valid);
+        assert_eq!(b.reserve(&p, &token, today), Verdict::Valid);
+        // Stored: it counts, for good.
+        b.settle(&p, &token, true);
+        assert_eq!(b.check(&p, &token, today), Verdict::Used);
+        assert_eq!(b.reserve(&p, &token, today), Verdict::Used);
+        // Forged or foreign tokens change nothing.
+        b.settle(&p, "AAAA", false);
+        b.settle(&poll("BBBBBBBBBBBBBBBB"), &token, false);
+        assert_eq!(b.check(&p, &token, today), Verdict::Used);
+    }
+
+    #[test]
+    fn a_redeemed_token_counts_at_once_and_is_freed_by_a_settle() {
         let today = day("2026-03-10");
         let b = BallotBox::new(today).unwrap();
         let p = poll("AAAAAAAAAAAAAAAA");
         let token = b.issue(&p, today).unwrap();
         assert_eq!(b.redeem(&p, &token, today), Verdict::Valid);
         assert_eq!(b.check(&p, &token, today), Verdict::Used);
-        b.unredeem(&p, &token);
-        assert_eq!(b.check(&p, &token, today), Verdict::Valid);
+        b.settle(&p, &token, false);
         assert_eq!(b.redeem(&p, &token, today), Verdict::Valid);
-        // Forged or foreign tokens change nothing.
-        b.unredeem(&p, "AAAA");
-        assert_eq!(b.check(&p, &token, today), Verdict::Used);
     }
 
     #[test]

@@ -978,7 +978,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     // form again, and must not create a second poll.
     match w.web.ballots.redeem(&form_key()?, &draft.once, today) {
         Verdict::Valid => {}
-        Verdict::Used => return Ok(already_created(&ctx)),
+        Verdict::Used | Verdict::Reserved => return Ok(already_created(&ctx)),
         Verdict::Invalid => {
             draft.once = fresh_once(w, today)?;
             let mut p = Problems::default();

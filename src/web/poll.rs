@@ -22,6 +22,7 @@ use crate::domain::{
 use crate::error::{Error, InviteRefusal};
 use crate::http::{Request, Response};
 use crate::secret::Receipt;
+use crate::store::Settle;
 
 pub fn share_page(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
@@ -482,7 +483,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Verdict::Used if poll.visibility == ResultsVisibility::AfterVote => {
             return Ok(after_vote_redirect(&ctx, poll, token));
         }
-        Verdict::Used => return Ok(used_page(&ctx, poll)),
+        Verdict::Used | Verdict::Reserved => return Ok(used_page(&ctx, poll)),
         Verdict::Invalid if poll.closed => {
             return share_response(&w.web, &ctx, poll, today, 409, &Entered::default(), None);
         }
@@ -508,26 +509,30 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         }
         Err(e) => return Err(e),
     };
-    // Redeem only now, so a refused attempt leaves the form usable; two
-    // concurrent sends of one form still count once (redeem is atomic).
-    if w.web.ballots.redeem(&poll.id, token, today) != Verdict::Valid {
-        return Ok(used_page(&ctx, poll));
+    // Reserved only now, so a refused attempt leaves the form usable; two
+    // concurrent sends of one form still count once (reserving is atomic).
+    match w.web.ballots.reserve(&poll.id, token, today) {
+        Verdict::Valid => {}
+        // The first send is still being stored: this one is not counted.
+        _ => return Ok(used_page(&ctx, poll)),
     }
     // Taken before the ballot goes to the writer: shown once, on the page
     // that answers this vote, and kept nowhere here.
     let receipt = admitted.receipt().map(Receipt::expose);
+    // The token counts (and opens afterVote results) once the ballot is
+    // committed, and is free again if it is not: settled by the writer, so
+    // a client that hangs up meanwhile changes nothing (issue 24, item 2).
+    let settle = {
+        let (web, id, token) = (w.web.clone(), poll.id.clone(), token.to_owned());
+        Settle::new(move |stored| web.ballots.settle(&id, &token, stored))
+    };
     // The answer waits for the commit on the connection, not on this worker.
-    let pending = w.web.app.cast(admitted);
+    let pending = w.web.app.cast(admitted, Some(settle));
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
     let ballot = token.to_owned();
     let answer = move |result: Result<(), Error>| {
         let ctx = Ctx::new(choice, &path);
-        // Not stored: the form may be sent again, and its token must not
-        // show afterVote results as if the vote counted.
-        if result.is_err() {
-            web.ballots.unredeem(&poll.id, &ballot);
-        }
         let r = match result {
             // The results this voter may now see, at an address that a
             // reload does not send the vote again to.

@@ -27,7 +27,7 @@ use super::Writer;
 /// the new ballot's page is rewritten whole.
 const NEIGHBOURS: i64 = 100;
 /// Rows the mix holds in memory at once (per kind: settled and staged).
-const MIX_CHUNK: usize = 1000;
+pub(super) const MIX_CHUNK: usize = 1000;
 /// Under steady load the writer is never idle; it mixes at least this often.
 /// Short, because until the mix the WAL holds new ballots in commit order,
 /// and because a mix of a minute's ballots (the interval was 60 s) left
@@ -137,23 +137,147 @@ impl Fresh {
 }
 
 impl Writer {
-    /// Moves every staged ballot to its final key and rewrites the rows
-    /// around it in key order, in one transaction, then forgets the keys;
-    /// on failure keeps them and tries again after [`MIX_RETRY`]. The
-    /// caller then truncates the WAL.
+    /// Mixes to the end: finishes the mix under way, if any, then mixes
+    /// every ballot staged so far (once, even if a failed mix's pause is not
+    /// over). On failure the keys left are kept, to be tried again after
+    /// [`MIX_RETRY`]. The caller then truncates the WAL.
     pub(super) fn mix(&mut self, conn: &mut Connection) {
         self.mix_in_chunks(conn, MIX_CHUNK);
     }
 
     pub(super) fn mix_in_chunks(&mut self, conn: &mut Connection, chunk: usize) {
-        match mix(conn, &self.keys, &self.fresh.keys, chunk) {
-            Ok(()) => self.fresh = Fresh::default(),
+        while !self.mix_step(conn) {}
+        if self.fresh.count > 0 {
+            self.start_mix(chunk);
+            while !self.mix_step(conn) {}
+        }
+    }
+
+    /// Begins a mix of every ballot staged so far, done by [`Writer::mix_step`]
+    /// one transaction at a time; ballots staged meanwhile wait for the next.
+    pub(super) fn start_mix(&mut self, chunk: usize) {
+        let fresh = std::mem::take(&mut self.fresh);
+        self.mixing = Some(Mixing { polls: fresh.keys, current: None, chunk: chunk.max(1) });
+    }
+
+    /// Whether a mix is under way.
+    pub(super) fn mixing(&self) -> bool {
+        self.mixing.is_some()
+    }
+
+    /// One step of the mix under way: at most `chunk` settled and `chunk`
+    /// staged rows rewritten, in one transaction. True once the mix is over
+    /// (or there is none); a failed step ends it, and its ballots not yet
+    /// placed are staged again, to be tried after [`MIX_RETRY`].
+    pub(super) fn mix_step(&mut self, conn: &mut Connection) -> bool {
+        let Some(mixing) = self.mixing.as_mut() else { return true };
+        match mixing.step(conn, &self.keys) {
+            Ok(false) => false,
+            Ok(true) => {
+                self.mixing = None;
+                true
+            }
             Err(e) => {
                 eprintln!("anonpoll: could not rewrite new ballots in random order (will retry): {e}");
+                if let Some(left) = self.mixing.take() {
+                    // Those already moved are skipped when tried again.
+                    for (poll, keys) in left.current.map(|c| (c.poll, c.keys)).into_iter().chain(left.polls) {
+                        for (key, to) in keys {
+                            self.fresh.add_key(&poll, key, to);
+                        }
+                    }
+                }
                 self.fresh.not_before = Some(Instant::now() + MIX_RETRY);
+                true
             }
         }
     }
+}
+
+/// A mix under way. It is done in steps of one transaction each, and the
+/// writer serves what is queued between steps: a mix of a heavy poll's ten
+/// seconds of ballots no longer holds every other poll's votes for its whole
+/// length (issue 24, item 4). Chunk after chunk in key order is still key
+/// order, and ballots staged meanwhile are left for the next mix, so where
+/// a ballot lies once the mix is over follows its random key alone, as with
+/// one transaction. Only the WAL between steps shows more, and it is
+/// truncated when the mix is over, as before.
+pub(in crate::store) struct Mixing {
+    /// Polls not begun yet, with their staged keys.
+    polls: StagedKeys,
+    /// The poll being mixed.
+    current: Option<PollMix>,
+    chunk: usize,
+}
+
+/// Where the mix of one poll is.
+struct PollMix {
+    poll: String,
+    key: DataKey,
+    /// Its staged keys, given back if the mix fails.
+    keys: Vec<([u8; 16], Target)>,
+    /// Each staged key, by the key it gets.
+    moves: BTreeMap<[u8; 16], [u8; 16]>,
+    /// What is left to rewrite, in key order; the first one from its `from`.
+    spans: std::collections::VecDeque<Span>,
+}
+
+impl Mixing {
+    /// Rewrites the next chunk, beginning the next poll where one is done.
+    /// True once nothing is left.
+    fn step(&mut self, conn: &mut Connection, keyring: &Keyring) -> Result<bool, Error> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        loop {
+            let current = match self.current.as_mut() {
+                Some(current) => current,
+                None => {
+                    let Some((poll, keys)) = self.polls.pop_first() else {
+                        tx.commit()?;
+                        return Ok(true);
+                    };
+                    match begin(&tx, keyring, poll, keys)? {
+                        Some(begun) => self.current.insert(begun),
+                        // A poll erased since, or whose key is gone, has nothing to mix.
+                        None => continue,
+                    }
+                }
+            };
+            let Some(span) = current.spans.front_mut() else {
+                self.current = None;
+                continue;
+            };
+            span.from = rewrite_chunk(&tx, (&current.poll, &current.key), span, &current.moves, self.chunk)?;
+            if span.from >= span.to {
+                current.spans.pop_front();
+            }
+            tx.commit()?;
+            return Ok(false);
+        }
+    }
+}
+
+/// Draws the new keys of `poll`'s staged ballots and finds the spans their
+/// mix rewrites; `None` if the poll is gone.
+fn begin(
+    tx: &Transaction,
+    keyring: &Keyring,
+    poll: String,
+    keys: Vec<([u8; 16], Target)>,
+) -> Result<Option<PollMix>, Error> {
+    let Some((key, stored)) = poll_key(tx, keyring, &poll)? else { return Ok(None) };
+    let moves: BTreeMap<[u8; 16], [u8; 16]> = keys
+        .iter()
+        .map(|(k, to)| {
+            let to = match to {
+                Target::Random => mixed_key()?,
+                Target::Settled(to) => *to,
+                Target::Fallback => fallback_key(&key, k),
+            };
+            Ok((to, *k))
+        })
+        .collect::<Result<_, Error>>()?;
+    let spans = spans(tx, &poll, stored, &moves)?.into();
+    Ok(Some(PollMix { poll, key, keys, moves, spans }))
 }
 
 /// A random key that is not a staged one.
@@ -197,41 +321,6 @@ fn after(key: &[u8]) -> Vec<u8> {
 struct Span {
     from: Vec<u8>,
     to: Vec<u8>,
-}
-
-/// Gives each staged ballot of `fresh` a random key, and deletes and writes
-/// back, in key order, the rows around each new key (or a whole poll where
-/// those would cover it). The keys are random, so the rows' new places (in
-/// their pages, and the pages' order) say nothing about when each was cast;
-/// secure_delete zeroes what the deletes free.
-///
-/// It goes through the keys in order, `chunk` rows at a time (deleted, then
-/// written back in key order), so its memory stays small whatever the size
-/// of the poll; chunk after chunk in key order is still key order.
-fn mix(conn: &mut Connection, keyring: &Keyring, fresh: &StagedKeys, chunk: usize) -> Result<(), Error> {
-    let chunk = chunk.max(1);
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    for (poll, keys) in fresh {
-        // A poll erased since, or whose key is gone, has nothing to mix.
-        let Some((key, stored)) = poll_key(&tx, keyring, poll)? else { continue };
-        // Each staged key, by the key it gets.
-        let moves: BTreeMap<[u8; 16], [u8; 16]> = keys
-            .iter()
-            .map(|(k, to)| {
-                let to = match to {
-                    Target::Random => mixed_key()?,
-                    Target::Settled(to) => *to,
-                    Target::Fallback => fallback_key(&key, k),
-                };
-                Ok((to, *k))
-            })
-            .collect::<Result<_, Error>>()?;
-        for span in spans(&tx, poll, stored, &moves)? {
-            rewrite(&tx, poll, &key, &span, &moves, chunk)?;
-        }
-    }
-    tx.commit()?;
-    Ok(())
 }
 
 /// Poll `poll`'s data key and how many ballots it holds, if it is stored
@@ -292,16 +381,16 @@ fn spans(
     Ok(spans)
 }
 
-/// Rewrites `span` of `poll` in key order, at most `chunk` settled and
-/// `chunk` staged rows at a time.
-fn rewrite(
+/// Rewrites the next chunk of `span` of `poll` in key order, from
+/// `span.from`: at most `chunk` settled and `chunk` staged rows. Answers
+/// where the next chunk begins (`span.to` or beyond once the span is done).
+fn rewrite_chunk(
     tx: &Transaction,
-    poll: &str,
-    key: &DataKey,
+    (poll, key): (&str, &DataKey),
     span: &Span,
     moves: &BTreeMap<[u8; 16], [u8; 16]>,
     chunk: usize,
-) -> Result<(), Error> {
+) -> Result<Vec<u8>, Error> {
     use std::ops::Bound::{Excluded, Included};
     let mut in_order = tx.prepare_cached(
         "SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 AND id >= ?2 AND id < ?3 ORDER BY id LIMIT ?4",
@@ -309,8 +398,8 @@ fn rewrite(
     let mut one = tx.prepare_cached("SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2")?;
     let mut delete = tx.prepare_cached("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2")?;
     let mut insert = tx.prepare_cached("INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)")?;
-    let mut from = span.from.clone();
-    while from < span.to {
+    let from = span.from.clone();
+    {
         let mut rows = in_order
             .query_map(params![poll, from, span.to, chunk as i64], |r| Stored::read(r, None))?
             .collect::<rusqlite::Result<Vec<Stored>>>()?;
@@ -365,7 +454,6 @@ fn rewrite(
             }
             insert.execute(params![poll, row.to, row.sealed])?;
         }
-        from = end;
+        Ok(end)
     }
-    Ok(())
 }

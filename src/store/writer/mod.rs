@@ -46,7 +46,7 @@ mod mix;
 mod ops;
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -163,6 +163,8 @@ pub(super) enum Outcome {
 struct Job {
     op: Op,
     reply: Reply,
+    /// Run with the outcome before the reply is sent, whoever still waits.
+    then: Option<super::Settle>,
 }
 
 /// Who waits for a write's result.
@@ -221,15 +223,22 @@ impl Handle {
     /// Queues `op` and waits until it is committed (or refused).
     pub(super) fn submit(&self, op: Op) -> Result<Outcome, Error> {
         let (reply, answer) = sync_channel(1);
-        self.enqueue(Job { op, reply: Reply::Wait(reply) })?;
+        self.enqueue(Job { op, reply: Reply::Wait(reply), then: None })?;
         answer.recv().map_err(|_| Error::internal(anyhow!("writer thread dropped a write")))?
     }
 
     /// Queues `op` without waiting: the receiver gets the result once the
     /// write is committed (or refused). A full queue is refused at once.
-    pub(super) fn submit_later(&self, op: Op) -> Result<oneshot::Receiver<Result<(), Error>>, Error> {
+    /// `then` runs on the writer thread with the outcome (stored or not)
+    /// before the receiver hears it, even if the receiver is gone; a write
+    /// refused at once runs it (not stored) when it is dropped.
+    pub(super) fn submit_later(
+        &self,
+        op: Op,
+        then: Option<super::Settle>,
+    ) -> Result<oneshot::Receiver<Result<(), Error>>, Error> {
         let (reply, answer) = oneshot::channel();
-        self.enqueue(Job { op, reply: Reply::Later(reply) })?;
+        self.enqueue(Job { op, reply: Reply::Later(reply), then })?;
         Ok(answer)
     }
 
@@ -253,11 +262,13 @@ pub(super) struct Writer {
     keys: Arc<Keyring>,
     polls: PollCache,
     fresh: Fresh,
+    /// A mix under way, done a step at a time between batches.
+    mixing: Option<mix::Mixing>,
 }
 
 impl Writer {
     pub(super) fn new(keys: Arc<Keyring>) -> Writer {
-        Writer { keys, polls: PollCache::default(), fresh: Fresh::default() }
+        Writer { keys, polls: PollCache::default(), fresh: Fresh::default(), mixing: None }
     }
 }
 
@@ -275,10 +286,26 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
     // page, which a busy start need not wait for.
     let mut look_for_left = config.mix_left_staged;
     loop {
+        // While a mix is under way, each of its steps (one transaction) goes
+        // after whatever is queued: a long mix no longer holds the votes of
+        // every poll for its whole length (issue 24, item 4).
+        let first = if w.mixing() {
+            match rx.try_recv() {
+                Ok(job) => job,
+                Err(TryRecvError::Empty) => {
+                    if w.mix_step(&mut conn) {
+                        // The WAL holds the votes' frames in commit order,
+                        // and the mix's: it is truncated either way.
+                        checkpoint_owed = !settle(&conn, busy);
+                    }
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            }
         // Anything staged keeps the writer waking: a mix that failed is
         // retried at an idle moment once its pause is over, not at the next
         // write, which may be hours away.
-        let first = if checkpoint_owed || w.fresh.count > 0 || look_for_left {
+        } else if checkpoint_owed || w.fresh.count > 0 || look_for_left {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
@@ -287,10 +314,8 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
                     }
                     // Idle: the moment to hide the order of new ballots.
                     if w.fresh.waiting() {
-                        // The WAL holds the votes' frames in commit order,
-                        // and now the mix's: it is truncated either way.
-                        w.mix(&mut conn);
-                        checkpoint_owed = !settle(&conn, busy);
+                        w.start_mix(mix::MIX_CHUNK);
+                        continue;
                     }
                     if checkpoint_owed {
                         checkpoint_owed = !checkpoint(&conn, busy);
@@ -317,11 +342,14 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
         // within a second under load: not a checkpoint per change, which
         // would hold the write lock for every one.
         checkpoint_owed |= results.iter().any(|r| matches!(r, Ok(Outcome::Amended)));
-        if w.fresh.overdue() {
+        // Under load, a step of the mix after each batch.
+        if !w.mixing() && w.fresh.overdue() {
             if std::mem::take(&mut look_for_left) {
                 w.fresh.find_left_staged(&conn);
             }
-            w.mix(&mut conn);
+            w.start_mix(mix::MIX_CHUNK);
+        }
+        if w.mixing() && w.mix_step(&mut conn) {
             checkpoint_owed = !settle(&conn, busy);
         }
         // Retry an owed checkpoint at most once a second under load: each try
@@ -333,10 +361,13 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
         // The key state moves only once the re-wrapped keys are committed.
         w.advance_keys(&batch, &mut results);
         for (job, result) in batch.into_iter().zip(results) {
+            if let Some(then) = job.then {
+                then.run(result.is_ok());
+            }
             job.reply.send(result);
         }
     }
-    if w.fresh.count > 0 {
+    if w.mixing() || w.fresh.count > 0 {
         w.mix(&mut conn);
         checkpoint_owed = !settle(&conn, busy);
     }

@@ -57,7 +57,7 @@ fn started() -> Started {
 fn job(op: Op) -> Job {
     // Nobody waits: `commit` returns the results and the test reads them.
     let (reply, _) = sync_channel(1);
-    Job { op, reply: Reply::Wait(reply) }
+    Job { op, reply: Reply::Wait(reply), then: None }
 }
 
 fn create(id: &PollId, today: Day) -> Job {
@@ -417,6 +417,64 @@ fn the_mix_in_small_chunks_keeps_every_ballot() {
         .query_row("SELECT count(*) FROM sealed_ballots WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0))
         .unwrap();
     assert_eq!(staged, 0);
+}
+
+/// Issue 24, item 4: the mix goes a chunk per transaction, and the writer
+/// commits other work between its steps. Votes on the poll being mixed and
+/// on another, and the erasure of a third poll that was waiting to be
+/// mixed, all land between steps: every ballot is kept once and counted,
+/// the mix places every ballot it began with and leaves those cast
+/// meanwhile staged for the next one, which places them too.
+#[test]
+fn the_mix_goes_step_by_step_and_other_writes_go_between_its_steps() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let other = PollId::generate().unwrap();
+    let erased = PollId::generate().unwrap();
+    for p in [&other, &erased] {
+        let (r, _) = w.commit(&mut conn, &[create(p, today)]);
+        assert!(r[0].is_ok());
+    }
+    let votes =
+        |p: &PollId, n: usize| -> Vec<Job> { (0..n).map(|i| cast(p, &[Some(i % 3), Some(i % 2)], today)).collect() };
+    for p in [&id, &other, &erased] {
+        let (r, _) = w.commit(&mut conn, &votes(p, 60));
+        assert!(r.iter().all(|r| r.is_ok()));
+    }
+    assert_eq!(w.fresh.count, 180);
+    w.start_mix(7);
+    assert_eq!(w.fresh.count, 0, "the mix took every staged ballot");
+    let mut steps = 0;
+    let mut during = 0;
+    while !w.mix_step(&mut conn) {
+        steps += 1;
+        if steps % 5 == 0 {
+            let (r, _) =
+                w.commit(&mut conn, &[cast(&id, &[Some(0), None], today), cast(&other, &[Some(1), None], today)]);
+            assert!(r.iter().all(|r| r.is_ok()));
+            during += 1;
+        }
+        if steps == 3 {
+            let (r, _) = w.commit(&mut conn, &[job(Op::Delete { id: erased.clone() })]);
+            assert!(r[0].is_ok());
+        }
+    }
+    assert!(steps > 10, "a chunk per step: {steps} steps");
+    assert!(during > 0);
+    assert_eq!(w.fresh.count, 2 * during, "the ballots cast meanwhile wait for the next mix");
+    let staged = |conn: &Connection| -> i64 {
+        conn.query_row("SELECT count(*) FROM sealed_ballots WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(staged(&conn), 2 * during as i64, "only those are still staged");
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 60 + during);
+    assert_eq!(assert_counts_match(&conn, &w.keys, &other), 60 + during);
+    let left: i64 = conn
+        .query_row("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", [erased.as_str()], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, 0, "the mix wrote nothing back for an erased poll");
+    w.mix(&mut conn);
+    assert_eq!(staged(&conn), 0);
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 60 + during);
 }
 
 /// Under steady load the writer is never idle; a mix is overdue once the

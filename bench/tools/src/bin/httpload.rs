@@ -19,6 +19,15 @@
 //!   httpload mixed ADDR CONNECTIONS SECONDS IDS_FILE
 //!       90 % reads (share page, results page, poll JSON, results JSON in
 //!       turn), 9 % votes (as above: GET + POST), 1 % creates (POST /api/polls).
+//!   httpload fair ADDR CONNECTIONS SECONDS
+//!       The second audit's starvation scenario (issue 24, item 4): creates a
+//!       small poll and a heavy one (20 ranking questions of 12 options,
+//!       `duplicateCheck: none`), votes on the small poll from one
+//!       connection alone for SECONDS, then again while CONNECTIONS
+//!       connections from 6 client groups (`X-Forwarded-For`: polld must
+//!       trust 127.0.0.1) vote on the heavy poll as fast as they are
+//!       answered. Prints the small poll's POST latency alone and under that
+//!       load (`p99_ratio`), and the heavy votes taken and refused (429).
 //!
 //! Prints one line: `RESULT rps=<ops/s> p50_ms= p99_ms= requests=<HTTP
 //! requests> ops=<operations> errors=<failed operations> ...`.
@@ -45,6 +54,8 @@ struct Client {
     addr: String,
     stream: Option<TcpStream>,
     buf: Vec<u8>,
+    /// Sent as `X-Forwarded-For`, to stand for another client.
+    xff: Option<String>,
 }
 
 struct Reply {
@@ -61,7 +72,7 @@ impl Reply {
 
 impl Client {
     fn new(addr: &str) -> Client {
-        Client { addr: addr.to_owned(), stream: None, buf: Vec::with_capacity(64 * 1024) }
+        Client { addr: addr.to_owned(), stream: None, buf: Vec::with_capacity(64 * 1024), xff: None }
     }
 
     fn request(&mut self, method: &str, path: &str, ctype: Option<&str>, body: &[u8]) -> std::io::Result<Reply> {
@@ -91,6 +102,9 @@ impl Client {
         let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: anonpoll-bench\r\n", self.addr);
         if let Some(t) = ctype {
             head.push_str(&format!("Content-Type: {t}\r\n"));
+        }
+        if let Some(x) = &self.xff {
+            head.push_str(&format!("X-Forwarded-For: {x}\r\n"));
         }
         if method == "POST" {
             head.push_str(&format!("Content-Length: {}\r\n", body.len()));
@@ -238,7 +252,7 @@ fn vote_form(html: &str, page_path: &str) -> Option<Form> {
                 _ => {}
             }
         }
-        if form.radios.is_empty() {
+        if form.radios.is_empty() && !form.hidden.iter().any(|(n, _)| n == "ballot") {
             continue; // not the vote form (e.g. a language switch)
         }
         if form.action.is_empty() {
@@ -436,6 +450,110 @@ fn post_only(addr: &str, conns: usize, secs: f64, ids: &[String], pid: &str, hz:
     }
 }
 
+/// The heavy poll of `fair`: 20 ranking questions of 12 options, no duplicate check.
+fn heavy_poll() -> String {
+    let options: Vec<String> = (0..12).map(|o| format!("\"Option {o}\"")).collect();
+    let questions: Vec<String> = (0..20)
+        .map(|q| format!(r#"{{"type":"ranked","label":"Rank these {q}","options":[{}]}}"#, options.join(",")))
+        .collect();
+    format!(
+        r#"{{"title":"Heavy poll","lang":"en","expiryDays":7,"resultsPublic":true,"duplicateCheck":"none","questions":[{}]}}"#,
+        questions.join(",")
+    )
+}
+
+/// Creates a poll from `body`; its id.
+fn create(c: &mut Client, body: &str) -> String {
+    let r = c.request("POST", "/api/polls", Some("application/json"), body.as_bytes()).expect("POST /api/polls");
+    assert_eq!(r.status, 201, "POST /api/polls: {}", String::from_utf8_lossy(&r.body));
+    let v: serde_json::Value = serde_json::from_slice(&r.body).expect("a JSON answer");
+    v["id"].as_str().expect("an id").to_owned()
+}
+
+/// A heavy vote: GET the share page, rank every option of every question
+/// in a random order, POST. `Some(status)` of the POST.
+fn heavy_vote(c: &mut Client, id: &str, rng: &mut Rng) -> Option<u16> {
+    let page = format!("/p/{id}");
+    let r = c.request("GET", &page, None, b"").ok().filter(|r| r.status == 200)?;
+    let form = vote_form(&String::from_utf8_lossy(&r.body), &page)?;
+    let mut fields: Vec<String> =
+        form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
+    for q in 0..20 {
+        let mut ranks: Vec<usize> = (1..=12).collect();
+        for i in (1..ranks.len()).rev() {
+            ranks.swap(i, rng.below(i + 1));
+        }
+        fields.extend(ranks.iter().enumerate().map(|(j, r)| format!("q{q}r{j}={r}")));
+    }
+    let body = fields.join("&");
+    c.request("POST", &form.action, Some("application/x-www-form-urlencoded"), body.as_bytes()).ok().map(|r| r.status)
+}
+
+/// The small poll's votes from one connection until `end`: POST latencies (µs).
+fn small_votes(addr: &str, id: &str, end: Instant) -> Stats {
+    let mut c = Client::new(addr);
+    c.xff = Some("198.19.0.1".into());
+    let mut rng = Rng(0x00F0_0D00);
+    let mut st = Stats::default();
+    while Instant::now() < end {
+        vote(&mut c, id, &mut rng, &mut st);
+    }
+    st.lat.sort_unstable();
+    st
+}
+
+/// `fair` mode: see the module's documentation.
+fn fair(addr: &str, conns: usize, secs: f64) {
+    let mut c = Client::new(addr);
+    c.xff = Some("198.19.0.2".into());
+    let small = create(&mut c, CREATE_BODY);
+    let heavy = create(&mut c, &heavy_poll());
+    let span = Duration::from_secs_f64(secs);
+    let alone = small_votes(addr, &small, Instant::now() + span);
+    let end = Instant::now() + span;
+    let load: Vec<_> = (0..conns)
+        .map(|t| {
+            let (addr, heavy) = (addr.to_owned(), heavy.clone());
+            std::thread::spawn(move || {
+                let mut c = Client::new(&addr);
+                c.xff = Some(format!("198.18.{}.1", t % 6));
+                let mut rng = Rng(0xBEEF_0000 + t as u64 * 104_729);
+                let (mut taken, mut refused, mut failed) = (0u64, 0u64, 0u64);
+                while Instant::now() < end {
+                    match heavy_vote(&mut c, &heavy, &mut rng) {
+                        Some(s) if (200..400).contains(&s) => taken += 1,
+                        Some(429) => refused += 1,
+                        _ => failed += 1,
+                    }
+                }
+                (taken, refused, failed)
+            })
+        })
+        .collect();
+    let loaded = small_votes(addr, &small, end);
+    let (mut taken, mut refused, mut failed) = (0, 0, 0);
+    for h in load {
+        let (t, r, f) = h.join().expect("load thread");
+        (taken, refused, failed) = (taken + t, refused + r, failed + f);
+    }
+    let (a99, l99) = (pct(&alone.lat, 0.99), pct(&loaded.lat, 0.99));
+    println!(
+        "RESULT alone_p50_ms={:.3} alone_p99_ms={a99:.3} loaded_p50_ms={:.3} loaded_p99_ms={l99:.3} loaded_max_ms={:.3} \
+         p99_ratio={:.2} small_votes_alone={} small_votes_loaded={} small_errors={} heavy_taken={taken} \
+         heavy_refused={refused} heavy_failed={failed}",
+        pct(&alone.lat, 0.5),
+        pct(&loaded.lat, 0.5),
+        pct(&loaded.lat, 1.0),
+        if a99 > 0.0 { l99 / a99 } else { 0.0 },
+        alone.ops,
+        loaded.ops,
+        alone.errors + loaded.errors,
+    );
+    if let Some(e) = alone.first_error.or(loaded.first_error) {
+        eprintln!("httpload: first error: {e}");
+    }
+}
+
 fn pct(v: &[u32], p: f64) -> f64 {
     v.get(((v.len() as f64 - 1.0) * p).max(0.0) as usize).copied().unwrap_or(0) as f64 / 1000.0
 }
@@ -443,8 +561,13 @@ fn pct(v: &[u32], p: f64) -> f64 {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
-                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK";
+                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | fair ADDR CONNECTIONS SECONDS";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
+    if mode == "fair" {
+        let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
+        let (Some(addr), Some(conns), Some(secs)) = (addr, conns, secs) else { panic!("{usage}") };
+        return fair(addr, conns.parse().expect("connections"), secs.parse().expect("seconds"));
+    }
     let ids_path = if mode == "detect" { a.get(3) } else { a.get(5) }.unwrap_or_else(|| panic!("{usage}"));
     let ids: Vec<String> = std::fs::read_to_string(ids_path)
         .expect("ids file")
