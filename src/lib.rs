@@ -17,6 +17,7 @@ pub mod daemon;
 pub mod day;
 pub mod domain;
 pub mod error;
+pub mod fairq;
 pub mod http;
 pub mod i18n;
 pub mod keyed;

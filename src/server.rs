@@ -36,9 +36,8 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -54,6 +53,7 @@ use tokio::sync::{Notify, Semaphore, oneshot};
 
 use crate::client::{ClientGroup, TrustedProxies, client_ip};
 use crate::error::Error;
+use crate::fairq;
 use crate::http::{Body, Method, Request, Response};
 use crate::keyed::Occupancy;
 
@@ -163,7 +163,7 @@ struct Job {
 
 /// What every connection task shares.
 struct Shared {
-    jobs: SyncSender<Job>,
+    jobs: fairq::Sender<Job>,
     config: ServerConfig,
     /// Upload bodies being read or handled; each may hold `max_body` of
     /// memory, so they are few.
@@ -200,8 +200,10 @@ impl Server {
         H: FnMut(&Request) -> Response,
     {
         let workers = self.config.workers.max(1);
-        let (jobs, queue) = sync_channel::<Job>(workers * 64);
-        let queue = Arc::new(Mutex::new(queue));
+        // Fair between clients (issue 24, item 4): a quarter of the queue at
+        // most per client group, and the groups served in turn.
+        let (jobs, queue) = fairq::channel::<Job>(workers * 64, workers * 16);
+        let queue = Arc::new(queue);
         let make_handler = Arc::new(make_handler);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let mut threads = Vec::with_capacity(workers);
@@ -248,7 +250,7 @@ impl Server {
     }
 }
 
-fn worker<F, H>(queue: &Mutex<Receiver<Job>>, make: &F, ready: &std::sync::mpsc::Sender<anyhow::Result<()>>)
+fn worker<F, H>(queue: &fairq::Receiver<Job>, make: &F, ready: &std::sync::mpsc::Sender<anyhow::Result<()>>)
 where
     F: Fn() -> anyhow::Result<H>,
     H: FnMut(&Request) -> Response,
@@ -264,9 +266,7 @@ where
         }
     };
     loop {
-        // The lock is held only while waiting for the next job.
-        let job = queue.lock().unwrap_or_else(PoisonError::into_inner).recv();
-        let Ok(job) = job else { return };
+        let Some(job) = queue.recv() else { return };
         let response = match catch_unwind(AssertUnwindSafe(|| handler(&job.request))) {
             Ok(r) => r,
             Err(_) => {
@@ -429,14 +429,14 @@ async fn serve(
     };
     let request = Request { method, path, query, headers, body, client };
     let (reply, answer) = oneshot::channel();
-    let mut response = match shared.jobs.try_send(Job { request, reply }) {
+    let mut response = match shared.jobs.try_send(ClientGroup::of(client), Job { request, reply }) {
         Ok(()) => answer
             .await
             .unwrap_or_else(|_| Response::from_error(&Error::internal(anyhow!("a worker dropped a request")))),
-        Err(TrySendError::Full(_)) => {
+        Err(fairq::TrySendError::Full(_)) => {
             Response::from_error(&Error::Unavailable { reason: "The server is busy.", retry_after_secs: 1 })
         }
-        Err(TrySendError::Disconnected(_)) => {
+        Err(fairq::TrySendError::Disconnected(_)) => {
             Response::from_error(&Error::Unavailable { reason: "The server is stopping.", retry_after_secs: 5 })
         }
     };

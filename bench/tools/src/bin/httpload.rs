@@ -312,7 +312,12 @@ fn vote(c: &mut Client, id: &str, rng: &mut Rng, st: &mut Stats) {
     let mut fields: Vec<String> =
         form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
     for (n, vs) in &form.radios {
-        fields.push(format!("{}={}", urlencode(n), urlencode(&vs[rng.below(vs.len())])));
+        // An option, never the "no answer" radio (value ""): a form with
+        // nothing answered is refused.
+        let options: Vec<&String> = vs.iter().filter(|v| !v.is_empty()).collect();
+        if !options.is_empty() {
+            fields.push(format!("{}={}", urlencode(n), urlencode(options[rng.below(options.len())])));
+        }
     }
     let body = fields.join("&");
     let t1 = Instant::now();
@@ -358,7 +363,12 @@ fn fill_form(c: &mut Client, id: &str, rng: &mut Rng) -> Result<(String, String)
     let mut fields: Vec<String> =
         form.hidden.iter().map(|(n, v)| format!("{}={}", urlencode(n), urlencode(v))).collect();
     for (n, vs) in &form.radios {
-        fields.push(format!("{}={}", urlencode(n), urlencode(&vs[rng.below(vs.len())])));
+        // An option, never the "no answer" radio (value ""): a form with
+        // nothing answered is refused.
+        let options: Vec<&String> = vs.iter().filter(|v| !v.is_empty()).collect();
+        if !options.is_empty() {
+            fields.push(format!("{}={}", urlencode(n), urlencode(options[rng.below(options.len())])));
+        }
     }
     Ok((form.action, fields.join("&")))
 }
@@ -470,9 +480,9 @@ fn create(c: &mut Client, body: &str) -> String {
     v["id"].as_str().expect("an id").to_owned()
 }
 
-/// A heavy vote: GET the share page, rank every option of every question
-/// in a random order, POST. `Some(status)` of the POST.
-fn heavy_vote(c: &mut Client, id: &str, rng: &mut Rng) -> Option<u16> {
+/// A heavy vote's form: GET the share page, rank every option of every
+/// question in a random order. Where to POST it and the body.
+fn heavy_form(c: &mut Client, id: &str, rng: &mut Rng) -> Option<(String, String)> {
     let page = format!("/p/{id}");
     let r = c.request("GET", &page, None, b"").ok().filter(|r| r.status == 200)?;
     let form = vote_form(&String::from_utf8_lossy(&r.body), &page)?;
@@ -485,42 +495,63 @@ fn heavy_vote(c: &mut Client, id: &str, rng: &mut Rng) -> Option<u16> {
         }
         fields.extend(ranks.iter().enumerate().map(|(j, r)| format!("q{q}r{j}={r}")));
     }
-    let body = fields.join("&");
-    c.request("POST", &form.action, Some("application/x-www-form-urlencoded"), body.as_bytes()).ok().map(|r| r.status)
+    Some((form.action, fields.join("&")))
+}
+
+/// POSTs a filled-in form; `Some(status)`.
+fn post_form(c: &mut Client, (action, body): &(String, String)) -> Option<u16> {
+    c.request("POST", action, Some("application/x-www-form-urlencoded"), body.as_bytes()).ok().map(|r| r.status)
 }
 
 /// The small poll's votes from one connection until `end`: POST latencies (µs).
 fn small_votes(addr: &str, id: &str, end: Instant) -> Stats {
     let mut c = Client::new(addr);
-    c.xff = Some("198.19.0.1".into());
     let mut rng = Rng(0x00F0_0D00);
     let mut st = Stats::default();
+    // Each vote from another voter, as on a real poll: no throttle in the way.
+    let mut voter = 0u32;
     while Instant::now() < end {
+        voter += 1;
+        c.xff = Some(format!("198.19.{}.{}", voter / 256 % 256, voter % 256));
         vote(&mut c, id, &mut rng, &mut st);
     }
     st.lat.sort_unstable();
     st
 }
 
-/// `fair` mode: see the module's documentation.
-fn fair(addr: &str, conns: usize, secs: f64) {
+/// `fair` mode: see the module's documentation. With `posts_only`, each
+/// heavy connection fetches and fills in its forms first (not measured),
+/// so that the load is the writer's alone: votes, not pages.
+fn fair(addr: &str, conns: usize, secs: f64, posts_only: bool) {
     let mut c = Client::new(addr);
     c.xff = Some("198.19.0.2".into());
     let small = create(&mut c, CREATE_BODY);
     let heavy = create(&mut c, &heavy_poll());
     let span = Duration::from_secs_f64(secs);
     let alone = small_votes(addr, &small, Instant::now() + span);
-    let end = Instant::now() + span;
+    // Forms per heavy connection when they are fetched first.
+    let forms = if posts_only { 40 } else { 0 };
+    let ready = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
+    let go = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
+    let end = std::sync::Arc::new(std::sync::OnceLock::<Instant>::new());
     let load: Vec<_> = (0..conns)
         .map(|t| {
             let (addr, heavy) = (addr.to_owned(), heavy.clone());
+            let (ready, go, end) = (ready.clone(), go.clone(), end.clone());
             std::thread::spawn(move || {
                 let mut c = Client::new(&addr);
                 c.xff = Some(format!("198.18.{}.1", t % 6));
                 let mut rng = Rng(0xBEEF_0000 + t as u64 * 104_729);
+                let mut filled: Vec<(String, String)> =
+                    (0..forms).filter_map(|_| heavy_form(&mut c, &heavy, &mut rng)).collect();
+                ready.wait();
+                go.wait();
+                let end = *end.get().expect("set before the start");
                 let (mut taken, mut refused, mut failed) = (0u64, 0u64, 0u64);
                 while Instant::now() < end {
-                    match heavy_vote(&mut c, &heavy, &mut rng) {
+                    let form = if posts_only { filled.pop() } else { heavy_form(&mut c, &heavy, &mut rng) };
+                    let Some(form) = form else { break };
+                    match post_form(&mut c, &form) {
                         Some(s) if (200..400).contains(&s) => taken += 1,
                         Some(429) => refused += 1,
                         _ => failed += 1,
@@ -530,7 +561,11 @@ fn fair(addr: &str, conns: usize, secs: f64) {
             })
         })
         .collect();
-    let loaded = small_votes(addr, &small, end);
+    ready.wait();
+    let stop = Instant::now() + span;
+    let _ = end.set(stop);
+    go.wait();
+    let loaded = small_votes(addr, &small, stop);
     let (mut taken, mut refused, mut failed) = (0, 0, 0);
     for h in load {
         let (t, r, f) = h.join().expect("load thread");
@@ -561,12 +596,13 @@ fn pct(v: &[u32], p: f64) -> f64 {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
-                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | fair ADDR CONNECTIONS SECONDS";
+                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | fair ADDR CONNECTIONS SECONDS [posts]";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     if mode == "fair" {
         let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
         let (Some(addr), Some(conns), Some(secs)) = (addr, conns, secs) else { panic!("{usage}") };
-        return fair(addr, conns.parse().expect("connections"), secs.parse().expect("seconds"));
+        let posts_only = a.get(5).is_some_and(|m| m == "posts");
+        return fair(addr, conns.parse().expect("connections"), secs.parse().expect("seconds"), posts_only);
     }
     let ids_path = if mode == "detect" { a.get(3) } else { a.get(5) }.unwrap_or_else(|| panic!("{usage}"));
     let ids: Vec<String> = std::fs::read_to_string(ids_path)
