@@ -530,7 +530,7 @@ fn fair(addr: &str, conns: usize, secs: f64, posts_only: bool) {
     let span = Duration::from_secs_f64(secs);
     let alone = small_votes(addr, &small, Instant::now() + span);
     // Forms per heavy connection when they are fetched first.
-    let forms = if posts_only { 40 } else { 0 };
+    let forms = if posts_only { 150 } else { 0 };
     let ready = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
     let go = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
     let end = std::sync::Arc::new(std::sync::OnceLock::<Instant>::new());
