@@ -2111,3 +2111,39 @@ fn a_throttled_change_keeps_the_changes_on_the_page() {
     assert_eq!(api["totalResponses"], 1, "{api}");
     assert_eq!(api["questions"][0]["options"][1]["count"], 1, "the first change counts, the refused one not: {api}");
 }
+
+/// Issue 24, item 7: a creation form whose title and option are made only
+/// of invisible characters comes back at those fields, saying so in the
+/// reader's language.
+#[test]
+fn invisible_texts_are_refused_at_their_fields_in_every_language() {
+    let server = Server::start();
+    let ip = Server::fresh_client_ip();
+    let says = [
+        ("en", "holds only invisible characters"),
+        ("fr", "ne contient que des caractères invisibles"),
+        ("de", "enthält nur unsichtbare Zeichen"),
+        ("it", "contiene solo caratteri invisibili"),
+    ];
+    for (lang, words) in says {
+        let code = once(&server);
+        let resp = post_form(
+            &server,
+            &format!("/?lang={lang}"),
+            &ip,
+            &[
+                ("once", &code),
+                ("title", "\u{e0001}\u{e0020}\u{2800}"),
+                ("lang", lang),
+                ("expiry", "7"),
+                ("q0", "Q"),
+                ("q0o0", "\u{1d173}\u{fff9}"),
+                ("q0o1", "B"),
+            ],
+        );
+        assert_eq!(resp.status, 422, "{}", resp.describe());
+        let text = resp.text();
+        assert_eq!(text.matches(words).count(), 4, "{lang}: title and option, in the summary and at each\n{text}");
+        assert!(text.contains("href=\"#f-title\""), "{lang}: the summary links to the title");
+    }
+}

@@ -182,7 +182,7 @@ fn every_refusal_names_its_field_and_says_why() {
         ),
         (
             json!({"type": "scale", "label": "Q", "scaleMin": 1, "scaleMax": 5, "maxLabel": " \u{200b} "}),
-            vec![("questions[0].maxLabel", "must not be empty")],
+            vec![("questions[0].maxLabel", "must contain a visible character (it has only invisible ones)")],
         ),
         (
             json!({"type": "scale", "label": "Q", "scaleMin": 1, "scaleMax": 5, "maxLabel": "a\tb"}),
