@@ -862,6 +862,26 @@ fn a_changed_vote_form_comes_back_and_counts_nothing() {
     assert_eq!(total(&server, &poll), 3, "only the three forms sent as made were counted");
 }
 
+/// Issue 24, item 8: a number on the vote form has one spelling, the one
+/// the form sends; `+1`, `01`, ` 1` and the like are refused as malformed
+/// (400) and count nothing, where they counted as option 1 before.
+#[test]
+fn a_vote_forms_numbers_have_one_spelling() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    for bad in ["+1", "01", "00", " 1", "1 ", "1.0", "0x1", "1e0", "\u{ff11}", "-0"] {
+        let token = ballot(&server.get(&path).text());
+        let resp = post_form(&server, &path, &Server::fresh_client_ip(), &[("q0", bad), ("ballot", &token)]);
+        assert_eq!(resp.status, 400, "{bad:?}: {}", resp.describe());
+        // The same token still works: a refused form uses nothing up.
+        let again = post_form(&server, &path, &Server::fresh_client_ip(), &[("q0", "1"), ("ballot", &token)]);
+        assert_eq!(again.status, 200, "{}", again.describe());
+    }
+    let results = server.get_auth(&poll.results_path(), &poll.token).json();
+    assert_eq!(results["questions"][0]["options"][1]["count"], 10, "only the canonical \"1\" counted: {results}");
+}
+
 // ---------------------------------------------------------------------------
 // Poll settings: results after voting or closing, closing day, shuffling
 // ---------------------------------------------------------------------------

@@ -261,10 +261,23 @@ impl Lang {
     }
 }
 
-/// A JSON number that is a whole number: JSON Schema counts 7.0 as the
-/// integer 7, so the server does too (within a range no field comes near).
+/// A JSON number written as a whole number: `7`, never `7.0` or `7e0`.
+/// JSON Schema's data model cannot tell those apart, but a number has one
+/// canonical form here, as every other field does (issue 24): the others
+/// are refused like any malformed value, and the schema's descriptions say
+/// so.
 pub fn whole_number(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e9).map(|f| f as i64))
+    v.as_i64()
+}
+
+/// A number sent by a form of ours (an option's index, a rank, a scale's
+/// value), in the one form the form writes: ASCII digits without a sign,
+/// spaces or leading zeros (`0` itself aside). `+1`, `01` and ` 1` parse as
+/// numbers in Rust but are refused, so one answer has one spelling.
+pub fn form_number(text: &str) -> Option<usize> {
+    let canonical =
+        !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
+    canonical.then(|| text.parse().ok()).flatten()
 }
 
 /// A poll lifetime that is one of [`EXPIRY_DAYS`].
@@ -282,7 +295,10 @@ impl ExpiryDays {
 
     /// Parses a number of days typed or chosen in a form.
     pub fn from_text(s: &str) -> Result<ExpiryDays, Problem> {
-        s.trim().parse::<i64>().map_err(|_| Problem::NotOneOf(Choices::ExpiryDays)).and_then(ExpiryDays::try_from)
+        form_number(s)
+            .and_then(|n| i64::try_from(n).ok())
+            .ok_or(Problem::NotOneOf(Choices::ExpiryDays))
+            .and_then(ExpiryDays::try_from)
     }
 }
 
