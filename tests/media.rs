@@ -529,21 +529,23 @@ fn every_kind_of_media_is_served_and_stored_without_its_metadata() {
     assert_eq!(page.matches("<video controls").count(), 2, "{page}");
 }
 
-/// Each upload may hold the upload limit in memory, so only a few are read at
-/// once; more are answered 503 at once, unread, and everything else is served.
+/// Only a few uploads' files are read at once (16, one per client); more are
+/// answered 503 as their file begins, and everything else is served.
 #[test]
 fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
     use std::io::Write;
     let server = Server::start();
     let (poll, _) = create_with_pictures(&server, &unique_marker("busy"));
     let media = format!("/media/{}", api_media(&server, &poll)[0]["id"].as_str().unwrap());
-    // Four slow uploads, from four clients (one may hold only one upload
-    // slot): a head announcing a large body, then a trickle.
+    // Sixteen slow uploads, from sixteen clients (one may hold only one
+    // upload slot): a head announcing a large body and a file part begun
+    // (a slot is taken only then), then nothing.
     let open_slow = || {
         let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
         write!(
             s,
-            "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {}\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {}\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n\
+             Content-Disposition: form-data; name=\"pm\"; filename=\"a.png\"\r\n\r\n\x01",
             Server::fresh_client_ip(),
             multipart_type()
         )
@@ -556,7 +558,7 @@ fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
         let mut byte = [0u8; 1];
         !matches!(s.peek(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
     };
-    let mut slow: Vec<std::net::TcpStream> = (0..4).map(|_| open_slow()).collect();
+    let mut slow: Vec<std::net::TcpStream> = (0..16).map(|_| open_slow()).collect();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let busy = loop {
         // A probe that slipped in before a slow head was read took its slot,
