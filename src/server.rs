@@ -724,7 +724,7 @@ fn is_multipart(headers: &[(String, String)]) -> bool {
 
 /// A body that holds a lease (e.g. on a memory budget) until it is dropped.
 struct Leased {
-    body: Vec<u8>,
+    body: Bytes,
     _lease: crate::http::Lease,
 }
 
@@ -746,10 +746,14 @@ fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {
     for (name, value) in &response.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
+    let body = match response.shared_body.take() {
+        Some(shared) => shared,
+        None => Bytes::from(std::mem::take(&mut response.body)),
+    };
     let body = match response.lease.take() {
         // The lease is given back once hyper has sent (or dropped) the body.
-        Some(lease) => Bytes::from_owner(Leased { body: std::mem::take(&mut response.body), _lease: lease }),
-        None => Bytes::from(std::mem::take(&mut response.body)),
+        Some(lease) => Bytes::from_owner(Leased { body, _lease: lease }),
+        None => body,
     };
     builder.body(Full::new(body)).unwrap_or_else(|e| {
         eprintln!("anonpoll: could not build a response: {e}");
