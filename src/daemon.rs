@@ -17,15 +17,26 @@ use crate::store::Store;
 use crate::web::Web;
 use crate::web::uploads::Uploads;
 
-/// Form bodies with files read or handled at once (each holds up to
-/// `POLL_UPLOAD_MAX_MIB` in memory while it is read and handled).
-const UPLOADS_AT_ONCE: usize = 4;
+/// Form bodies whose files are arriving at once. A slot is taken only when a
+/// file part's content begins (a form without a file takes none) and given
+/// back once the body is read; memory is bounded apart, by
+/// [`UPLOAD_MEMORY_BODIES`]. Sixteen, so that a few slow clients, one slot
+/// each, cannot hold them all.
+const UPLOADS_AT_ONCE: usize = 16;
 /// Of those, how many one client may hold, so that one client (four slow
 /// connections, say) cannot take them all.
 const UPLOADS_PER_CLIENT: u32 = 1;
-/// The slowest a form body with files may arrive, after a head start: a
-/// client trickling a body must not hold an upload slot for minutes.
+/// The memory all upload bodies may hold at once, in largest bodies
+/// (`POLL_UPLOAD_MAX_MIB`): taken as bytes arrive, so sixteen slow uploads
+/// hold little of it.
+const UPLOAD_MEMORY_BODIES: usize = 4;
+/// The slowest a file may arrive, after a head start from its first byte:
+/// a client trickling a file must not hold an upload slot for minutes.
 const UPLOAD_MIN_RATE: MinRate = MinRate { bytes_per_sec: 16 * 1024, head_start: Duration::from_secs(10) };
+/// The largest creation or admin form before its first file: 20 questions
+/// of 12 options at their longest, in four-byte characters, with the
+/// multipart headers of every field, come to about 300 KB.
+const FORM_MAX: usize = 2 * MAX_JSON_BODY;
 
 /// The day's key work when the key state is behind `today`: erases what
 /// expired, re-wraps every live poll's key under its lease, and moves the key
@@ -52,10 +63,12 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     config.uploads = Some(UploadRoute {
         accepts: crate::web::accepts_uploads,
         max_body: upload_max,
+        form_max: FORM_MAX,
         // Slow home uplinks: 64 MiB at 2 Mbit/s takes about four minutes.
         body_timeout: Duration::from_secs(300),
         concurrent: UPLOADS_AT_ONCE,
         per_client: UPLOADS_PER_CLIENT,
+        memory: UPLOAD_MEMORY_BODIES.saturating_mul(upload_max),
         min_rate: UPLOAD_MIN_RATE,
     });
     // Listen first: a busy port must not leave a new, empty database behind.

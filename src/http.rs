@@ -125,6 +125,9 @@ pub struct Response {
     deferred: Option<Deferred>,
     /// Held until the body has been sent: e.g. a share of a memory budget.
     pub lease: Option<Lease>,
+    /// A body shared with other responses (one copy of a file for every
+    /// reader of it); sent instead of `body` when set.
+    pub shared_body: Option<bytes::Bytes>,
 }
 
 /// Something a response keeps alive until its body is sent or dropped.
@@ -188,7 +191,7 @@ impl Deferred {
 
 impl Response {
     pub fn new(status: u16) -> Response {
-        Response { status, headers: Vec::new(), body: Vec::new(), deferred: None, lease: None }
+        Response { status, headers: Vec::new(), body: Vec::new(), deferred: None, lease: None, shared_body: None }
     }
 
     /// A response built by `finish` once `pending` delivers its result.
@@ -230,6 +233,12 @@ impl Response {
 
     pub fn with_body(mut self, body: Vec<u8>) -> Response {
         self.body = body;
+        self
+    }
+
+    /// A body shared with other responses, not copied (see `shared_body`).
+    pub fn with_shared_body(mut self, body: bytes::Bytes) -> Response {
+        self.shared_body = Some(body);
         self
     }
 

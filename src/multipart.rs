@@ -112,6 +112,70 @@ pub fn parse(content_type: &str, body: Bytes, limits: &Limits) -> Result<Parts, 
     Ok(parts)
 }
 
+/// Watches a multipart body as it arrives for the first file part with
+/// content, so that the connection layer takes an upload slot only then: a
+/// creation form without a file (or with empty file inputs, which browsers
+/// send as empty file parts) never needs one.
+///
+/// Only an upgrade depends on it: until it says a file has begun, the body is
+/// held to the small limits of a form without files, so a body that fools it
+/// (a file part it does not see) gets no more room than any form.
+#[derive(Debug)]
+pub struct FileWatch {
+    /// `--` and the boundary.
+    delimiter: Vec<u8>,
+    /// Where to look next; everything before has been read.
+    pos: usize,
+}
+
+impl FileWatch {
+    /// A watch for bodies sent with the `Content-Type` value `content_type`;
+    /// `None` if it names no boundary.
+    pub fn new(content_type: &str) -> Option<FileWatch> {
+        let boundary = multer::parse_boundary(content_type).ok()?;
+        Some(FileWatch { delimiter: [b"--", boundary.as_bytes()].concat(), pos: 0 })
+    }
+
+    /// Whether `body` (all of it received so far) has begun a file part's
+    /// content: a part whose headers name a `filename`, followed by at
+    /// least one byte that is not the next delimiter.
+    pub fn file_begun(&mut self, body: &[u8]) -> bool {
+        loop {
+            let Some(at) = find(&body[self.pos..], &self.delimiter).map(|d| self.pos + d) else {
+                // A delimiter may be cut at the end: look there again.
+                self.pos = self.pos.max(body.len().saturating_sub(self.delimiter.len()));
+                return false;
+            };
+            let after = at + self.delimiter.len();
+            let Some(end) = find(&body[after..], b"\r\n\r\n").map(|h| after + h) else {
+                self.pos = at;
+                return false;
+            };
+            let content = end + 4;
+            let names_file = body[after..end].windows(9).any(|w| w.eq_ignore_ascii_case(b"filename="));
+            if names_file {
+                let rest = &body[content..];
+                let close = [&b"\r\n"[..], &self.delimiter].concat();
+                if rest.starts_with(&close) {
+                    // An empty file input: nothing to upload.
+                    self.pos = content;
+                    continue;
+                }
+                if close.starts_with(rest) {
+                    self.pos = at;
+                    return false;
+                }
+                return true;
+            }
+            self.pos = content;
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
 fn classify(e: &multer::Error) -> MultipartError {
     match e {
         multer::Error::StreamSizeExceeded { .. } | multer::Error::FieldSizeExceeded { .. } => MultipartError::TooLarge,
@@ -201,6 +265,25 @@ mod tests {
         assert_eq!(parse(CT, truncated, &Limits::new(1 << 20)).unwrap_err(), MultipartError::Malformed);
         let bad_utf8 = body(&[("a", None, b"\xff\xfe")]);
         assert_eq!(parse(CT, bad_utf8, &Limits::new(1 << 20)).unwrap_err(), MultipartError::Malformed);
+    }
+
+    #[test]
+    fn a_file_is_seen_once_its_content_begins_and_empty_file_inputs_are_not() {
+        let texts = body(&[("title", None, b"A poll"), ("q0m", Some(""), b""), ("q0", None, b"Q")]);
+        let mut watch = FileWatch::new(CT).unwrap();
+        for cut in 0..=texts.len() {
+            assert!(!watch.file_begun(&texts[..cut]), "no file in {:?}", &texts[..cut]);
+        }
+        let with_file = body(&[("title", None, b"A poll"), ("pm", Some("a.png"), b"\x89PNG")]);
+        let start = find(&with_file, b"\x89PNG").unwrap();
+        let mut watch = FileWatch::new(CT).unwrap();
+        for cut in 0..=with_file.len() {
+            assert_eq!(watch.file_begun(&with_file[..cut]), cut > start, "cut at {cut}");
+        }
+        // Fed whole, or with a file part named in upper case.
+        let upper = String::from_utf8_lossy(&with_file).replace("filename", "FILENAME");
+        assert!(FileWatch::new(CT).unwrap().file_begun(upper.as_bytes()));
+        assert!(FileWatch::new("multipart/form-data").is_none(), "no boundary");
     }
 
     proptest::proptest! {

@@ -591,7 +591,7 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                         "415": problem_response("The body is not sent as application/json."),
                         "422": {
                             "description": format!(
-                                "`count` is missing, not a whole number from 1 to {INVITES_PER_CALL}, or would give the poll more than \
+                                "`count` is missing, not a whole number from 1 to {INVITES_PER_CALL} written as one (`5`, not `5.0`), or would give the poll more than \
                                  {MAX_INVITES} codes; or the body has another field. `errors` lists each. No code was issued."
                             ),
                             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ValidationProblem"}}}

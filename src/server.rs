@@ -19,8 +19,12 @@
 //!   it, then the connection is dropped; a connection is answered at most
 //!   [`MAX_REQUESTS_PER_CONNECTION`] times, so pipelining cannot queue
 //!   unbounded work behind one connection;
-//! - upload bodies are read a few at a time, at most `per_client` of them
-//!   per client, each at a minimum rate after a head start;
+//! - a form body to an upload path is read like any body (small, within
+//!   `body_timeout`) until a file part's content begins; only then does it
+//!   take an upload slot (at most `per_client` per client), the larger
+//!   limits, and a minimum rate after a head start; the bytes of all
+//!   uploads in memory share one budget, taken as they arrive, so a slow
+//!   upload holds little of it and a form without a file none;
 //! - a panicking handler answers 500 and its worker carries on with a fresh
 //!   handler (and so fresh per-worker state);
 //! - a deferred response ([`Response::after`]) is completed on the
@@ -43,7 +47,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use bytes::{Bytes, BytesMut};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -92,17 +96,24 @@ pub struct ServerConfig {
 #[derive(Clone, Copy, Debug)]
 pub struct UploadRoute {
     pub accepts: fn(&str) -> bool,
+    /// Largest form body with files.
     pub max_body: usize,
+    /// Largest form body before a file part begins (a form without files).
+    pub form_max: usize,
+    /// Time a body has from the start of its first file part.
     pub body_timeout: Duration,
-    /// Upload requests in progress at once; more get 503 without being read.
+    /// Bodies whose files are arriving at once; more get 503 when their
+    /// first file part begins.
     pub concurrent: usize,
     /// Of those, how many one client may have.
     pub per_client: u32,
+    /// Bytes of all upload bodies in memory at once, taken as they arrive.
+    pub memory: usize,
     pub min_rate: MinRate,
 }
 
-/// The slowest a body may arrive: after `head_start`, it must keep up with
-/// `bytes_per_sec` on average since the end of the request head.
+/// The slowest a file may arrive: after `head_start`, it must keep up with
+/// `bytes_per_sec` on average since its first file part began.
 #[derive(Clone, Copy, Debug)]
 pub struct MinRate {
     pub bytes_per_sec: u32,
@@ -165,9 +176,10 @@ struct Job {
 struct Shared {
     jobs: fairq::Sender<Job>,
     config: ServerConfig,
-    /// Upload bodies being read or handled; each may hold `max_body` of
-    /// memory, so they are few.
+    /// Upload bodies whose files are arriving.
     upload_slots: Arc<Semaphore>,
+    /// Bytes of upload bodies in memory (read, or being handled).
+    upload_memory: Arc<Budget>,
     /// Upload slots per client.
     uploaders: Arc<Occupancy>,
     /// Open connections per client.
@@ -233,6 +245,7 @@ impl Server {
             jobs,
             config: self.config.clone(),
             upload_slots: Arc::new(Semaphore::new(uploads)),
+            upload_memory: Arc::new(Budget::new(self.config.uploads.map_or(0, |u| u.memory))),
             uploaders: Occupancy::new(self.config.uploads.map_or(1, |u| u.per_client))?,
             connections: Occupancy::new(self.config.max_connections_per_client)?,
             warned_forwarded: AtomicBool::new(false),
@@ -396,33 +409,29 @@ async fn serve(
     let declared: Option<u64> =
         req.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
     // Files come only as multipart bodies to the paths that take them, and
-    // only a few at a time: each may hold up to the upload limit in memory.
+    // only a few at a time; a form is read as any body until a file begins.
     let upload = config.uploads.filter(|u| method == Method::Post && (u.accepts)(&path) && is_multipart(&headers));
-    let _upload_slot = match upload {
-        Some(_) => {
-            // The client's own share first, so that its refusal costs no
-            // shared slot; both go when the request is done.
-            let slot = shared
-                .uploaders
-                .try_take(ClientGroup::of(client))
-                .and_then(|mine| shared.upload_slots.clone().try_acquire_owned().ok().map(|slot| (mine, slot)));
-            if slot.is_none() {
-                let busy = Error::Unavailable { reason: "Too many uploads are in progress.", retry_after_secs: 5 };
-                return Ok(to_hyper(Response::from_error(&busy).with_header("Connection", "close")));
-            }
-            slot
-        }
-        None => None,
-    };
-    let (max_body, body_timeout, min_rate) = match upload {
-        Some(u) => (u.max_body, u.body_timeout, Some(u.min_rate)),
-        None => (config.max_body, config.body_timeout, None),
-    };
-    let body = if declared.is_some_and(|n| n > max_body as u64) {
+    let watch = upload.and_then(|u| {
+        let content_type = headers.iter().find(|(n, _)| n == "content-type").map(|(_, v)| v.as_str())?;
+        crate::multipart::FileWatch::new(content_type).map(|w| (u, w))
+    });
+    let largest = upload.map_or(config.max_body, |u| u.max_body);
+    // What the body holds of the upload budget; given back with the request.
+    let mut _held = None;
+    let body = if declared.is_some_and(|n| n > largest as u64) {
         // Not read at all; hyper closes the connection after the answer.
-        Body::TooLarge { limit: max_body }
+        Body::TooLarge { limit: largest }
     } else {
-        match read_body(req.into_body(), max_body, body_timeout, min_rate).await {
+        let read = match watch {
+            Some((route, watch)) => {
+                let mut upload = UploadRead::new(&shared, route, watch, ClientGroup::of(client));
+                let read = read_body(req.into_body(), route.form_max, config.body_timeout, Some(&mut upload)).await;
+                _held = Some(upload.memory);
+                read
+            }
+            None => read_body(req.into_body(), config.max_body, config.body_timeout, None).await,
+        };
+        match read {
             Ok(body) => body,
             Err(e) => return Ok(to_hyper(Response::from_error(&e).with_header("Connection", "close"))),
         }
@@ -465,30 +474,153 @@ fn cap_send_buffer(stream: &tokio::net::TcpStream) {
     }
 }
 
-/// Reads a body up to `max` bytes within `timeout`, and no slower than
-/// `min_rate` if given. Larger is [`Body::TooLarge`] (read no further).
-async fn read_body(body: Incoming, max: usize, timeout: Duration, min_rate: Option<MinRate>) -> Result<Body, Error> {
+/// Bytes of memory shared by the upload bodies, taken as they arrive.
+struct Budget {
+    max: usize,
+    used: std::sync::atomic::AtomicUsize,
+}
+
+impl Budget {
+    fn new(max: usize) -> Budget {
+        Budget { max, used: std::sync::atomic::AtomicUsize::new(0) }
+    }
+}
+
+/// Bytes one body holds of a [`Budget`]; given back when dropped.
+struct Reserved {
+    budget: Arc<Budget>,
+    bytes: usize,
+}
+
+impl Reserved {
+    /// `n` more bytes, if the budget has them.
+    fn grow(&mut self, n: usize) -> bool {
+        let taken = self.budget.used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+            used.checked_add(n).filter(|&total| total <= self.budget.max)
+        });
+        if taken.is_ok() {
+            self.bytes += n;
+        }
+        taken.is_ok()
+    }
+}
+
+impl Drop for Reserved {
+    fn drop(&mut self) {
+        self.budget.used.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
+}
+
+/// A form body to an upload path as it is read: until a file part's content
+/// begins it is held to the limits of any form; from then on it holds an
+/// upload slot (given back once the body is read) and takes its bytes from
+/// the upload budget (given back with the request).
+struct UploadRead {
+    route: UploadRoute,
+    watch: crate::multipart::FileWatch,
+    client: ClientGroup,
+    per_client: Arc<Occupancy>,
+    slots: Arc<Semaphore>,
+    /// Held while the files arrive.
+    slot: Option<(crate::keyed::Held, tokio::sync::OwnedSemaphorePermit)>,
+    memory: Reserved,
+    /// When the first file part began.
+    since: Option<tokio::time::Instant>,
+}
+
+impl UploadRead {
+    fn new(shared: &Shared, route: UploadRoute, watch: crate::multipart::FileWatch, client: ClientGroup) -> Self {
+        UploadRead {
+            route,
+            watch,
+            client,
+            per_client: shared.uploaders.clone(),
+            slots: shared.upload_slots.clone(),
+            slot: None,
+            memory: Reserved { budget: shared.upload_memory.clone(), bytes: 0 },
+            since: None,
+        }
+    }
+
+    /// Notes the body so far; the first time a file has begun, takes a slot
+    /// (the client's own share first, so that its refusal costs no shared
+    /// slot). 503 when none is free.
+    fn arrived(&mut self, body: &[u8]) -> Result<(), Error> {
+        if self.since.is_none() && self.watch.file_begun(body) {
+            let slot = self
+                .per_client
+                .try_take(self.client)
+                .and_then(|mine| self.slots.clone().try_acquire_owned().ok().map(|slot| (mine, slot)));
+            if slot.is_none() {
+                return Err(busy_uploading());
+            }
+            self.slot = slot;
+            self.since = Some(tokio::time::Instant::now());
+        }
+        if self.since.is_some() && body.len() > self.memory.bytes && !self.memory.grow(body.len() - self.memory.bytes) {
+            return Err(busy_uploading());
+        }
+        Ok(())
+    }
+}
+
+fn busy_uploading() -> Error {
+    Error::Unavailable { reason: "Too many uploads are in progress.", retry_after_secs: 5 }
+}
+
+/// Reads a body up to `max` bytes within `timeout`. A body to an upload path
+/// (`upload`) gets the upload limits once its first file begins, and must
+/// then arrive no slower than the minimum rate. Larger is
+/// [`Body::TooLarge`] (read no further).
+async fn read_body(
+    body: Incoming,
+    max: usize,
+    timeout: Duration,
+    mut upload: Option<&mut UploadRead>,
+) -> Result<Body, Error> {
     let start = tokio::time::Instant::now();
-    let mut limited = Limited::new(body, max);
+    let mut body = body;
     let mut bytes = BytesMut::new();
     loop {
-        // By when the next frame must come: the body's deadline, or the
-        // moment the bytes so far no longer keep up with the minimum rate.
-        let mut until = start + timeout;
-        if let Some(rate) = min_rate {
-            let due =
-                rate.head_start + Duration::from_secs_f64(bytes.len() as f64 / f64::from(rate.bytes_per_sec.max(1)));
-            until = until.min(start + due);
-        }
-        match tokio::time::timeout_at(until, limited.frame()).await {
+        // By when the next frame must come: within the body's time while
+        // no file has begun; after, within the upload's time, and no later
+        // than the moment the bytes so far no longer keep up with the
+        // minimum rate.
+        let until = match upload.as_deref() {
+            Some(UploadRead { route, since: Some(since), .. }) => {
+                let rate = route.min_rate;
+                let due = rate.head_start
+                    + Duration::from_secs_f64(bytes.len() as f64 / f64::from(rate.bytes_per_sec.max(1)));
+                *since + route.body_timeout.min(due)
+            }
+            _ => start + timeout,
+        };
+        match tokio::time::timeout_at(until, body.frame()).await {
             Err(_) => return Err(Error::RequestTimeout),
-            Ok(None) => return Ok(Body::Bytes(bytes.freeze())),
+            Ok(None) => {
+                if let Some(upload) = upload.as_deref_mut() {
+                    // The files have arrived: the slot is free for others.
+                    upload.slot = None;
+                }
+                return Ok(Body::Bytes(bytes.freeze()));
+            }
             Ok(Some(Ok(frame))) => {
                 if let Ok(data) = frame.into_data() {
+                    let largest = upload.as_deref().map_or(max, |u| u.route.max_body.max(max));
+                    if bytes.len() + data.len() > largest {
+                        return Ok(Body::TooLarge { limit: largest });
+                    }
                     bytes.extend_from_slice(&data);
+                    if let Some(upload) = upload.as_deref_mut() {
+                        upload.arrived(&bytes)?;
+                    }
+                    // A form that has not begun a file keeps a form's limit.
+                    let form_limit = upload.as_deref().is_none_or(|u| u.since.is_none());
+                    if form_limit && bytes.len() > max {
+                        return Ok(Body::TooLarge { limit: max });
+                    }
                 }
             }
-            Ok(Some(Err(e))) if e.is::<LengthLimitError>() => return Ok(Body::TooLarge { limit: max }),
             Ok(Some(Err(_))) => return Err(Error::Malformed("The body could not be read.".into())),
         }
     }
@@ -592,7 +724,7 @@ fn is_multipart(headers: &[(String, String)]) -> bool {
 
 /// A body that holds a lease (e.g. on a memory budget) until it is dropped.
 struct Leased {
-    body: Vec<u8>,
+    body: Bytes,
     _lease: crate::http::Lease,
 }
 
@@ -614,10 +746,14 @@ fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {
     for (name, value) in &response.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
+    let body = match response.shared_body.take() {
+        Some(shared) => shared,
+        None => Bytes::from(std::mem::take(&mut response.body)),
+    };
     let body = match response.lease.take() {
         // The lease is given back once hyper has sent (or dropped) the body.
-        Some(lease) => Bytes::from_owner(Leased { body: std::mem::take(&mut response.body), _lease: lease }),
-        None => Bytes::from(std::mem::take(&mut response.body)),
+        Some(lease) => Bytes::from_owner(Leased { body, _lease: lease }),
+        None => body,
     };
     builder.body(Full::new(body)).unwrap_or_else(|e| {
         eprintln!("anonpoll: could not build a response: {e}");

@@ -697,52 +697,111 @@ fn x_forwarded_for_is_not_believed_by_default_and_is_warned_about_once() {
 // Slow uploads (issue 13, item 4)
 // ---------------------------------------------------------------------------
 
+/// A connection from `from` that has sent the head of a form of
+/// `declared` bytes and, if `file` is set, the start of a file part.
+fn begin_upload(addr: &str, from: IpAddr, declared: usize, file: bool) -> Conn {
+    let stream = connect_from(from, addr).expect("connect");
+    stream.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut conn = Conn { stream, buf: Vec::new() };
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: polld\r\nContent-Type: {}\r\nContent-Length: {declared}\r\n\r\n",
+        multipart_type()
+    );
+    conn.send(head.as_bytes()).unwrap();
+    let mut body = multipart(&[("title", "A poll")], &[]);
+    body.truncate(body.len() - format!("--{}--\r\n", common::media::BOUNDARY).len());
+    if file {
+        let part = format!(
+            "--{}\r\nContent-Disposition: form-data; name=\"pm\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x01",
+            common::media::BOUNDARY
+        );
+        body.extend_from_slice(part.as_bytes());
+    }
+    conn.send(&body).unwrap();
+    conn
+}
+
+/// Issue 24, item 3: four clients uploading slowly (20 KiB/s each, above the
+/// minimum rate) held the 4 upload slots, and every other web creation got
+/// 503 (12 of 12 over 36 s). Now a form takes a slot only once a file part's
+/// content begins, there are 16 slots, one per client: forms without files
+/// and another client's upload are taken while the four go on; a client's
+/// second upload and a file trickled below the minimum rate are not.
 #[test]
 fn slow_uploads_cannot_hold_every_upload_slot() {
     let _machine = shared();
-    let server = Server::builder().trusted_proxy("192.0.2.1/32").start();
-    let slow_client = loopback(0, 8, 1);
-    // Four uploads from one client, each declaring 100 kB and trickling it.
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: polld\r\nContent-Type: {}\r\nContent-Length: 100000\r\n\r\n",
-        multipart_type()
-    );
-    let mut slow: Vec<Conn> = (0..4)
-        .map(|_| {
-            let stream = connect_from(slow_client, &server.addr).expect("connect");
-            let mut conn = Conn { stream, buf: Vec::new() };
-            conn.send(head.as_bytes()).unwrap();
-            conn.send(b"-").unwrap();
-            conn
+    let server = Server::start();
+    let declared = 2_000_000;
+    // Four slow uploaders, one per address, each 20 KiB/s after its file began.
+    let stop = Arc::new(AtomicBool::new(false));
+    let slow: Vec<_> = (1..=4)
+        .map(|n| {
+            let mut conn = begin_upload(&server.addr, loopback(0, 24, n), declared, true);
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let chunk = vec![b'x'; 2048];
+                let mut sent = 0usize;
+                while !stop.load(Ordering::Relaxed) && sent + chunk.len() < declared / 2 {
+                    if conn.send(&chunk).is_err() {
+                        return Err(format!("cut after {sent} bytes: {:?}", conn.response(Instant::now() + PROMPT)));
+                    }
+                    sent += chunk.len();
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                // Still uploading: nothing answered yet.
+                match conn.response(Instant::now() + Duration::from_millis(100)) {
+                    Err(Failure::Timeout { .. }) => Ok(sent),
+                    other => Err(format!("answered while uploading: {other:?}")),
+                }
+            })
         })
         .collect();
-    let started = Instant::now();
-    // Only one of them has a slot: the others are told at once. Which one
-    // wins the slot is up to the scheduler, not the order of connecting.
-    let answers: Vec<Option<u16>> =
-        slow.iter_mut().map(|c| c.response(Instant::now() + PROMPT).ok().map(|r| r.status)).collect();
-    eprintln!("slow uploads: four uploads of one client got {answers:?} (None: still uploading)");
-    let refused: Vec<u16> = answers.iter().flatten().copied().collect();
-    let holder = answers.iter().position(Option::is_none).expect("one upload keeps its slot");
-    let mut slow = slow.swap_remove(holder);
-    // Another client's creation form is taken (whatever it then says of the
-    // form's content), not answered "busy".
-    let form = multipart(&[("title", "A poll")], &[]);
+    std::thread::sleep(Duration::from_secs(2));
+    // A client's second upload: refused at once, its one slot is taken.
+    let mut second = begin_upload(&server.addr, loopback(0, 24, 1), declared, true);
+    let second = second.response(Instant::now() + PROMPT).map(|r| r.status);
+    // Four connections of one client that send forms without a file
+    // (trickled): no slot, so none is refused as busy.
+    let mut formless: Vec<Conn> =
+        (0..4).map(|_| begin_upload(&server.addr, loopback(0, 24, 9), declared, false)).collect();
+    let formless: Vec<String> =
+        formless.iter_mut().map(|c| format!("{:?}", c.response(Instant::now() + Duration::from_millis(300)))).collect();
+    // Creation forms from others while the four upload: taken (whatever they
+    // then say of the form), never 503.
+    let forms: Vec<u16> = (0..6)
+        .map(|_| {
+            let form = multipart(&[("title", "A poll"), ("q0", "Q"), ("q0o0", "A"), ("q0o1", "B")], &[]);
+            let resp = server.request("POST", "/").header("Content-Type", &multipart_type()).body(form).send();
+            resp.status
+        })
+        .collect();
+    // Another client's whole upload with a file: a slot is left for it.
+    let picture = common::media::png_with_text("slot", b"");
+    let form = multipart(&[("title", "")], &[common::media::File("pm", "p.png", "image/png", &picture)]);
     let other = server.request("POST", "/").header("Content-Type", &multipart_type()).body(form).send();
-    eprintln!("slow uploads: another client's form got {}", other.status);
-    assert_ne!(other.status, 503, "an upload slot must be left for others: {}", other.describe());
-    assert_eq!(refused, vec![503, 503, 503], "one client holds at most one upload slot");
-    // The first trickles on, one byte a second: below the minimum rate, it is
-    // cut once its 10 s head start is used up.
+    // A file trickled at one byte a second is cut after its 10 s head start.
+    let trickled = Instant::now();
+    let mut trickle = begin_upload(&server.addr, loopback(0, 24, 5), declared, true);
     let cut = loop {
-        if let Ok(r) = slow.response(Instant::now() + Duration::from_secs(1)) {
-            break Some((r.status, started.elapsed()));
+        if let Ok(r) = trickle.response(Instant::now() + Duration::from_secs(1)) {
+            break Some((r.status, trickled.elapsed()));
         }
-        if started.elapsed() > Duration::from_secs(16) {
+        if trickled.elapsed() > Duration::from_secs(16) {
             break None;
         }
-        let _ = slow.stream.write_all(b"-");
+        let _ = trickle.stream.write_all(b"-");
     };
-    eprintln!("slow uploads: the trickling one got {cut:?}");
-    assert!(matches!(cut, Some((408, t)) if t < Duration::from_secs(14)), "a trickled upload was not cut: {cut:?}");
+    stop.store(true, Ordering::Relaxed);
+    let slow: Vec<Result<usize, String>> = slow.into_iter().map(|t| t.join().unwrap()).collect();
+    eprintln!(
+        "slow uploads: four at 20 KiB/s {slow:?}; second upload of one of them {second:?}; \
+         formless forms {formless:?}; others' forms {forms:?}; another's upload {}; trickled file {cut:?}",
+        other.status
+    );
+    assert!(slow.iter().all(Result::is_ok), "the four slow uploads go on: {slow:?}");
+    assert!(matches!(second, Ok(503)), "one upload slot per client: {second:?}");
+    assert!(formless.iter().all(|r| r.contains("Timeout")), "forms without files wait for no slot: {formless:?}");
+    assert!(forms.iter().all(|&s| s != 503), "others' creation forms are not refused as busy: {forms:?}");
+    assert_ne!(other.status, 503, "an upload slot is left for another client: {}", other.describe());
+    assert!(matches!(cut, Some((408, t)) if t < Duration::from_secs(14)), "a trickled file was not cut: {cut:?}");
 }

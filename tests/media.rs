@@ -529,21 +529,23 @@ fn every_kind_of_media_is_served_and_stored_without_its_metadata() {
     assert_eq!(page.matches("<video controls").count(), 2, "{page}");
 }
 
-/// Each upload may hold the upload limit in memory, so only a few are read at
-/// once; more are answered 503 at once, unread, and everything else is served.
+/// Only a few uploads' files are read at once (16, one per client); more are
+/// answered 503 as their file begins, and everything else is served.
 #[test]
 fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
     use std::io::Write;
     let server = Server::start();
     let (poll, _) = create_with_pictures(&server, &unique_marker("busy"));
     let media = format!("/media/{}", api_media(&server, &poll)[0]["id"].as_str().unwrap());
-    // Four slow uploads, from four clients (one may hold only one upload
-    // slot): a head announcing a large body, then a trickle.
+    // Sixteen slow uploads, from sixteen clients (one may hold only one
+    // upload slot): a head announcing a large body and a file part begun
+    // (a slot is taken only then), then nothing.
     let open_slow = || {
         let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
         write!(
             s,
-            "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {}\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n",
+            "POST / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {}\r\nContent-Type: {}\r\nContent-Length: 10000000\r\n\r\n--{BOUNDARY}\r\n\
+             Content-Disposition: form-data; name=\"pm\"; filename=\"a.png\"\r\n\r\n\x01",
             Server::fresh_client_ip(),
             multipart_type()
         )
@@ -556,7 +558,7 @@ fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
         let mut byte = [0u8; 1];
         !matches!(s.peek(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
     };
-    let mut slow: Vec<std::net::TcpStream> = (0..4).map(|_| open_slow()).collect();
+    let mut slow: Vec<std::net::TcpStream> = (0..16).map(|_| open_slow()).collect();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let busy = loop {
         // A probe that slipped in before a slow head was read took its slot,
@@ -781,4 +783,62 @@ fn a_held_picture_is_served_for_its_thumbnail_only_while_held() {
     assert_eq!(resp.status, 201, "{}", resp.describe());
     assert_eq!(server.get(&format!("/held/{picture}")).status, 404, "gone once the poll is created");
     assert!(!contains_bytes(&server.log_bytes(), picture.as_bytes()), "the reference is in polld's output");
+}
+
+/// A connection that reads nothing, with a small receive window, so that a
+/// large answer stays mostly in polld's memory until it is cut.
+fn slow_reader(addr: &str) -> std::net::TcpStream {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_io().build().unwrap();
+    rt.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        socket.connect(addr.parse().unwrap()).await.unwrap().into_std().unwrap()
+    })
+}
+
+/// Issue 24, item 5: a 9 MiB picture read slowly by 4 addresses x 8
+/// connections held one copy per response and spent the 256 MiB media
+/// budget: everyone else got 503. Now responses sending the same bytes
+/// share one copy, and each client group holds at most its share.
+#[test]
+fn slow_readers_of_a_big_picture_do_not_make_others_wait() {
+    use std::io::Write;
+    let server = Server::start();
+    let big = noise_png(1750, 1700);
+    let code = once(&server);
+    let resp =
+        post_multipart(&server, "/", &minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]);
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
+    let path = format!("/media/{}", api_media(&server, &id)[0]["id"].as_str().unwrap());
+    let size = server.get(&path).body.len();
+    assert!(size > 8 * 1024 * 1024, "{size}");
+    let mut readers = Vec::new();
+    for _ in 0..4 {
+        let xff = Server::fresh_client_ip();
+        for _ in 0..8 {
+            let mut s = slow_reader(&server.addr);
+            write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {xff}\r\n\r\n").unwrap();
+            readers.push(s);
+        }
+    }
+    // Every slow request has been answered (its copy is held while sent).
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let mut statuses = Vec::new();
+    for s in &mut readers {
+        let mut head = [0u8; 12];
+        s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        std::io::Read::read_exact(s, &mut head).unwrap();
+        statuses.push(String::from_utf8_lossy(&head[9..12]).into_owned());
+    }
+    // Others are served meanwhile: the same picture and the share page.
+    let others: Vec<u16> = (0..3).map(|_| server.get(&path).status).collect();
+    eprintln!(
+        "slow readers: {} of {} answered 200; others then got {others:?}",
+        statuses.iter().filter(|s| *s == "200").count(),
+        statuses.len()
+    );
+    assert!(statuses.iter().all(|s| s == "200"), "{statuses:?}");
+    assert_eq!(others, [200, 200, 200], "slow readers spent the media budget");
+    drop(readers);
 }

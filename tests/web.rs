@@ -892,6 +892,26 @@ fn a_changed_vote_form_comes_back_and_counts_nothing() {
     assert_eq!(total(&server, &poll), 3, "only the three forms sent as made were counted");
 }
 
+/// Issue 24, item 8: a number on the vote form has one spelling, the one
+/// the form sends; `+1`, `01`, ` 1` and the like are refused as malformed
+/// (400) and count nothing, where they counted as option 1 before.
+#[test]
+fn a_vote_forms_numbers_have_one_spelling() {
+    let server = Server::start();
+    let poll = public_poll(&server);
+    let path = format!("/p/{}", poll.id);
+    for bad in ["+1", "01", "00", " 1", "1 ", "1.0", "0x1", "1e0", "\u{ff11}", "-0"] {
+        let token = ballot(&server.get(&path).text());
+        let resp = post_form(&server, &path, &Server::fresh_client_ip(), &[("q0", bad), ("ballot", &token)]);
+        assert_eq!(resp.status, 400, "{bad:?}: {}", resp.describe());
+        // The same token still works: a refused form uses nothing up.
+        let again = post_form(&server, &path, &Server::fresh_client_ip(), &[("q0", "1"), ("ballot", &token)]);
+        assert_eq!(again.status, 200, "{}", again.describe());
+    }
+    let results = server.get_auth(&poll.results_path(), &poll.token).json();
+    assert_eq!(results["questions"][0]["options"][1]["count"], 10, "only the canonical \"1\" counted: {results}");
+}
+
 // ---------------------------------------------------------------------------
 // Poll settings: results after voting or closing, closing day, shuffling
 // ---------------------------------------------------------------------------
@@ -2215,4 +2235,40 @@ fn a_throttled_change_keeps_the_changes_on_the_page() {
     let api = Request::new(&polld.addr, "GET", &format!("/api/polls/{}/results", poll.id)).send().json();
     assert_eq!(api["totalResponses"], 1, "{api}");
     assert_eq!(api["questions"][0]["options"][1]["count"], 1, "the first change counts, the refused one not: {api}");
+}
+
+/// Issue 24, item 7: a creation form whose title and option are made only
+/// of invisible characters comes back at those fields, saying so in the
+/// reader's language.
+#[test]
+fn invisible_texts_are_refused_at_their_fields_in_every_language() {
+    let server = Server::start();
+    let ip = Server::fresh_client_ip();
+    let says = [
+        ("en", "holds only invisible characters"),
+        ("fr", "ne contient que des caractères invisibles"),
+        ("de", "enthält nur unsichtbare Zeichen"),
+        ("it", "contiene solo caratteri invisibili"),
+    ];
+    for (lang, words) in says {
+        let code = once(&server);
+        let resp = post_form(
+            &server,
+            &format!("/?lang={lang}"),
+            &ip,
+            &[
+                ("once", &code),
+                ("title", "\u{e0001}\u{e0020}\u{2800}"),
+                ("lang", lang),
+                ("expiry", "7"),
+                ("q0", "Q"),
+                ("q0o0", "\u{1d173}\u{fff9}"),
+                ("q0o1", "B"),
+            ],
+        );
+        assert_eq!(resp.status, 422, "{}", resp.describe());
+        let text = resp.text();
+        assert_eq!(text.matches(words).count(), 4, "{lang}: title and option, in the summary and at each\n{text}");
+        assert!(text.contains("href=\"#f-title\""), "{lang}: the summary links to the title");
+    }
 }

@@ -63,35 +63,72 @@ const CONTROL_CLASS: &str = "\\u0000-\\u001F\\u007F-\\u009F";
 /// texts: they can make a poll's text read differently from what is stored.
 const BIDI: [(char, char); 2] = [('\u{202a}', '\u{202e}'), ('\u{2066}', '\u{2069}')];
 
-/// Default-ignorable code points of the Basic Multilingual Plane (Unicode's
-/// `Default_Ignorable_Code_Point`, e.g. U+200B zero-width space, U+2060 word
-/// joiner): invisible, so a text made only of them (and spaces) is blank.
-/// They are not trimmed: inside an emoji sequence they carry meaning.
-const IGNORABLE: [(char, char); 14] = [
-    ('\u{00ad}', '\u{00ad}'),
-    ('\u{034f}', '\u{034f}'),
-    ('\u{061c}', '\u{061c}'),
-    ('\u{115f}', '\u{1160}'),
-    ('\u{17b4}', '\u{17b5}'),
-    ('\u{180b}', '\u{180f}'),
-    ('\u{200b}', '\u{200f}'),
-    ('\u{202a}', '\u{202e}'),
-    ('\u{2060}', '\u{206f}'),
-    ('\u{3164}', '\u{3164}'),
-    ('\u{fe00}', '\u{fe0f}'),
-    ('\u{feff}', '\u{feff}'),
-    ('\u{ffa0}', '\u{ffa0}'),
-    ('\u{fff0}', '\u{fff8}'),
-];
+/// Characters that draw a blank yet have no Unicode property saying so
+/// (they are symbols, `So`): U+2800 BRAILLE PATTERN BLANK and U+1D159
+/// MUSICAL SYMBOL NULL NOTEHEAD. The only two named in the audit that
+/// [`is_invisible`]'s properties do not cover.
+const BLANK_GLYPHS: [char; 2] = ['\u{2800}', '\u{1d159}'];
+
+/// Whether `c` shows nothing by itself: white space, a default-ignorable
+/// code point (Unicode's `Default_Ignorable_Code_Point`: U+200B, U+3164,
+/// the tag characters U+E0000–U+E0FFF…), a format character (general
+/// category `Cf`: U+FFF9, U+1D173, U+1BCA0, U+13430…) or a blank glyph. The
+/// properties come from ICU4X's compiled Unicode data, so a new Unicode
+/// version updates them with the crate rather than by hand. A text made only
+/// of these is [`Problem::Invisible`]; inside a text they are kept, since
+/// there they carry meaning (emoji sequences, right-to-left marks).
+pub fn is_invisible(c: char) -> bool {
+    use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    is_blank(c)
+        || BLANK_GLYPHS.contains(&c)
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format
+}
+
+/// The invisible characters of [`is_invisible`] other than white space
+/// (the schema's `\s` stands for that), as sorted, merged ranges.
+fn invisible_ranges() -> Vec<(u32, u32)> {
+    use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    let mut all: Vec<(u32, u32)> = CodePointSetData::new::<DefaultIgnorableCodePoint>()
+        .iter_ranges()
+        .chain(CodePointMapData::<GeneralCategory>::new().iter_ranges_for_value(GeneralCategory::Format))
+        .map(|r| (*r.start(), *r.end()))
+        .chain(BLANK_GLYPHS.iter().map(|&c| (u32::from(c), u32::from(c))))
+        .collect();
+    all.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(all.len());
+    for (lo, hi) in all {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    merged
+}
 
 fn in_ranges(c: char, ranges: &[(char, char)]) -> bool {
     ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
+/// One character of a schema pattern's class: `\uXXXX` in the Basic
+/// Multilingual Plane; beyond it the character itself, which ECMA-262 (in
+/// Unicode mode, as JSON Schema validators run patterns) and Python's `re`
+/// both read as one code point, where each spells an escape its own way.
+fn class_char(c: u32) -> String {
+    match char::from_u32(c) {
+        Some(ch) if c > 0xffff => ch.to_string(),
+        _ => format!("\\u{c:04X}"),
+    }
+}
+
 /// An ECMA-262 character class body for `ranges`.
-fn class(ranges: &[(char, char)]) -> String {
-    let esc = |c: char| format!("\\u{:04X}", u32::from(c));
-    ranges.iter().map(|&(lo, hi)| if lo == hi { esc(lo) } else { format!("{}-{}", esc(lo), esc(hi)) }).collect()
+fn class(ranges: impl IntoIterator<Item = (u32, u32)>) -> String {
+    ranges
+        .into_iter()
+        .map(|(lo, hi)| if lo == hi { class_char(lo) } else { format!("{}-{}", class_char(lo), class_char(hi)) })
+        .collect()
 }
 
 impl TextRule {
@@ -115,15 +152,19 @@ impl TextRule {
             return Err(Problem::BidiControl);
         }
         let t = s.trim_matches(is_blank);
-        if t.chars().all(|c| is_blank(c) || in_ranges(c, &IGNORABLE)) {
+        if t.is_empty() {
             return Err(Problem::Blank);
+        }
+        if t.chars().all(is_invisible) {
+            return Err(Problem::Invisible);
         }
         Ok(t.to_owned())
     }
 
     /// The JSON Schema of a text under this rule.
     pub fn schema(&self, description: &str) -> Value {
-        let (bidi, ignorable) = (class(&BIDI), class(&IGNORABLE));
+        let bidi = class(BIDI.iter().map(|&(lo, hi)| (u32::from(lo), u32::from(hi))));
+        let ignorable = class(invisible_ranges());
         let allowed = format!("[^{CONTROL_CLASS}{bidi}]");
         let visible = format!("[^\\s{CONTROL_CLASS}{ignorable}]");
         json!({
@@ -131,7 +172,7 @@ impl TextRule {
             "minLength": 1,
             "maxLength": self.max_chars,
             "pattern": format!("^{allowed}*{visible}{allowed}*$"),
-            "description": format!("{description} At most {} characters, not blank (spaces and invisible characters such as U+200B do not count), no control characters and no bidirectional controls (U+202A–U+202E, U+2066–U+2069); surrounding spaces are trimmed.", self.max_chars),
+            "description": format!("{description} At most {} characters, not blank and not made only of invisible characters (spaces, default-ignorable code points such as U+200B, format characters such as U+FFF9 and blank glyphs such as U+2800), no control characters and no bidirectional controls (U+202A–U+202E, U+2066–U+2069); surrounding spaces are trimmed.", self.max_chars),
         })
     }
 }
@@ -220,10 +261,23 @@ impl Lang {
     }
 }
 
-/// A JSON number that is a whole number: JSON Schema counts 7.0 as the
-/// integer 7, so the server does too (within a range no field comes near).
+/// A JSON number written as a whole number: `7`, never `7.0` or `7e0`.
+/// JSON Schema's data model cannot tell those apart, but a number has one
+/// canonical form here, as every other field does (issue 24): the others
+/// are refused like any malformed value, and the schema's descriptions say
+/// so.
 pub fn whole_number(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e9).map(|f| f as i64))
+    v.as_i64()
+}
+
+/// A number sent by a form of ours (an option's index, a rank, a scale's
+/// value), in the one form the form writes: ASCII digits without a sign,
+/// spaces or leading zeros (`0` itself aside). `+1`, `01` and ` 1` parse as
+/// numbers in Rust but are refused, so one answer has one spelling.
+pub fn form_number(text: &str) -> Option<usize> {
+    let canonical =
+        !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
+    canonical.then(|| text.parse().ok()).flatten()
 }
 
 /// A poll lifetime that is one of [`EXPIRY_DAYS`].
@@ -241,7 +295,10 @@ impl ExpiryDays {
 
     /// Parses a number of days typed or chosen in a form.
     pub fn from_text(s: &str) -> Result<ExpiryDays, Problem> {
-        s.trim().parse::<i64>().map_err(|_| Problem::NotOneOf(Choices::ExpiryDays)).and_then(ExpiryDays::try_from)
+        form_number(s)
+            .and_then(|n| i64::try_from(n).ok())
+            .ok_or(Problem::NotOneOf(Choices::ExpiryDays))
+            .and_then(ExpiryDays::try_from)
     }
 }
 
@@ -776,9 +833,14 @@ mod tests {
     }
 
     #[test]
-    fn invisible_titles_are_blank_and_bidi_controls_are_refused() {
-        for blank in ["\u{200b}", "\u{2060}\u{200b} \u{feff}", " \u{200d}\u{fe0f} ", "\u{3164}"] {
+    fn invisible_titles_are_refused_and_so_are_bidi_controls() {
+        for blank in ["", " \u{feff}\u{3000}"] {
             assert_eq!(Title::from_text(blank), Err(Problem::Blank), "{blank:?}");
+        }
+        for invisible in
+            ["\u{200b}", "\u{2060}\u{200b} \u{feff}", " \u{200d}\u{fe0f} ", "\u{3164}", "\u{e0020}\u{2800}"]
+        {
+            assert_eq!(Title::from_text(invisible), Err(Problem::Invisible), "{invisible:?}");
         }
         for bidi in ["abc\u{202e}def", "\u{2066}x\u{2069}", "x\u{202a}"] {
             assert_eq!(Title::from_text(bidi), Err(Problem::BidiControl), "{bidi:?}");
@@ -790,6 +852,25 @@ mod tests {
             Ok("I \u{2764}\u{fe0f} it".into())
         );
         assert_eq!(Title::from_text("\u{200f}שלום").map(|t| t.to_string()), Ok("\u{200f}שלום".into()));
+    }
+
+    /// The schema's class of invisible characters is the validator's set:
+    /// every code point refused as invisible (white space aside: `\s` in the
+    /// pattern) is in one of its ranges, and nothing visible is.
+    #[test]
+    fn the_schema_pattern_names_exactly_the_invisible_characters() {
+        let ranges = invisible_ranges();
+        for c in (0..=0x10ffff_u32).filter_map(char::from_u32) {
+            let listed = ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&u32::from(c)));
+            assert!(!listed || is_invisible(c), "{:04X} is visible", u32::from(c));
+            assert!(listed || is_blank(c) || !is_invisible(c), "{:04X} is left out", u32::from(c));
+        }
+        let pattern = TITLE.schema("")["pattern"].as_str().unwrap_or_default().to_owned();
+        // Beyond the BMP each character is written as itself (E0000–E0FFF:
+        // the tags and the rest of that block), within it as \uXXXX.
+        assert!(pattern.contains("\u{e0000}-\u{e0fff}"), "{pattern}");
+        assert!(pattern.contains("\\u2800") && pattern.contains("\\uFFF0-\\uFFFB"), "{pattern}");
+        assert!(!pattern.contains("\\u{"), "{pattern}");
     }
 
     #[test]

@@ -201,6 +201,9 @@ pub enum Problem {
     NotABoolean,
     /// Blank after trimming.
     Blank,
+    /// Not blank, yet made only of characters that show nothing
+    /// ([`super::is_invisible`]).
+    Invisible,
     TooLong {
         max: usize,
     },
@@ -327,6 +330,7 @@ impl fmt::Display for Problem {
             Problem::NotAQuestionList => f.write_str("must be an array of questions"),
             Problem::NotABoolean => f.write_str("must be true or false"),
             Problem::Blank => f.write_str("must not be empty"),
+            Problem::Invisible => f.write_str("must contain a visible character (it has only invisible ones)"),
             Problem::TooLong { max } => write!(f, "must be at most {max} characters"),
             Problem::ControlCharacter => {
                 f.write_str("must not contain control characters (such as line breaks or tabs)")

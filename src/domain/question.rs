@@ -160,7 +160,7 @@ impl Question {
     }
 }
 
-/// A whole number in `lo..=hi` (JSON Schema counts 3.0 as the integer 3).
+/// A whole number in `lo..=hi`, written as one (`3`, not `3.0`).
 fn small_int(v: &Value, lo: u8, hi: u8) -> Result<u8, Problem> {
     super::whole_number(v)
         .and_then(|n| u8::try_from(n).ok())

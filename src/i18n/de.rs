@@ -98,6 +98,7 @@ pub const DE: Catalogue = Catalogue {
     err_too_long: |n| format!("Bitte verwenden Sie höchstens {n} Zeichen."),
     err_control: "Zeilenumbrüche und Tabulatoren sind hier nicht erlaubt.",
     err_bidi: "Zeichen, die die Schreibrichtung umkehren (etwa U+202E), sind hier nicht erlaubt.",
+    err_invisible: "Dieses Feld zeigt nichts an: Es enthält nur unsichtbare Zeichen. Bitte sichtbaren Text eingeben.",
     err_questions_count: |min, max| {
         format!("Eine Umfrage braucht mindestens {min} Frage mit mindestens zwei Antworten und höchstens {max} Fragen.")
     },

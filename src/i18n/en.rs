@@ -93,6 +93,7 @@ pub const EN: Catalogue = Catalogue {
     err_too_long: |n| format!("Please use at most {n} characters."),
     err_control: "Line breaks and tabs are not allowed here.",
     err_bidi: "Direction-changing characters (such as U+202E) are not allowed here.",
+    err_invisible: "This field shows nothing: it holds only invisible characters. Type some visible text.",
     err_questions_count: |min, max| {
         let at_least = if min == 1 { "one question".to_owned() } else { format!("{min} questions") };
         format!("A poll needs at least {at_least} with two or more answers, and no more than {max} questions.")

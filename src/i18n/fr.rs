@@ -106,6 +106,7 @@ pub const FR: Catalogue = Catalogue {
     err_too_long: |n| format!("Veuillez utiliser au maximum {n} caractères."),
     err_control: "Les retours à la ligne et les tabulations ne sont pas admis ici.",
     err_bidi: "Les caractères qui inversent le sens du texte (comme U+202E) ne sont pas admis ici.",
+    err_invisible: "Ce champ n’affiche rien\u{202F}: il ne contient que des caractères invisibles. Saisissez un texte visible.",
     err_questions_count: |min, max| {
         format!(
             "Un sondage doit compter au moins {min} question avec au moins deux réponses, et au plus {max} questions."

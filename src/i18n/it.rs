@@ -101,6 +101,7 @@ pub const IT: Catalogue = Catalogue {
     err_too_long: |n| format!("Usa al massimo {n} caratteri."),
     err_control: "Qui non sono ammessi a capo né tabulazioni.",
     err_bidi: "Qui non sono ammessi caratteri che invertono la direzione del testo (come U+202E).",
+    err_invisible: "Questo campo non mostra nulla: contiene solo caratteri invisibili. Inserisci un testo visibile.",
     err_questions_count: |min, max| {
         format!("Un sondaggio deve avere almeno {min} domanda con almeno due risposte e al massimo {max} domande.")
     },

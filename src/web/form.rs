@@ -129,6 +129,7 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::TooLong { max } => (t.err_too_long)(*max),
         Problem::ControlCharacter => t.err_control.to_owned(),
         Problem::BidiControl => t.err_bidi.to_owned(),
+        Problem::Invisible => t.err_invisible.to_owned(),
         Problem::Required | Problem::Blank | Problem::NotAString => t.err_required.to_owned(),
         Problem::Count { list: crate::domain::List::Options, min, max } => (t.err_options_count)(*min, *max),
         Problem::Count { list: crate::domain::List::Questions, min, max } => (t.err_questions_count)(*min, *max),

@@ -15,15 +15,22 @@
 //!   gets a bodiless 304), so an erased or replaced file is never shown from
 //!   a cache;
 //! - bounded: at most [`MEDIA_BYTES_IN_FLIGHT`] bytes of media are being sent
-//!   at once across all requests (503 past it), and HEAD reads no bytes.
+//!   at once across all requests, one client group at most
+//!   [`MEDIA_MIB_PER_GROUP`] MiB of it (503 past either); responses that
+//!   send the same bytes at the same time share one copy (a file read slowly
+//!   by many holds it once), and HEAD reads no bytes.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use bytes::Bytes;
 
 use maud::{Markup, html};
 
 use super::layout::Ctx;
 use crate::app::{Links, Session};
+use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::{Lang, MediaItem};
 use crate::error::Error;
@@ -53,9 +60,10 @@ pub fn held_route(path: &str) -> Option<&str> {
 /// that is never logged; `no-store` (a thumbnail outlives nothing), the type
 /// the server chose from the content with `nosniff`, a `sandbox` CSP and
 /// `Cross-Origin-Resource-Policy: same-origin`, as for `/media/`.
-/// The body is a copy of the held bytes, so it takes its share of the
-/// media budget like a `/media/` answer (503 when none is left).
-pub fn serve_held(uploads: &super::uploads::Uploads, budget: &MediaBudget, req: &Request, reference: &str) -> Response {
+/// The body is the held bytes themselves, not a copy: it costs no memory
+/// beyond what the staging area holds already, so it takes nothing of the
+/// media budget.
+pub fn serve_held(uploads: &super::uploads::Uploads, req: &Request, reference: &str) -> Response {
     let head = match req.method {
         Method::Get => false,
         Method::Head => true,
@@ -67,10 +75,16 @@ pub fn serve_held(uploads: &super::uploads::Uploads, budget: &MediaBudget, req: 
     if head {
         return r.with_header("Content-Length", clean.bytes.len().to_string());
     }
-    let Some(share) = budget.take(clean.bytes.len()) else { return busy() };
-    let mut r = r.with_body(clean.bytes.clone());
-    r.lease = Some(crate::http::Lease(Box::new(share)));
-    r
+    r.with_shared_body(Bytes::from_owner(HeldBytes(clean)))
+}
+
+/// A held picture's bytes as a response body, without a copy.
+struct HeldBytes(Arc<crate::media::Clean>);
+
+impl AsRef<[u8]> for HeldBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0.bytes
+    }
 }
 
 /// The headers every file answer carries: the type as the server chose it
@@ -116,36 +130,106 @@ pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {
     }
 }
 
-/// Bytes of media being sent at once, across all requests: a GET holds its
-/// share until its body is written, however slowly the client reads.
+/// Bytes of media being sent at once, across all requests: a copy read for
+/// a GET is held until every response that sends it has been written,
+/// however slowly its clients read.
 pub const MEDIA_BYTES_IN_FLIGHT: usize = 256 * 1024 * 1024;
 
-/// A process-wide budget of media bytes being sent.
-#[derive(Clone, Default)]
-pub struct MediaBudget(Arc<AtomicUsize>);
+/// The part of [`MEDIA_BYTES_IN_FLIGHT`] one client group (an IPv4 address
+/// or IPv6 /64) may hold with the copies its requests read, in MiB: a
+/// quarter, so that slow readers behind a few addresses leave the rest to
+/// everyone else. Counted in whole MiB.
+pub const MEDIA_MIB_PER_GROUP: u32 = 64;
 
-/// A share of the budget, given back when dropped.
-struct Share(Arc<AtomicUsize>, usize);
+const MIB: usize = 1024 * 1024;
+
+/// The process-wide budget of media bytes being sent, each client group's
+/// share of it, and the copies being sent, so that the readers of one file
+/// (or one range of it) share one copy instead of each holding their own.
+#[derive(Clone)]
+pub struct MediaBudget(Arc<BudgetState>);
+
+struct BudgetState {
+    used: AtomicUsize,
+    groups: Arc<crate::keyed::Occupancy>,
+    /// Copies being sent, by media id, then by item hash and range. A
+    /// request holds its file's lock while it looks for a copy and reads one,
+    /// so that readers of a file arriving together make one copy, not one
+    /// each; other files are not held up.
+    sending: Mutex<HashMap<String, Arc<Mutex<Copies>>>>,
+}
+
+/// The copies of one file being sent, by item hash and range; an entry
+/// lives as long as a response still holds its copy.
+type Copies = HashMap<([u8; 32], u64, usize), Weak<Sending>>;
+
+/// One copy of (part of) a file being sent, and what it holds of the budget.
+struct Sending {
+    bytes: Bytes,
+    _global: Share,
+    _group: Vec<crate::keyed::Held>,
+}
+
+/// A share of the global budget, given back when dropped.
+struct Share(Arc<BudgetState>, usize);
 
 impl Drop for Share {
     fn drop(&mut self) {
-        self.0.fetch_sub(self.1, Ordering::AcqRel);
+        self.0.used.fetch_sub(self.1, Ordering::AcqRel);
     }
 }
 
 impl MediaBudget {
-    fn take(&self, n: usize) -> Option<Share> {
-        let mut used = self.0.load(Ordering::Acquire);
+    pub fn new() -> anyhow::Result<MediaBudget> {
+        Ok(MediaBudget(Arc::new(BudgetState {
+            used: AtomicUsize::new(0),
+            groups: crate::keyed::Occupancy::new(MEDIA_MIB_PER_GROUP)?,
+            sending: Mutex::new(HashMap::new()),
+        })))
+    }
+
+    /// A copy of `n` bytes for `client`: within its group's share and the
+    /// global budget, or `None`.
+    fn take(&self, n: usize, client: ClientGroup) -> Option<(Share, Vec<crate::keyed::Held>)> {
+        let mut group = Vec::new();
+        for _ in 0..n.div_ceil(MIB) {
+            group.push(self.0.groups.try_take(client)?);
+        }
+        let state = &self.0;
+        let mut used = state.used.load(Ordering::Acquire);
         loop {
             if used.saturating_add(n) > MEDIA_BYTES_IN_FLIGHT {
                 return None;
             }
-            match self.0.compare_exchange_weak(used, used + n, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Some(Share(self.0.clone(), n)),
+            match state.used.compare_exchange_weak(used, used + n, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some((Share(state.clone(), n), group)),
                 Err(now) => used = now,
             }
         }
     }
+
+    /// The copies of the file `id` being sent, to be locked while a request
+    /// looks for one and reads its own.
+    fn copies_of(&self, id: &str) -> Arc<Mutex<Copies>> {
+        let mut files = self.0.sending.lock().unwrap_or_else(PoisonError::into_inner);
+        // Forget files nobody holds or sends (one being read is locked: kept).
+        files.retain(|_, f| {
+            Arc::strong_count(f) > 1 || f.try_lock().map_or(true, |c| c.values().any(|w| w.strong_count() > 0))
+        });
+        files.entry(id.to_owned()).or_default().clone()
+    }
+}
+
+fn lock_copies(copies: &Mutex<Copies>) -> std::sync::MutexGuard<'_, Copies> {
+    copies.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A response body that is a shared copy: the copy (and its budget) lives
+/// until the last response that sends it is written.
+fn send_shared(r: Response, copy: Arc<Sending>) -> Response {
+    let mut r = r.with_shared_body(copy.bytes.clone());
+    r.lease = Some(crate::http::Lease(Box::new(copy)));
+    r
 }
 
 /// What a request for a media item gets.
@@ -170,7 +254,10 @@ pub fn serve(
         _ => return Ok(plain(405, "Method not allowed.").with_header("Allow", "GET, HEAD")),
     };
     let Some(id) = MediaId::parse(id) else { return Ok(plain(404, "No such file.")) };
-    let (mut plan, mut share) = (Plan::NotModified, None);
+    let client = ClientGroup::of(req.client);
+    let file = budget.copies_of(id.as_str());
+    let mut copies = lock_copies(&file);
+    let (mut plan, mut share, mut copy) = (Plan::NotModified, None, None);
     let read = session.media(&id, today, |blob| {
         plan = plan_for(req, &etag_of(&blob.item), blob.item.size);
         let Plan::Send { start, len, .. } = plan else { return None };
@@ -178,7 +265,12 @@ pub fn serve(
         if head {
             return None;
         }
-        match budget.take(len) {
+        // Another response is sending these very bytes: share its copy.
+        if let Some(c) = copies.get(&(blob.item.sha256, start, len)).and_then(Weak::upgrade) {
+            copy = Some(c);
+            return None;
+        }
+        match budget.take(len, client) {
             Some(s) => {
                 share = Some(s);
                 Some((start, len))
@@ -211,9 +303,14 @@ pub fn serve(
             }
             if head {
                 r.with_header("Content-Length", len.to_string())
+            } else if let Some(copy) = copy {
+                send_shared(r, copy)
             } else {
-                r.lease = share.map(|s| crate::http::Lease(Box::new(s)));
-                r.with_body(body)
+                let Some((global, group)) = share else { return Ok(busy()) };
+                let copy = Arc::new(Sending { bytes: Bytes::from(body), _global: global, _group: group });
+                copies.retain(|_, w| w.strong_count() > 0);
+                copies.insert((item.sha256, start, copy.bytes.len()), Arc::downgrade(&copy));
+                send_shared(r, copy)
             }
         }
     })
@@ -314,6 +411,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_group_holds_at_most_its_share_and_copies_are_shared() {
+        let budget = MediaBudget::new().unwrap();
+        let group = |n: u8| ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]));
+        let copy = |b: &MediaBudget, n: usize, g: u8| {
+            b.take(n, group(g)).map(|(global, group)| {
+                Arc::new(Sending { bytes: Bytes::from(vec![0; n]), _global: global, _group: group })
+            })
+        };
+        // One group: 64 MiB in copies of 10 MiB is six of them.
+        let mine: Vec<_> = (0..6).map(|_| copy(&budget, 10 * MIB, 1).unwrap()).collect();
+        assert!(copy(&budget, 10 * MIB, 1).is_none(), "over the group's share");
+        assert!(copy(&budget, 10 * MIB, 2).is_some(), "another group still gets its copy");
+        drop(mine);
+        assert!(copy(&budget, 10 * MIB, 1).is_some(), "shares come back with the copies");
+        // A copy being sent is found by hash and range, and only while sent;
+        // a file's entry is forgotten once nothing of it is held.
+        let sha = [7; 32];
+        let c = copy(&budget, MIB, 3).unwrap();
+        lock_copies(&budget.copies_of("f")).insert((sha, 0, MIB), Arc::downgrade(&c));
+        let found = |start, len| lock_copies(&budget.copies_of("f")).get(&(sha, start, len)).and_then(Weak::upgrade);
+        assert!(found(0, MIB).is_some());
+        assert!(found(1, MIB).is_none() && found(0, MIB - 1).is_none());
+        drop(c);
+        assert!(found(0, MIB).is_none(), "gone with its last response");
+        drop(budget.copies_of("g"));
+        assert_eq!(budget.0.sending.lock().unwrap().len(), 1, "only the file asked for last is listed");
+        assert_eq!(budget.0.used.load(Ordering::Acquire), 0, "every byte given back");
+    }
+
+    #[test]
     fn ranges_follow_rfc_9110() {
         let b = |start, end| Range::Bytes { start, end };
         assert_eq!(parse_range("bytes=0-99", 1000), b(0, 99));
@@ -338,14 +465,14 @@ mod tests {
 
     #[test]
     fn the_media_budget_is_shared_and_given_back() {
-        let budget = MediaBudget::default();
-        let a = budget.take(MEDIA_BYTES_IN_FLIGHT - 10).unwrap();
-        assert!(budget.take(11).is_none());
-        let b = budget.take(10).unwrap();
-        drop(a);
-        assert!(budget.take(MEDIA_BYTES_IN_FLIGHT - 10).is_some());
-        drop(b);
-        assert_eq!(budget.0.load(Ordering::Acquire), 0);
+        let budget = MediaBudget::new().unwrap();
+        let group = |n: u8| ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]));
+        // Four groups at their share fill the budget; a fifth finds it spent.
+        let held: Vec<_> = (1..=4).map(|g| budget.take(64 * MIB, group(g)).unwrap()).collect();
+        assert!(budget.take(1, group(5)).is_none());
+        drop(held);
+        assert!(budget.take(64 * MIB, group(5)).is_some());
+        assert_eq!(budget.0.used.load(Ordering::Acquire), 0);
     }
 
     #[test]

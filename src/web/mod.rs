@@ -82,7 +82,7 @@ impl Web {
             ballots: BallotBox::new(Day::today())?,
             invite_forms: BallotBox::new(Day::today())?,
             uploads,
-            media_budget: media::MediaBudget::default(),
+            media_budget: media::MediaBudget::new()?,
         }))
     }
 
@@ -136,7 +136,7 @@ impl WebWorker {
         let today = Day::today();
         if let Some(reference) = media::held_route(&req.path) {
             // A kept picture's thumbnail on the form that holds it.
-            return media::serve_held(&self.web.uploads, &self.web.media_budget, req, reference);
+            return media::serve_held(&self.web.uploads, req, reference);
         }
         if let Some(id) = media::route(&req.path) {
             // Media answer players and <img>, not people: a bare status.

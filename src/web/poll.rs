@@ -387,9 +387,10 @@ pub(super) fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<O
         let field = format!("q{i}");
         // The "No answer" radio sends the empty value.
         none.push(form.all(&field).all(|v| v.trim().is_empty()) && form.all(&field).next().is_some());
-        let number = |v: &str| v.parse::<usize>().map_err(|_| BadVote::Malformed);
+        // One spelling per number (`+1`, `01`, ` 1` are malformed).
+        let number = |v: &str| crate::domain::form_number(v).ok_or(BadVote::Malformed);
         let mut values: Vec<usize> =
-            form.all(&field).map(str::trim).filter(|v| !v.is_empty()).map(number).collect::<Result<_, _>>()?;
+            form.all(&field).filter(|v| !v.trim().is_empty()).map(number).collect::<Result<_, _>>()?;
         if q.kind.has_options()
             && let Some(&option) = values.iter().find(|&&j| j >= q.options.len())
         {
@@ -420,8 +421,9 @@ pub(super) fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<O
                 let mut ranks = vec![0; q.options.len()];
                 let mut ranked = Vec::new();
                 for (j, rank) in ranks.iter_mut().enumerate() {
-                    match form.get(&format!("q{i}r{j}")).map(str::trim) {
-                        None | Some("") => {}
+                    match form.get(&format!("q{i}r{j}")) {
+                        None => {}
+                        Some(v) if v.trim().is_empty() => {}
                         Some(v) => {
                             let r = number(v)?;
                             // No place beyond the options, nor a zeroth.

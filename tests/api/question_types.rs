@@ -52,7 +52,7 @@ fn every_type_is_created_with_its_defaults_filled_in() {
         json!([
             {"label": "Lunch?", "options": ["Pizza", "Sushi"]},
             {"type": "multiple", "label": "Toppings", "options": ["Cheese", "Olives", "Basil"], "required": true},
-            {"type": "multiple", "label": "Two or three", "options": ["A", "B", "C", "D"], "minChoices": 2, "maxChoices": 3.0},
+            {"type": "multiple", "label": "Two or three", "options": ["A", "B", "C", "D"], "minChoices": 2, "maxChoices": 3},
             {"type": "ranked", "label": "Rank the days", "options": ["Mon", "Tue", "Wed"]},
             {"type": "scale", "label": "How hungry?", "scaleMin": 0, "scaleMax": 10, "minLabel": " Not at all ", "maxLabel": "Starving"},
             {"type": "scale", "label": "Stars", "scaleMin": 1, "scaleMax": 5, "required": false},
@@ -182,7 +182,7 @@ fn every_refusal_names_its_field_and_says_why() {
         ),
         (
             json!({"type": "scale", "label": "Q", "scaleMin": 1, "scaleMax": 5, "maxLabel": " \u{200b} "}),
-            vec![("questions[0].maxLabel", "must not be empty")],
+            vec![("questions[0].maxLabel", "must contain a visible character (it has only invisible ones)")],
         ),
         (
             json!({"type": "scale", "label": "Q", "scaleMin": 1, "scaleMax": 5, "maxLabel": "a\tb"}),

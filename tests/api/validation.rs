@@ -308,3 +308,54 @@ fn duplicate_keys_invisible_texts_and_bidi_controls_are_refused() {
     let hearts = server.create_poll(&with(valid_poll_json(), "/title", json!("I \u{2764}\u{fe0f} polls")));
     assert_eq!(server.get(&format!("/api/polls/{}", hearts.id)).json()["title"], "I \u{2764}\u{fe0f} polls");
 }
+
+/// Issue 24, item 7: the audit's invisible titles (a braille blank, tag
+/// characters, an interlinear annotation anchor, musical and shorthand
+/// format controls, an Egyptian hieroglyph joiner, a null notehead) and the
+/// same in every other user text: refused as invisible, where they were
+/// taken before. Visible text around them is kept.
+#[test]
+fn texts_made_only_of_invisible_characters_are_refused() {
+    let server = Server::start();
+    let audit = [
+        "\u{2800}",
+        "\u{e0020}",
+        "\u{e0001}",
+        "\u{fff9}",
+        "\u{1d173}",
+        "\u{1d159}",
+        "\u{1bca0}",
+        "\u{13430}",
+        "\u{e0001}\u{e0020}\u{e0020} \u{2800}\u{1d173}",
+        " \u{200b}\u{ffa0}\u{180e}\u{2064} ",
+    ];
+    let scale = json!({"type": "scale", "label": "S", "scaleMin": 1, "scaleMax": 5, "minLabel": "low"});
+    for text in audit {
+        for (ptr, field) in [
+            ("/title", "title"),
+            ("/questions/0/label", "questions[0].label"),
+            ("/questions/0/options/0", "questions[0].options[0]"),
+            ("/questions/2/minLabel", "questions[2].minLabel"),
+        ] {
+            let mut body = valid_poll_json();
+            body["questions"].as_array_mut().unwrap().push(scale.clone());
+            let resp = post(&server, &with(body, ptr, json!(text)));
+            assert_422_field(&resp, field);
+            assert!(resp.text().contains("visible character"), "{text:?} at {field}: {}", resp.text());
+        }
+    }
+    let created = server.create_default();
+    let resp = server.patch_json(
+        &created.id,
+        &created.token,
+        &json!({"translations": {"fr": with(valid_translation(), "/title", json!("\u{e0020}"))}}),
+    );
+    assert_422_field(&resp, "translations.fr.title");
+    // Among visible characters they stay as sent.
+    let tagged =
+        server.create_poll(&with(valid_poll_json(), "/title", json!("Flag \u{1f3f4}\u{e0067}\u{e0062}\u{e007f}")));
+    assert_eq!(
+        server.get(&format!("/api/polls/{}", tagged.id)).json()["title"],
+        "Flag \u{1f3f4}\u{e0067}\u{e0062}\u{e007f}"
+    );
+}
