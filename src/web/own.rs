@@ -208,7 +208,7 @@ fn ballot_page(
         (poll_subtitle(title.as_str(), clang))
         (facts(ctx, poll, today))
         @if let Some((kind, text)) = message { (notice(kind, text)) }
-        (problem_summary(ctx, &questions, entered))
+        (problem_summary(ctx, clang, &questions, entered))
         p.lead { (t.own_ballot_intro) }
         form.vote.own-ballot method="post" action=(ctx.action()) {
             input type="hidden" name="receipt" value=(receipt);

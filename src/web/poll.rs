@@ -132,7 +132,7 @@ fn share_response(
         (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         @if let Some(m) = message { (notice("error", m)) }
-        (problem_summary(ctx, &questions, entered))
+        (problem_summary(ctx, clang, &questions, entered))
         @if let Some(token) = token {
             p.notice.info id="already-voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) role="status" hidden { (t.already_voted) }
             @if poll.vote_changes {
@@ -324,14 +324,14 @@ pub(super) fn question_fieldset(
 /// The summary at the top of a vote form sent back for a broken rule: the
 /// question named by its text, linked to its fieldset, with what is wrong.
 /// It takes the focus (the script's `data-focus`), like the creation form's.
-pub(super) fn problem_summary(ctx: &Ctx, questions: &[Texts<'_>], entered: &Entered) -> Markup {
+pub(super) fn problem_summary(ctx: &Ctx, clang: Option<&str>, questions: &[Texts<'_>], entered: &Entered) -> Markup {
     let t = ctx.t;
     let Some((i, text)) = entered.marked(t) else { return html! {} };
     let label = questions.get(i).map_or("", |q| q.label.as_str());
     html! {
         div.error-summary role="alert" tabindex="-1" data-focus aria-labelledby="error-summary-heading" {
             h2 id="error-summary-heading" { (t.vote_not_sent) }
-            ul { li { a href=(format!("#q{i}-set")) { (label) } (t.colon) (text) } }
+            ul { li { a href=(format!("#q{i}-set")) lang=[clang] { (label) } (t.colon) (text) } }
         }
     }
 }
