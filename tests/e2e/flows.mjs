@@ -281,6 +281,9 @@ async function item7to9() {
   const meta = await page.textContent("p.meta");
   check(meta.includes("Closed") && !meta.includes("closes on"), `8: a poll closed early does not say it closes later (${meta.trim()})`);
   await audit(page, "en-closed-early");
+  await page.goto(`${base}/p/${early.id}?lang=fr`);
+  check(!(await page.textContent("p.meta")).includes("Fin du vote"), "8: in French either");
+  await audit(page, "fr-closed-early");
 
   const plain = await apiPoll({ title: "Nine", questions: q });
   await page.goto(`${base}/p/${plain.id}`);
@@ -359,6 +362,9 @@ async function item10and13() {
   const wide = await page.evaluate(() => document.documentElement.scrollWidth);
   check(wide <= 360, `10: the page fits 360 px (${wide})`);
   await page.screenshot({ path: `${shots}/en-scale-360.png`, fullPage: true });
+  await page.goto(`${base}/p/${created.id}?lang=de`);
+  await page.screenshot({ path: `${shots}/de-scale-360.png`, fullPage: true });
+  await page.goto(`${base}/p/${created.id}`);
   await page.check("#q0-7");
   await page.selectOption("#q1r1", "1");
   await page.click("form.vote button[type=submit]");
