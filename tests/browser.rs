@@ -1,4 +1,4 @@
-//! Headless-browser tests: runs tests/e2e/web.mjs and design.mjs (playwright-core driving
+//! Headless-browser tests: runs tests/e2e/web.mjs, design.mjs and flows.mjs (playwright-core driving
 //! Debian's Chromium, with axe-core) against a real polld. Without Chromium
 //! or the npm packages the test is skipped with a notice locally, and fails
 //! in CI (`CI=true`), where both are installed by .ci/run.
@@ -70,4 +70,12 @@ fn create_vote_see_results_and_manage_in_a_real_browser() {
 #[test]
 fn the_pages_look_right_in_four_languages_light_and_dark() {
     run_scenario("design.mjs", |_, files| vec![picture(files, "design")]);
+}
+
+/// The web flows of issue 25 (tests/e2e/flows.mjs): nothing a person can
+/// lose (the admin link, earlier receipts, the invite sheet's way back),
+/// nothing that leaves them stuck.
+#[test]
+fn the_web_flows_lose_nothing_and_leave_no_one_stuck() {
+    run_scenario("flows.mjs", |_, _| Vec::new());
 }

@@ -18,7 +18,7 @@ const MONTHS: [&str; 12] = [
     "Dezember",
 ];
 
-const ROWS: [KeptRow; 9] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Die Umfrage: Titel, Sprache, Fragen, Antwortmöglichkeiten, Sprachfassungen und Einstellungen",
         "Datenbank",
@@ -52,6 +52,11 @@ const ROWS: [KeptRow; 9] = [
         "Ihr Browser (localStorage), wird nie übertragen",
         "Bis zum Löschdatum der Umfrage oder bis Sie die Daten dieser Website löschen",
     ),
+    (
+        "Verwaltungslinks, die Sie in diesem Browser behalten wollten, mit Titel und Löschdatum der Umfrage",
+        "Ihr Browser (localStorage), wird nie übertragen",
+        "Bis zum Löschdatum der Umfrage, bis Sie sie auf der Startseite vergessen oder bis Sie die Daten dieser Website löschen",
+    ),
 ];
 
 pub const DE: Catalogue = Catalogue {
@@ -67,7 +72,7 @@ pub const DE: Catalogue = Catalogue {
     footer: "Anonyme Umfragen ohne Konto, ohne Cookies und ohne Tracking.",
 
     create_title: "Umfrage erstellen",
-    create_intro: "Sie brauchen kein Konto. Geben Sie Ihrer Umfrage einen Titel und mindestens eine Frage mit zwei Antworten. Leere Zeilen werden nicht berücksichtigt.",
+    create_intro: "Geben Sie Ihrer Umfrage einen Titel und mindestens eine Frage mit zwei Antworten. Leere Zeilen werden nicht berücksichtigt.",
     field_title: "Titel",
     field_title_hint: "Höchstens 200 Zeichen.",
     field_lang: "Sprache der Umfrage",
@@ -320,7 +325,7 @@ pub const DE: Catalogue = Catalogue {
         (1, b) => format!("Wählen Sie bis zu {b} Antworten."),
         (a, b) => format!("Wählen Sie {a} bis {b} Antworten."),
     },
-    rank_hint: "Geben Sie Ihrer ersten Wahl die 1, der nächsten die 2 und so weiter. Sie können auch nur einige ordnen; die übrigen zählen nach allen geordneten.",
+    rank_hint: "Geben Sie Ihrer ersten Wahl die 1, der nächsten die 2 und so weiter. Sie können auch nur einige ordnen; die übrigen zählen hinter allen, die Sie geordnet haben.",
     no_answer: "Keine Antwort",
     rank_none: "Nicht eingeordnet",
     rank_of: |o| format!("Platz für „{o}“"),
@@ -339,7 +344,14 @@ pub const DE: Catalogue = Catalogue {
     field_scale_max: "Bis",
     field_min_label: "Beschriftung am unteren Ende (optional)",
     field_max_label: "Beschriftung am oberen Ende (optional)",
-    err_range: |a, b| format!("Geben Sie eine ganze Zahl von {a} bis {b} ein."),
+    err_range: |a, b| {
+        let (a, b) = (super::grouped(a, "."), super::grouped(b, "."));
+        if a == b {
+            format!("Hier ist nur {a} möglich.")
+        } else {
+            format!("Geben Sie eine ganze Zahl von {a} bis {b} ein.")
+        }
+    },
     err_not_for_type: "Dieses Feld gilt nicht für diese Art von Frage.",
     err_choice_count: |q, a, b| {
         if a == b {
@@ -379,20 +391,20 @@ pub const DE: Catalogue = Catalogue {
     invite_label: "Ihr Einladungscode",
     invite_hint: "Diese Umfrage nimmt eine Antwort pro Einladungscode an. Der Code steht auf Ihrer Einladung; ein Einladungslink trägt ihn für Sie ein.",
     err_invite_missing: "Diese Umfrage nimmt eine Antwort pro Einladungscode an: Bitte geben Sie Ihren Code ein.",
-    err_invites_sent: "Diese Codes wurden beim ersten Absenden des Formulars ausgegeben und können nicht noch einmal angezeigt werden (anonpoll bewahrt keine lesbare Kopie auf). Es wurde nichts weiter ausgegeben. Gehen Sie zurück zur Verwaltungsseite, um neue Codes auszugeben.",
+    err_invites_sent: "Diese Codes wurden beim ersten Absenden des Formulars ausgegeben und können nicht noch einmal angezeigt werden (anonpoll bewahrt keine lesbare Kopie auf). Es wurde nichts weiter ausgegeben. Auf der Verwaltungsseite der Umfrage können Sie neue Codes ausgeben.",
     err_invites_expired: "Dieses Formular ist abgelaufen; es wurde nichts ausgegeben. Bitte senden Sie es erneut.",
     err_invite_not_a_code: "Das ist kein Einladungscode: Ein Code hat 20 Buchstaben und Ziffern (Groß- und Kleinschreibung, Leerzeichen und Bindestriche spielen keine Rolle). Bitte prüfen Sie ihn.",
     err_invite_refused: "Dieser Einladungscode gehört nicht zu dieser Umfrage oder wurde schon verwendet. Ihre Auswahl ist unten erhalten.",
     err_too_many_invites: |issued, max| {
         format!("Eine Umfrage kann höchstens {max} Einladungscodes haben; diese hat {issued}.")
     },
-    field_duplicate: "Eine Antwort pro Person",
+    field_duplicate: "Begrenzung wiederholter Antworten",
     duplicate_network: "Antworten aus demselben Netz begrenzen (die übliche Wahl)",
     duplicate_network_hint: "Jede Internetverbindung kann in kurzer Zeit nur eine begrenzte Zahl von Antworten senden. Davon wird nichts gespeichert. Passend für einen offen geteilten Link; eine ganze Klasse oder ein Büro hinter einer Verbindung kann an die Grenze stoßen.",
     duplicate_invite: "Einladungscodes: eine Antwort pro Code",
     duplicate_invite_hint: "Sie verteilen Codes von der Verwaltungsseite der Umfrage aus; jeder Code gilt einmal. Niemand, auch Sie nicht, kann erkennen, welcher Code welche Antwort abgegeben hat.",
-    duplicate_none: "Keine Begrenzung",
-    duplicate_none_hint: "Wer den Link hat, kann beliebig oft antworten. Für einen Raum voller Menschen mit einer gemeinsamen Verbindung, wenn Sie ihnen vertrauen.",
+    duplicate_none: "Eine weite Grenze (ein Raum an einer Verbindung)",
+    duplicate_none_hint: "Wer den Link hat, kann mehrfach antworten, eine Verbindung bis zum Zehnfachen der üblichen Grenze. Für einen Raum voller Menschen mit einer gemeinsamen Verbindung, wenn Sie ihnen vertrauen.",
     invites_heading: "Einladungscodes",
     invites_intro: "Mit jedem Code kann eine Person einmal antworten. Codes werden nur beim Erstellen angezeigt: Drucken oder speichern Sie sie gleich. Niemand kann erkennen, welcher Code welche Antwort abgegeben hat.",
     invites_not_in_use: "Diese Umfrage verlangt zurzeit keine Einladungscodes: Codes zählen erst, wenn in den Einstellungen „Einladungscodes“ gewählt ist.",
@@ -408,7 +420,7 @@ pub const DE: Catalogue = Catalogue {
     invites_sheet_count: |n| {
         if n == 1 { "1 neuer Code für diese Umfrage.".into() } else { format!("{n} neue Codes für diese Umfrage.") }
     },
-    invites_once: "Diese Codes werden nur jetzt angezeigt. anonpoll bewahrt sie nicht lesbar auf und kann sie nicht noch einmal zeigen: Drucken Sie diese Seite oder laden Sie die Codes als CSV herunter, bevor Sie sie verlassen. Eine gespeicherte Kopie der Seite enthält keinen Verwaltungsschlüssel.",
+    invites_once: "Diese Codes werden nur jetzt angezeigt. anonpoll bewahrt sie nicht lesbar auf und kann sie nicht noch einmal zeigen: Drucken Sie diese Seite (oder speichern Sie sie im Druckdialog als PDF), bevor Sie sie verlassen. Eine gespeicherte Kopie der Seite enthält keinen Verwaltungsschlüssel.",
     invites_print_hint: "Drucken Sie diese Seite und schneiden Sie für jede Person eine Karte aus.",
     print_button: "Drucken",
     invite_card_text: "Sie sind eingeladen, an dieser Umfrage teilzunehmen. Scannen Sie den Code oder öffnen Sie den Link; eine Antwort pro Code.",
@@ -427,14 +439,14 @@ pub const DE: Catalogue = Catalogue {
     receipt_link: "Link zu Ihrer Antwort (er enthält die Quittung)",
     receipt_open: "Meine Antwort ansehen oder ändern",
     receipt_remembered: "Sie haben in diesem Browser an dieser Umfrage teilgenommen.",
-    receipt_forget: "Quittung in diesem Browser vergessen",
+    receipt_forget: "Meine Quittungen in diesem Browser vergessen",
     own_ballot_title: "Ihre Antwort",
     own_ballot_prompt: "Geben Sie die Quittung ein, die Sie beim Antworten erhalten haben, um Ihre Antwort anzusehen, zu ändern oder zurückzuziehen.",
     own_ballot_show: "Meine Antwort zeigen",
     own_ballot_intro: "So wird Ihre Antwort gezählt. Ändern und speichern Sie sie, oder ziehen Sie sie zurück.",
     own_ballot_change: "Änderungen speichern",
     own_ballot_withdraw: "Meine Antwort zurückziehen",
-    own_ballot_withdraw_hint: "Ihre Antwort wird gelöscht und nicht mehr gezählt. Das lässt sich nicht rückgängig machen. Ein Einladungscode, mit dem sie abgegeben wurde, bleibt verbraucht.",
+    own_ballot_withdraw_hint: "Wenn Sie zurückziehen, wird Ihre Antwort gelöscht und nicht mehr gezählt. Das lässt sich nicht rückgängig machen.",
     own_ballot_changed: "Ihre Antwort wurde geändert.",
     own_ballot_withdrawn_title: "Antwort zurückgezogen",
     own_ballot_withdrawn_text: "Ihre Antwort wurde gelöscht und wird nicht mehr gezählt.",
@@ -442,4 +454,34 @@ pub const DE: Catalogue = Catalogue {
     err_receipt_unknown: "Keine Antwort auf diese Umfrage hat diese Quittung. Vielleicht wurde sie zurückgezogen.",
     err_receipt_changes_off: "Diese Umfrage erlaubt es nicht mehr, Antworten zu ändern oder zurückzuziehen.",
     err_receipt_closed: "Die Abstimmung ist beendet: Antworten können nicht mehr angesehen, geändert oder zurückgezogen werden.",
+    keep_admin_label: "Verwaltungslink in diesem Browser behalten",
+    keep_admin_hint: "Nur auf diesem Gerät, im eigenen Speicher dieses Browsers: Es wird nichts an uns übertragen und kein Konto angelegt. Wer diesen Browser benutzt, kann die Umfrage dann verwalten. Die Startseite führt sie unter „Ihre Umfragen auf diesem Gerät“ auf, mit einer Schaltfläche zum Vergessen.",
+    opens_new_tab: "(öffnet in einem neuen Tab)",
+    my_polls_heading: "Ihre Umfragen auf diesem Gerät",
+    my_polls_hint: "Verwaltungslinks, die Sie in diesem Browser behalten wollten. Sie bleiben auf diesem Gerät und werden nie an uns übertragen; jeder wird nach dem Löschdatum seiner Umfrage entfernt.",
+    my_polls_forget: "Vergessen",
+    answer_again: "Noch einmal antworten (eine andere Person an diesem Gerät)",
+    receipt_open_nth: |n| format!("Antwort {n} ansehen oder ändern"),
+    receipt_have: "Auf einem anderen Gerät geantwortet? Diese Antwort mit ihrer Quittung ansehen oder ändern",
+    invites_sent_title: "Diese Codes wurden bereits ausgegeben",
+    created_share_hint_invite: "Diese Umfrage nimmt eine Antwort pro Einladungscode an: Mit dem Link allein kann niemand antworten. Geben Sie die Codes auf der Verwaltungsseite der Umfrage aus und verteilen Sie dann die Karten oder die Einladungslinks.",
+    created_next_invites: "Weiter: Einladungscodes ausgeben",
+    vote_not_sent: "Ihre Antwort wurde nicht gesendet. Bitte prüfen Sie Folgendes:",
+    vote_err_choice_count: |a, b| match (a, b) {
+        (1, 1) => "Wählen Sie genau eine Antwort.".into(),
+        _ if a == b => format!("Wählen Sie genau {a} Antworten."),
+        _ => format!("Wählen Sie {a} bis {b} Antworten."),
+    },
+    vote_err_repeated_rank: "Zwei Antworten haben denselben Platz. Vergeben Sie jeden Platz nur einmal.",
+    vote_err_rank_gap: "Die Plätze müssen lückenlos 1, 2, 3 und so weiter lauten.",
+    vote_err_off_scale: |a, b| format!("Wählen Sie einen Wert von {a} bis {b}."),
+    vote_err_unanswered: "Diese Frage muss beantwortet werden.",
+    vote_err_no_such_option: "Diese Antwort gehört nicht zu den Möglichkeiten der Frage. Bitte wählen Sie erneut.",
+    withheld_vote: "An der Umfrage teilnehmen und die Ergebnisse sehen",
+    withheld_open_poll: "Zur Umfrage",
+    own_ballot_withdraw_code: "Der Einladungscode, mit dem Sie geantwortet haben, bleibt verbraucht.",
+    err_questions_none: "Fügen Sie mindestens eine Frage hinzu: mit zwei oder mehr Antworten oder als Skala.",
+    err_questions_many: |max| format!("Eine Umfrage kann höchstens {max} Fragen haben."),
+    err_scale_to_above: |from| format!("Wählen Sie ein Ende über dem Anfang ({from})."),
+    pairwise_hint_cards: "Jede Karte ist eine Antwort; jede Zeile: wie viele Personen sie vor die dort genannte Antwort gesetzt haben. Die Gesamtrangfolge ergibt sich daraus nach der Schulze-Methode.",
 };

@@ -17,7 +17,7 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 
-const ROWS: [KeptRow; 9] = [
+const ROWS: [KeptRow; 10] = [
     (
         "The poll: title, language, questions, answers, language versions and settings",
         "Database",
@@ -47,6 +47,11 @@ const ROWS: [KeptRow; 9] = [
         "Your browser (localStorage), never sent to us",
         "Until the poll's erase day, or until you clear this site's data",
     ),
+    (
+        "Admin links you chose to keep in this browser, with the poll’s title and erase day",
+        "Your browser (localStorage), never sent to us",
+        "Until the poll’s erase day, until you forget it on the home page, or until you clear this site’s data",
+    ),
 ];
 
 pub const EN: Catalogue = Catalogue {
@@ -62,7 +67,7 @@ pub const EN: Catalogue = Catalogue {
     footer: "Anonymous polls without accounts, cookies or tracking.",
 
     create_title: "Create a poll",
-    create_intro: "No account needed. Give your poll a title and at least one question with two answers. Empty rows are ignored.",
+    create_intro: "Give your poll a title and at least one question with two answers. Empty rows are ignored.",
     field_title: "Title",
     field_title_hint: "Up to 200 characters.",
     field_lang: "Language of the poll",
@@ -339,7 +344,10 @@ pub const EN: Catalogue = Catalogue {
     field_scale_max: "To",
     field_min_label: "Label at the low end (optional)",
     field_max_label: "Label at the high end (optional)",
-    err_range: |a, b| format!("Enter a whole number from {a} to {b}."),
+    err_range: |a, b| {
+        let (a, b) = (super::grouped(a, ","), super::grouped(b, ","));
+        if a == b { format!("Only {a} is possible here.") } else { format!("Enter a whole number from {a} to {b}.") }
+    },
     err_not_for_type: "This field does not apply to this type of question.",
     err_choice_count: |q, a, b| {
         if a == b {
@@ -380,18 +388,18 @@ pub const EN: Catalogue = Catalogue {
     invite_label: "Your invite code",
     invite_hint: "This poll takes one response per invite code. The code is on your invitation; an invite link fills it in.",
     err_invite_missing: "This poll takes one response per invite code: please enter yours.",
-    err_invites_sent: "These codes were issued when the form was first sent, and cannot be shown again (anonpoll keeps no readable copy). Nothing more was issued. Go back to the admin page to issue a new batch.",
+    err_invites_sent: "These codes were issued when the form was first sent, and cannot be shown again (anonpoll keeps no readable copy). Nothing more was issued. Back on the page for managing the poll you can issue a new batch.",
     err_invites_expired: "This form has expired; nothing was issued. Please send it again.",
     err_invite_not_a_code: "This is not an invite code: a code has 20 letters and digits (case, spaces and hyphens do not matter). Please check it.",
     err_invite_refused: "This invite code is not one of this poll's, or it has already been used. Your choices are kept below.",
     err_too_many_invites: |issued, max| format!("A poll can have at most {max} invite codes; this one has {issued}."),
-    field_duplicate: "One response per person",
+    field_duplicate: "Limit on repeated responses",
     duplicate_network: "Limit responses from one network (the usual choice)",
     duplicate_network_hint: "Each internet connection can send only a limited number of responses in a short time. Nothing about it is stored. Right for a link shared openly; a whole class or office behind one connection may reach the limit.",
     duplicate_invite: "Invite codes: one response per code",
     duplicate_invite_hint: "You hand out codes from the page for managing the poll; each code works once. Nobody, not even you, can tell which code gave which response.",
-    duplicate_none: "No limit",
-    duplicate_none_hint: "Anyone with the link can respond as often as they like. For a room of people sharing one connection, when you trust them.",
+    duplicate_none: "A loose limit (a room on one connection)",
+    duplicate_none_hint: "Anyone with the link can respond again and again, one connection up to ten times the usual limit. For a room of people sharing one connection, when you trust them.",
     invites_heading: "Invite codes",
     invites_intro: "Each code lets one person respond once. Codes are shown only when you issue them: print or save them straight away. Nobody can tell which code gave which response.",
     invites_not_in_use: "This poll does not ask for invite codes at the moment: codes count only once “Invite codes” is chosen in the settings.",
@@ -407,7 +415,7 @@ pub const EN: Catalogue = Catalogue {
     invites_sheet_count: |n| {
         if n == 1 { "1 new code for this poll.".into() } else { format!("{n} new codes for this poll.") }
     },
-    invites_once: "These codes are shown only now. anonpoll does not keep them in a readable form and cannot show them again: print this page, or download the codes as CSV, before you leave it. A saved copy of the page holds no admin key.",
+    invites_once: "These codes are shown only now. anonpoll does not keep them in a readable form and cannot show them again: print this page (or save it as PDF from the print dialog) before you leave it. A saved copy of the page holds no admin key.",
     invites_print_hint: "Print this page, then cut out one card per person.",
     print_button: "Print",
     invite_card_text: "You are invited to answer this poll. Scan the code or open the link; one response per code.",
@@ -426,14 +434,14 @@ pub const EN: Catalogue = Catalogue {
     receipt_link: "Link to your response (it holds the receipt)",
     receipt_open: "See or change my response",
     receipt_remembered: "You have responded to this poll from this browser.",
-    receipt_forget: "Forget the receipt in this browser",
+    receipt_forget: "Forget my receipts in this browser",
     own_ballot_title: "Your response",
     own_ballot_prompt: "Enter the receipt you got when you responded, to see, change or withdraw your response.",
     own_ballot_show: "Show my response",
     own_ballot_intro: "This is your response as it is counted. Change it and save, or withdraw it.",
     own_ballot_change: "Save my changes",
     own_ballot_withdraw: "Withdraw my response",
-    own_ballot_withdraw_hint: "Your response is erased and no longer counted. This cannot be undone. An invite code that came with it stays used.",
+    own_ballot_withdraw_hint: "Withdrawing will erase your response: it will no longer be counted. This cannot be undone.",
     own_ballot_changed: "Your response has been changed.",
     own_ballot_withdrawn_title: "Response withdrawn",
     own_ballot_withdrawn_text: "Your response has been erased and is no longer counted.",
@@ -441,4 +449,34 @@ pub const EN: Catalogue = Catalogue {
     err_receipt_unknown: "No response to this poll has this receipt. It may have been withdrawn.",
     err_receipt_changes_off: "This poll no longer lets people change or withdraw their responses.",
     err_receipt_closed: "Voting has closed: responses can no longer be seen, changed or withdrawn.",
+    keep_admin_label: "Keep the admin link in this browser",
+    keep_admin_hint: "Only on this device, in this browser’s own storage: nothing is sent to us and no account is made. Anyone who uses this browser can then manage the poll. The home page lists it under “Your polls on this device”, with a button to forget it.",
+    opens_new_tab: "(opens in a new tab)",
+    my_polls_heading: "Your polls on this device",
+    my_polls_hint: "Admin links you chose to keep in this browser. They stay on this device and are never sent to us; each is dropped after its poll’s erase day.",
+    my_polls_forget: "Forget",
+    answer_again: "Answer again (someone else on this device)",
+    receipt_open_nth: |n| format!("See or change response {n}"),
+    receipt_have: "Responded on another device? See or change that response with its receipt",
+    invites_sent_title: "These codes were already issued",
+    created_share_hint_invite: "This poll takes one response per invite code: the link alone does not let anyone answer. Issue the codes on the page for managing the poll, then hand out the cards or the invite links.",
+    created_next_invites: "Next: issue invite codes",
+    vote_not_sent: "Your response was not sent. Please check the following:",
+    vote_err_choice_count: |a, b| match (a, b) {
+        (1, 1) => "Choose exactly one answer.".into(),
+        _ if a == b => format!("Choose exactly {a} answers."),
+        _ => format!("Choose between {a} and {b} answers."),
+    },
+    vote_err_repeated_rank: "Two options have the same rank. Give each rank once.",
+    vote_err_rank_gap: "The ranks must run 1, 2, 3 and so on without a gap.",
+    vote_err_off_scale: |a, b| format!("Choose a value from {a} to {b}."),
+    vote_err_unanswered: "This question needs an answer.",
+    vote_err_no_such_option: "That answer is not one of this question’s options. Please choose again.",
+    withheld_vote: "Answer the poll to see the results",
+    withheld_open_poll: "Go to the poll",
+    own_ballot_withdraw_code: "The invite code you answered with will stay used.",
+    err_questions_none: "Add at least one question: with two or more answers, or a scale.",
+    err_questions_many: |max| format!("A poll can have at most {max} questions."),
+    err_scale_to_above: |from| format!("Choose an end above the start ({from})."),
+    pairwise_hint_cards: "Each card is one option; each line: how many people ranked it above the option named there. The overall ranking follows from these counts by the Schulze method.",
 };

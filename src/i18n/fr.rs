@@ -19,7 +19,7 @@ const MONTHS: [&str; 12] = [
     "décembre",
 ];
 
-const ROWS: [KeptRow; 9] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Le sondage\u{202F}: titre, langue, questions, réponses proposées, versions linguistiques et réglages",
         "Base de données",
@@ -57,6 +57,11 @@ const ROWS: [KeptRow; 9] = [
         "Votre navigateur (localStorage), jamais transmis",
         "Jusqu’à la date d’effacement du sondage, ou jusqu’à ce que vous effaciez les données de ce site",
     ),
+    (
+        "Les liens d’administration que vous avez choisi de garder dans ce navigateur, avec le titre et la date d’effacement du sondage",
+        "Votre navigateur (localStorage), jamais transmis",
+        "Jusqu’à la date d’effacement du sondage, jusqu’à ce que vous l’oubliiez sur la page d’accueil, ou jusqu’à ce que vous effaciez les données de ce site",
+    ),
 ];
 
 pub const FR: Catalogue = Catalogue {
@@ -75,7 +80,7 @@ pub const FR: Catalogue = Catalogue {
     footer: "Des sondages anonymes, sans compte, sans cookies ni pistage.",
 
     create_title: "Créer un sondage",
-    create_intro: "Aucun compte n’est nécessaire. Donnez un titre à votre sondage et au moins une question avec deux réponses. Les lignes vides sont ignorées.",
+    create_intro: "Donnez un titre à votre sondage et au moins une question avec deux réponses. Les lignes vides sont ignorées.",
     field_title: "Titre",
     field_title_hint: "200 caractères au maximum.",
     field_lang: "Langue du sondage",
@@ -347,7 +352,10 @@ pub const FR: Catalogue = Catalogue {
     field_scale_max: "À",
     field_min_label: "Libellé du bas de l’échelle (facultatif)",
     field_max_label: "Libellé du haut de l’échelle (facultatif)",
-    err_range: |a, b| format!("Indiquez un nombre entier de {a} à {b}."),
+    err_range: |a, b| {
+        let (a, b) = (super::grouped(a, "\u{202F}"), super::grouped(b, "\u{202F}"));
+        if a == b { format!("Seul {a} est possible ici.") } else { format!("Indiquez un nombre entier de {a} à {b}.") }
+    },
     err_not_for_type: "Ce champ ne s’applique pas à ce type de question.",
     err_choice_count: |q, a, b| {
         if a == b {
@@ -389,20 +397,20 @@ pub const FR: Catalogue = Catalogue {
     invite_label: "Votre code d’invitation",
     invite_hint: "Ce sondage accepte une réponse par code d’invitation. Le code figure sur votre invitation\u{202F}; un lien d’invitation le remplit pour vous.",
     err_invite_missing: "Ce sondage accepte une réponse par code d’invitation\u{202F}: veuillez saisir le vôtre.",
-    err_invites_sent: "Ces codes ont été émis au premier envoi du formulaire et ne peuvent plus être affichés (anonpoll n’en garde aucune copie lisible). Rien de plus n’a été émis. Revenez à la page d’administration pour émettre un nouveau lot.",
+    err_invites_sent: "Ces codes ont été émis au premier envoi du formulaire et ne peuvent plus être affichés (anonpoll n’en garde aucune copie lisible). Rien de plus n’a été émis. Sur la page de gestion du sondage, vous pouvez émettre un nouveau lot.",
     err_invites_expired: "Ce formulaire a expiré\u{202F}; rien n’a été émis. Veuillez l’envoyer à nouveau.",
     err_invite_not_a_code: "Ceci n’est pas un code d’invitation\u{202F}: un code compte 20\u{A0}lettres et chiffres (majuscules, espaces et tirets n’ont pas d’importance). Veuillez le vérifier.",
     err_invite_refused: "Ce code d’invitation n’est pas l’un de ceux de ce sondage, ou il a déjà servi. Vos choix sont conservés ci-dessous.",
     err_too_many_invites: |issued, max| {
         format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{202F}; celui-ci en a {issued}.")
     },
-    field_duplicate: "Une réponse par personne",
+    field_duplicate: "Limite des réponses répétées",
     duplicate_network: "Limiter les réponses venant d’un même réseau (le choix habituel)",
     duplicate_network_hint: "Chaque connexion internet ne peut envoyer qu’un nombre limité de réponses en peu de temps. Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; une classe ou un bureau entier derrière une seule connexion peut atteindre la limite.",
     duplicate_invite: "Codes d’invitation\u{202F}: une réponse par code",
     duplicate_invite_hint: "Vous distribuez des codes depuis la page de gestion du sondage\u{202F}; chaque code ne sert qu’une fois. Personne, pas même vous, ne peut savoir quel code a donné quelle réponse.",
-    duplicate_none: "Aucune limite",
-    duplicate_none_hint: "Toute personne qui a le lien peut répondre autant de fois qu’elle le veut. Pour une salle de personnes qui partagent une connexion, si vous leur faites confiance.",
+    duplicate_none: "Une limite large (une salle sur une connexion)",
+    duplicate_none_hint: "Toute personne qui a le lien peut répondre plusieurs fois, une même connexion jusqu’à dix fois la limite habituelle. Pour une salle de personnes qui partagent une connexion, si vous leur faites confiance.",
     invites_heading: "Codes d’invitation",
     invites_intro: "Chaque code permet à une personne de répondre une fois. Les codes ne s’affichent qu’au moment où vous les créez\u{202F}: imprimez-les ou enregistrez-les aussitôt. Personne ne peut savoir quel code a donné quelle réponse.",
     invites_not_in_use: "Ce sondage ne demande pas de code d’invitation pour l’instant\u{202F}: les codes ne comptent qu’une fois «\u{202F}Codes d’invitation\u{202F}» choisi dans les réglages.",
@@ -423,7 +431,7 @@ pub const FR: Catalogue = Catalogue {
             format!("{n}\u{A0}nouveaux codes pour ce sondage.")
         }
     },
-    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{202F}: imprimez cette page, ou téléchargez les codes en CSV, avant de la quitter. Une copie enregistrée de la page ne contient pas la clé d’administration.",
+    invites_once: "Ces codes ne s’affichent que maintenant. anonpoll ne les garde pas sous une forme lisible et ne pourra pas les montrer à nouveau\u{202F}: imprimez cette page (ou enregistrez-la en PDF depuis la fenêtre d’impression) avant de la quitter. Une copie enregistrée de la page ne contient pas la clé d’administration.",
     invites_print_hint: "Imprimez cette page, puis découpez une carte par personne.",
     print_button: "Imprimer",
     invite_card_text: "Vous avez une invitation à répondre à ce sondage. Scannez le code ou ouvrez le lien\u{202F}; une réponse par code.",
@@ -442,14 +450,14 @@ pub const FR: Catalogue = Catalogue {
     receipt_link: "Lien vers votre réponse (il contient le reçu)",
     receipt_open: "Voir ou modifier ma réponse",
     receipt_remembered: "Vous avez répondu à ce sondage depuis ce navigateur.",
-    receipt_forget: "Oublier le reçu dans ce navigateur",
+    receipt_forget: "Oublier mes reçus dans ce navigateur",
     own_ballot_title: "Votre réponse",
     own_ballot_prompt: "Saisissez le reçu obtenu en répondant pour voir, modifier ou retirer votre réponse.",
     own_ballot_show: "Afficher ma réponse",
     own_ballot_intro: "Voici votre réponse telle qu’elle est comptée. Modifiez-la et enregistrez, ou retirez-la.",
     own_ballot_change: "Enregistrer mes modifications",
     own_ballot_withdraw: "Retirer ma réponse",
-    own_ballot_withdraw_hint: "Votre réponse est effacée et n’est plus comptée. C’est définitif. Un code d’invitation utilisé avec elle reste utilisé.",
+    own_ballot_withdraw_hint: "Le retrait effacera votre réponse\u{202F}: elle ne sera plus comptée. Ce sera définitif.",
     own_ballot_changed: "Votre réponse a été modifiée.",
     own_ballot_withdrawn_title: "Réponse retirée",
     own_ballot_withdrawn_text: "Votre réponse a été effacée et n’est plus comptée.",
@@ -457,4 +465,34 @@ pub const FR: Catalogue = Catalogue {
     err_receipt_unknown: "Aucune réponse à ce sondage n’a ce reçu. Elle a peut-être été retirée.",
     err_receipt_changes_off: "Ce sondage ne permet plus de modifier ou de retirer les réponses.",
     err_receipt_closed: "Le vote est clos\u{202F}: les réponses ne peuvent plus être vues, modifiées ni retirées.",
+    keep_admin_label: "Garder le lien d’administration dans ce navigateur",
+    keep_admin_hint: "Uniquement sur cet appareil, dans le stockage propre à ce navigateur\u{202F}: rien ne nous est transmis et aucun compte n’est créé. Toute personne qui utilise ce navigateur pourra alors gérer le sondage. La page d’accueil le liste sous «\u{202F}Vos sondages sur cet appareil\u{202F}», avec un bouton pour l’oublier.",
+    opens_new_tab: "(s’ouvre dans un nouvel onglet)",
+    my_polls_heading: "Vos sondages sur cet appareil",
+    my_polls_hint: "Les liens d’administration que vous avez choisi de garder dans ce navigateur. Ils restent sur cet appareil et ne nous sont jamais transmis\u{202F}; chacun est retiré après la date d’effacement de son sondage.",
+    my_polls_forget: "Oublier",
+    answer_again: "Répondre à nouveau (une autre personne sur cet appareil)",
+    receipt_open_nth: |n| format!("Voir ou modifier la réponse {n}"),
+    receipt_have: "Vous avez répondu sur un autre appareil\u{202F}? Voir ou modifier cette réponse avec son reçu",
+    invites_sent_title: "Ces codes ont déjà été émis",
+    created_share_hint_invite: "Ce sondage accepte une réponse par code d’invitation\u{202F}: le lien seul ne permet à personne de répondre. Émettez les codes sur la page de gestion du sondage, puis distribuez les cartes ou les liens d’invitation.",
+    created_next_invites: "Étape suivante\u{202F}: émettre les codes d’invitation",
+    vote_not_sent: "Votre réponse n’a pas été envoyée. Veuillez vérifier les points suivants\u{202F}:",
+    vote_err_choice_count: |a, b| match (a, b) {
+        (1, 1) => "Choisissez exactement une réponse.".into(),
+        _ if a == b => format!("Choisissez exactement {a}\u{A0}réponses."),
+        _ => format!("Choisissez entre {a} et {b}\u{A0}réponses."),
+    },
+    vote_err_repeated_rank: "Deux réponses ont le même rang. Donnez chaque rang une seule fois.",
+    vote_err_rank_gap: "Les rangs doivent se suivre, 1, 2, 3 et ainsi de suite, sans trou.",
+    vote_err_off_scale: |a, b| format!("Choisissez une valeur de {a} à {b}."),
+    vote_err_unanswered: "Cette question demande une réponse.",
+    vote_err_no_such_option: "Cette réponse ne fait pas partie des choix de la question. Veuillez choisir à nouveau.",
+    withheld_vote: "Répondre au sondage pour voir les résultats",
+    withheld_open_poll: "Aller au sondage",
+    own_ballot_withdraw_code: "Le code d’invitation avec lequel vous avez répondu restera utilisé.",
+    err_questions_none: "Ajoutez au moins une question\u{202F}: avec au moins deux réponses, ou une échelle.",
+    err_questions_many: |max| format!("Un sondage compte au plus {max}\u{A0}questions."),
+    err_scale_to_above: |from| format!("Choisissez une fin supérieure au début ({from})."),
+    pairwise_hint_cards: "Chaque carte est une réponse\u{202F}; chaque ligne\u{202F}: combien de personnes l’ont classée avant la réponse nommée sur cette ligne. Le classement général en découle par la méthode de Schulze.",
 };

@@ -18,7 +18,7 @@ const MONTHS: [&str; 12] = [
     "dicembre",
 ];
 
-const ROWS: [KeptRow; 9] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Il sondaggio: titolo, lingua, domande, risposte proposte, versioni linguistiche e impostazioni",
         "Database",
@@ -52,6 +52,11 @@ const ROWS: [KeptRow; 9] = [
         "Il tuo browser (localStorage), mai trasmesso",
         "Fino alla data di cancellazione del sondaggio, o finché non cancelli i dati di questo sito",
     ),
+    (
+        "I link di amministrazione che hai scelto di conservare in questo browser, con il titolo e la data di cancellazione del sondaggio",
+        "Il tuo browser (localStorage), mai trasmesso",
+        "Fino alla data di cancellazione del sondaggio, finché non lo dimentichi nella pagina iniziale, o finché non cancelli i dati di questo sito",
+    ),
 ];
 
 pub const IT: Catalogue = Catalogue {
@@ -70,7 +75,7 @@ pub const IT: Catalogue = Catalogue {
     footer: "Sondaggi anonimi, senza account, cookie né tracciamento.",
 
     create_title: "Crea un sondaggio",
-    create_intro: "Non serve alcun account. Dai un titolo al sondaggio e inserisci almeno una domanda con due risposte. Le righe vuote vengono ignorate.",
+    create_intro: "Dai un titolo al sondaggio e inserisci almeno una domanda con due risposte. Le righe vuote vengono ignorate.",
     field_title: "Titolo",
     field_title_hint: "Al massimo 200 caratteri.",
     field_lang: "Lingua del sondaggio",
@@ -344,7 +349,10 @@ pub const IT: Catalogue = Catalogue {
     field_scale_max: "A",
     field_min_label: "Etichetta dell’estremo basso (facoltativa)",
     field_max_label: "Etichetta dell’estremo alto (facoltativa)",
-    err_range: |a, b| format!("Inserisci un numero intero da {a} a {b}."),
+    err_range: |a, b| {
+        let (a, b) = (super::grouped(a, "."), super::grouped(b, "."));
+        if a == b { format!("Qui è possibile solo {a}.") } else { format!("Inserisci un numero intero da {a} a {b}.") }
+    },
     err_not_for_type: "Questo campo non vale per questo tipo di domanda.",
     err_choice_count: |q, a, b| {
         if a == b {
@@ -382,20 +390,20 @@ pub const IT: Catalogue = Catalogue {
     invite_label: "Il tuo codice d’invito",
     invite_hint: "Questo sondaggio accetta una risposta per codice d’invito. Il codice è sul tuo invito; un link d’invito lo inserisce per te.",
     err_invite_missing: "Questo sondaggio accetta una risposta per codice d’invito: inserisci il tuo.",
-    err_invites_sent: "Questi codici sono stati emessi al primo invio del modulo e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile). Non è stato emesso altro. Torna alla pagina di amministrazione per emettere un nuovo gruppo.",
+    err_invites_sent: "Questi codici sono stati emessi al primo invio del modulo e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile). Non è stato emesso altro. Nella pagina di gestione del sondaggio puoi emettere un nuovo gruppo.",
     err_invites_expired: "Questo modulo è scaduto; non è stato emesso nulla. Invialo di nuovo.",
     err_invite_not_a_code: "Questo non è un codice d’invito: un codice ha 20 lettere e cifre (maiuscole, spazi e trattini non contano). Controllalo, per favore.",
     err_invite_refused: "Questo codice d’invito non appartiene a questo sondaggio, oppure è già stato usato. Le tue scelte sono conservate qui sotto.",
     err_too_many_invites: |issued, max| {
         format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
     },
-    field_duplicate: "Una risposta per persona",
+    field_duplicate: "Limite alle risposte ripetute",
     duplicate_network: "Limitare le risposte da una stessa rete (la scelta abituale)",
     duplicate_network_hint: "Ogni connessione internet può inviare solo un numero limitato di risposte in poco tempo. Non ne viene salvato nulla. Adatto a un link condiviso apertamente; un’intera classe o un ufficio dietro una sola connessione può raggiungere il limite.",
     duplicate_invite: "Codici d’invito: una risposta per codice",
     duplicate_invite_hint: "Distribuisci i codici dalla pagina di gestione del sondaggio; ogni codice vale una volta. Nessuno, nemmeno tu, può sapere quale codice ha dato quale risposta.",
-    duplicate_none: "Nessun limite",
-    duplicate_none_hint: "Chiunque abbia il link può rispondere tutte le volte che vuole. Per una sala di persone che condividono una connessione, se ti fidi di loro.",
+    duplicate_none: "Un limite largo (una sala su una connessione)",
+    duplicate_none_hint: "Chiunque abbia il link può rispondere più volte, una stessa connessione fino a dieci volte il limite abituale. Per una sala di persone che condividono una connessione, se ti fidi di loro.",
     invites_heading: "Codici d’invito",
     invites_intro: "Ogni codice permette a una persona di rispondere una volta. I codici si vedono solo quando li crei: stampali o salvali subito. Nessuno può sapere quale codice ha dato quale risposta.",
     invites_not_in_use: "Per ora questo sondaggio non chiede codici d’invito: i codici contano solo dopo aver scelto «Codici d’invito» nelle impostazioni.",
@@ -416,7 +424,7 @@ pub const IT: Catalogue = Catalogue {
             format!("{n} nuovi codici per questo sondaggio.")
         }
     },
-    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampa questa pagina, o scarica i codici in CSV, prima di lasciarla. Una copia salvata della pagina non contiene la chiave di amministrazione.",
+    invites_once: "Questi codici si vedono solo ora. anonpoll non li conserva in forma leggibile e non potrà mostrarli di nuovo: stampa questa pagina (o salvala in PDF dalla finestra di stampa) prima di lasciarla. Una copia salvata della pagina non contiene la chiave di amministrazione.",
     invites_print_hint: "Stampa questa pagina e ritaglia una scheda per persona.",
     print_button: "Stampa",
     invite_card_text: "Hai ricevuto un invito a rispondere a questo sondaggio. Scansiona il codice o apri il link; una risposta per codice.",
@@ -435,14 +443,14 @@ pub const IT: Catalogue = Catalogue {
     receipt_link: "Link alla tua risposta (contiene la ricevuta)",
     receipt_open: "Vedi o modifica la mia risposta",
     receipt_remembered: "Hai risposto a questo sondaggio da questo browser.",
-    receipt_forget: "Dimentica la ricevuta in questo browser",
+    receipt_forget: "Dimentica le mie ricevute in questo browser",
     own_ballot_title: "La tua risposta",
     own_ballot_prompt: "Inserisci la ricevuta che hai ricevuto rispondendo, per vedere, modificare o ritirare la tua risposta.",
     own_ballot_show: "Mostra la mia risposta",
     own_ballot_intro: "Ecco la tua risposta così come viene contata. Modificala e salva, oppure ritirala.",
     own_ballot_change: "Salva le modifiche",
     own_ballot_withdraw: "Ritira la mia risposta",
-    own_ballot_withdraw_hint: "La tua risposta viene cancellata e non è più contata. Non si può annullare. Un codice di invito usato con essa resta usato.",
+    own_ballot_withdraw_hint: "Ritirandola, la tua risposta verrà cancellata e non sarà più contata. Non si potrà annullare.",
     own_ballot_changed: "La tua risposta è stata modificata.",
     own_ballot_withdrawn_title: "Risposta ritirata",
     own_ballot_withdrawn_text: "La tua risposta è stata cancellata e non è più contata.",
@@ -450,4 +458,34 @@ pub const IT: Catalogue = Catalogue {
     err_receipt_unknown: "Nessuna risposta a questo sondaggio ha questa ricevuta. Forse è stata ritirata.",
     err_receipt_changes_off: "Questo sondaggio non permette più di modificare o ritirare le risposte.",
     err_receipt_closed: "La votazione è chiusa: le risposte non si possono più vedere, modificare né ritirare.",
+    keep_admin_label: "Conserva il link di amministrazione in questo browser",
+    keep_admin_hint: "Solo su questo dispositivo, nella memoria propria di questo browser: non ci viene trasmesso nulla e non si crea alcun account. Chiunque usi questo browser potrà allora gestire il sondaggio. La pagina iniziale lo elenca sotto «I tuoi sondaggi su questo dispositivo», con un pulsante per dimenticarlo.",
+    opens_new_tab: "(si apre in una nuova scheda)",
+    my_polls_heading: "I tuoi sondaggi su questo dispositivo",
+    my_polls_hint: "I link di amministrazione che hai scelto di conservare in questo browser. Restano su questo dispositivo e non ci vengono mai trasmessi; ognuno viene tolto dopo la data di cancellazione del suo sondaggio.",
+    my_polls_forget: "Dimentica",
+    answer_again: "Rispondi di nuovo (un’altra persona su questo dispositivo)",
+    receipt_open_nth: |n| format!("Vedi o modifica la risposta {n}"),
+    receipt_have: "Hai risposto su un altro dispositivo? Vedi o modifica quella risposta con la sua ricevuta",
+    invites_sent_title: "Questi codici sono già stati emessi",
+    created_share_hint_invite: "Questo sondaggio accetta una risposta per codice d’invito: il link da solo non permette a nessuno di rispondere. Emetti i codici nella pagina di gestione del sondaggio, poi distribuisci le schede o i link d’invito.",
+    created_next_invites: "Avanti: emetti i codici d’invito",
+    vote_not_sent: "La tua risposta non è stata inviata. Controlla quanto segue:",
+    vote_err_choice_count: |a, b| match (a, b) {
+        (1, 1) => "Scegli esattamente una risposta.".into(),
+        _ if a == b => format!("Scegli esattamente {a} risposte."),
+        _ => format!("Scegli da {a} a {b} risposte."),
+    },
+    vote_err_repeated_rank: "Due risposte hanno la stessa posizione. Usa ogni posizione una sola volta.",
+    vote_err_rank_gap: "Le posizioni devono seguire 1, 2, 3 e così via, senza salti.",
+    vote_err_off_scale: |a, b| format!("Scegli un valore da {a} a {b}."),
+    vote_err_unanswered: "Questa domanda richiede una risposta.",
+    vote_err_no_such_option: "Questa risposta non è tra le opzioni della domanda. Scegli di nuovo.",
+    withheld_vote: "Rispondi al sondaggio per vedere i risultati",
+    withheld_open_poll: "Vai al sondaggio",
+    own_ballot_withdraw_code: "Il codice di invito con cui hai risposto resterà usato.",
+    err_questions_none: "Aggiungi almeno una domanda: con due o più risposte, o una scala.",
+    err_questions_many: |max| format!("Un sondaggio può avere al massimo {max} domande."),
+    err_scale_to_above: |from| format!("Scegli una fine maggiore dell’inizio ({from})."),
+    pairwise_hint_cards: "Ogni scheda è una risposta; ogni riga: quante persone l’hanno messa prima della risposta nominata lì. La classifica generale ne deriva con il metodo Schulze.",
 };

@@ -256,7 +256,7 @@ pub struct Catalogue {
     pub privacy_col_what: &'static str,
     pub privacy_col_where: &'static str,
     pub privacy_col_until: &'static str,
-    pub privacy_rows: [KeptRow; 9],
+    pub privacy_rows: [KeptRow; 10],
     /// The vote throttle's row; takes the window in minutes.
     pub privacy_throttle_row: fn(u64) -> (String, String, String),
     pub privacy_never_heading: &'static str,
@@ -418,6 +418,55 @@ pub struct Catalogue {
     pub err_receipt_unknown: &'static str,
     pub err_receipt_changes_off: &'static str,
     pub err_receipt_closed: &'static str,
+
+    // --- The web flows (issue 25) -------------------------------------------
+    /// "Your poll is ready": the opt-in checkbox that keeps the admin link
+    /// in this browser's localStorage (script only), and its hint.
+    pub keep_admin_label: &'static str,
+    pub keep_admin_hint: &'static str,
+    /// Said (visually hidden) after a link that opens a new tab.
+    pub opens_new_tab: &'static str,
+    /// The home page's list of admin links kept in this browser.
+    pub my_polls_heading: &'static str,
+    pub my_polls_hint: &'static str,
+    pub my_polls_forget: &'static str,
+    /// On the share page after a vote: the button that unfolds the form.
+    pub answer_again: &'static str,
+    /// One of several receipts this browser keeps for a poll: (n).
+    pub receipt_open_nth: fn(usize) -> String,
+    /// The share page's plain link to the ballot page, for a receipt typed.
+    pub receipt_have: &'static str,
+    /// The invite form sent again (a reload of the sheet).
+    pub invites_sent_title: &'static str,
+    /// "Your poll is ready" of an invite-only poll.
+    pub created_share_hint_invite: &'static str,
+    pub created_next_invites: &'static str,
+    /// A refused vote: the summary's heading, and each problem at its
+    /// question, without the question's number (the page shows none; the
+    /// summary names the question by its text).
+    pub vote_not_sent: &'static str,
+    /// (min, max)
+    pub vote_err_choice_count: fn(usize, usize) -> String,
+    pub vote_err_repeated_rank: &'static str,
+    pub vote_err_rank_gap: &'static str,
+    /// (min, max)
+    pub vote_err_off_scale: fn(u8, u8) -> String,
+    pub vote_err_unanswered: &'static str,
+    pub vote_err_no_such_option: &'static str,
+    /// "Results not visible yet": the way to the poll (to vote, on a poll
+    /// that shows results after a vote; else to the poll itself).
+    pub withheld_vote: &'static str,
+    pub withheld_open_poll: &'static str,
+    /// The withdraw warning's sentence for a poll with invite codes.
+    pub own_ballot_withdraw_code: &'static str,
+    /// The creation form's question count, by what is wrong: none at all,
+    /// or more than (max).
+    pub err_questions_none: &'static str,
+    pub err_questions_many: fn(usize) -> String,
+    /// A scale whose end is not above its start: (start).
+    pub err_scale_to_above: fn(u8) -> String,
+    /// The head-to-head hint where the table is shown as cards (narrow screens).
+    pub pairwise_hint_cards: &'static str,
 }
 
 /// The catalogue of `lang`.
@@ -455,6 +504,20 @@ impl Catalogue {
             None => ymd.to_owned(),
         }
     }
+}
+
+/// A whole number with its digit groups marked by `mark` ("1,000",
+/// "1 000", "1.000"), as each language writes numbers in running text.
+pub(crate) fn grouped(n: usize, mark: &str) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push_str(mark);
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The name of a language in that language, for the language switcher.
@@ -799,6 +862,27 @@ mod tests {
                 c.err_receipt_unknown,
                 c.err_receipt_changes_off,
                 c.err_receipt_closed,
+                c.keep_admin_label,
+                c.keep_admin_hint,
+                c.opens_new_tab,
+                c.my_polls_heading,
+                c.my_polls_hint,
+                c.my_polls_forget,
+                c.answer_again,
+                c.receipt_have,
+                c.invites_sent_title,
+                c.created_share_hint_invite,
+                c.created_next_invites,
+                c.vote_not_sent,
+                c.vote_err_repeated_rank,
+                c.vote_err_rank_gap,
+                c.vote_err_unanswered,
+                c.vote_err_no_such_option,
+                c.withheld_vote,
+                c.withheld_open_poll,
+                c.own_ballot_withdraw_code,
+                c.err_questions_none,
+                c.pairwise_hint_cards,
             ]
             .map(str::to_owned),
         );
@@ -826,6 +910,14 @@ mod tests {
             (c.place)(11),
             (c.place_shared)("x"),
             (c.remove_option)(3),
+            (c.receipt_open_nth)(2),
+            (c.vote_err_choice_count)(1, 1),
+            (c.vote_err_choice_count)(2, 2),
+            (c.vote_err_choice_count)(1, 3),
+            (c.vote_err_off_scale)(1, 5),
+            (c.err_questions_many)(20),
+            (c.err_scale_to_above)(5),
+            (c.err_range)(3, 3),
         ]);
         v.extend(c.type_names.iter().map(|s| s.to_string()));
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));

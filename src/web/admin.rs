@@ -294,9 +294,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
             let once = form.get("once").unwrap_or("").trim();
             match w.web.invite_forms.redeem(&poll.id, once, today) {
                 Verdict::Valid => {}
-                Verdict::Used | Verdict::Reserved => {
-                    return Ok(message_page(&ctx, 409, t.error_title, t.err_invites_sent));
-                }
+                Verdict::Used | Verdict::Reserved => return Ok(invites_sent(&ctx, &poll, &token)),
                 Verdict::Invalid => {
                     view.refused();
                     view.problems.general.push(t.err_invites_expired.to_owned());
@@ -486,7 +484,13 @@ fn dashboard(
         (results_section(ctx, poll, results, 2))
         section aria-labelledby="links-heading" {
             h2 id="links-heading" { (t.links_heading) }
-            (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &links.share(id)))
+            // With its QR code, as on "Your poll is ready" (issue 25): the
+            // admin comes back here to show the poll on a slide or a sheet.
+            @let share = links.share(id);
+            div.share-block {
+                div.share-link { (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share)) }
+                (qr_svg(&share, t.share_qr))
+            }
             (link_field(ctx, "link-results", t.created_results, &settings::visibility_text(t, poll), &links.results(id)))
         }
         section.status-row aria-labelledby="status-heading" {
@@ -804,7 +808,9 @@ fn invites_section(ctx: &Ctx, poll: &Poll, status: InviteStatus, token: &str, vi
                 p.notice.info { (t.invites_not_in_use) }
             }
             p #invites-status { ((t.invites_status)(status.issued, status.used)) }
-            form method="post" action=(ctx.action()) novalidate {
+            // `data-keep-key`: the script keeps the key in this tab's
+            // sessionStorage for the sheet's way back (the sheet holds none).
+            form method="post" action=(ctx.action()) novalidate data-keep-key=(poll.id) {
                 (hidden_token(token))
                 input type="hidden" name="once" value=(view.invites_once);
                 div.field {
@@ -842,9 +848,16 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
             div.row-actions {
                 // Shown by the script; without it the browser's own Print does the same.
                 button.primary type="button" data-print hidden { (t.print_button) }
-                // A link, not a form with the key: a saved copy of this page
-                // goes to whoever prints the cards, and must not carry the key.
-                a.button.secondary href=(ctx.href(&format!("{}/admin", Links::share_path(&poll.id)))) { (t.invites_back) }
+                // The key is not on this page: a saved copy goes to whoever
+                // prints the cards. The dashboard's script kept it in this
+                // tab's sessionStorage when the form was sent; with it the
+                // script fills this form and shows its button instead of
+                // the link, which (without script) leads to the key prompt.
+                form.inline.back-to-dashboard method="post" action=(ctx.action()) data-back-poll=(poll.id) hidden {
+                    input type="hidden" name="token" value="";
+                    button.secondary type="submit" { (t.invites_back) }
+                }
+                a.button.secondary data-back-link href=(ctx.href(&format!("{}/admin", Links::share_path(&poll.id)))) { (t.invites_back) }
             }
         }
         ul.cards {
@@ -866,6 +879,34 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
     };
     // No language switcher: switching would post again and lose the codes.
     respond(200, ctx.lang, page(&ctx.shown_once(), t.invites_sheet_title, body))
+}
+
+/// The dashboard again, for a page reached from it with the key in a POST
+/// (the reload of the invite sheet, which shows no codes): a form carrying
+/// the key.
+fn back_to_dashboard(ctx: &Ctx, token: &str) -> Markup {
+    html! {
+        form.inline method="post" action=(ctx.action()) {
+            (hidden_token(token))
+            button.secondary type="submit" { (ctx.t.invites_back) }
+        }
+    }
+}
+
+/// The invite form sent again (a reload of the sheet): nothing is issued,
+/// and nothing went wrong, so the page says so calmly, with the way back
+/// to the dashboard (the key came with the form). Still 409: this request
+/// issued nothing.
+fn invites_sent(ctx: &Ctx, poll: &Poll, token: &str) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.invites_sent_title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
+        (notice("info", t.err_invites_sent))
+        (back_to_dashboard(ctx, token))
+    };
+    respond(409, ctx.lang, page(&ctx.shown_once(), t.invites_sent_title, body))
 }
 
 /// `text` as a QR code: an SVG with one `path` that draws each run of dark

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::WebWorker;
 use super::ballot::Verdict;
+use super::device;
 use super::errors::with_headers;
 use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, notice, page, respond};
@@ -22,8 +23,8 @@ use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{
-    EXPIRY_DAYS, FieldError, Key, Lang, NewMedia, NewPoll, OPTIONS, Problem, QUESTIONS, QuestionKind, Seg, Slot,
-    check_alt,
+    DuplicateCheck, EXPIRY_DAYS, FieldError, Key, Lang, NewMedia, NewPoll, OPTIONS, Problem, QUESTIONS, QuestionKind,
+    Seg, Slot, check_alt,
 };
 use crate::error::Error;
 use crate::http::{Request, Response};
@@ -475,9 +476,25 @@ impl Problems {
 
 /// Maps the domain's problems to this form's fields.
 fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> Problems {
+    let t = ctx.t;
     let mut p = Problems::default();
     for e in errors {
-        let message = problem_text(ctx.t, &e.problem);
+        let message = match (&e.problem, Field::of(e, origins)) {
+            // Said by what is wrong (issue 25): an empty form is not told
+            // of the most it may have.
+            (Problem::Count { list: crate::domain::List::Questions, min, max }, _) => {
+                if origins.len() < *min {
+                    t.err_questions_none.to_owned()
+                } else {
+                    (t.err_questions_many)(*max)
+                }
+            }
+            // A scale's end at or below its start: said against the start.
+            (Problem::IntegerRange { min, .. }, Some(Field::Detail(_, Key::ScaleMax))) => {
+                (t.err_scale_to_above)(u8::try_from(min.saturating_sub(1)).unwrap_or(u8::MAX))
+            }
+            _ => problem_text(t, &e.problem),
+        };
         match Field::of(e, origins) {
             Some(field) => p.at(ctx.t, field, message),
             None => p.general.push(message),
@@ -761,9 +778,9 @@ fn scale_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Opt
             div.pair {
                 @for (suffix, label, value, values) in ends {
                     @let (id, name, errors) = detail(i, suffix, p);
+                    // The error under its select, so both ends stay in line.
                     div.field {
                         label for=(id) { (label) }
-                        (errors_of(&id, &errors))
                         select id=(id) name=(name)
                             aria-invalid=[(!errors.is_empty()).then_some("true")]
                             aria-describedby=[described(&id, false, &errors)]
@@ -772,6 +789,7 @@ fn scale_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Opt
                                 option value=(v) selected[value.trim() == v.to_string()] { (v) }
                             }
                         }
+                        (errors_of(&id, &errors))
                     }
                 }
             }
@@ -824,6 +842,7 @@ fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&str>, upload
         h1 { (t.create_title) }
         p.tagline { (t.tagline) }
         p.lead { (t.create_intro) }
+        (device::my_polls(ctx))
         (summary(ctx, p))
         form.create method="post" action=(ctx.action()) enctype="multipart/form-data" novalidate {
             // The first submit button is the one Enter triggers: creating, not
@@ -1041,7 +1060,14 @@ fn already_created(ctx: &Ctx) -> Response {
     respond(409, ctx.lang, page(ctx, t.create_sent_title, body))
 }
 
+/// "Your poll is ready", shown this once: it offers nothing but ways that
+/// keep the admin link (issue 25). No language switcher (its links lead to
+/// the blank form), the poll opens in a new tab, the script warns before
+/// the page is left while the admin link has not been copied or kept, and
+/// offers to keep it in this browser. An invite-only poll's next step,
+/// issuing codes, is a form that carries the key.
 fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
+    let ctx = &ctx.shown_once();
     let t = ctx.t;
     let poll = &created.poll;
     let id = &poll.id;
@@ -1049,23 +1075,39 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
     let results = links.results(id);
     let admin = links.admin(id, &created.token);
     let results_hint = settings::visibility_text(t, poll);
+    let invite_only = poll.duplicate_check == DuplicateCheck::Invite;
+    let share_hint = if invite_only { t.created_share_hint_invite } else { t.created_share_hint };
+    let expires = poll.expires_on.to_string();
     let body = html! {
         h1 { (t.created_title) }
         (notice("ok", t.created_intro))
-        p.meta { ((t.erased_on)(&t.day(&poll.expires_on.to_string()))) }
+        p.meta { ((t.erased_on)(&t.day(&expires))) }
         // The share link first, with its QR code (drawn here, as SVG: no
         // request anywhere) for a phone or a projected slide.
         div.share-block {
-            div.share-link { (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share)) }
+            div.share-link { (link_field(ctx, "link-share", t.created_share, share_hint, &share)) }
             (super::admin::qr_svg(&share, t.share_qr))
         }
         (link_field(ctx, "link-results", t.created_results, &results_hint, &results))
-        div.warning role="note" aria-labelledby="warn-title" {
+        div.warning id="created-warning" role="note" aria-labelledby="warn-title" {
             h2 id="warn-title" { (t.created_warning_title) }
             p { (t.created_warning) }
             (link_field(ctx, "link-admin", t.created_admin, t.created_admin_hint, &admin))
+            (device::keep_admin(ctx, id.as_str(), poll.title.as_str(), &expires, &admin))
         }
-        p { a.button href=(Links::share_path(id)) { (t.open_poll) } }
+        div.row-actions {
+            @if invite_only {
+                // A POST carrying the key: the dashboard opens with its
+                // invite section unfolded (it is, on an invite-only poll).
+                form method="post" action=(format!("{}/admin?lang={}", Links::share_path(id), ctx.lang.code())) {
+                    input type="hidden" name="token" value=(created.token.expose());
+                    button.primary type="submit" { (t.created_next_invites) }
+                }
+            }
+            a.button.secondary[invite_only] href=(Links::share_path(id)) target="_blank" rel="noopener" {
+                (t.open_poll) span.visually-hidden { " " (t.opens_new_tab) }
+            }
+        }
     };
     respond(201, ctx.lang, page(ctx, t.created_title, body))
 }
@@ -1230,7 +1272,7 @@ mod tests {
         let t = crate::i18n::catalogue(Lang::En);
         let at = |id: &str| p.of(id).join(" ");
         assert_eq!(at("f-q1-min"), (t.err_range)(1, 2));
-        assert_eq!(at("f-q2-to"), (t.err_range)(6, 10));
+        assert_eq!(at("f-q2-to"), (t.err_scale_to_above)(5));
         assert_eq!(at("f-q2-low"), (t.err_too_long)(END_LABEL.max_chars));
         assert_eq!(at("f-q3-type"), t.err_choice);
         // Each message sits at its field in the page, which points to it.

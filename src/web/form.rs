@@ -123,6 +123,21 @@ impl Problems {
     }
 }
 
+/// A ballot's problem at one question: the question's index and what is
+/// wrong, said without its number (the vote form shows none; the summary
+/// names the question by its text). `None` for any other problem.
+pub fn vote_problem(t: &Catalogue, problem: &Problem) -> Option<(usize, String)> {
+    Some(match problem {
+        Problem::ChoiceCount { question, min, max } => (*question, (t.vote_err_choice_count)(*min, *max)),
+        Problem::RepeatedRank { question } => (*question, t.vote_err_repeated_rank.to_owned()),
+        Problem::RankGap { question } => (*question, t.vote_err_rank_gap.to_owned()),
+        Problem::OffScale { question, min, max } => (*question, (t.vote_err_off_scale)(*min, *max)),
+        Problem::Unanswered { question } => (*question, t.vote_err_unanswered.to_owned()),
+        Problem::NoSuchOption { question, .. } => (*question, t.vote_err_no_such_option.to_owned()),
+        _ => return None,
+    })
+}
+
 /// A validation problem in the reader's language.
 pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
     match problem {

@@ -22,6 +22,7 @@ mod admin;
 pub mod assets;
 pub mod ballot;
 mod create;
+mod device;
 mod errors;
 pub mod form;
 pub mod lang;

@@ -19,9 +19,9 @@ use maud::html;
 
 use super::WebWorker;
 use super::errors::with_headers;
-use super::form::{Form, problem_text};
+use super::form::Form;
 use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
-use super::poll::{BadVote, Entered, answers, facts, question_fieldset};
+use super::poll::{BadVote, Entered, answers, facts, problem_summary, question_fieldset};
 use crate::app::Access;
 use crate::day::Day;
 use crate::domain::Poll;
@@ -74,8 +74,9 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                     return ballot_page(w, &ctx, poll, today, 422, &shown, Some(("error", t.err_vote_form)));
                 }
                 Err(BadVote::Rule(problem, entered)) => {
-                    let text = problem_text(t, &problem);
-                    return ballot_page(w, &ctx, poll, today, 422, &entered, Some(("error", &text)));
+                    let (entered, text) = entered.refused(t, &problem);
+                    let message = text.as_deref().map(|text| ("error", text));
+                    return ballot_page(w, &ctx, poll, today, 422, &entered, message);
                 }
             };
             match w.session.change_ballot(req.client, poll, &receipt, answers, today) {
@@ -84,9 +85,12 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                     ballot_page(w, &ctx, poll, today, 200, &shown, Some(("ok", t.own_ballot_changed)))
                 }
                 Err(Error::Invalid(errors)) => {
-                    let text =
-                        errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
-                    ballot_page(w, &ctx, poll, today, 422, &entered, Some(("error", &text)))
+                    let (entered, text) = match errors.first() {
+                        Some(e) => entered.refused(t, &e.problem),
+                        None => (entered, Some(t.err_no_answer.to_owned())),
+                    };
+                    let message = text.as_deref().map(|text| ("error", text));
+                    ballot_page(w, &ctx, poll, today, 422, &entered, message)
                 }
                 // Too many changes from this network: the changes stay on
                 // the page, to send again later.
@@ -100,7 +104,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         // The ballot page's button asks first: a withdrawal cannot be undone.
         "confirm-withdraw" => Ok(confirm_page(&ctx, poll)),
         "withdraw" => match w.session.withdraw_ballot(req.client, poll, &receipt, today) {
-            Ok(()) => Ok(withdrawn_page(&Ctx { secret: None, ..ctx }, poll)),
+            Ok(()) => Ok(withdrawn_page(&Ctx { secret: None, ..ctx }, poll, &receipt)),
             Err(e @ Error::VotesThrottled { .. }) => {
                 let shown = Entered::from_ballot(&stored);
                 let r = ballot_page(w, &ctx, poll, today, 429, &shown, Some(("error", t.err_throttled)))?;
@@ -147,7 +151,7 @@ fn message(ctx: &Ctx, poll: &Poll, status: u16, heading: &str, text: &str) -> Re
         h1 { (heading) }
         (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         (notice("error", text))
-        p { a href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (title) } }
+        p { a.button href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (ctx.t.withheld_open_poll) } }
     };
     respond(status, ctx.lang, page(ctx, heading, body))
 }
@@ -204,6 +208,7 @@ fn ballot_page(
         (poll_subtitle(title.as_str(), clang))
         (facts(ctx, poll, today))
         @if let Some((kind, text)) = message { (notice(kind, text)) }
+        (problem_summary(ctx, clang, &questions, entered))
         p.lead { (t.own_ballot_intro) }
         form.vote.own-ballot method="post" action=(ctx.action()) {
             input type="hidden" name="receipt" value=(receipt);
@@ -214,7 +219,7 @@ fn ballot_page(
         }
         form.withdraw method="post" action=(ctx.action()) {
             input type="hidden" name="receipt" value=(receipt);
-            p.hint id="withdraw-hint" { (t.own_ballot_withdraw_hint) }
+            p.hint id="withdraw-hint" { (withdraw_hint(t, poll)) }
             button.secondary.danger type="submit" name="action" value="confirm-withdraw" aria-describedby="withdraw-hint" {
                 (t.own_ballot_withdraw)
             }
@@ -222,6 +227,16 @@ fn ballot_page(
         @if let Some(results) = &results { (super::results::results_section(ctx, poll, results, 2)) }
     };
     Ok(respond(status, ctx.lang, page(ctx, t.own_ballot_title, body)))
+}
+
+/// What withdrawing will do, before it is done; the invite code's fate only
+/// on a poll that takes codes.
+fn withdraw_hint(t: &crate::i18n::Catalogue, poll: &Poll) -> String {
+    if poll.duplicate_check == crate::domain::DuplicateCheck::Invite {
+        format!("{} {}", t.own_ballot_withdraw_hint, t.own_ballot_withdraw_code)
+    } else {
+        t.own_ballot_withdraw_hint.to_owned()
+    }
 }
 
 /// Asks before a withdrawal: what it does, the button that does it (the
@@ -233,7 +248,7 @@ fn confirm_page(ctx: &Ctx, poll: &Poll) -> Response {
     let body = html! {
         h1 { (t.own_ballot_withdraw) }
         (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
-        (notice("info", t.own_ballot_withdraw_hint))
+        (notice("info", &withdraw_hint(t, poll)))
         form.withdraw-confirm method="post" action=(ctx.action()) {
             input type="hidden" name="receipt" value=(receipt);
             div.submit {
@@ -247,15 +262,17 @@ fn confirm_page(ctx: &Ctx, poll: &Poll) -> Response {
 }
 
 /// After a withdrawal. The script forgets this browser's receipt and vote
-/// note for the poll (`data-forget-poll`).
-fn withdrawn_page(ctx: &Ctx, poll: &Poll) -> Response {
+/// note for the poll (`data-forget-poll`): that receipt
+/// (`data-forget-receipt`; withdrawn, it opens nothing any more), and the
+/// note when it kept no other.
+fn withdrawn_page(ctx: &Ctx, poll: &Poll, receipt: &str) -> Response {
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
         h1 { (t.own_ballot_withdrawn_title) }
         (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
-        p.notice.ok role="status" id="withdrawn" data-forget-poll=(poll.id) { (t.own_ballot_withdrawn_text) }
-        p { a href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (title) } }
+        p.notice.ok role="status" id="withdrawn" data-forget-poll=(poll.id) data-forget-receipt=(receipt) { (t.own_ballot_withdrawn_text) }
+        p { a.button href=(ctx.href(&crate::app::Links::share_path(&poll.id))) { (t.withheld_open_poll) } }
     };
     respond(200, ctx.lang, page(ctx, t.own_ballot_withdrawn_title, body))
 }

@@ -9,7 +9,7 @@ use maud::{Markup, html};
 
 use super::ballot::Verdict;
 use super::errors::{self, with_headers};
-use super::form::{Form, problem_text};
+use super::form::{Form, problem_text, vote_problem};
 use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
 use super::media::figure;
 use super::{Web, WebWorker};
@@ -21,6 +21,7 @@ use crate::domain::{
 };
 use crate::error::{Error, InviteRefusal};
 use crate::http::{Request, Response};
+use crate::i18n::Catalogue;
 use crate::secret::Receipt;
 use crate::store::Settle;
 
@@ -46,12 +47,22 @@ pub(super) struct Entered {
     invite: String,
     /// Why the code was refused, shown at its field.
     invite_error: Option<&'static str>,
+    /// A broken rule of one question (issue 25): said at that question
+    /// (its own error text, its controls `aria-invalid`) and in a summary
+    /// at the top that links to it and takes the focus.
+    problem: Option<Problem>,
 }
 
 impl Entered {
     /// The choices, without the code, which was refused for `why`.
     fn code_refused(&self, why: &'static str) -> Entered {
-        Entered { values: self.values.clone(), none: self.none.clone(), invite: String::new(), invite_error: Some(why) }
+        Entered {
+            values: self.values.clone(),
+            none: self.none.clone(),
+            invite: String::new(),
+            invite_error: Some(why),
+            problem: None,
+        }
     }
 
     /// A stored ballot, to show it in the vote form's fields.
@@ -69,6 +80,23 @@ impl Entered {
             .collect();
         let none = ballot.answers().iter().map(Option::is_none).collect();
         Entered { values, none, ..Entered::default() }
+    }
+
+    /// These answers with the problem that sent them back. A problem of
+    /// no single question (nothing answered) is the page's message instead:
+    /// `Some` of its text.
+    pub(super) fn refused(mut self, t: &Catalogue, problem: &Problem) -> (Entered, Option<String>) {
+        if vote_problem(t, problem).is_some() {
+            self.problem = Some(problem.clone());
+            (self, None)
+        } else {
+            (self, Some(problem_text(t, problem)))
+        }
+    }
+
+    /// The question with a problem, and what it is.
+    fn marked(&self, t: &Catalogue) -> Option<(usize, String)> {
+        self.problem.as_ref().and_then(|p| vote_problem(t, p))
     }
 
     /// Whether "No answer" was chosen for question `i`.
@@ -105,20 +133,28 @@ fn share_response(
         (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         @if let Some(m) = message { (notice("error", m)) }
+        (problem_summary(ctx, clang, &questions, entered))
         @if let Some(token) = token {
             p.notice.info id="already-voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) role="status" hidden { (t.already_voted) }
             @if poll.vote_changes {
                 // Shown by the script when this browser keeps a receipt for
-                // the poll: the ballot page then opens with it by itself.
+                // the poll: the ballot page then opens with it by itself;
+                // with several (one per ballot), a link to each.
                 div.notice.info.receipt-remembered id="receipt-remembered" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) role="status" hidden {
                     p { (t.receipt_remembered) }
                     p.actions {
-                        a.button href=(ctx.href(&super::own::path(&poll.id))) { (t.receipt_open) }
+                        a.button href=(ctx.href(&super::own::path(&poll.id))) data-receipt-open { (t.receipt_open) }
+                        span data-receipt-links data-nth=((t.receipt_open_nth)(987_654).replace("987654", "{n}")) hidden {}
                         " "
                         button.secondary type="button" data-forget-receipt { (t.receipt_forget) }
                     }
                 }
             }
+            // After a vote from this browser the script folds the form
+            // behind this button: one's own response comes first, and a
+            // second vote is a choice, not the page's main action.
+            p.answer-again { button.secondary type="button" id="answer-again" hidden { (t.answer_again) } }
+            div id="answer-form" {
             p.lead { (t.vote_intro) }
             form.vote method="post" action=(ctx.action()) {
                 input type="hidden" name="ballot" value=(token);
@@ -140,6 +176,7 @@ fn share_response(
                 }
                 div.submit { button.primary type="submit" { (t.vote_submit) } }
             }
+            }
         } @else {
             div.notice.closed role="status" {
                 h2 { (t.closed_title) }
@@ -154,7 +191,7 @@ fn share_response(
         @if poll.vote_changes && !poll.closed {
             // For a voter without script, or on another device: the receipt
             // is typed on that page.
-            p.hint.own-ballot id="own-ballot-link" { a href=(ctx.href(&super::own::path(&poll.id))) { (t.receipt_open) } }
+            p.hint.own-ballot id="own-ballot-link" { a href=(ctx.href(&super::own::path(&poll.id))) { (t.receipt_have) } }
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
@@ -184,14 +221,28 @@ pub(super) fn question_fieldset(
         QuestionKind::Scale => q.scale().map(|(lo, hi)| (t.scale_hint)(lo, hi)),
     };
     let order = option_order(texts.options.len(), poll.shuffle_options);
+    let error = entered.marked(t).filter(|(at, _)| *at == i).map(|(_, text)| text);
+    let invalid = error.as_ref().map(|_| "true");
+    let error_id = format!("q{i}-error");
+    let described: Vec<&str> = [hint.as_ref().map(|_| hint_id.as_str()), error.as_ref().map(|_| error_id.as_str())]
+        .into_iter()
+        .flatten()
+        .collect();
+    // With script, a multiple-choice question stops a box beyond its
+    // maximum at once, and says why (the server still checks).
+    let most = (q.kind == QuestionKind::Multiple).then(|| q.choice_bounds());
     html! {
-        fieldset class=(format!("question q-{}", q.kind.as_str())) aria-describedby=[hint.as_ref().map(|_| hint_id.as_str())] {
+        fieldset class=(format!("question q-{}", q.kind.as_str())) id=(format!("q{i}-set")) tabindex="-1"
+            aria-describedby=[(!described.is_empty()).then(|| described.join(" "))]
+            data-max=[most.map(|(_, max)| max)] data-max-text=[most.map(|(min, max)| (t.vote_err_choice_count)(min, max))] {
             legend lang=[clang] {
                 (texts.label.as_str())
                 @if q.required { " " span.required { (t.required_mark) } }
             }
             @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
             @if let Some(h) = &hint { p.hint id=(hint_id) { (h) } }
+            @if let Some(e) = &error { p.field-error id=(error_id) { (e) } }
+            @if most.is_some() { p.field-error data-max-live role="status" hidden {} }
             @match q.kind {
                 QuestionKind::Single | QuestionKind::Multiple => {
                     @let kind = if q.kind == QuestionKind::Single { "radio" } else { "checkbox" };
@@ -200,7 +251,7 @@ pub(super) fn question_fieldset(
                     @for j in order {
                         label.choice for=(format!("q{i}-{j}")) {
                             input type=(kind) id=(format!("q{i}-{j}")) name=(name) value=(j)
-                                required[q.required && kind == "radio"] checked[entered.has(i, j)];
+                                required[q.required && kind == "radio"] checked[entered.has(i, j)] aria-invalid=[invalid];
                             span.choice-text lang=[clang] { (texts.options[j].as_str()) }
                         }
                     }
@@ -216,7 +267,7 @@ pub(super) fn question_fieldset(
                             @let id = format!("q{i}r{j}");
                             @let text = texts.options[j].as_str();
                             li.rank-row {
-                                select id=(id) name=(id) aria-label=((t.rank_of)(text)) {
+                                select id=(id) name=(id) aria-label=((t.rank_of)(text)) aria-invalid=[invalid] {
                                     option value="" selected[entered.rank(i, j) == 0] { (t.rank_none) }
                                     @for r in 1..=texts.options.len() {
                                         option value=(r) selected[entered.rank(i, j) == r] { (r) }
@@ -251,7 +302,7 @@ pub(super) fn question_fieldset(
                                     };
                                     span.scale-value {
                                         input type="radio" id=(id) name=(name) value=(v) aria-describedby=[end]
-                                            required[q.required] checked[entered.has(i, usize::from(v))];
+                                            required[q.required] checked[entered.has(i, usize::from(v))] aria-invalid=[invalid];
                                         label for=(id) { (v) }
                                     }
                                 }
@@ -267,6 +318,21 @@ pub(super) fn question_fieldset(
                     }
                 }
             }
+        }
+    }
+}
+
+/// The summary at the top of a vote form sent back for a broken rule: the
+/// question named by its text, linked to its fieldset, with what is wrong.
+/// It takes the focus (the script's `data-focus`), like the creation form's.
+pub(super) fn problem_summary(ctx: &Ctx, clang: Option<&str>, questions: &[Texts<'_>], entered: &Entered) -> Markup {
+    let t = ctx.t;
+    let Some((i, text)) = entered.marked(t) else { return html! {} };
+    let label = questions.get(i).map_or("", |q| q.label.as_str());
+    html! {
+        div.error-summary role="alert" tabindex="-1" data-focus aria-labelledby="error-summary-heading" {
+            h2 id="error-summary-heading" { (t.vote_not_sent) }
+            ul { li { a href=(format!("#q{i}-set")) lang=[clang] { (label) } (t.colon) (text) } }
         }
     }
 }
@@ -306,7 +372,9 @@ pub fn facts(ctx: &Ctx, poll: &Poll, today: Day) -> Markup {
             span class=(if poll.closed { "status closed" } else { "status open" }) {
                 (if poll.closed { t.status_closed } else { t.status_open })
             }
-            @if let Some(closes) = &closes {
+            // A poll closed by its admin before its closing day no longer
+            // "closes on" it (issue 25): the status says it all.
+            @if let Some(closes) = closes.as_ref().filter(|_| !poll.closed || deadline_passed(poll.closes_on, today)) {
                 " · "
                 time.closes datetime=(closes) {
                     @if deadline_passed(poll.closes_on, today) { ((t.closed_on)(&t.day(closes))) } @else { ((t.closes_on)(&t.day(closes))) }
@@ -330,8 +398,9 @@ pub(super) enum BadVote {
     /// look again.
     Changed,
     /// A value outside its question's range (an option index, a rank, a
-    /// scale value): the form comes back with the rest of what was entered.
-    Rule(Problem, Entered),
+    /// scale value): the form comes back with the rest of what was entered
+    /// (boxed: it is large, and rare).
+    Rule(Problem, Box<Entered>),
 }
 
 /// Reads the vote form (docs/WEB.md): `q{i}` once for single choice and
@@ -452,7 +521,7 @@ pub(super) fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<O
         entered.push(kept);
     }
     match out_of_range {
-        Some(problem) => Err(BadVote::Rule(problem, Entered { values: entered, none, ..Entered::default() })),
+        Some(problem) => Err(BadVote::Rule(problem, Box::new(Entered { values: entered, none, ..Entered::default() }))),
         None => Ok((answers, Entered { values: entered, none, ..Entered::default() })),
     }
 }
@@ -471,7 +540,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         }
         Err(BadVote::Rule(problem, mut entered)) => {
             entered.invite = form.text("invite");
-            return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(&problem_text(t, &problem)));
+            let (entered, message) = entered.refused(t, &problem);
+            return share_response(&w.web, &ctx, poll, today, 422, &entered, message.as_deref());
         }
     };
     entered.invite = form.text("invite");
@@ -497,8 +567,11 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Ok(admitted) => admitted,
         Err(Error::Closed) => return share_response(&w.web, &ctx, poll, today, 409, &Entered::default(), None),
         Err(Error::Invalid(errors)) => {
-            let text = errors.first().map_or_else(|| t.err_no_answer.to_owned(), |e| problem_text(t, &e.problem));
-            return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(&text));
+            let Some(e) = errors.first() else {
+                return share_response(&w.web, &ctx, poll, today, 422, &entered, Some(t.err_no_answer));
+            };
+            let (entered, message) = entered.clone().refused(t, &e.problem);
+            return share_response(&w.web, &ctx, poll, today, 422, &entered, message.as_deref());
         }
         // The choices stay; the code is not echoed back.
         Err(Error::InviteRefused(refusal)) => {
@@ -614,7 +687,10 @@ fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> R
                 data-until=(poll.expires_on.to_string()) {
                 h2 id="receipt-heading" { (t.receipt_heading) }
                 p { (t.receipt_text) }
-                p.receipt-code { code id="receipt" { (receipt) } }
+                p.receipt-code {
+                    code id="receipt" { (receipt) }
+                    button.secondary type="button" data-copy="receipt" data-copied=(t.copied) hidden { (t.copy) }
+                }
                 p { a id="receipt-link" href=(format!("{}#receipt={receipt}", super::own::path(&poll.id))) { (t.receipt_link) } }
             }
         }

@@ -104,6 +104,13 @@ fn prompt(ctx: &Ctx, poll: &Poll, status: u16, (heading, text): (&str, &str), er
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         h2 { (heading) }
         p { (text) }
+        // Not visible yet (issue 25): first the way to the poll, where a
+        // voter sees them by voting or learns when they open; the key
+        // form is for the poll's creator.
+        @if heading == t.withheld_title {
+            @let vote = poll.visibility == ResultsVisibility::AfterVote && !poll.closed;
+            p { a.button href=(ctx.href(&Links::share_path(&poll.id))) { (if vote { t.withheld_vote } else { t.withheld_open_poll }) } }
+        }
         @if heading != t.private_results_title { p { (t.private_results_text) } }
         (token_form(ctx, t.token_show_results, error))
     };
@@ -280,7 +287,11 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
                         // The answer(s) with the most votes are marked in
                         // words (and drawn stronger), not by colour alone;
                         // a ranking's winner is its first place instead.
-                        @let most = figures.options.iter().map(|f| f.count).max().filter(|m| *m > 0 && figures.ranked.is_none());
+                        // When every answer has the most (a tie of all), none is marked:
+                        // "Most votes" on each would say nothing.
+                        @let most = figures.options.iter().map(|f| f.count).max().filter(|m| {
+                            *m > 0 && figures.ranked.is_none() && figures.options.iter().any(|f| f.count != *m)
+                        });
                         @for (o, f) in texts.options.iter().zip(&figures.options) {
                             @let leading = most == Some(f.count);
                             tr class=[leading.then_some("leading")] {
@@ -299,7 +310,10 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             @if let Some(ranked) = &figures.ranked {
                 details.pairwise {
                     summary { (t.pairwise_heading) }
-                    p.hint { (t.pairwise_hint) }
+                    // The table's words, or the cards' (issue 25): app.css
+                    // shows the one that matches what is drawn.
+                    p.hint.pairwise-hint-table { (t.pairwise_hint) }
+                    p.hint.pairwise-hint-cards { (t.pairwise_hint_cards) }
                     // Wider than a phone with many options: below ~600 px
                     // each row stacks as a card (its answer on top, one line
                     // per other answer, named from `data-label`), the ARIA

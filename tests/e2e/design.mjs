@@ -170,6 +170,12 @@ async function scenario(lang) {
   await fr(page, `${lang}-created`);
   const share = await page.inputValue("#link-share");
   const admin = await page.inputValue("#link-admin");
+  // Kept in this browser (issue 25): the home page lists it.
+  await page.check("#keep-admin");
+  await page.goto(`${base}/?lang=${lang}`);
+  check(await page.isVisible("#my-polls-list a"), `${lang}: the home page lists the poll kept on this device`);
+  await audit(page, `${lang}-home-my-polls`);
+  await fr(page, `${lang}-home-my-polls`);
 
   // The share page and the admin key prompt wear the same header and colours.
   await page.goto(share);
@@ -182,10 +188,16 @@ async function scenario(lang) {
   // Two votes for the first answer, one for the second.
   for (const answer of [0, 0, 1]) {
     await page.goto(share);
+    // After a vote the form is folded behind "Answer again" (issue 25).
+    if (await page.isVisible("#answer-again")) await page.click("#answer-again");
     await page.check(`#q0-${answer}`);
     await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
   }
   await audit(page, `${lang}-thanks`);
+  await page.goto(share);
+  check(await page.isVisible("#answer-again") && !(await page.isVisible("form.vote")), `${lang}: after voting the form is folded`);
+  await audit(page, `${lang}-share-after-vote`);
+  await fr(page, `${lang}-share-after-vote`);
 
   // Public results: whole numbers, the leader marked, a live refresh.
   await page.goto(`${share}/results`);

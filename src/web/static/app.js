@@ -5,7 +5,8 @@
 // - an invite code: read from an invite link's fragment (#invite=CODE), put
 //   in the vote form's code field and removed from the address bar, so a
 //   bookmark or a copied address no longer carries it;
-// - a print button on the sheet of invite cards;
+// - a print button on the sheet of invite cards, and its way back to the
+//   dashboard with the key kept in this tab's sessionStorage meanwhile;
 // - copy buttons next to links;
 // - on public results, a refresh every 10 s while the page is open (asks
 //   this server only: the CSP's connect-src is 'self');
@@ -17,7 +18,17 @@
 //   response, and the ballot page (`/p/{id}/ballot`) takes the receipt from
 //   its link's fragment (#receipt=, removed from the address bar at once)
 //   or from storage, and sends its form by itself;
+// - "Your poll is ready" (issue 25): a warning before the page is left
+//   while the admin link has not been copied or kept, and (opt-in, one
+//   checkbox) the admin link kept in localStorage until the poll's erase
+//   day, listed on the home page under "Your polls on this device" with a
+//   Forget button each; never sent anywhere;
+// - after a vote, the share page folds its form behind "Answer again" and
+//   offers one's response(s): every receipt this browser got for the poll
+//   is kept (one per ballot), so no vote makes an earlier one unreachable;
 // - focus on the error summary of a form that came back with problems;
+// - on the vote form, a multiple-choice box beyond the maximum is unticked
+//   at once, with the reason at the question;
 // - on the creation form, only the fields of each question's chosen type
 //   (without script all are shown; the server reads those of the type);
 // - on the vote form, "move up"/"move down" buttons for rankings, which keep
@@ -32,6 +43,8 @@
   var PREFIX = "anonpoll:voted:";
   // A receipt is kept as "<erase day> <receipt>".
   var RECEIPT = "anonpoll:receipt:";
+  // An admin link kept on request: "<erase day> <admin link> <title>".
+  var ADMIN = "anonpoll:admin:";
   var today = new Date().toISOString().slice(0, 10);
 
   function storage() {
@@ -87,6 +100,35 @@
     });
   }
 
+  // The invite sheet's way back to the dashboard (issue 25): the sheet holds
+  // no key (a saved copy goes to whoever prints the cards), so the
+  // dashboard's invite form keeps it in this tab's sessionStorage (gone
+  // with the tab; never sent but in this POST) and the sheet's button posts
+  // it back, taking it out of storage. Without it, the link: the key prompt.
+  var BACK = "anonpoll:back:";
+  function session() { try { return window.sessionStorage; } catch (e) { return null; } }
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-keep-key]"), function (form) {
+    form.addEventListener("submit", function () {
+      var key = form.querySelector("input[name=token]");
+      var s = session();
+      try { if (s && key) s.setItem(BACK + form.getAttribute("data-keep-key"), key.value); } catch (e) { /* storage unavailable */ }
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("form[data-back-poll]"), function (form) {
+    var s = session();
+    var name = BACK + form.getAttribute("data-back-poll");
+    var key = "";
+    try { key = (s && s.getItem(name)) || ""; } catch (e) { /* storage unavailable */ }
+    if (!key) return;
+    form.querySelector("input[name=token]").value = key;
+    form.hidden = false;
+    var link = form.parentNode.querySelector("[data-back-link]");
+    if (link) link.hidden = true;
+    form.addEventListener("submit", function () {
+      try { s.removeItem(name); } catch (e) { /* storage unavailable */ }
+    });
+  });
+
   // The sheet of invite cards: a button for the browser's own print dialog.
   Array.prototype.forEach.call(document.querySelectorAll("button[data-print]"), function (button) {
     button.hidden = false;
@@ -105,12 +147,20 @@
         button.textContent = button.getAttribute("data-copied");
         setTimeout(function () { button.textContent = original; }, 2000);
       };
+      // A link's field, or the receipt's <code>.
+      var text = "value" in input ? input.value : input.textContent.trim();
+      var pick = function () {
+        if (input.select) { input.select(); return; }
+        var range = document.createRange();
+        range.selectNodeContents(input);
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+      };
       if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(input.value).then(done, function () {
-          input.select();
-        });
+        navigator.clipboard.writeText(text).then(done, pick);
       } else {
-        input.select();
+        pick();
         try { if (document.execCommand("copy")) done(); } catch (e) { /* selected for manual copy */ }
       }
     });
@@ -169,8 +219,8 @@
     try {
       for (var i = store.length - 1; i >= 0; i--) {
         var k = store.key(i);
-        // Both kinds start with the erase day: "<day>", "<day> <receipt>".
-        var ours = k && (k.indexOf(PREFIX) === 0 || k.indexOf(RECEIPT) === 0);
+        // Every kind starts with the erase day: "<day>", "<day> <receipt>…".
+        var ours = k && (k.indexOf(PREFIX) === 0 || k.indexOf(RECEIPT) === 0 || k.indexOf(ADMIN) === 0);
         if (ours && (store.getItem(k) || "").split(" ")[0] <= today) store.removeItem(k);
       }
     } catch (e) { /* storage unavailable: nothing to tidy */ }
@@ -196,14 +246,30 @@
   }
 
   // Receipts. Read and written only here; a failing storage leaves the
-  // pages as they are without script.
-  function receiptOf(poll) {
-    if (!store) return "";
-    try { return ((store.getItem(RECEIPT + poll) || "").split(" ")[1]) || ""; } catch (e) { return ""; }
+  // pages as they are without script. A poll's entry is
+  // "<erase day> <receipt> <receipt>…", oldest first: one per ballot this
+  // browser cast (an older entry held one).
+  function receiptsOf(poll) {
+    if (!store) return [];
+    try { return (store.getItem(RECEIPT + poll) || "").split(" ").slice(1).filter(Boolean); } catch (e) { return []; }
   }
-  function forgetReceipt(poll) {
+  function receiptOf(poll) {
+    var all = receiptsOf(poll);
+    return all.length ? all[all.length - 1] : "";
+  }
+  function keepReceipts(poll, until, list) {
     if (!store) return;
-    try { store.removeItem(RECEIPT + poll); } catch (e) { /* storage unavailable */ }
+    try {
+      if (list.length) store.setItem(RECEIPT + poll, until + " " + list.join(" "));
+      else store.removeItem(RECEIPT + poll);
+    } catch (e) { /* full or disabled */ }
+  }
+  function forgetReceipt(poll, receipt) {
+    if (!store) return;
+    var rest = receiptsOf(poll).filter(function (r) { return receipt && plain(r) !== plain(receipt); });
+    var until = "";
+    try { until = (store.getItem(RECEIPT + poll) || "").split(" ")[0]; } catch (e) { /* storage unavailable */ }
+    keepReceipts(poll, until, rest);
   }
   function forgetVote(poll) {
     if (!store) return;
@@ -212,32 +278,65 @@
   // Comparable form of a receipt as typed: no dashes, spaces or case.
   function plain(r) { return (r || "").replace(/[\s-]/g, "").toUpperCase(); }
 
-  // Just voted: keep the receipt until the poll's erase day.
+  // Just voted: keep the receipt, beside those of earlier ballots, until
+  // the poll's erase day.
   var receiptBox = document.querySelector("[data-receipt-poll]");
   var receiptCode = document.getElementById("receipt");
   if (receiptBox && receiptCode && store) {
-    try {
-      store.setItem(RECEIPT + receiptBox.getAttribute("data-receipt-poll"),
-        receiptBox.getAttribute("data-until") + " " + receiptCode.textContent.trim());
-    } catch (e) { /* full or disabled: the receipt is on the page */ }
+    var boxPoll = receiptBox.getAttribute("data-receipt-poll");
+    var fresh = receiptCode.textContent.trim();
+    var all = receiptsOf(boxPoll).filter(function (r) { return plain(r) !== plain(fresh); });
+    keepReceipts(boxPoll, receiptBox.getAttribute("data-until"), all.concat([fresh]));
   }
 
-  // Share page: offer one's own response when this browser keeps a receipt.
+  // Share page after a vote from this browser: one's response(s) first,
+  // the form folded behind "Answer again (someone else on this device)".
   var remembered = document.getElementById("receipt-remembered");
-  if (remembered && receiptOf(remembered.getAttribute("data-poll"))) {
+  var plainLink = document.getElementById("own-ballot-link");
+  var answerArea = document.getElementById("answer-form");
+  var answerAgain = document.getElementById("answer-again");
+  function fold() {
+    if (!answerArea || !answerAgain) return;
+    answerArea.hidden = true;
+    answerAgain.hidden = false;
+  }
+  if (answerAgain && answerArea) {
+    answerAgain.addEventListener("click", function () {
+      answerArea.hidden = false;
+      answerAgain.hidden = true;
+      var first = answerArea.querySelector("input:not([type=hidden]), select");
+      if (first) first.focus();
+    });
+  }
+  var rememberedPoll = remembered ? remembered.getAttribute("data-poll") : "";
+  var kept = rememberedPoll ? receiptsOf(rememberedPoll) : [];
+  if (remembered && kept.length) {
     remembered.hidden = false;
     // Kept until the poll's erase day as it is now.
-    try {
-      store.setItem(RECEIPT + remembered.getAttribute("data-poll"),
-        remembered.getAttribute("data-until") + " " + receiptOf(remembered.getAttribute("data-poll")));
-    } catch (e) { /* storage unavailable */ }
+    keepReceipts(rememberedPoll, remembered.getAttribute("data-until"), kept);
     if (note) note.hidden = true;
-    var plainLink = document.getElementById("own-ballot-link");
     if (plainLink) plainLink.hidden = true;
+    fold();
+    // Several ballots from this browser: a link to each (the receipt in
+    // the fragment, which the ballot page takes off the address).
+    var more = remembered.querySelector("[data-receipt-links]");
+    var single = remembered.querySelector("a[data-receipt-open]");
+    if (more && single && kept.length > 1) {
+      single.hidden = true;
+      kept.forEach(function (r, i) {
+        var a = document.createElement("a");
+        a.className = "button" + (i === kept.length - 1 ? "" : " secondary");
+        a.href = single.getAttribute("href").split("?")[0] + "#receipt=" + encodeURIComponent(r);
+        a.textContent = more.getAttribute("data-nth").replace("{n}", String(i + 1));
+        more.appendChild(a);
+        more.appendChild(document.createTextNode(" "));
+      });
+      more.hidden = false;
+    }
     var forget = remembered.querySelector("[data-forget-receipt]");
     if (forget) {
       forget.addEventListener("click", function () {
-        forgetReceipt(remembered.getAttribute("data-poll"));
+        keepReceipts(rememberedPoll, "", []);
         remembered.hidden = true;
         if (plainLink) plainLink.hidden = false;
         // The vote note, which the remembered receipt stood in for, again.
@@ -246,6 +345,8 @@
         } catch (e) { /* storage unavailable */ }
       });
     }
+  } else if (note && !note.hidden) {
+    fold();
   }
 
   // Ballot page: the receipt from the link's fragment (taken off the
@@ -257,7 +358,7 @@
     var field = receiptForm.querySelector("input[name=receipt]");
     if (receiptForm.hasAttribute("data-refused")) {
       // Refused: a kept receipt that was refused (withdrawn elsewhere) goes.
-      if (field && plain(field.value) === plain(receiptOf(poll))) forgetReceipt(poll);
+      if (field && field.value) forgetReceipt(poll, field.value);
     } else if (field && receiptForm.hasAttribute("data-auto")) {
       var r = given || receiptOf(poll);
       // Sent by itself once per visit: coming back to this page (the Back
@@ -275,11 +376,88 @@
     }
   }
 
-  // Withdrawn: this browser forgets the receipt and the vote note.
+  // Withdrawn: this browser forgets that receipt, and the vote note when
+  // no other ballot of this browser is left.
   var withdrawn = document.querySelector("[data-forget-poll]");
   if (withdrawn && store) {
-    forgetReceipt(withdrawn.getAttribute("data-forget-poll"));
-    forgetVote(withdrawn.getAttribute("data-forget-poll"));
+    var gonePoll = withdrawn.getAttribute("data-forget-poll");
+    forgetReceipt(gonePoll, withdrawn.getAttribute("data-forget-receipt") || "");
+    if (!receiptsOf(gonePoll).length) forgetVote(gonePoll);
+  }
+
+  // "Your poll is ready": keep the admin link in this browser (opt-in), and
+  // warn before leaving while the link is neither copied nor kept.
+  var keepField = document.getElementById("keep-admin-field");
+  if (keepField) {
+    var keepBox = document.getElementById("keep-admin");
+    var keepKey = ADMIN + keepField.getAttribute("data-keep-poll");
+    var saved = false;
+    if (store && keepBox) {
+      keepField.hidden = false;
+      try { keepBox.checked = !!store.getItem(keepKey); } catch (e) { /* storage unavailable */ }
+      keepBox.addEventListener("change", function () {
+        try {
+          if (keepBox.checked) {
+            store.setItem(keepKey, keepField.getAttribute("data-until") + " " + keepField.getAttribute("data-keep-link") +
+              " " + keepField.getAttribute("data-keep-title"));
+          } else {
+            store.removeItem(keepKey);
+          }
+        } catch (e) { keepBox.checked = false; }
+      });
+    }
+    var adminField = document.getElementById("link-admin");
+    var adminCopy = document.querySelector("button[data-copy=link-admin]");
+    if (adminCopy) adminCopy.addEventListener("click", function () { saved = true; });
+    if (adminField) adminField.addEventListener("copy", function () { saved = true; });
+    window.addEventListener("beforeunload", function (e) {
+      if (saved || (keepBox && keepBox.checked)) return;
+      e.preventDefault();
+      e.returnValue = "";
+    });
+  }
+
+  // Home page: the admin links kept in this browser, each with Forget.
+  var myPolls = document.getElementById("my-polls");
+  var myList = document.getElementById("my-polls-list");
+  if (myPolls && myList && store) {
+    var entries = [];
+    try {
+      for (var n = 0; n < store.length; n++) {
+        var key = store.key(n);
+        if (!key || key.indexOf(ADMIN) !== 0) continue;
+        var parts = (store.getItem(key) || "").split(" ");
+        if (parts.length < 3) continue;
+        entries.push({ key: key, until: parts[0], link: parts[1], title: parts.slice(2).join(" ") });
+      }
+    } catch (e) { /* storage unavailable: nothing listed */ }
+    entries.sort(function (a, b) { return a.title.localeCompare(b.title); });
+    entries.forEach(function (entry) {
+      var li = document.createElement("li");
+      var a = document.createElement("a");
+      a.href = entry.link;
+      a.textContent = entry.title;
+      var forgetOne = document.createElement("button");
+      forgetOne.type = "button";
+      forgetOne.className = "secondary";
+      forgetOne.textContent = myPolls.getAttribute("data-forget");
+      var named = document.createElement("span");
+      named.className = "visually-hidden";
+      named.textContent = " " + entry.title;
+      forgetOne.appendChild(named);
+      forgetOne.addEventListener("click", function () {
+        try { store.removeItem(entry.key); } catch (e) { /* storage unavailable */ }
+        var next = li.nextElementSibling || li.previousElementSibling;
+        myList.removeChild(li);
+        if (!myList.children.length) myPolls.hidden = true;
+        else if (next) next.querySelector("button").focus();
+      });
+      li.appendChild(a);
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(forgetOne);
+      myList.appendChild(li);
+    });
+    myPolls.hidden = entries.length === 0;
   }
 
   // Creation form: show the fields of the chosen type only.
@@ -368,72 +546,110 @@
   });
 
   // Vote form, rankings: the rows stand in the order of their ranks, ranked
-  // ones first; moving a row ranks it (and every row above it), and the
-  // selects always hold the rows' places, so the form sends what is seen.
+  // ones first, and the selects hold the ranks, so the form sends what is
+  // seen. Only what the voter touches changes (issue 25): "move up" ranks an
+  // unranked row after the last rank, or swaps a ranked row with the one
+  // ranked just above; "move down" swaps with the one just below, and takes
+  // the last ranked row out of the ranking; a rank chosen in a select is
+  // that rank (a row that held it takes the chosen row's old rank). Every
+  // rank that changed is announced. A gap a voter leaves in the selects is
+  // theirs to see: the server says so, and nothing is renumbered behind
+  // their back.
   Array.prototype.forEach.call(document.querySelectorAll("ol[data-ranking]"), function (list) {
     var live = document.getElementById(list.getAttribute("data-live"));
+    var n = list.children.length;
     function rows() { return Array.prototype.slice.call(list.children); }
     function select(row) { return row.querySelector("select"); }
     function rank(row) { var v = parseInt(select(row).value, 10); return v > 0 ? v : 0; }
-    function ranked() { return rows().filter(function (r) { return rank(r) > 0; }).length; }
+    // The rank each row had after the last change: a select's change event
+    // comes after its value changed, and the old rank is needed then.
+    function setRank(row, r) { select(row).value = r ? String(r) : ""; row.setAttribute("data-rank", String(r)); }
     function optionText(row) { return row.querySelector("label").textContent; }
-    // Sort by rank (unranked last), keeping the order of equals. Rows are
-    // put back around `keep`, so the focused control never leaves the page.
-    function arrange(order, keep) {
+    function holding(r, except) { return rows().filter(function (x) { return x !== except && rank(x) === r; })[0]; }
+    function highest() { return rows().reduce(function (m, x) { return Math.max(m, rank(x)); }, 0); }
+    var home = rows();
+    // Sort by rank (unranked last, in the page's order). Rows are put back
+    // around `keep`, so the focused control never leaves the page.
+    function arrange(keep) {
+      var order = rows().slice().sort(function (a, b) {
+        return ((rank(a) || Infinity) - (rank(b) || Infinity)) || (home.indexOf(a) - home.indexOf(b));
+      });
       var at = order.indexOf(keep);
       for (var i = at - 1; i >= 0; i--) list.insertBefore(order[i], order[i + 1]);
       for (var j = at + 1; j < order.length; j++) list.insertBefore(order[j], order[j - 1].nextSibling);
     }
-    function number(count) {
-      rows().forEach(function (r, i) { select(r).value = i < count ? String(i + 1) : ""; });
-      update();
-    }
     function update() {
-      var rs = rows();
-      rs.forEach(function (r, i) {
-        r.querySelector("[data-move=up]").disabled = i === 0;
-        r.querySelector("[data-move=down]").disabled = i === rs.length - 1;
+      rows().forEach(function (r) {
+        r.querySelector("[data-move=up]").disabled = rank(r) === 1 || (!rank(r) && highest() >= n);
+        r.querySelector("[data-move=down]").disabled = !rank(r);
       });
     }
-    function announce(row) {
-      var r = rank(row);
-      var text = r ? list.getAttribute("data-moved").replace("{rank}", String(r)) : list.getAttribute("data-unranked");
-      if (live) live.textContent = text.replace("{option}", optionText(row));
+    function announce(changed) {
+      if (!live) return;
+      live.textContent = changed.map(function (row) {
+        var r = rank(row);
+        var text = r ? list.getAttribute("data-moved").replace("{rank}", String(r)) : list.getAttribute("data-unranked");
+        return text.replace("{option}", optionText(row));
+      }).join(" ");
+    }
+    // Gives `row` rank `r`; a row holding `r` takes `row`'s old rank.
+    function give(row, r) {
+      var old = rank(row);
+      var other = r ? holding(r, row) : null;
+      if (other) setRank(other, old);
+      setRank(row, r);
+      return other ? [row, other] : [row];
     }
     function move(row, dir, button) {
-      var rs = rows();
-      var i = rs.indexOf(row);
-      var j = i + dir;
-      if (j < 0 || j >= rs.length) return;
-      var count = ranked();
-      var wasRanked = rank(row) > 0;
-      // The neighbour moves, not the row: focus stays on the pressed button.
-      if (dir < 0) list.insertBefore(rs[j], row.nextSibling); else list.insertBefore(rs[j], row);
-      if (dir < 0 || wasRanked) count = Math.max(count, j + 1);
-      number(count);
+      var r = rank(row);
+      var changed;
+      if (dir < 0) {
+        if (r === 1) return;
+        changed = r ? give(row, r - 1) : give(row, highest() + 1);
+      } else {
+        if (!r) return;
+        changed = holding(r + 1, row) || r < highest() ? give(row, r + 1) : give(row, 0);
+      }
+      arrange(row);
+      update();
       if (button.disabled) row.querySelector(dir < 0 ? "[data-move=down]" : "[data-move=up]").focus();
-      announce(row);
+      announce(changed);
     }
-    var initial = rows().map(function (r, i) { return [rank(r) || Infinity, i, r]; });
-    initial.sort(function (a, b) { return (a[0] - b[0]) || (a[1] - b[1]); });
-    initial.forEach(function (k) { list.appendChild(k[2]); });
+    arrange(rows()[0]);
     rows().forEach(function (row) {
+      row.setAttribute("data-rank", String(rank(row)));
       row.querySelector("[data-move-buttons]").hidden = false;
       row.querySelector("[data-move=up]").addEventListener("click", function (e) { move(row, -1, e.currentTarget); });
       row.querySelector("[data-move=down]").addEventListener("click", function (e) { move(row, 1, e.currentTarget); });
-      // A rank chosen in the select puts the row at that place.
+      // The rank chosen in the select is the row's rank: a row that held it
+      // takes this row's old one.
       select(row).addEventListener("change", function () {
         var r = rank(row);
-        var rest = rows().filter(function (x) { return x !== row; });
-        var above = rest.filter(function (x) { return rank(x) > 0; });
-        var below = rest.filter(function (x) { return rank(x) === 0; });
-        if (r) above.splice(Math.min(r - 1, above.length), 0, row); else below.unshift(row);
-        arrange(above.concat(below), row);
-        number(above.length);
-        announce(row);
+        setRank(row, parseInt(row.getAttribute("data-rank"), 10) || 0);
+        var changed = give(row, r);
+        arrange(row);
+        update();
+        announce(changed);
       });
     });
     update();
+  });
+
+  // Vote form, multiple choice: a box beyond the question's maximum is
+  // unticked at once, and the question says why (the server checks again).
+  Array.prototype.forEach.call(document.querySelectorAll("fieldset[data-max]"), function (set) {
+    var most = parseInt(set.getAttribute("data-max"), 10) || 0;
+    var said = set.querySelector("[data-max-live]");
+    set.addEventListener("change", function (e) {
+      var box = e.target;
+      if (!box || box.type !== "checkbox") return;
+      var over = box.checked && set.querySelectorAll("input[type=checkbox]:checked").length > most;
+      if (over) box.checked = false;
+      if (said) {
+        said.textContent = over ? set.getAttribute("data-max-text") : "";
+        said.hidden = !over;
+      }
+    });
   });
 
   var summary = document.querySelector("[data-focus]");

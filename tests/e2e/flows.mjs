@@ -1,0 +1,499 @@
+// The web flows of issue 25, in headless Chromium (driven by
+// tests/browser.rs): nothing a person can lose, nothing that leaves them
+// stuck. Each part fails on the pages as they were before its fix:
+// 1. "Your poll is ready" keeps the admin link: no language switcher, the
+//    poll opens in a new tab, a warning before leaving while the link is
+//    neither copied nor kept, and (opt-in) the link kept in this browser,
+//    listed on the home page with a Forget button; nothing sent, no cookie.
+// 2. After a vote the share page puts one's response first and folds the
+//    form behind "Answer again"; every receipt is kept, one per ballot.
+// 3. The invite sheet's way back keeps the key; a reload of the sheet is
+//    said calmly, with the same way back; the sheet promises no CSV.
+// 4. An invite-only poll's created page speaks of codes and offers "Next:
+//    issue invite codes", which opens the dashboard with the key.
+// 5. A refused vote names the question (no "Question 2" the page never
+//    shows), marks it (its own error text, aria-invalid), and a summary
+//    linking to it takes the focus; a multiple-choice box beyond the
+//    maximum is stopped before sending.
+// 6. The ranking changes only what the voter touches, and says every change.
+// 10. A 0–10 scale at 360 px: segments no smaller than the 2.75 rem targets.
+// 13. Head-to-head at 360 px (cards) is explained as cards, wider as a table.
+// 11. Creation messages say what is wrong: no "from 3 to 3", a scale's end
+//     told against its start (and outlined, in line with it), an empty form
+//     not told of the most questions it may have.
+// 14. The smaller things: "account" said once on the home page (and in the
+//     footer); no "Most votes" on a tie of all; "First choices" on one line
+//     at 1280 px; long question titles inside their box at 360 px; a Copy
+//     button for the receipt; a way to the poll after withdrawing; "1,000"
+//     in the invite count's error as in its hint.
+// 7. "Results not visible yet" leads to the poll (to vote, or to wait).
+// 8. A poll closed before its closing day does not say it "closes on" it.
+// 12. The admin page shows the share link's QR code too.
+// 9. The withdraw warning speaks of what will happen, and of invite codes
+//    only on a poll that takes them.
+// axe on every new state, screenshots at 360 and 1280 px.
+// Usage: node flows.mjs <base-url> <screenshot-dir>
+import { mkdirSync } from "node:fs";
+import { launch, check, axe, screenshots, openPage as open, run } from "./lib.mjs";
+
+const base = process.argv[2];
+const shots = process.argv[3] || "screenshots";
+mkdirSync(shots, { recursive: true });
+const browser = await launch();
+const openPage = (lang) => open(browser, lang);
+
+async function audit(page, name) {
+  await axe(page, name);
+  await screenshots(page, shots, name);
+}
+
+/** A poll made through the API: { id, adminToken, … }. Each from a client
+ *  of its own (polld trusts X-Forwarded-For from loopback in the tests), so
+ *  the creation limit, which the browser's own forms share, is not reached. */
+let clients = 0;
+async function apiPoll(body) {
+  clients += 1;
+  const r = await fetch(`${base}/api/polls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.25.${clients}.1` },
+    body: JSON.stringify({ lang: "en", expiryDays: 30, ...body }),
+  });
+  return r.json();
+}
+
+/** Fills and sends the creation form; leaves the page on "Your poll is ready". */
+async function create(page, lang, title, { invite = false } = {}) {
+  await page.goto(`${base}/?lang=${lang}`);
+  await page.fill("#f-title", title);
+  await page.fill("#f-q0", "Who?");
+  await page.fill("#f-q0o0", "Ada");
+  await page.fill("#f-q0o1", "Bea");
+  if (invite) {
+    if (!(await page.isVisible("#f-duplicate-invite"))) await page.click("#f-settings > summary");
+    await page.check("#f-duplicate-invite");
+  }
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#link-admin");
+}
+
+/** Clicks `selector` and says whether the page asked before leaving
+ *  (the dialog is dismissed: the page stays). */
+async function asksBeforeLeaving(page, selector) {
+  let asked = false;
+  const onDialog = async (d) => { asked = d.type() === "beforeunload"; await d.dismiss(); };
+  page.on("dialog", onDialog);
+  await page.click(selector, { noWaitAfter: true });
+  await page.waitForTimeout(700);
+  page.off("dialog", onDialog);
+  return asked;
+}
+
+async function item1() {
+  const { context, page, errors } = await openPage("en");
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  await page.goto(`${base}/?lang=en`);
+  check(!(await page.isVisible("#my-polls")), "1: the home page lists no kept poll before one is kept");
+  await create(page, "en", "Board election");
+  const admin = await page.inputValue("#link-admin");
+  const id = new URL(admin).pathname.split("/")[2];
+  check((await page.locator("nav.langs").count()) === 0, "1: the created page has no language switcher");
+  const opener = page.locator(`a[href="/p/${id}"]`);
+  check((await opener.getAttribute("target")) === "_blank", "1: \"Open the poll\" opens in a new tab");
+  check(await page.isVisible("#keep-admin") && !(await page.isChecked("#keep-admin")),
+    "1: keeping the admin link in this browser is offered, off by default");
+  await audit(page, "en-created-keep");
+  check(await asksBeforeLeaving(page, "a.brand") && await page.isVisible("#link-admin"),
+    "1: leaving before the admin link is copied or kept asks first");
+  // Kept: nothing asks, and the home page lists it.
+  await page.check("#keep-admin");
+  const kept = await page.evaluate((k) => localStorage.getItem(k), `anonpoll:admin:${id}`);
+  check(kept && kept.split(" ")[1] === admin && kept.endsWith(" Board election"), `1: the admin link is kept in localStorage (${kept})`);
+  check(!(await asksBeforeLeaving(page, "a.brand")), "1: once kept, leaving does not ask");
+  await page.waitForSelector("#f-title");
+  check(await page.isVisible("#my-polls"), "1: the home page lists the kept poll");
+  const href = await page.getAttribute("#my-polls-list a", "href");
+  check(href === admin, `1: the list links to the admin link (${href})`);
+  await audit(page, "en-my-polls");
+  await page.setViewportSize({ width: 360, height: 800 });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(wide <= 360, `1: the list fits 360 px (${wide})`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await Promise.all([page.waitForSelector("#status-heading"), page.click("#my-polls-list a")]);
+  check(!page.url().includes("#"), "1: the kept link opens the dashboard, and the key leaves the address bar");
+  await page.goto(`${base}/?lang=fr`);
+  check(await page.isVisible("#my-polls") && (await page.textContent("#my-polls h2")) === "Vos sondages sur cet appareil",
+    "1: the list in French");
+  await audit(page, "fr-my-polls");
+  await page.click("#my-polls-list button");
+  check(!(await page.isVisible("#my-polls")), "1: Forget empties the list");
+  const gone = await page.evaluate((k) => localStorage.getItem(k), `anonpoll:admin:${id}`);
+  check(gone === null, "1: Forget empties the storage");
+  // Copied: nothing asks either.
+  await create(page, "en", "Second poll");
+  await page.click("button[data-copy=link-admin]");
+  check(!(await asksBeforeLeaving(page, "a.brand")), "1: once the admin link is copied, leaving does not ask");
+  check((await context.cookies()).length === 0, "1: no cookie");
+  check(errors.length === 0, `1: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item2() {
+  const created = await apiPoll({
+    title: "Club outing", resultsVisibility: "public",
+    questions: [{ type: "single", label: "Where?", options: ["Park", "Lake"], required: true }],
+  });
+  const share = `${base}/p/${created.id}`;
+  const { context, page, errors } = await openPage("en");
+  await page.goto(`${base}/?lang=en`);
+  const legend = await page.locator("fieldset.choices:has(#f-duplicate-network) legend").innerText();
+  check(legend !== "One response per person", `2: the duplicate check is not called "One response per person" (${legend})`);
+  await page.goto(share);
+  const plainText = await page.textContent("#own-ballot-link");
+  check(!plainText.includes("See or change my response"), `2: before a vote, no "See or change my response" (${plainText.trim()})`);
+  await page.check("#q0-0");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt");
+  const first = (await page.textContent("#receipt")).trim();
+  await page.goto(share);
+  check(await page.isVisible("#receipt-remembered a.button") && !(await page.isVisible("form.vote")),
+    "2: after a vote, one's response is the main action and the form is folded");
+  check(await page.isVisible("#answer-again") && !(await page.isVisible("#own-ballot-link")),
+    "2: \"Answer again\" unfolds it; the receipt-typing link is gone");
+  await audit(page, "en-share-after-vote");
+  await page.click("#answer-again");
+  check(await page.isVisible("form.vote"), "2: \"Answer again\" shows the form");
+  const focused = await page.evaluate(() => document.activeElement && document.activeElement.closest("form.vote") !== null);
+  check(focused, "2: focus goes into the form");
+  await page.check("#q0-1");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt");
+  const second = (await page.textContent("#receipt")).trim();
+  const kept = await page.evaluate((k) => localStorage.getItem(k), `anonpoll:receipt:${created.id}`);
+  check(kept && kept.includes(first) && kept.includes(second), `2: both receipts are kept (${kept})`);
+  await page.goto(share);
+  const links = await page.locator("#receipt-remembered [data-receipt-links] a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  check(links.length === 2 && links[0].endsWith(`#receipt=${first}`) && links[1].endsWith(`#receipt=${second}`),
+    `2: one link per ballot (${links})`);
+  await audit(page, "en-share-two-receipts");
+  await Promise.all([page.waitForSelector("form.own-ballot"), page.click("#receipt-remembered [data-receipt-links] a >> nth=0")]);
+  check(await page.isChecked("#q0-0"), "2: the first link opens the first ballot");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=confirm-withdraw]")]);
+  await Promise.all([page.waitForNavigation(), page.click("button[value=withdraw]")]);
+  await page.waitForSelector("#withdrawn");
+  const left = await page.evaluate((k) => localStorage.getItem(k), `anonpoll:receipt:${created.id}`);
+  check(left && !left.includes(first) && left.includes(second), `2: withdrawing one ballot forgets only its receipt (${left})`);
+  await page.goto(share);
+  check(await page.isVisible("#receipt-remembered a[data-receipt-open]") && !(await page.isVisible("form.vote")),
+    "2: the other ballot is still offered");
+  check(errors.length === 0, `2: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item3and4() {
+  const { context, page, errors } = await openPage("en");
+  page.on("dialog", (d) => d.accept());
+  await create(page, "en", "Works council", { invite: true });
+  const hint = await page.textContent("#link-share-hint");
+  check(/invite code/i.test(hint), `4: the created page of an invite-only poll speaks of codes (${hint})`);
+  await audit(page, "en-created-invite");
+  await Promise.all([page.waitForNavigation(), page.click("button:has-text('Next: issue invite codes')")]);
+  check(await page.isVisible("#a-invites-count"), "4: \"Next: issue invite codes\" opens the dashboard at the codes");
+  check(await page.isVisible("#links-heading ~ .share-block svg.qr"), "12: the admin page shows the share link's QR code");
+  await audit(page, "en-admin-qr");
+  await page.fill("#a-invites-count", "2");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+  const intro = await page.textContent(".sheet-intro");
+  check(!intro.includes("CSV"), "3: the sheet promises no CSV it does not offer");
+  await Promise.all([page.waitForNavigation(), page.click(".sheet-intro .row-actions >> text=Back to managing the poll")]);
+  check(await page.isVisible("#status-heading"), "3: the sheet's way back keeps the key");
+  await page.fill("#a-invites-count", "2");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+  await page.reload();
+  const h1 = (await page.textContent("h1")).trim();
+  check(h1 === "These codes were already issued", `3: a reload of the sheet is said calmly (${h1})`);
+  await audit(page, "en-invites-reloaded");
+  await Promise.all([page.waitForNavigation(), page.click("main >> text=Back to managing the poll")]);
+  check(await page.isVisible("#status-heading"), "3: from there, back to the dashboard with the key");
+  check(errors.length === 0, `3/4: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item5() {
+  const created = await apiPoll({
+    title: "Snack day", resultsVisibility: "public",
+    questions: [
+      { type: "single", label: "Where?", options: ["Park", "Lake"] },
+      { type: "multiple", label: "Which snacks?", options: ["Nuts", "Fruit", "Cake"], maxChoices: 2 },
+    ],
+  });
+  const share = `${base}/p/${created.id}`;
+  const { context, page, errors } = await openPage("en");
+  await page.goto(share);
+  await page.check("#q1-0");
+  await page.check("#q1-1");
+  await page.click("#q1-2");
+  check(!(await page.isChecked("#q1-2")) && await page.isVisible("#q1-set [data-max-live]"),
+    "5: a third box on a two-at-most question is stopped at once, and the question says why");
+  // Sent anyway (as without script): the server refuses it.
+  await page.evaluate(() => { document.getElementById("q1-2").checked = true; });
+  await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  const summary = await page.textContent(".error-summary");
+  check(summary.includes("Which snacks?") && !/Question \d/.test(summary), `5: the summary names the question by its text (${summary.trim()})`);
+  check((await page.getAttribute(".error-summary a", "href")) === "#q1-set", "5: the summary links to the question");
+  const focused = await page.evaluate(() => document.activeElement && document.activeElement.classList.contains("error-summary"));
+  check(focused, "5: focus is on the summary");
+  check(await page.isVisible("#q1-error") && (await page.getAttribute("#q1-0", "aria-invalid")) === "true"
+    && (await page.getAttribute("#q0-0", "aria-invalid")) === null, "5: the question has its own error text and is marked invalid, the other not");
+  check(await page.isChecked("#q1-0") && await page.isChecked("#q1-2"), "5: what was entered is kept");
+  await audit(page, "en-vote-refused");
+  await page.goto(`${share}?lang=de`);
+  await page.evaluate(() => ["q1-0", "q1-1", "q1-2"].forEach((id) => { document.getElementById(id).checked = true; }));
+  await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  check(!/Frage \d/.test(await page.textContent(".error-summary")), "5: in German too, no question number");
+  await audit(page, "de-vote-refused");
+  check(errors.length === 0, `5: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item7to9() {
+  const { context, page, errors } = await openPage("en");
+  const q = [{ type: "single", label: "Where?", options: ["Park", "Lake"] }];
+  const afterVote = await apiPoll({ title: "Seven", resultsVisibility: "afterVote", questions: q });
+  await page.goto(`${base}/p/${afterVote.id}/results`);
+  const way = page.locator("main a.button");
+  check((await way.getAttribute("href")) === `/p/${afterVote.id}` && (await way.innerText()).includes("Answer the poll"),
+    "7: hidden results until a vote lead to the poll, to vote");
+  await audit(page, "en-withheld-vote");
+  const afterClose = await apiPoll({ title: "Seven b", resultsVisibility: "afterClose", questions: q });
+  await page.goto(`${base}/p/${afterClose.id}/results?lang=it`);
+  check((await page.locator("main a.button").innerText()) === "Vai al sondaggio", "7: results after closing lead to the poll (Italian)");
+  await audit(page, "it-withheld-close");
+
+  const closes = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  const early = await apiPoll({ title: "Eight", closesOn: closes, questions: q });
+  const patched = await fetch(`${base}/api/polls/${early.id}`, {
+    method: "PATCH",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${early.adminToken}` },
+    body: JSON.stringify({ closed: true }),
+  });
+  check(patched.ok, `8: closed through the API (${patched.status})`);
+  await page.goto(`${base}/p/${early.id}`);
+  const meta = await page.textContent("p.meta");
+  check(meta.includes("Closed") && !meta.includes("closes on"), `8: a poll closed early does not say it closes later (${meta.trim()})`);
+  await audit(page, "en-closed-early");
+  await page.goto(`${base}/p/${early.id}?lang=fr`);
+  check(!(await page.textContent("p.meta")).includes("Fin du vote"), "8: in French either");
+  await audit(page, "fr-closed-early");
+
+  const plain = await apiPoll({ title: "Nine", questions: q });
+  await page.goto(`${base}/p/${plain.id}`);
+  await page.check("#q0-0");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt-link");
+  await Promise.all([page.waitForSelector("form.own-ballot"), page.click("#receipt-link")]);
+  const hint = await page.textContent("#withdraw-hint");
+  check(/will/.test(hint) && !/invite/i.test(hint), `9: without codes the warning says what will happen, and nothing of codes (${hint})`);
+  await Promise.all([page.waitForNavigation(), page.click("button[value=confirm-withdraw]")]);
+  const asked = await page.textContent("main .notice");
+  check(/will/.test(asked) && !/invite/i.test(asked), `9: the page that asks says the same (${asked})`);
+  await audit(page, "en-confirm-withdraw");
+
+  const coded = await apiPoll({ title: "Nine b", duplicateCheck: "invite", questions: q });
+  const issued = await fetch(`${base}/api/polls/${coded.id}/invites`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${coded.adminToken}` },
+    body: JSON.stringify({ count: 1 }),
+  }).then((r) => r.json());
+  await page.goto(issued.invites[0].url);
+  await page.waitForSelector("#invite");
+  await page.check("#q0-1");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt-link");
+  await Promise.all([page.waitForSelector("form.own-ballot"), page.click("#receipt-link")]);
+  const codeHint = await page.textContent("#withdraw-hint");
+  check(/invite code/i.test(codeHint), `9: with codes the warning says the code stays used (${codeHint})`);
+  check(errors.length === 0, `7-9: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item6() {
+  const created = await apiPoll({
+    title: "Outing", questions: [{ type: "ranked", label: "Where, in order?", options: ["Park", "Beach", "Lake"] }],
+  });
+  const { context, page, errors } = await openPage("en");
+  await page.goto(`${base}/p/${created.id}`);
+  const ranks = () => page.evaluate(() => ["q0r0", "q0r1", "q0r2"].map((id) => document.getElementById(id).value).join());
+  await page.click("li.rank-row:has(#q0r1) button[data-move=up]");
+  check((await ranks()) === ",1,", `6: moving Beach up ranks Beach alone, not Park (${await ranks()})`);
+  check((await page.textContent("#q0-live")).includes("Beach"), "6: the move is announced");
+  await page.selectOption("#q0r2", "3");
+  check((await ranks()) === ",1,3", `6: choosing 3 in Lake's menu gives rank 3 (${await ranks()})`);
+  await page.selectOption("#q0r2", "1");
+  const said = await page.textContent("#q0-live");
+  check((await ranks()) === ",3,1", `6: choosing a rank another holds swaps the two (${await ranks()})`);
+  check(said.includes("Lake") && said.includes("Beach"), `6: both changes are announced (${said})`);
+  const order = await page.locator("ol.ranking label").allInnerTexts();
+  check(order.join() === "Lake,Beach,Park", `6: the rows follow the ranks (${order})`);
+  await page.click("li.rank-row:has(#q0r1) button[data-move=down]");
+  check((await ranks()) === ",,1", `6: moving the last ranked option down takes it out of the ranking (${await ranks()})`);
+  await audit(page, "en-ranking-moved");
+  check(errors.length === 0, `6: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item10and13() {
+  const created = await apiPoll({
+    title: "Ten", resultsVisibility: "public",
+    questions: [
+      { type: "scale", label: "How much?", scaleMin: 0, scaleMax: 10 },
+      { type: "ranked", label: "Order?", options: ["Park", "Beach", "Lake"] },
+    ],
+  });
+  const { context, page, errors } = await openPage("en");
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.goto(`${base}/p/${created.id}`);
+  const target = await page.evaluate(() => parseFloat(getComputedStyle(document.documentElement).fontSize) * 2.75);
+  const sizes = await page.locator("#q0-set .scale-value label").evaluateAll((ls) => ls.map((l) => {
+    const r = l.getBoundingClientRect();
+    return [Math.round(r.width), Math.round(r.height)];
+  }));
+  check(sizes.length === 11 && sizes.every(([w, h]) => w >= target - 0.5 && h >= target - 0.5),
+    `10: at 360 px every segment of a 0–10 scale is at least 2.75 rem (${Math.round(target)} px): ${JSON.stringify(sizes)}`);
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  check(wide <= 360, `10: the page fits 360 px (${wide})`);
+  await page.screenshot({ path: `${shots}/en-scale-360.png`, fullPage: true });
+  await page.goto(`${base}/p/${created.id}?lang=de`);
+  await page.screenshot({ path: `${shots}/de-scale-360.png`, fullPage: true });
+  await page.goto(`${base}/p/${created.id}`);
+  await page.check("#q0-7");
+  await page.selectOption("#q1r1", "1");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#voted");
+  await page.goto(`${base}/p/${created.id}/results`);
+  await page.click("details.pairwise summary");
+  const narrow = await page.locator("details.pairwise p.hint:visible").allInnerTexts();
+  check(narrow.length === 1 && !/row|column/i.test(narrow[0]) && /card/i.test(narrow[0]), `13: at 360 px the head-to-head is explained as cards (${narrow})`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const broad = await page.locator("details.pairwise p.hint:visible").allInnerTexts();
+  check(broad.length === 1 && /row/.test(broad[0]), `13: wider, as a table (${broad})`);
+  await audit(page, "en-pairwise");
+  check(errors.length === 0, `10/13: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item11() {
+  const { context, page, errors } = await openPage("en");
+  await page.goto(`${base}/?lang=en`);
+  await page.fill("#f-title", "Empty");
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector(".error-summary");
+  const empty = await page.textContent(".error-summary");
+  check(!/no more than|at most/i.test(empty), `11: an empty form is not told of the most questions (${empty.trim()})`);
+  await page.fill("#f-q0", "How good?");
+  await page.selectOption("#f-q0-type", "scale");
+  await page.selectOption("#f-q0-from", "5");
+  await page.selectOption("#f-q0-to", "3");
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector("#f-q0-to-error");
+  const said = await page.textContent("#f-q0-to-error");
+  check(/5/.test(said) && !/6 to 10/.test(said), `11: a scale's end is told against its start (${said.trim()})`);
+  const [from, to] = await Promise.all(["#f-q0-from", "#f-q0-to"].map((sel) => page.locator(sel).boundingBox()));
+  check(from && to && Math.abs(from.y - to.y) < 1, `11: From and To stay in line (${from && from.y}, ${to && to.y})`);
+  const outline = await page.locator("#f-q0-to").evaluate((el) => getComputedStyle(el).borderTopWidth);
+  check(outline === "2px", `11: To is outlined as invalid (${outline})`);
+  await audit(page, "en-create-scale-error");
+  // "From 3 to 3": a multiple-choice bound with one possible value.
+  await page.selectOption("#f-q0-type", "multiple");
+  await page.fill("#f-q0o0", "A");
+  await page.fill("#f-q0o1", "B");
+  await page.fill("#f-q0o2", "C");
+  await page.fill("#f-q0-min", "3");
+  await page.fill("#f-q0-max", "1");
+  await page.click("button.primary[value=create]");
+  await page.waitForSelector(".error-summary");
+  const bounds = await page.textContent(".error-summary");
+  check(!/from (\d+) to \1\b/.test(bounds), `11: no "from 3 to 3" (${bounds.trim()})`);
+  check(errors.length === 0, `11: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+async function item14() {
+  const { context, page, errors } = await openPage("en");
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+  await page.goto(`${base}/?lang=en`);
+  const accounts = await page.evaluate(() => (document.querySelector("main").innerText.match(/account/gi) || []).length);
+  check(accounts <= 1, `14: "account" at most once in the home page's content (${accounts})`);
+  const long = "Which of the Donaudampfschifffahrtsgesellschaftskapitänsmützenhersteller should supply us?";
+  const created = await apiPoll({
+    title: "Fourteen", resultsVisibility: "public",
+    questions: [
+      { type: "single", label: long, options: ["Ada", "Bea", "Cy"] },
+      { type: "ranked", label: "Order?", options: ["Park", "Beach"] },
+    ],
+  });
+  const share = `${base}/p/${created.id}`;
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.goto(share);
+  const inside = await page.evaluate(() => {
+    const set = document.getElementById("q0-set").getBoundingClientRect();
+    const legend = document.querySelector("#q0-set legend").getBoundingClientRect();
+    return legend.right <= set.right + 0.5 && set.right <= window.innerWidth;
+  });
+  check(inside, "14: a long question title stays inside its box at 360 px");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  for (const j of [0, 1, 2]) {
+    if (await page.isVisible("#answer-again")) await page.click("#answer-again");
+    await page.check(`#q0-${j}`);
+    await page.click("form.vote button[type=submit]");
+    await page.waitForSelector("#receipt");
+    await page.goto(share);
+  }
+  await page.goto(share + "/results");
+  check((await page.locator("#result-q0 .lead-mark").count()) === 0, "14: a tie of all answers marks none \"Most votes\"");
+  const heading = await page.locator("#result-q1 thead th.num >> nth=0").evaluate((th) => {
+    const range = document.createRange();
+    range.selectNodeContents(th);
+    return { text: th.innerText, lines: new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size };
+  }).catch(() => null);
+  check(heading && heading.lines <= 1, `14: "First choices" on one line at 1280 px (${JSON.stringify(heading)})`);
+  await page.goto(share);
+  await page.click("#answer-again");
+  await page.check("#q0-1");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt");
+  check(await page.isVisible("button[data-copy=receipt]"), "14: the receipt has a Copy button");
+  await page.click("button[data-copy=receipt]");
+  const copied = await page.evaluate(() => navigator.clipboard.readText()).catch(() => "");
+  check(copied === (await page.textContent("#receipt")).trim(), `14: Copy copies the receipt (${copied})`);
+  await Promise.all([page.waitForSelector("form.own-ballot"), page.click("#receipt-link")]);
+  await Promise.all([page.waitForNavigation(), page.click("button[value=confirm-withdraw]")]);
+  await Promise.all([page.waitForNavigation(), page.click("button[value=withdraw]")]);
+  const back = await page.getAttribute("main a.button", "href").catch((e) => String(e));
+  check(back && back.split("?")[0] === `/p/${created.id}`, `14: after withdrawing, a button back to the poll (${back}, ${page.url()})`);
+  await audit(page, "en-withdrawn");
+  await page.goto(`${share}?lang=de`);
+  check(!(await page.textContent("body")).includes("nach allen geordneten"), "14: German rank hint reads well");
+  await page.goto(`${base}/p/${created.id}/admin#${created.adminToken}`);
+  await page.waitForSelector("#status-heading");
+  await page.click("#invites-section > summary");
+  await page.fill("#a-invites-count", "5000");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+  const said = await page.textContent("#a-invites-count-error");
+  check(said.includes("1,000") && !said.includes("1000"), `14: the count's error writes 1,000 as its hint does (${said})`);
+  check(errors.length === 0, `14: no script or console errors ${JSON.stringify(errors)}`);
+  await context.close();
+}
+
+// Each part on its own: one that throws is a failure, and the others still
+// run. ONLY=item5 runs one part (while working on it).
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14 };
+await run(browser, async () => {
+  for (const [name, item] of Object.entries(items)) {
+    if (process.env.ONLY && process.env.ONLY !== name) continue;
+    try {
+      await item();
+    } catch (e) {
+      check(false, `${name} threw: ${String(e && e.message || e).split("\n")[0]}`);
+    }
+  }
+});
