@@ -118,6 +118,11 @@ SERVER_ADDR=
 start_listening() { # start_listening LOGFILE CMD...: runs CMD, reads "listening on ADDR" from its output
     local logf=$1 i
     shift
+    # Emptied first: the shell that starts the server truncates the log only
+    # once it runs, and until then sed would read the address the previous
+    # server of the same log printed (seen: polld's second start in a run
+    # read the first one's port, and nothing listened there).
+    : >"$logf"
     "$@" >"$logf" 2>&1 &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")

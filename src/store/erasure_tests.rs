@@ -294,6 +294,33 @@ fn day_changes_alone_keep_every_live_poll_readable() {
     assert!(other.reader().unwrap().poll(&id2, today).unwrap().is_none(), "the lease is what keeps it");
 }
 
+/// A reader remembers the data keys it unwrapped (`KeyMemo`), but never
+/// past the keyring: once the day of a poll's lease is gone, the same
+/// reader that opened it a moment ago reads it as erased, and a poll
+/// re-wrapped meanwhile is read with its new wrapping.
+#[test]
+fn a_reader_remembers_no_key_the_keyring_has_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+    let today = Day::today();
+    let poll = poll_json("Remembered", 365);
+    let (kept, lost) = (create(&store, &poll, today), create(&store, &poll, today));
+    let mut r = store.reader().unwrap();
+    for id in [&kept, &lost] {
+        let p = r.poll(id, today).unwrap().expect("live");
+        assert_eq!(r.tallies(&p).unwrap().votes[0], vec![0, 0, 0]);
+    }
+    // The next day's key work re-wraps both; the memo must not serve the
+    // old wrapping, or the check below would still pass on a stale key.
+    let next = today.plus_days(1);
+    crate::daemon::roll_keys(&store, next).unwrap();
+    assert_eq!(r.poll(&kept, next).unwrap().expect("re-wrapped, still live").title.as_str(), "Remembered");
+    // Past the lease without re-wrapping: both keys are gone.
+    store.keys().advance(next.plus_days(store.keys().lease() + 1)).unwrap();
+    assert!(r.poll(&lost, next).unwrap().is_none(), "a remembered key outlived its day");
+    assert!(r.poll_with_tallies(&kept, next).unwrap().is_none(), "a remembered key outlived its day");
+}
+
 /// A missing, truncated, foreign or damaged key file: a clear error naming
 /// it, and nothing touched (database and key file byte for byte).
 #[test]

@@ -1,8 +1,10 @@
 //! Read connections: one per worker thread, with cached statements. In WAL
 //! mode a reader sees the last committed state and never waits on the writer.
 //! Every value a reader returns was opened from its sealed form here, with
-//! the poll's data key unwrapped through the keyring.
+//! the poll's data key unwrapped through the keyring (or remembered from an
+//! earlier unwrap while the keyring still holds its day: [`KeyMemo`]).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -20,7 +22,23 @@ use super::{corrupt, data_key, place};
 pub struct Reader {
     pub(super) conn: Connection,
     keys: Arc<Keyring>,
+    memo: KeyMemo,
 }
+
+/// Data keys this reader unwrapped, by poll, with the wrapped key and day
+/// they came from. A poll is read again and again (its share page, its
+/// JSON, its results), and unwrapping its key was a tenth of a poll read's
+/// instructions (docs/PERFORMANCE.md, "Crypto erasure"). An entry serves
+/// only while the row holds the same wrapped key under the same day and
+/// the keyring still has that day's wrap key: a re-wrapped poll is
+/// unwrapped anew, and a poll whose key is gone reads as erased, as
+/// without the memo. Bounded by [`MEMO_POLLS`] like the writer's cache;
+/// keys are zeroized as entries drop.
+#[derive(Default)]
+struct KeyMemo(HashMap<String, (Day, Vec<u8>, DataKey)>);
+
+/// Most data keys one reader remembers; past it the memo starts over.
+const MEMO_POLLS: usize = 256;
 
 /// A poll row as stored: its days and its sealed data key.
 pub(super) struct PollRow {
@@ -93,7 +111,24 @@ pub(super) fn corrupt_sealed(what: &str, e: super::seal::Unsealed) -> Error {
 
 impl Reader {
     pub(super) fn new(conn: Connection, keys: Arc<Keyring>) -> Reader {
-        Reader { conn, keys }
+        Reader { conn, keys, memo: KeyMemo::default() }
+    }
+
+    /// The data key of poll `id` stored as `row`: remembered, or unwrapped
+    /// (see [`KeyMemo`]).
+    fn key(&mut self, id: &str, row: &PollRow) -> Result<&DataKey, Error> {
+        let same = self.memo.0.get(id).is_some_and(|(day, wrapped, _)| {
+            *day == row.key_day && *wrapped == row.data_key && self.keys.wrap_key(row.key_day).is_some()
+        });
+        if !same {
+            self.memo.0.remove(id);
+            let key = row.key(&self.keys, id)?;
+            if self.memo.0.len() >= MEMO_POLLS {
+                self.memo.0.clear();
+            }
+            self.memo.0.insert(id.to_owned(), (row.key_day, row.data_key.clone(), key));
+        }
+        self.memo.0.get(id).map(|(_, _, key)| key).ok_or_else(|| Error::internal(anyhow::anyhow!("the key memo")))
     }
 
     /// The poll if it exists and is live on `today` (and its key exists).
@@ -106,12 +141,12 @@ impl Reader {
         // The poll was read live: its creation day finds its row whatever today is.
         let row = poll_row(&self.conn, poll.id.as_str(), poll.created_on, ", tallies")?;
         let Some((row, blobs)) = row else { return Ok(rows::empty_tallies(&Layout::of(&poll.questions))) };
-        let key = match row.key(&self.keys, poll.id.as_str()) {
+        let key = match self.key(poll.id.as_str(), &row) {
             Ok(k) => k,
             Err(e) if is_erased(&e) => return Ok(rows::empty_tallies(&Layout::of(&poll.questions))),
             Err(e) => return Err(e),
         };
-        open_tallies(&key, poll.id.as_str(), &Layout::of(&poll.questions), &blobs[0])
+        open_tallies(key, poll.id.as_str(), &Layout::of(&poll.questions), &blobs[0])
     }
 
     /// The live poll and its counters, read in one statement (one snapshot).
@@ -121,17 +156,21 @@ impl Reader {
 
     fn read(&mut self, id: &PollId, today: Day, with_tallies: bool) -> Result<Option<(Poll, Option<Tallies>)>, Error> {
         let extra = if with_tallies { ", body, tallies" } else { ", body" };
-        let Some((row, blobs)) = poll_row(&self.conn, id.as_str(), today, extra)? else { return Ok(None) };
-        let key = match row.key(&self.keys, id.as_str()) {
+        let Some((row, blobs)) = poll_row(&self.conn, id.as_str(), today, extra)? else {
+            // Gone or expired: its key, if remembered, goes too.
+            self.memo.0.remove(id.as_str());
+            return Ok(None);
+        };
+        let key = match self.key(id.as_str(), &row) {
             Ok(k) => k,
             // Its key is gone: erased, whatever the row says.
             Err(e) if is_erased(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let doc = open_doc(&key, id.as_str(), &blobs[0])?;
-        let poll = doc.poll(id, row.created_on, row.expires_on, today)?;
+        let doc = open_doc(key, id.as_str(), &blobs[0])?;
+        let poll = doc.into_poll(id, row.created_on, row.expires_on, today)?;
         let tallies = match blobs.get(1) {
-            Some(sealed) => Some(open_tallies(&key, id.as_str(), &Layout::of(&poll.questions), sealed)?),
+            Some(sealed) => Some(open_tallies(key, id.as_str(), &Layout::of(&poll.questions), sealed)?),
             None => None,
         };
         Ok(Some((poll, tallies)))

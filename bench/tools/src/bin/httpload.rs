@@ -28,6 +28,12 @@
 //!       trust 127.0.0.1) vote on the heavy poll as fast as they are
 //!       answered. Prints the small poll's POST latency alone and under that
 //!       load (`p99_ratio`), and the heavy votes taken and refused (429).
+//!   httpload seq ADDR N IDS_FILE (post|PATH)
+//!       For counting instructions (bench/count.sh): prepares N requests
+//!       (`post`: fetches and fills in N vote forms; a PATH such as
+//!       `/p/{id}` cycles over the ids), prints `READY`, waits for a line on
+//!       stdin (the caller zeroes the server's counters then), and sends
+//!       them one after another on one connection.
 //!
 //! Prints one line: `RESULT rps=<ops/s> p50_ms= p99_ms= requests=<HTTP
 //! requests> ops=<operations> errors=<failed operations> ...`.
@@ -589,6 +595,47 @@ fn fair(addr: &str, conns: usize, secs: f64, posts_only: bool) {
     }
 }
 
+/// `seq` mode: N requests one after another, sent once the caller says so.
+fn sequential(addr: &str, n: usize, ids: &[String], target: &str) {
+    let mut c = Client::new(addr);
+    let mut rng = Rng(0x5EC0_0001);
+    let mut reqs: Vec<(&str, String, String)> = Vec::with_capacity(n);
+    for i in 0..n {
+        let id = &ids[i % ids.len()];
+        if target == "post" {
+            match fill_form(&mut c, id, &mut rng) {
+                Ok((action, body)) => reqs.push(("POST", action, body)),
+                Err(e) => {
+                    eprintln!("httpload: {e}");
+                    std::process::exit(1)
+                }
+            }
+        } else {
+            reqs.push(("GET", target.replace("{id}", id), String::new()));
+        }
+    }
+    println!("READY");
+    let _ = std::io::stdout().flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+    let mut st = Stats::default();
+    let start = Instant::now();
+    for (method, path, body) in &reqs {
+        let ctype = (*method == "POST").then_some("application/x-www-form-urlencoded");
+        simple(&mut c, method, path, ctype, body.as_bytes(), &mut st);
+    }
+    println!(
+        "RESULT requests={} ops={} errors={} seconds={:.3}",
+        st.requests,
+        st.ops,
+        st.errors,
+        start.elapsed().as_secs_f64()
+    );
+    if let Some(e) = st.first_error {
+        eprintln!("httpload: first error: {e}");
+    }
+}
+
 fn pct(v: &[u32], p: f64) -> f64 {
     v.get(((v.len() as f64 - 1.0) * p).max(0.0) as usize).copied().unwrap_or(0) as f64 / 1000.0
 }
@@ -596,7 +643,8 @@ fn pct(v: &[u32], p: f64) -> f64 {
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
-                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | fair ADDR CONNECTIONS SECONDS [posts]";
+                 | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | seq ADDR N IDS_FILE (post|PATH) \
+                 | fair ADDR CONNECTIONS SECONDS [posts]";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     if mode == "fair" {
         let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
@@ -604,7 +652,12 @@ fn main() {
         let posts_only = a.get(5).is_some_and(|m| m == "posts");
         return fair(addr, conns.parse().expect("connections"), secs.parse().expect("seconds"), posts_only);
     }
-    let ids_path = if mode == "detect" { a.get(3) } else { a.get(5) }.unwrap_or_else(|| panic!("{usage}"));
+    let ids_path = match mode {
+        "detect" => a.get(3),
+        "seq" => a.get(4),
+        _ => a.get(5),
+    }
+    .unwrap_or_else(|| panic!("{usage}"));
     let ids: Vec<String> = std::fs::read_to_string(ids_path)
         .expect("ids file")
         .lines()
@@ -633,6 +686,10 @@ fn main() {
             Err(e) => println!("GET {page}: {e}"),
         }
         std::process::exit(3);
+    }
+    if mode == "seq" {
+        let n: usize = a[3].parse().expect("N");
+        return sequential(&addr, n, &ids, a.get(5).map_or("post", String::as_str));
     }
     let conns: usize = a[3].parse().expect("connections");
     let secs: f64 = a[4].parse().expect("seconds");
