@@ -375,7 +375,9 @@ fn duplicate_check_mode(check: DuplicateCheck) -> &'static str {
              without an unused code of the poll is refused. Only the codes' SHA-256 hashes are stored, and \
              nothing pairs a code with the ballot it cast"
         }
-        DuplicateCheck::None => "`none`: no duplicate check, only a flood cap: one network may send ten times the `network` limit (a room of people behind one address)",
+        DuplicateCheck::None => {
+            "`none`: no duplicate check, only a flood cap: one network may send ten times the `network` limit (a room of people behind one address)"
+        }
     }
 }
 

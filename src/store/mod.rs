@@ -154,7 +154,7 @@ pub(crate) fn fallback_key(key: &DataKey, staged: &[u8; 16]) -> [u8; 16] {
 /// [`writer::STAGED`]. All of it is keyed-hash output, so a key is as
 /// random as one from the random source: no byte of it can be checked
 /// against the others.
-fn drawn_key(key: &DataKey, purpose: &[u8], input: &[u8]) -> [u8; 16] {
+fn drawn_key(key: &DataKey, purpose: &'static [u8], input: &[u8]) -> [u8; 16] {
     let mut out = [0u8; 16];
     for round in 0..=u8::MAX {
         out.copy_from_slice(&key.mac(purpose, &[&[round], input])[..16]);

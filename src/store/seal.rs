@@ -28,6 +28,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::day::Day;
 use crate::keyring::{RingId, SecretKey};
 use crate::secret::random_bytes;
@@ -118,13 +120,25 @@ fn open_with(key: &[u8; 32], aad: &[u8], sealed: &[u8]) -> Result<Zeroizing<Vec<
 }
 
 /// A poll's own random key. Everything of the poll is sealed under it.
-pub struct DataKey(SecretKey);
+pub struct DataKey {
+    key: SecretKey,
+    /// Each purpose's HMAC, keyed once (HKDF and the key schedule are 6 of
+    /// the 8 SHA-256 blocks of a short [`DataKey::mac`]; a vote with a
+    /// receipt takes three): it lives as long as the key, which the writer
+    /// keeps for the polls it counts. At most one per purpose, and the
+    /// purposes are the store's own constants.
+    macs: Mutex<Vec<(&'static [u8], Hmac<Sha256>)>>,
+}
 
 impl DataKey {
+    fn new(key: SecretKey) -> DataKey {
+        DataKey { key, macs: Mutex::new(Vec::new()) }
+    }
+
     pub fn generate() -> anyhow::Result<DataKey> {
         let mut key = Zeroizing::new([0u8; 32]);
         random_bytes(key.as_mut_slice())?;
-        Ok(DataKey(key))
+        Ok(DataKey::new(key))
     }
 
     fn wrap_aad(ring: &RingId, poll: &str, day: Day) -> Vec<u8> {
@@ -139,43 +153,59 @@ impl DataKey {
     /// This key sealed under `wrap` (the wrap key of `day`), bound to the
     /// key file's ring, the poll and the day.
     pub fn wrap(&self, wrap: &SecretKey, ring: &RingId, poll: &str, day: Day) -> anyhow::Result<Vec<u8>> {
-        seal_with(wrap, &DataKey::wrap_aad(ring, poll, day), self.0.as_slice())
+        seal_with(wrap, &DataKey::wrap_aad(ring, poll, day), self.key.as_slice())
     }
 
     /// The key [`DataKey::wrap`] sealed.
     pub fn unwrap(wrapped: &[u8], wrap: &SecretKey, ring: &RingId, poll: &str, day: Day) -> Result<DataKey, Unsealed> {
         let plain = open_with(wrap, &DataKey::wrap_aad(ring, poll, day), wrapped)?;
         let key: [u8; 32] = plain.as_slice().try_into().map_err(|_| Unsealed)?;
-        Ok(DataKey(Zeroizing::new(key)))
+        Ok(DataKey::new(Zeroizing::new(key)))
     }
 
     /// `plaintext` sealed at `place`.
     pub fn seal(&self, place: &Place, plaintext: &[u8]) -> anyhow::Result<Vec<u8>> {
-        seal_with(&self.0, &place.0, plaintext)
+        seal_with(&self.key, &place.0, plaintext)
     }
 
     /// What [`DataKey::seal`] sealed at `place`.
     pub fn open(&self, place: &Place, sealed: &[u8]) -> Result<Zeroizing<Vec<u8>>, Unsealed> {
-        open_with(&self.0, &place.0, sealed)
+        open_with(&self.key, &place.0, sealed)
     }
 
     /// A hash of `input` keyed under this poll's key for one `purpose`:
     /// HMAC-SHA256 under HKDF(data key, purpose).
-    pub fn mac(&self, purpose: &[u8], input: &[&[u8]]) -> [u8; 32] {
+    pub fn mac(&self, purpose: &'static [u8], input: &[&[u8]]) -> [u8; 32] {
+        let mut mac = {
+            // Each use is a lookup or a push: the list stays consistent.
+            let mut macs = self.macs.lock().unwrap_or_else(PoisonError::into_inner);
+            match macs.iter().find(|(p, _)| *p == purpose) {
+                Some((_, keyed)) => keyed.clone(),
+                None => {
+                    let keyed = self.keyed_mac(purpose);
+                    macs.push((purpose, keyed.clone()));
+                    keyed
+                }
+            }
+        };
+        for part in input {
+            mac.update(part);
+        }
+        mac.finalize().into_bytes().into()
+    }
+
+    /// The HMAC of `purpose`, keyed with HKDF(data key, purpose).
+    fn keyed_mac(&self, purpose: &[u8]) -> Hmac<Sha256> {
         let mut sub = Zeroizing::new([0u8; 32]);
         let mut info = b"anonpoll mac v1 ".to_vec();
         info.extend_from_slice(purpose);
         // 32 uniformly random bytes are a valid PRK; 32 bytes of output
         // are within HKDF's bound.
-        if let Ok(h) = Hkdf::<Sha256>::from_prk(self.0.as_slice()) {
+        if let Ok(h) = Hkdf::<Sha256>::from_prk(self.key.as_slice()) {
             let _ = h.expand(&info, sub.as_mut_slice());
         }
-        let mut mac = <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(sub.as_slice())
-            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
-        for part in input {
-            mac.update(part);
-        }
-        mac.finalize().into_bytes().into()
+        <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(sub.as_slice())
+            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"))
     }
 
     /// A value of `len` bytes (already padded) sealed in pieces of
@@ -187,10 +217,10 @@ impl DataKey {
         let count32 = u32::try_from(count)?;
         let mut out = Vec::with_capacity(plaintext.len() + count * OVERHEAD);
         for (i, piece) in plaintext.chunks(PIECE).enumerate() {
-            out.extend(seal_with(&self.0, &place.piece(i as u32, count32), piece)?);
+            out.extend(seal_with(&self.key, &place.piece(i as u32, count32), piece)?);
         }
         if plaintext.is_empty() {
-            out.extend(seal_with(&self.0, &place.piece(0, 1), &[])?);
+            out.extend(seal_with(&self.key, &place.piece(0, 1), &[])?);
         }
         Ok(out)
     }
@@ -210,7 +240,7 @@ impl DataKey {
         if index >= count {
             return Err(Unsealed);
         }
-        open_with(&self.0, &place.piece(index, count), sealed)
+        open_with(&self.key, &place.piece(index, count), sealed)
     }
 }
 
@@ -335,5 +365,34 @@ mod tests {
         assert_eq!(a.mac(b"invite", &[b"code"]), a.mac(b"invite", &[b"code"]));
         assert_ne!(a.mac(b"invite", &[b"code"]), b.mac(b"invite", &[b"code"]));
         assert_ne!(a.mac(b"invite", &[b"code"]), a.mac(b"receipt", &[b"code"]));
+    }
+
+    /// The keyed HMAC kept per purpose gives what HKDF then HMAC from the
+    /// key itself give, on the first use and every later one, whatever the
+    /// order of purposes: what was stored before the cache still matches.
+    #[test]
+    fn a_kept_mac_gives_what_a_fresh_one_gives() {
+        let raw = [7u8; 32];
+        let key = DataKey::new(Zeroizing::new(raw));
+        let fresh = |purpose: &[u8], input: &[&[u8]]| -> [u8; 32] {
+            let mut sub = [0u8; 32];
+            let info = [b"anonpoll mac v1 ".as_slice(), purpose].concat();
+            Hkdf::<Sha256>::from_prk(&raw).unwrap().expand(&info, &mut sub).unwrap();
+            let mut mac = <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(&sub).unwrap();
+            for part in input {
+                mac.update(part);
+            }
+            mac.finalize().into_bytes().into()
+        };
+        for (purpose, input) in [
+            (b"invite".as_slice(), [b"a".as_slice(), b"b"]),
+            (b"receipt staged", [b"r1", b""]),
+            (b"invite", [b"c", b"d"]),
+            (b"receipt staged", [b"r2", b"x"]),
+        ] {
+            let purpose: &'static [u8] = if purpose == b"invite" { b"invite" } else { b"receipt staged" };
+            assert_eq!(key.mac(purpose, &input), fresh(purpose, &input));
+        }
+        assert_eq!(key.macs.lock().unwrap().len(), 2, "one keyed HMAC per purpose");
     }
 }
