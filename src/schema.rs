@@ -179,13 +179,43 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
         }
         QuestionKind::Single | QuestionKind::Ranked => {}
     }
-    json!({
+    let mut schema = json!({
         "type": "object",
         "additionalProperties": false,
         "description": kind_description(kind),
         "required": required,
         "properties": properties,
-    })
+    });
+    if !answer {
+        let rules = cross_field_rules(kind);
+        if !rules.is_empty() {
+            schema["allOf"] = Value::Array(rules);
+        }
+    }
+    schema
+}
+
+/// The rules between a new question's fields that JSON Schema can state, as
+/// `if`/`then` pairs, one per value of the bounding field (the values are
+/// few): a scale's `scaleMax` above its `scaleMin`; a multiple-choice
+/// question's `maxChoices` at least its `minChoices`, and neither above the
+/// number of options.
+fn cross_field_rules(kind: QuestionKind) -> Vec<Value> {
+    let when = |field: &str, k: u64| json!({"required": [field], "properties": {field: {"const": k}}});
+    match kind {
+        QuestionKind::Scale => (u64::from(SCALE_FLOOR)..u64::from(SCALE_CEILING))
+            .map(|k| json!({"if": when("scaleMin", k), "then": {"properties": {"scaleMax": {"minimum": k + 1}}}}))
+            .collect(),
+        QuestionKind::Multiple => (MIN_CHOICES as u64..=OPTIONS.max as u64)
+            .flat_map(|k| {
+                [
+                    json!({"if": when("minChoices", k), "then": {"properties": {"maxChoices": {"minimum": k}, "options": {"minItems": k}}}}),
+                    json!({"if": when("maxChoices", k), "then": {"properties": {"options": {"minItems": k}}}}),
+                ]
+            })
+            .collect(),
+        QuestionKind::Single | QuestionKind::Ranked => Vec::new(),
+    }
 }
 
 /// `oneOf` the four question schemas; `discriminator` where `type` is
@@ -428,8 +458,16 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                  their responses are erased for good when they expire or are deleted. Dates are calendar days \
                  (UTC, `YYYY-MM-DD`); a poll is available until the day before `expiresOn` and erased on that day.\n\n\
                  Example:\n\n    {curl}\n\nErrors are RFC 9457 problem documents; validation errors (422) list \
-                 each invalid field in `errors`. At most {creations_per_hour} polls may be created per hour from \
-                 one client."
+                 each invalid field in `errors`, every problem of the body at once. At most {creations_per_hour} \
+                 polls may be created per hour from one client.\n\n\
+                 Rules between fields are in the schemas where JSON Schema can state them (`if`/`then`: \
+                 `resultsPublic` beside `resultsVisibility`, a scale's `scaleMax` above its `scaleMin`, \
+                 `minChoices` ≤ `maxChoices` ≤ the number of options). The server also checks what no schema \
+                 here states, each refused with 422 at its field: options of one question differ after trimming; \
+                 `closesOn` lies after the day of the request and before the poll's expiry; a language version \
+                 has the poll's structure (questions, options, end labels) and is not in the poll's own language; \
+                 a poll has at most {MAX_INVITES} invite codes in all; an integer is written as one (`5`, not \
+                 `5.0` or `5e0`, which JSON Schema's data model cannot tell apart)."
             ),
             "x-example": {"request": curl, "body": example_body},
         },
@@ -697,7 +735,19 @@ fn base_schemas() -> Value {
                     "maxItems": QUESTIONS.max,
                     "items": {"$ref": "#/components/schemas/Question"}
                 }
-            }
+            },
+            // `resultsPublic` beside `resultsVisibility`: true exactly when
+            // it is `public`.
+            "allOf": [
+                {
+                    "if": {"required": ["resultsPublic", "resultsVisibility"], "properties": {"resultsPublic": {"const": true}}},
+                    "then": {"properties": {"resultsVisibility": {"const": "public"}}}
+                },
+                {
+                    "if": {"required": ["resultsPublic", "resultsVisibility"], "properties": {"resultsPublic": {"const": false}}},
+                    "then": {"properties": {"resultsVisibility": {"not": {"const": "public"}}}}
+                }
+            ]
         },
         "Question": question_union(false, &format!(
             "One question of a new poll, by its `type` ({}; default `single`). Every type has `label` and \

@@ -487,11 +487,20 @@ impl NewPoll {
     /// Validates a creation body, reporting every invalid field.
     pub fn from_json(v: &Value) -> Result<NewPoll, Vec<FieldError>> {
         let mut errs = Errors::default();
-        let parsed = NewPoll::walk(v, &mut errs);
+        let parsed = NewPoll::walk(v, &mut errs, None);
         errs.finish(parsed)
     }
 
-    fn walk(v: &Value, errs: &mut Errors) -> Option<NewPoll> {
+    /// [`NewPoll::from_json`] with the rules of the day of creation too
+    /// ([`NewPoll::check_on`]), so that a body's answer lists every problem
+    /// at once: a deadline in the past beside a blank title, say.
+    pub fn from_json_on(v: &Value, today: Day) -> Result<NewPoll, Vec<FieldError>> {
+        let mut errs = Errors::default();
+        let parsed = NewPoll::walk(v, &mut errs, Some(today));
+        errs.finish(parsed)
+    }
+
+    fn walk(v: &Value, errs: &mut Errors, today: Option<Day>) -> Option<NewPoll> {
         let root = FieldPath::root();
         let obj = object(v, &root, &NewPoll::FIELDS, &NewPoll::REQUIRED_KEYS, errs)?;
         let title = field(obj, &root, Key::Title).and_then(|(t, p)| errs.take(p, Title::parse(t)));
@@ -503,6 +512,13 @@ impl NewPoll {
         let duplicate_check = settings::duplicate_check(obj, errs);
         let vote_changes = boolean(obj, Key::VoteChanges, errs);
         let questions = field(obj, &root, Key::Questions).and_then(|(q, p)| question_list(q, &p, errs, question));
+        let deadline = closes_on.flatten().flatten().zip(expiry).zip(today);
+        if let Some(((day, expiry), today)) = deadline
+            && let Err(p) = settings::check_deadline(day, today, today.plus_days(expiry.get()))
+        {
+            errs.push(Key::ClosesOn.into(), p);
+            return None;
+        }
         Some(NewPoll {
             title: title?,
             lang: lang?,
