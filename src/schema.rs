@@ -195,25 +195,28 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
     schema
 }
 
-/// The rules between a new question's fields that JSON Schema can state, as
-/// `if`/`then` pairs, one per value of the bounding field (the values are
-/// few): a scale's `scaleMax` above its `scaleMin`; a multiple-choice
-/// question's `maxChoices` at least its `minChoices`, and neither above the
-/// number of options.
+/// The rules between a new question's fields that JSON Schema can state.
+/// It cannot compare two values, but these take few: each rule is "some k
+/// lies between them", an `anyOf` with one branch per k (no `if` and no
+/// `not`, which schema-driven generators handle poorly). A scale's
+/// `scaleMin` < `scaleMax`; a multiple-choice question's `minChoices` ≤
+/// `maxChoices` and neither above the number of options (a field left out
+/// is no bound).
 fn cross_field_rules(kind: QuestionKind) -> Vec<Value> {
-    let when = |field: &str, k: u64| json!({"required": [field], "properties": {field: {"const": k}}});
+    let some_k = |ks: std::ops::RangeInclusive<u64>, branch: &dyn Fn(u64) -> Value| json!({"anyOf": ks.map(branch).collect::<Vec<_>>()});
+    let (lo, hi) = (MIN_CHOICES as u64, OPTIONS.max as u64);
     match kind {
-        QuestionKind::Scale => (u64::from(SCALE_FLOOR)..u64::from(SCALE_CEILING))
-            .map(|k| json!({"if": when("scaleMin", k), "then": {"properties": {"scaleMax": {"minimum": k + 1}}}}))
-            .collect(),
-        QuestionKind::Multiple => (MIN_CHOICES as u64..=OPTIONS.max as u64)
-            .flat_map(|k| {
-                [
-                    json!({"if": when("minChoices", k), "then": {"properties": {"maxChoices": {"minimum": k}, "options": {"minItems": k}}}}),
-                    json!({"if": when("maxChoices", k), "then": {"properties": {"options": {"minItems": k}}}}),
-                ]
-            })
-            .collect(),
+        QuestionKind::Scale => vec![some_k(
+            u64::from(SCALE_FLOOR)..=u64::from(SCALE_CEILING) - 1,
+            &|k| json!({"properties": {"scaleMin": {"maximum": k}, "scaleMax": {"minimum": k + 1}}}),
+        )],
+        QuestionKind::Multiple => vec![
+            some_k(
+                lo..=hi,
+                &|k| json!({"properties": {"minChoices": {"maximum": k}, "maxChoices": {"minimum": k}, "options": {"minItems": k}}}),
+            ),
+            some_k(lo..=hi, &|k| json!({"properties": {"maxChoices": {"maximum": k}, "options": {"minItems": k}}})),
+        ],
         QuestionKind::Single | QuestionKind::Ranked => Vec::new(),
     }
 }
@@ -460,7 +463,7 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                  Example:\n\n    {curl}\n\nErrors are RFC 9457 problem documents; validation errors (422) list \
                  each invalid field in `errors`, every problem of the body at once. At most {creations_per_hour} \
                  polls may be created per hour from one client.\n\n\
-                 Rules between fields are in the schemas where JSON Schema can state them (`if`/`then`: \
+                 Rules between fields are in the schemas where JSON Schema can state them (`anyOf`: \
                  `resultsPublic` beside `resultsVisibility`, a scale's `scaleMax` above its `scaleMin`, \
                  `minChoices` ≤ `maxChoices` ≤ the number of options). The server also checks what no schema \
                  here states, each refused with 422 at its field: options of one question differ after trimming; \
@@ -737,16 +740,10 @@ fn base_schemas() -> Value {
                 }
             },
             // `resultsPublic` beside `resultsVisibility`: true exactly when
-            // it is `public`.
-            "allOf": [
-                {
-                    "if": {"required": ["resultsPublic", "resultsVisibility"], "properties": {"resultsPublic": {"const": true}}},
-                    "then": {"properties": {"resultsVisibility": {"const": "public"}}}
-                },
-                {
-                    "if": {"required": ["resultsPublic", "resultsVisibility"], "properties": {"resultsPublic": {"const": false}}},
-                    "then": {"properties": {"resultsVisibility": {"not": {"const": "public"}}}}
-                }
+            // it is `public` (a field left out agrees with either branch).
+            "anyOf": [
+                {"properties": {"resultsPublic": {"const": true}, "resultsVisibility": {"const": "public"}}},
+                {"properties": {"resultsPublic": {"const": false}, "resultsVisibility": {"enum": ResultsVisibility::codes().into_iter().filter(|c| *c != "public").collect::<Vec<_>>()}}}
             ]
         },
         "Question": question_union(false, &format!(
