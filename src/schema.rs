@@ -179,46 +179,13 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
         }
         QuestionKind::Single | QuestionKind::Ranked => {}
     }
-    let mut schema = json!({
+    json!({
         "type": "object",
         "additionalProperties": false,
         "description": kind_description(kind),
         "required": required,
         "properties": properties,
-    });
-    if !answer {
-        let rules = cross_field_rules(kind);
-        if !rules.is_empty() {
-            schema["allOf"] = Value::Array(rules);
-        }
-    }
-    schema
-}
-
-/// The rules between a new question's fields that JSON Schema can state.
-/// It cannot compare two values, but these take few: each rule is "some k
-/// lies between them", an `anyOf` with one branch per k (no `if` and no
-/// `not`, which schema-driven generators handle poorly). A scale's
-/// `scaleMin` < `scaleMax`; a multiple-choice question's `minChoices` ≤
-/// `maxChoices` and neither above the number of options (a field left out
-/// is no bound).
-fn cross_field_rules(kind: QuestionKind) -> Vec<Value> {
-    let some_k = |ks: std::ops::RangeInclusive<u64>, branch: &dyn Fn(u64) -> Value| json!({"anyOf": ks.map(branch).collect::<Vec<_>>()});
-    let (lo, hi) = (MIN_CHOICES as u64, OPTIONS.max as u64);
-    match kind {
-        QuestionKind::Scale => vec![some_k(
-            u64::from(SCALE_FLOOR)..=u64::from(SCALE_CEILING) - 1,
-            &|k| json!({"properties": {"scaleMin": {"maximum": k}, "scaleMax": {"minimum": k + 1}}}),
-        )],
-        QuestionKind::Multiple => vec![
-            some_k(
-                lo..=hi,
-                &|k| json!({"properties": {"minChoices": {"maximum": k}, "maxChoices": {"minimum": k}, "options": {"minItems": k}}}),
-            ),
-            some_k(lo..=hi, &|k| json!({"properties": {"maxChoices": {"maximum": k}, "options": {"minItems": k}}})),
-        ],
-        QuestionKind::Single | QuestionKind::Ranked => Vec::new(),
-    }
+    })
 }
 
 /// `oneOf` the four question schemas; `discriminator` where `type` is
@@ -463,12 +430,12 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                  Example:\n\n    {curl}\n\nErrors are RFC 9457 problem documents; validation errors (422) list \
                  each invalid field in `errors`, every problem of the body at once. At most {creations_per_hour} \
                  polls may be created per hour from one client.\n\n\
-                 Rules between fields are in the schemas where JSON Schema can state them (`anyOf`: \
-                 `resultsPublic` beside `resultsVisibility`, a scale's `scaleMax` above its `scaleMin`, \
-                 `minChoices` ≤ `maxChoices` ≤ the number of options). The server also checks what no schema \
-                 here states, each refused with 422 at its field: options of one question differ after trimming; \
-                 `closesOn` lies after the day of the request and before the poll's expiry; a language version \
-                 has the poll's structure (questions, options, end labels) and is not in the poll's own language; \
+                 The server also checks rules between fields that the schemas here do not state, each refused \
+                 with 422 at its field: `resultsPublic` beside `resultsVisibility` is true exactly when it is \
+                 `public`; a scale's `scaleMax` is above its `scaleMin`; `minChoices` ≤ `maxChoices` ≤ the number \
+                 of options; options of one question differ after trimming; `closesOn` lies after the day of the \
+                 request and before the poll's expiry; a language version has the poll's structure (questions, \
+                 options, end labels) and is not in the poll's own language; \
                  a poll has at most {MAX_INVITES} invite codes in all; an integer is written as one (`5`, not \
                  `5.0` or `5e0`, which JSON Schema's data model cannot tell apart)."
             ),
@@ -739,12 +706,6 @@ fn base_schemas() -> Value {
                     "items": {"$ref": "#/components/schemas/Question"}
                 }
             },
-            // `resultsPublic` beside `resultsVisibility`: true exactly when
-            // it is `public` (a field left out agrees with either branch).
-            "anyOf": [
-                {"properties": {"resultsPublic": {"const": true}, "resultsVisibility": {"const": "public"}}},
-                {"properties": {"resultsPublic": {"const": false}, "resultsVisibility": {"enum": ResultsVisibility::codes().into_iter().filter(|c| *c != "public").collect::<Vec<_>>()}}}
-            ]
         },
         "Question": question_union(false, &format!(
             "One question of a new poll, by its `type` ({}; default `single`). Every type has `label` and \
