@@ -430,8 +430,16 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                  their responses are erased for good when they expire or are deleted. Dates are calendar days \
                  (UTC, `YYYY-MM-DD`); a poll is available until the day before `expiresOn` and erased on that day.\n\n\
                  Example:\n\n    {curl}\n\nErrors are RFC 9457 problem documents; validation errors (422) list \
-                 each invalid field in `errors`. At most {creations_per_hour} polls may be created per hour from \
-                 one client."
+                 each invalid field in `errors`, every problem of the body at once. At most {creations_per_hour} \
+                 polls may be created per hour from one client.\n\n\
+                 The server also checks rules between fields that the schemas here do not state, each refused \
+                 with 422 at its field: `resultsPublic` beside `resultsVisibility` is true exactly when it is \
+                 `public`; a scale's `scaleMax` is above its `scaleMin`; `minChoices` ≤ `maxChoices` ≤ the number \
+                 of options; options of one question differ after trimming; `closesOn` lies after the day of the \
+                 request and before the poll's expiry; a language version has the poll's structure (questions, \
+                 options, end labels) and is not in the poll's own language; \
+                 a poll has at most {MAX_INVITES} invite codes in all; an integer is written as one (`5`, not \
+                 `5.0` or `5e0`, which JSON Schema's data model cannot tell apart)."
             ),
             "x-example": {"request": curl, "body": example_body},
         },
@@ -699,7 +707,7 @@ fn base_schemas() -> Value {
                     "maxItems": QUESTIONS.max,
                     "items": {"$ref": "#/components/schemas/Question"}
                 }
-            }
+            },
         },
         "Question": question_union(false, &format!(
             "One question of a new poll, by its `type` ({}; default `single`). Every type has `label` and \

@@ -12,9 +12,13 @@
 //! - request heads are bounded (size, count, and a read timeout); bodies are
 //!   read only up to the limit, within a timeout; a declared or actual larger
 //!   body is handed to the handler as `Body::TooLarge` without being read;
-//! - open connections are capped, in all and per client (the TCP peer,
-//!   unless it is a trusted proxy); work waiting for a worker is capped, and
-//!   past the cap the answer is 503 at once;
+//! - open connections are capped in all; the per-client cap (the TCP peer,
+//!   unless it is a trusted proxy) applies only under pressure, once the
+//!   open connections near the cap: then a client at its cap gets no more,
+//!   and the heaviest client's connections beyond it are shut down, idle
+//!   ones at once, busy ones after their answer; so an idle server serves a
+//!   whole class behind one address. Work waiting for a worker is capped,
+//!   and past the cap the answer is 503 at once;
 //! - a reply waits at most `send_timeout` for a client that reads none of
 //!   it, then the connection is dropped; a connection is answered at most
 //!   [`MAX_REQUESTS_PER_CONNECTION`] times, so pipelining cannot queue
@@ -79,7 +83,8 @@ pub struct ServerConfig {
     pub max_body: usize,
     /// Open connections beyond this are closed at once.
     pub max_connections: usize,
-    /// Open connections one client may hold (trusted proxies: no cap).
+    /// Open connections one client may hold once the open connections near
+    /// `max_connections` (trusted proxies: no cap).
     pub max_connections_per_client: u32,
     /// How long a reply waits for a client that reads none of it.
     pub send_timeout: Duration,
@@ -140,6 +145,10 @@ impl ServerConfig {
 /// 431 past it. hyper's minimum is 8 KiB.
 const MAX_HEAD: usize = 16 * 1024;
 
+/// How long a busy connection that is shed under pressure has to finish its
+/// answer before it is dropped.
+const SHED_GRACE: Duration = Duration::from_secs(1);
+
 /// Requests answered on one connection before it is closed. hyper answers a
 /// connection's requests one after another, so pipelined requests wait in
 /// its read buffer (at most [`MAX_HEAD`]) and in the kernel's; this bounds
@@ -183,7 +192,7 @@ struct Shared {
     /// Upload slots per client.
     uploaders: Arc<Occupancy>,
     /// Open connections per client.
-    connections: Arc<Occupancy>,
+    connections: Arc<Crowd>,
     /// Whether the "X-Forwarded-For from an untrusted peer" warning was given.
     warned_forwarded: AtomicBool,
 }
@@ -247,7 +256,7 @@ impl Server {
             upload_slots: Arc::new(Semaphore::new(uploads)),
             upload_memory: Arc::new(Budget::new(self.config.uploads.map_or(0, |u| u.memory))),
             uploaders: Occupancy::new(self.config.uploads.map_or(1, |u| u.per_client))?,
-            connections: Occupancy::new(self.config.max_connections_per_client)?,
+            connections: Crowd::new(self.config.max_connections_per_client, self.config.max_connections)?,
             warned_forwarded: AtomicBool::new(false),
         });
         let served = runtime.block_on(accept_loop(self.listener, shared, self.shutdown.notify.clone()));
@@ -297,10 +306,97 @@ where
     }
 }
 
+/// Open connections from direct clients, by client group, for the
+/// per-client cap that applies only under pressure.
+struct Crowd {
+    /// Connections one client keeps under pressure.
+    cap: usize,
+    /// Open connections (all clients) from which the cap applies: seven
+    /// eighths of `--max-connections`, so that the last eighth is left for
+    /// newcomers while the excess is shed.
+    pressure: usize,
+    inner: Mutex<CrowdInner>,
+}
+
+struct CrowdInner {
+    /// The in-memory key that names client groups (no address is kept).
+    keys: crate::keyed::Generations<()>,
+    open: usize,
+    next: u64,
+    /// Each client's connections, oldest first, with the signal that shuts
+    /// one down.
+    clients: std::collections::HashMap<crate::keyed::Key, Vec<(u64, Arc<Notify>)>>,
+}
+
+/// One open connection of a direct client; leaves the crowd when dropped.
+struct Member {
+    crowd: Arc<Crowd>,
+    key: crate::keyed::Key,
+    id: u64,
+    shed: Arc<Notify>,
+}
+
+impl Crowd {
+    fn new(cap: u32, max_connections: usize) -> anyhow::Result<Arc<Crowd>> {
+        let keys = crate::keyed::Generations::new(Duration::MAX, std::time::Instant::now())?;
+        Ok(Arc::new(Crowd {
+            cap: cap as usize,
+            pressure: max_connections.saturating_mul(7) / 8,
+            inner: Mutex::new(CrowdInner { keys, open: 0, next: 0, clients: Default::default() }),
+        }))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CrowdInner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new connection from `client`, unless the server is under pressure
+    /// and the client holds its cap already. Under pressure, the heaviest
+    /// client's connections beyond the cap are told to shut down (an idle
+    /// one closes at once, a busy one after its answer).
+    fn admit(self: &Arc<Self>, client: ClientGroup) -> Option<Member> {
+        let mut inner = self.lock();
+        let key = inner.keys.current.key(&[client.as_bytes()]);
+        if inner.open >= self.pressure {
+            if inner.clients.get(&key).is_some_and(|c| c.len() >= self.cap) {
+                return None;
+            }
+            // The heaviest first; every client's connections beyond the
+            // cap go (a notice given twice counts once).
+            let mut over: Vec<&Vec<(u64, Arc<Notify>)>> =
+                inner.clients.values().filter(|c| c.len() > self.cap).collect();
+            over.sort_by_key(|c| std::cmp::Reverse(c.len()));
+            for (_, shed) in over.into_iter().flat_map(|c| c.iter().skip(self.cap)) {
+                shed.notify_one();
+            }
+        }
+        let (id, shed) = (inner.next, Arc::new(Notify::new()));
+        inner.next += 1;
+        inner.open += 1;
+        inner.clients.entry(key).or_default().push((id, shed.clone()));
+        Some(Member { crowd: self.clone(), key, id, shed })
+    }
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        let mut inner = self.crowd.lock();
+        inner.open = inner.open.saturating_sub(1);
+        if let Some(conns) = inner.clients.get_mut(&self.key) {
+            conns.retain(|(id, _)| *id != self.id);
+            if conns.is_empty() {
+                inner.clients.remove(&self.key);
+            }
+        }
+    }
+}
+
 async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop: Arc<Notify>) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::from_std(listener)?;
-    let slots = Arc::new(Semaphore::new(shared.config.max_connections.max(1)));
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let max = shared.config.max_connections.max(1);
+    let slots = Arc::new(Semaphore::new(max));
+    // Tells every connection to finish its answer and close, at shutdown.
+    let (stopping, _) = tokio::sync::watch::channel(false);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -319,23 +415,24 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                 };
                 // A trusted proxy's connections carry many clients, who are
                 // told apart only by their requests' headers: no cap per peer.
-                let per_client = if shared.config.trusted.trusts(peer.ip()) {
+                let member = if shared.config.trusted.trusts(peer.ip()) {
                     None
                 } else {
-                    match shared.connections.try_take(ClientGroup::of(peer.ip())) {
-                        Some(held) => Some(held),
+                    match shared.connections.admit(ClientGroup::of(peer.ip())) {
+                        Some(member) => Some(member),
                         None => {
-                            drop(stream); // over this client's cap: close at once
+                            drop(stream); // under pressure, over this client's cap: close at once
                             continue;
                         }
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                if per_client.is_some() {
+                if member.is_some() {
                     cap_send_buffer(&stream);
                 }
                 let header_timeout = shared.config.header_timeout;
                 let stream = StallGuard::new(stream, shared.config.send_timeout);
+                let stalled = stream.stalled_now.clone();
                 let shared = shared.clone();
                 let answered = Arc::new(AtomicU32::new(0));
                 let service = service_fn(move |req| {
@@ -358,19 +455,45 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                     .max_buf_size(MAX_HEAD.max(8192))
                     .keep_alive(true)
                     .serve_connection(TokioIo::new(stream), service);
-                let conn = graceful.watch(conn);
+                let mut stopping = stopping.subscribe();
                 tokio::spawn(async move {
+                    let mut conn = std::pin::pin!(conn);
+                    let shed = member.as_ref().map(|m| m.shed.clone());
+                    let shed = async move {
+                        match shed {
+                            Some(shed) => shed.notified().await,
+                            None => std::future::pending().await,
+                        }
+                    };
                     // Connection errors are the client's business (resets,
                     // timeouts, malformed heads, which hyper answers itself).
-                    let _ = conn.await;
-                    drop((slot, per_client));
+                    tokio::select! {
+                        _ = conn.as_mut() => {}
+                        // Shed under pressure: an idle connection closes at
+                        // once, one whose client reads nothing is dropped, a
+                        // busy one has SHED_GRACE to finish its answer.
+                        () = shed => {
+                            if !stalled.load(Ordering::Relaxed) {
+                                conn.as_mut().graceful_shutdown();
+                                let _ = tokio::time::timeout(SHED_GRACE, conn).await;
+                            }
+                        }
+                        // Sent once, at shutdown (or the sender is gone).
+                        _ = stopping.changed() => {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = conn.await;
+                        }
+                    }
+                    drop((slot, member));
                 });
             }
             () = stop.notified() => break,
         }
     }
     drop(listener);
-    if tokio::time::timeout(Duration::from_secs(10), graceful.shutdown()).await.is_err() {
+    let _ = stopping.send(true);
+    // Every connection has closed once every slot is back.
+    if tokio::time::timeout(Duration::from_secs(10), slots.acquire_many(max as u32)).await.is_err() {
         eprintln!("anonpoll: some connections did not finish within 10 s of shutdown");
     }
     Ok(())
@@ -634,11 +757,13 @@ struct StallGuard {
     limit: Duration,
     /// Running while the last write attempt could not make progress.
     stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Whether a write is waiting for the client now (seen from outside).
+    stalled_now: Arc<AtomicBool>,
 }
 
 impl StallGuard {
     fn new(stream: tokio::net::TcpStream, limit: Duration) -> StallGuard {
-        StallGuard { stream, limit, stalled: None }
+        StallGuard { stream, limit, stalled: None, stalled_now: Arc::new(AtomicBool::new(false)) }
     }
 
     /// What a write attempt that returned `poll` means, given the stall so
@@ -653,9 +778,11 @@ impl StallGuard {
         if poll.is_ready() {
             if took {
                 self.stalled = None;
+                self.stalled_now.store(false, Ordering::Relaxed);
             }
             return poll;
         }
+        self.stalled_now.store(true, Ordering::Relaxed);
         let limit = self.limit;
         let timer = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
         match timer.as_mut().poll(cx) {

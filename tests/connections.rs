@@ -570,7 +570,9 @@ fn a_flood_from_one_address_leaves_other_clients_answered() {
     let kept = answered(&mut flood);
     eprintln!("one-address flood: polld kept {kept} of its {} connections", flood.len());
     assert_probes_ok("during a flood of 320 pipelining connections from one address", &results);
-    assert!(kept <= 8, "one address holds {kept} connections, more than the per-client cap of 8");
+    // The per-client cap of 8 applies once the open connections near the
+    // cap (7/8 of 300): the flood gets at most that many, others the rest.
+    assert!(kept <= 263, "one address holds {kept} connections, more than the pressure threshold allows");
     drop(flood);
 }
 
@@ -588,7 +590,10 @@ fn a_flood_from_a_hundred_addresses_leaves_other_clients_answered() {
     let kept = answered(&mut flood);
     eprintln!("hundred-address flood: polld kept {kept} of its {} connections", flood.len());
     assert_probes_ok("during a flood of 1000 pipelining connections from 100 addresses", &results);
-    assert!(kept <= 800, "100 addresses hold {kept} connections, more than 8 each");
+    // The per-client cap applies only under pressure (from 7/8 of 900):
+    // connections past it were answered before they were shed, so `kept`
+    // (answered anything) is no bound; what others get is the probes'.
+    assert!(kept <= flood.len());
     drop(flood);
 }
 
@@ -601,6 +606,9 @@ fn a_reader_that_stalls_is_cut_off_and_its_connections_come_back() {
         .arg("2")
         .arg("--max-connections-per-client")
         .arg("2")
+        // The per-client cap applies under pressure, from 7/8 of this.
+        .arg("--max-connections")
+        .arg("3")
         .start();
     let stalled_client = loopback(0, 7, 1);
     let mut stalled = flood(&server.addr, &[stalled_client], 2, 300, "/api");
@@ -804,4 +812,62 @@ fn slow_uploads_cannot_hold_every_upload_slot() {
     assert!(forms.iter().all(|&s| s != 503), "others' creation forms are not refused as busy: {forms:?}");
     assert_ne!(other.status, 503, "an upload slot is left for another client: {}", other.describe());
     assert!(matches!(cut, Some((408, t)) if t < Duration::from_secs(14)), "a trickled file was not cut: {cut:?}");
+}
+
+/// `n` keep-alive connections from `from`, each answered one `GET /api`;
+/// the statuses (0: no answer in time).
+fn keep_alive_round(conns: &mut [Conn]) -> Vec<u16> {
+    for c in conns.iter_mut() {
+        let _ = c.send(&get_api(true));
+    }
+    conns.iter_mut().map(|c| c.response(Instant::now() + Duration::from_secs(6)).map_or(0, |r| r.status)).collect()
+}
+
+fn open_from(addr: &str, from: IpAddr, n: usize) -> Vec<Conn> {
+    (0..n)
+        .map(|_| {
+            let stream = connect_from(from, addr).expect("connect");
+            stream.set_write_timeout(Some(Duration::from_secs(5))).unwrap();
+            Conn { stream, buf: Vec::new() }
+        })
+        .collect()
+}
+
+/// Whether the server has closed `conn` (EOF or reset within `wait`).
+fn closed(conn: &mut Conn, wait: Duration) -> bool {
+    !matches!(conn.fill(Instant::now() + wait), Err(Failure::Timeout { .. }) | Ok(true))
+}
+
+/// Issue 24, item 8 (direct mode): the per-client cap of 8 reset 56 of 64
+/// keep-alive connections of a class behind one address. Now it applies
+/// only under pressure: on an idle server all 64 are served, twice; once
+/// the open connections near --max-connections, the heaviest client's
+/// idle connections beyond 8 are shut down first and newcomers are served.
+#[test]
+fn a_class_behind_one_address_is_served_and_shed_only_under_pressure() {
+    let _machine = shared();
+    let server = Server::builder().trusted_proxy("192.0.2.1/32").arg("--max-connections").arg("80").start();
+    let class = loopback(0, 30, 1);
+    let mut conns = open_from(&server.addr, class, 64);
+    std::thread::sleep(Duration::from_millis(200));
+    let first = keep_alive_round(&mut conns);
+    let second = keep_alive_round(&mut conns);
+    let served = |r: &[u16]| r.iter().filter(|&&s| s == 200).count();
+    eprintln!("one address: {} of 64 served, then {} of 64 again", served(&first), served(&second));
+    assert_eq!((served(&first), served(&second)), (64, 64), "an idle server serves the whole class");
+    // Pressure: newcomers from two addresses take the open connections to
+    // 76 of 80 (7/8 is 70); under pressure each may hold 8.
+    let mut newcomers = open_from(&server.addr, loopback(0, 30, 2), 6);
+    newcomers.extend(open_from(&server.addr, loopback(0, 30, 3), 6));
+    std::thread::sleep(Duration::from_millis(300));
+    let theirs = keep_alive_round(&mut newcomers);
+    let shed = conns.iter_mut().map(|c| closed(c, Duration::from_millis(300))).filter(|&c| c).count();
+    eprintln!(
+        "under pressure: newcomers {} of 12 served; {shed} of the class's 64 idle connections shut",
+        served(&theirs)
+    );
+    assert_eq!(served(&theirs), 12, "newcomers are served: {theirs:?}");
+    assert_eq!(shed, 56, "the heaviest client keeps its 8");
+    let kept = keep_alive_round(&mut conns).into_iter().filter(|&s| s == 200).count();
+    assert_eq!(kept, 8, "its 8 remaining connections still answer");
 }

@@ -30,13 +30,15 @@
 //!
 //! Two things schemathesis cannot know are taught by a hooks file (`HOOKS`):
 //! each poll's own admin token (returned once at creation) is applied to
-//! later requests on that poll, and seven documented false alarms are
+//! later requests on that poll, and eight documented false alarms are
 //! dropped, each only in its exact form (invite codes beyond a poll's
 //! 10,000, a language version that does not match the poll's structure, options equal after trimming, a closing day
 //! that is not after today or not before the expiry, `resultsPublic`
 //! disagreeing with `resultsVisibility`, a question's value out of the
 //! bounds another of its fields sets (`minChoices`, `maxChoices` against the
-//! options and each other, `scaleMax` against `scaleMin`), and the no-token
+//! options and each other, `scaleMax` against `scaleMin`), an integer
+//! written with a fraction (`963.0`: the server takes one spelling, issue
+//! 24, which JSON Schema's data model cannot tell apart), and the no-token
 //! probe of a DELETE that already erased the poll). Every dropped
 //! alarm is counted in the output.
 //!
@@ -123,6 +125,23 @@ TRIMMED_DUPLICATE = "duplicates another option of this question"
 DAY_RELATIVE = ("must be after today", "must be before the day the poll expires",
                 "would make the poll expire before its deadline")
 VISIBILITY = "must agree with resultsVisibility"
+# An integer written with a fraction (963.0): JSON Schema's data model counts
+# it as the integer, the server takes one spelling (issue 24), as the
+# document's description says. Dropped only where the body has a whole
+# float at the very field the 422 names.
+PATH_PART = re.compile(r"([A-Za-z]+)|\[(\d+)\]")
+
+
+def _float_at(case, field):
+    value = case.body
+    try:
+        for key, index in PATH_PART.findall(field):
+            value = value[key] if key else value[int(index)]
+    except Exception:
+        return False
+    return isinstance(value, float) and value.is_integer()
+
+
 # A poll has at most 10,000 invite codes in all: a count within 1-1,000 that
 # would pass that total (a relation to what was issued before) is refused.
 INVITES_TOTAL = "would give the poll more than"
@@ -218,6 +237,9 @@ def filter_failure(context, failure, case, response):
     # one error of any other kind keeps the failure.
     kinds = set()
     for e in errors:
+        if _float_at(case, e.get("field", "")):
+            kinds.add("integer-written-with-a-fraction")
+            continue
         if method == "POST" and _cross_field(case, e):
             kinds.add("question-field-bounded-by-another")
             continue

@@ -110,7 +110,7 @@ impl Worker {
                 .with_header("Cache-Control", "no-cache")
                 .with_body(self.doc.as_ref().clone())),
             (Route::Polls, Method::Post) => {
-                let poll = NewPoll::from_json(&json_body(req, JSON)?).map_err(Error::Invalid)?;
+                let poll = NewPoll::from_json_on(&json_body(req, JSON)?, today).map_err(Error::Invalid)?;
                 let created = self.session.create(req.client, &poll, &[], today)?;
                 let mut r = Response::json(201, &json::created(&created, &links))
                     .with_header("Location", Links::api_path(&created.poll.id));

@@ -359,3 +359,28 @@ fn texts_made_only_of_invisible_characters_are_refused() {
         "Flag \u{1f3f4}\u{e0067}\u{e0062}\u{e007f}"
     );
 }
+
+/// Issue 24, item 8 (OpenAPI): the creation answer lists every problem of a
+/// body at once, the day rules too: a blank title, a closing day in the past
+/// and `resultsPublic` disagreeing with `resultsVisibility` in one body were
+/// answered with the first alone (the day rule ran only on a body that
+/// parsed).
+#[test]
+fn the_creation_answer_lists_every_problem_of_a_body() {
+    let server = Server::start();
+    let mut body = with(valid_poll_json(), "/title", json!(" "));
+    body["closesOn"] = json!("2000-01-01");
+    body["resultsPublic"] = json!(true);
+    body["resultsVisibility"] = json!("afterVote");
+    body["expiryDays"] = json!(7);
+    let mut fields = assert_422(&post(&server, &body));
+    fields.sort();
+    assert_eq!(fields, ["closesOn", "resultsPublic", "title"]);
+    // A closing day past the expiry beside an unknown field: both.
+    let mut body = valid_poll_json();
+    body["closesOn"] = json!("2999-01-01");
+    body["colour"] = json!("red");
+    let mut fields = assert_422(&post(&server, &body));
+    fields.sort();
+    assert_eq!(fields, ["closesOn", "colour"]);
+}
