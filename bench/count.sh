@@ -93,7 +93,7 @@ for build in before after; do
     [ -f "$WORK/$build.keys" ] && cp -p "$WORK/$build.keys" "$WORK/run.keys"
     # Two workers, so that the warm-up opens every read connection.
     flags=(--workers 2 --create-limit 1000000000 --trusted-proxy 127.0.0.1/8)
-    "$dir/release/polld" --help 2>/dev/null | grep -q -- --vote-limit && flags+=(--vote-limit 4000000000)
+    "$dir/release/polld" --help 2>/dev/null | grep -- --vote-limit >/dev/null && flags+=(--vote-limit 4000000000)
     : >"$WORK/polld.log" # before polld's shell opens it: sed reads it at once
     valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out.%p" \
         "$dir/release/polld" --db "$WORK/run.sqlite3" --listen 127.0.0.1:0 "${flags[@]}" >"$WORK/polld.log" 2>&1 &
@@ -140,8 +140,11 @@ for build in before after; do
             # writer mixes after each idle moment), so the vote is also
             # counted without the mix: the writer's mix function, inclusive.
             dumpf=$(ls "$WORK"/cg.out."$POLLD_PID".* | sort -V | tail -1)
+            # awk reads to the end: an early exit would end callgrind_annotate
+            # with SIGPIPE, which pipefail makes the script's end. The mix
+            # is one call (before issue 24) or its steps (Mixing::step).
             mix=$(callgrind_annotate --inclusive=yes "$dumpf" 2>/dev/null |
-                awk '/anonpoll::store::writer::(Fresh::)?mix(::mix)? \[/ { gsub(",", "", $1); print $1; exit }')
+                awk '!found && /anonpoll::store::writer::(Fresh::mix|mix::mix|mix::Mixing::step|mix) \[/ { gsub(",", "", $1); print $1; found = 1 }')
             per=$(awk -v t="$total" -v m="${mix:-0}" -v r="$idle_rate" -v a="$t0" -v b="$t1" -v n="$N" \
                 'BEGIN { printf "%.0f", (t - m - r * (b - a)) / n }')
             say "$build vote POST without the mix: $per instructions/request (the mix: ${mix:-0} in all)"

@@ -76,7 +76,7 @@ for b in hello-hyper hello-tiny sqlite-raw anonbench httpload report; do
     [ -x "$BIN/$b" ] || { echo "run.sh: $BIN/$b is missing (run without --no-build)" >&2; exit 2; }
 done
 
-"$POLLD_BIN" --help 2>/dev/null | grep -q -- --vote-limit && VOTE_LIMIT_FLAG=1 || VOTE_LIMIT_FLAG=
+"$POLLD_BIN" --help 2>/dev/null | grep -- --vote-limit >/dev/null && VOTE_LIMIT_FLAG=1 || VOTE_LIMIT_FLAG=
 
 # ---------------------------------------------------------------- helpers
 HZ=$(getconf CLK_TCK)

@@ -165,7 +165,7 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     for n in 0..responses {
         let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
         let b = Ballot::of_choices(&poll.questions, &ballot(&mut rng)).map_err(|e| anyhow::anyhow!("{e}"))?;
-        pending.push(store.cast_later(&ids[p], b, (None, None), today)?);
+        pending.push(store.cast_later(&ids[p], b, (None, None), today, None)?);
         if pending.len() >= 100_000 {
             for w in pending.drain(..) {
                 w.committed_blocking()?;
@@ -231,7 +231,7 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind,
                     let done = if receipts {
                         Receipt::generate()
                             .map_err(anonpoll::error::Error::from)
-                            .and_then(|r| store.cast_later(&id, ballot, (None, Some(r.hash())), today))
+                            .and_then(|r| store.cast_later(&id, ballot, (None, Some(r.hash())), today, None))
                             .and_then(|pending| pending.committed_blocking())
                     } else {
                         store.cast(&id, ballot, today)
