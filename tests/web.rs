@@ -510,6 +510,17 @@ impl Drop for Polld {
     }
 }
 
+/// Votes option 0 of q0 on the share page at `path` as client `ip` (GET
+/// for the form's token, then POST).
+fn vote_from(polld: &Polld, path: &str, ip: &str) -> Response {
+    let page = Request::new(&polld.addr, "GET", path).xff(ip).send();
+    Request::new(&polld.addr, "POST", path)
+        .xff(ip)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
+        .send()
+}
+
 #[test]
 fn the_vote_throttle_limits_each_client_per_poll() {
     let polld = Polld::start(&["--vote-limit", "3", "--trusted-proxy", "127.0.0.1/8"]);
@@ -518,14 +529,7 @@ fn the_vote_throttle_limits_each_client_per_poll() {
         .send();
     let poll = Created::from_response(&resp);
     let path = format!("/p/{}", poll.id);
-    let vote = |ip: &str| {
-        let page = Request::new(&polld.addr, "GET", &path).xff(ip).send();
-        Request::new(&polld.addr, "POST", &path)
-            .xff(ip)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
-            .send()
-    };
+    let vote = |ip: &str| vote_from(&polld, &path, ip);
     for _ in 0..3 {
         assert_eq!(vote("198.51.100.7").status, 200);
     }
@@ -547,14 +551,7 @@ fn a_poll_without_duplicate_check_takes_ten_budgets_from_one_client_then_refuses
     let body = with(with(valid_poll_json(), "/resultsPublic", json!(true)), "/duplicateCheck", json!("none"));
     let poll = Created::from_response(&Request::new(&polld.addr, "POST", "/api/polls").json(&body).send());
     let path = format!("/p/{}", poll.id);
-    let vote = |ip: &str| {
-        let page = Request::new(&polld.addr, "GET", &path).xff(ip).send();
-        Request::new(&polld.addr, "POST", &path)
-            .xff(ip)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body(form(&[("q0", "0"), ("ballot", &ballot(&page.text()))]))
-            .send()
-    };
+    let vote = |ip: &str| vote_from(&polld, &path, ip);
     // Ten budgets of 2, from one address.
     for i in 0..20 {
         let r = vote("198.51.100.10");
