@@ -599,19 +599,26 @@ fn uploads_in_progress_are_capped_and_the_rest_is_still_served() {
     }
 }
 
+/// Creates a poll through the web form with a noise picture of `size`
+/// pixels (hard to compress, so big) on its first question; the picture's
+/// /media path.
+fn big_noise_picture(server: &Server, (w, h): (u32, u32)) -> String {
+    let big = noise_png(w, h);
+    let code = once(server);
+    let resp =
+        post_multipart(server, "/", &minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]);
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
+    format!("/media/{}", api_media(server, &id)[0]["id"].as_str().unwrap())
+}
+
 /// However much a client asks for, one answer carries at most 4 MiB of a
 /// file; a form body admitted by a second `Content-Type` gets no upload limit.
 #[test]
 fn ranges_are_answered_in_bounded_chunks_and_only_multipart_gets_the_upload_limit() {
     const CHUNK: usize = 4 * 1024 * 1024;
     let server = Server::start();
-    let big = noise_png(1300, 1100);
-    let code = once(&server);
-    let resp =
-        post_multipart(&server, "/", &minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]);
-    assert_eq!(resp.status, 201, "{}", resp.describe());
-    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
-    let path = format!("/media/{}", api_media(&server, &id)[0]["id"].as_str().unwrap());
+    let path = big_noise_picture(&server, (1300, 1100));
     let full = server.get(&path);
     assert!(full.body.len() > CHUNK + 1000, "{}", full.body.len());
     for range in ["bytes=0-", "bytes=0-99999999", "bytes=100-"] {
@@ -804,13 +811,7 @@ fn slow_reader(addr: &str) -> std::net::TcpStream {
 fn slow_readers_of_a_big_picture_do_not_make_others_wait() {
     use std::io::Write;
     let server = Server::start();
-    let big = noise_png(1750, 1700);
-    let code = once(&server);
-    let resp =
-        post_multipart(&server, "/", &minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]);
-    assert_eq!(resp.status, 201, "{}", resp.describe());
-    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
-    let path = format!("/media/{}", api_media(&server, &id)[0]["id"].as_str().unwrap());
+    let path = big_noise_picture(&server, (1750, 1700));
     let size = server.get(&path).body.len();
     assert!(size > 8 * 1024 * 1024, "{size}");
     let mut readers = Vec::new();
