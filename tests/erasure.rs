@@ -46,12 +46,7 @@ fn marked_poll(server: &Server, tag: &str, expiry: u32) -> (Created, [String; 6]
         ))
         .send();
     assert_eq!(resp.status, 201, "{}", resp.describe());
-    let text = resp.text();
-    let share = input_value(&text, "id=\"link-share\"");
-    let admin = input_value(&text, "id=\"link-admin\"");
-    let id = share.rsplit('/').next().unwrap().to_owned();
-    let token = admin.rsplit('#').next().unwrap().to_owned();
-    let poll = Created { id, token, body: json!({}) };
+    let poll = Created::from_page(&resp.text());
     let fr = json!({"title": m[3], "questions": [{"label": "Choisissez", "options": [m[4], "Autre"]}]});
     server.patch_json(&poll.id, &poll.token, &json!({"translations": {"fr": fr}})).assert_status(200);
     for choice in [0, 1] {

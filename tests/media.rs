@@ -53,12 +53,8 @@ fn create_with_pictures(server: &Server, marker: &str) -> (String, String) {
         ],
     );
     assert_eq!(resp.status, 201, "{}", resp.describe());
-    let text = resp.text();
-    let share = input_value(&text, "id=\"link-share\"");
-    let admin = input_value(&text, "id=\"link-admin\"");
-    let id = share.rsplit('/').next().unwrap().to_owned();
-    let token = admin.rsplit('#').next().unwrap().to_owned();
-    (id, token)
+    let poll = Created::from_page(&resp.text());
+    (poll.id, poll.token)
 }
 
 // ---------------------------------------------------------------------------
@@ -228,8 +224,7 @@ fn bad_uploads_are_refused_in_the_readers_language_and_keep_what_was_typed() {
     // Sent again with the description and the held reference only.
     let resp = send(&[("q0m-held", &held), ("q0m-alt", "Un dégradé")], &[]);
     assert_eq!(resp.status, 201, "{}", resp.describe());
-    let share = input_value(&resp.text(), "id=\"link-share\"");
-    let id = share.rsplit('/').next().unwrap().to_owned();
+    let id = Created::from_page(&resp.text()).id;
     let media = api_media(&server, &id);
     assert_eq!(media.len(), 1);
     assert_eq!(media[0]["question"], 0);
@@ -500,7 +495,7 @@ fn every_kind_of_media_is_served_and_stored_without_its_metadata() {
     let pairs: Vec<(&str, &str)> = texts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let resp = post_multipart(&server, "/", &pairs, &parts);
     assert_eq!(resp.status, 201, "{}", resp.describe());
-    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
+    let id = Created::from_page(&resp.text()).id;
 
     let media = api_media(&server, &id);
     assert_eq!(media.len(), FIXTURES.len(), "{media:?}");
@@ -608,7 +603,7 @@ fn big_noise_picture(server: &Server, (w, h): (u32, u32)) -> String {
     let resp =
         post_multipart(server, "/", &minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]);
     assert_eq!(resp.status, 201, "{}", resp.describe());
-    let id = input_value(&resp.text(), "id=\"link-share\"").rsplit('/').next().unwrap().to_owned();
+    let id = Created::from_page(&resp.text()).id;
     format!("/media/{}", api_media(server, &id)[0]["id"].as_str().unwrap())
 }
 

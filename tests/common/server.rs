@@ -426,6 +426,16 @@ impl Created {
         Created { id, token, body }
     }
 
+    /// The poll a web creation form made, read off its "Your poll is
+    /// ready" page (its share and admin links; `body` stays empty).
+    pub fn from_page(html: &str) -> Created {
+        let share = super::input_value(html, "id=\"link-share\"");
+        let admin = super::input_value(html, "id=\"link-admin\"");
+        let id = share.rsplit('/').next().unwrap_or_default().to_owned();
+        let token = admin.rsplit('#').next().unwrap_or_default().to_owned();
+        Created { id, token, body: Value::Null }
+    }
+
     pub fn path(&self) -> String {
         format!("/api/polls/{}", self.id)
     }
