@@ -19,10 +19,12 @@
 //!   key's lease day is gone from the key state reads as erased.
 
 pub mod audit;
+mod engine;
 mod legacy;
 mod reader;
 mod rows;
 pub mod seal;
+mod sqlite;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -41,6 +43,7 @@ use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 pub use reader::{Due, MediaBlob, Reader};
 pub use writer::{MAX_INVITES, MIX_EVERY, WriterConfig};
 
+use engine::Rows;
 use seal::{DataKey, Place, Table};
 
 /// Creates `path` empty with mode 0600, where SQLite would create it 0644,
@@ -176,7 +179,7 @@ pub(crate) struct Found {
 /// keys it has now (and, for a poll from before encryption, the keys its
 /// receipts gave then).
 fn receipt_row(
-    conn: &Connection,
+    tx: &mut dyn Rows,
     poll: &str,
     key: &DataKey,
     doc: &rows::Doc,
@@ -187,9 +190,8 @@ fn receipt_row(
     if doc.legacy_receipts {
         candidates.extend(legacy::receipt_keys(receipt));
     }
-    let mut stmt = conn.prepare_cached("SELECT sealed FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2")?;
     for id in candidates {
-        if let Some(sealed) = stmt.query_row(params![poll, &id[..]], |r| r.get::<_, Vec<u8>>(0)).optional()? {
+        if let Some(sealed) = tx.ballot(poll, &id)? {
             let plain =
                 key.open(&place::ballot(poll, &id), &sealed).map_err(|e| reader::corrupt_sealed("ballot", e))?;
             let (day, ballot) = rows::ballot_from(&doc.questions, &plain)?;
@@ -197,6 +199,40 @@ fn receipt_row(
         }
     }
     Ok(None)
+}
+
+/// A read connection of either engine.
+pub(super) enum Conn {
+    Sqlite(Connection),
+}
+
+impl Conn {
+    /// The SQLite connection underneath, for tests that look at the rows.
+    #[cfg(test)]
+    pub(super) fn sqlite(&self) -> &Connection {
+        match self {
+            Conn::Sqlite(c) => c,
+        }
+    }
+
+    /// One read (or a few that need not agree with each other).
+    fn once<T>(&mut self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> Result<T, Error> {
+        match self {
+            Conn::Sqlite(c) => f(&mut sqlite::Lite(c)),
+        }
+    }
+
+    /// Reads that see one snapshot of the database.
+    fn snapshot<T>(&mut self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> Result<T, Error> {
+        match self {
+            Conn::Sqlite(c) => {
+                let tx = c.transaction()?;
+                let out = f(&mut sqlite::Lite(&tx))?;
+                tx.finish()?;
+                Ok(out)
+            }
+        }
+    }
 }
 
 /// Opens a connection with the pragmas every connection must have.
@@ -392,7 +428,7 @@ impl Store {
     pub fn reader(&self) -> anyhow::Result<Reader> {
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         conn.pragma_update(None, "query_only", true)?;
-        Ok(Reader::new(conn, self.keys.clone()))
+        Ok(Reader::new(Conn::Sqlite(conn), self.keys.clone()))
     }
 
     /// Stores a new poll with its media, in one transaction.

@@ -7,20 +7,19 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rusqlite::{Connection, OptionalExtension, params};
-
 use crate::day::Day;
 use crate::domain::{Ballot, MediaItem, Poll, Tallies};
 use crate::error::Error;
 use crate::keyring::Keyring;
 use crate::secret::{MediaId, PollId, ReceiptHash};
 
+use super::engine::{Cols, PollRow};
 use super::rows::{self, Doc, Layout};
 use super::seal::{DataKey, piece_span};
-use super::{corrupt, data_key, place};
+use super::{Conn, corrupt, data_key, place};
 
 pub struct Reader {
-    pub(super) conn: Connection,
+    pub(super) conn: Conn,
     keys: Arc<Keyring>,
     memo: KeyMemo,
 }
@@ -40,14 +39,6 @@ struct KeyMemo(HashMap<String, (Day, Vec<u8>, DataKey)>);
 /// Most data keys one reader remembers; past it the memo starts over.
 const MEMO_POLLS: usize = 256;
 
-/// A poll row as stored: its days and its sealed data key.
-pub(super) struct PollRow {
-    pub created_on: Day,
-    pub expires_on: Day,
-    pub key_day: Day,
-    pub data_key: Vec<u8>,
-}
-
 impl PollRow {
     pub(super) fn key(&self, keys: &Keyring, id: &str) -> Result<DataKey, Error> {
         data_key(keys, id, self.key_day, &self.data_key)
@@ -56,41 +47,6 @@ impl PollRow {
 
 fn count(n: i64) -> Result<u64, Error> {
     u64::try_from(n).map_err(|_| corrupt("counter"))
-}
-
-fn day_column(s: String, what: &str) -> Result<Day, Error> {
-    Day::parse(&s).ok_or_else(|| corrupt(what))
-}
-
-/// A poll row and the sealed columns asked for with it, in that order.
-pub(super) type RowWith = (PollRow, Vec<Vec<u8>>);
-
-/// The live poll row `id`, with the sealed columns named in `extra`.
-pub(super) fn poll_row(conn: &Connection, id: &str, today: Day, extra: &str) -> Result<Option<RowWith>, Error> {
-    let sql = format!(
-        "SELECT created_on, expires_on, key_day, data_key{extra} FROM sealed_polls WHERE id = ?1 AND expires_on > ?2"
-    );
-    let n = extra.matches(',').count();
-    let row = conn
-        .prepare_cached(&sql)?
-        .query_row(params![id, today.to_string()], |r| {
-            let mut blobs = Vec::with_capacity(n);
-            for i in 0..n {
-                blobs.push(r.get::<_, Vec<u8>>(4 + i)?);
-            }
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, Vec<u8>>(3)?, blobs))
-        })
-        .optional()?;
-    let Some((created_on, expires_on, key_day, wrapped, blobs)) = row else { return Ok(None) };
-    Ok(Some((
-        PollRow {
-            created_on: day_column(created_on, "created_on")?,
-            expires_on: day_column(expires_on, "expires_on")?,
-            key_day: day_column(key_day, "key_day")?,
-            data_key: wrapped,
-        },
-        blobs,
-    )))
 }
 
 /// Opens a poll's sealed document.
@@ -110,7 +66,7 @@ pub(super) fn corrupt_sealed(what: &str, e: super::seal::Unsealed) -> Error {
 }
 
 impl Reader {
-    pub(super) fn new(conn: Connection, keys: Arc<Keyring>) -> Reader {
+    pub(super) fn new(conn: Conn, keys: Arc<Keyring>) -> Reader {
         Reader { conn, keys, memo: KeyMemo::default() }
     }
 
@@ -139,7 +95,7 @@ impl Reader {
     /// The counters of a poll already read with [`Reader::poll`].
     pub fn tallies(&mut self, poll: &Poll) -> Result<Tallies, Error> {
         // The poll was read live: its creation day finds its row whatever today is.
-        let row = poll_row(&self.conn, poll.id.as_str(), poll.created_on, ", tallies")?;
+        let row = self.conn.once(|r| r.poll(poll.id.as_str(), Some(poll.created_on), Cols::Tallies))?;
         let Some((row, blobs)) = row else { return Ok(rows::empty_tallies(&Layout::of(&poll.questions))) };
         let key = match self.key(poll.id.as_str(), &row) {
             Ok(k) => k,
@@ -155,8 +111,8 @@ impl Reader {
     }
 
     fn read(&mut self, id: &PollId, today: Day, with_tallies: bool) -> Result<Option<(Poll, Option<Tallies>)>, Error> {
-        let extra = if with_tallies { ", body, tallies" } else { ", body" };
-        let Some((row, blobs)) = poll_row(&self.conn, id.as_str(), today, extra)? else {
+        let cols = if with_tallies { Cols::BodyTallies } else { Cols::Body };
+        let Some((row, blobs)) = self.conn.once(|r| r.poll(id.as_str(), Some(today), cols))? else {
             // Gone or expired: its key, if remembered, goes too.
             self.memo.0.remove(id.as_str());
             return Ok(None);
@@ -180,17 +136,13 @@ impl Reader {
     /// gone (erased in this copy, or expired), rather than no row at all:
     /// `pollctl` says so instead of "no such poll".
     pub fn erased(&mut self, id: &PollId) -> Result<bool, Error> {
-        let row: Option<String> = self
-            .conn
-            .prepare_cached("SELECT key_day FROM sealed_polls WHERE id = ?1")?
-            .query_row(params![id.as_str()], |r| r.get(0))
-            .optional()?;
+        let row = self.conn.once(|r| r.key_day(id.as_str()))?;
         Ok(row.and_then(|d| Day::parse(&d)).is_some_and(|d| self.keys.wrap_key(d).is_none()))
     }
 
     /// A poll's invite codes: how many were issued, and how many were used.
     pub fn invite_counts(&mut self, poll: &Poll) -> Result<(u64, u64), Error> {
-        super::writer::invite_counts(&self.conn, &poll.id)
+        self.conn.once(|r| r.invite_counts(poll.id.as_str()))
     }
 
     /// Every stored ballot of `poll`, shuffled, without the day it was
@@ -203,37 +155,36 @@ impl Reader {
 
     /// Every stored ballot of `poll` with its day, in key order.
     pub(super) fn ballots_with_days(&mut self, poll: &Poll, today: Day) -> Result<Vec<(Day, Ballot)>, Error> {
-        let tx = self.conn.transaction()?;
-        let Some((row, _)) = poll_row(&tx, poll.id.as_str(), std::cmp::min(today, poll.created_on), "")? else {
-            return Ok(Vec::new());
-        };
-        let key = row.key(&self.keys, poll.id.as_str())?;
-        let mut out = Vec::new();
-        {
-            let mut stmt = tx.prepare_cached("SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 ORDER BY id")?;
-            let rows =
-                stmt.query_map(params![poll.id.as_str()], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
-            for row in rows {
-                let (k, sealed) = row?;
+        let keys = &self.keys;
+        self.conn.snapshot(|tx| {
+            let Some((row, _)) = tx.poll(poll.id.as_str(), Some(std::cmp::min(today, poll.created_on)), Cols::None)?
+            else {
+                return Ok(Vec::new());
+            };
+            let key = row.key(keys, poll.id.as_str())?;
+            let mut out = Vec::new();
+            for (k, sealed) in tx.ballots(poll.id.as_str())? {
                 let plain =
                     key.open(&place::ballot(poll.id.as_str(), &k), &sealed).map_err(|e| corrupt_sealed("ballot", e))?;
                 out.push(rows::ballot_from(&poll.questions, &plain)?);
             }
-        }
-        tx.finish()?;
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// The ballot of `poll` that came with the receipt hashed `receipt`,
     /// if it is still stored.
     pub fn own_ballot(&mut self, poll: &Poll, receipt: &ReceiptHash) -> Result<Option<Ballot>, Error> {
-        let tx = self.conn.transaction()?;
-        let Some((row, blobs)) = poll_row(&tx, poll.id.as_str(), poll.created_on, ", body")? else { return Ok(None) };
-        let key = row.key(&self.keys, poll.id.as_str())?;
-        let doc = open_doc(&key, poll.id.as_str(), &blobs[0])?;
-        let stored = super::receipt_row(&tx, poll.id.as_str(), &key, &doc, receipt)?;
-        tx.finish()?;
-        Ok(stored.map(|found| found.ballot))
+        let keys = &self.keys;
+        self.conn.snapshot(|tx| {
+            let Some((row, blobs)) = tx.poll(poll.id.as_str(), Some(poll.created_on), Cols::Body)? else {
+                return Ok(None);
+            };
+            let key = row.key(keys, poll.id.as_str())?;
+            let doc = open_doc(&key, poll.id.as_str(), &blobs[0])?;
+            let stored = super::receipt_row(tx, poll.id.as_str(), &key, &doc, receipt)?;
+            Ok(stored.map(|found| found.ballot))
+        })
     }
 }
 
@@ -262,46 +213,45 @@ impl Reader {
         today: Day,
         pick: impl FnOnce(&MediaBlob) -> Option<(u64, usize)>,
     ) -> Result<Option<(MediaBlob, Vec<u8>)>, Error> {
-        let tx = self.conn.transaction()?;
-        let found = tx
-            .prepare_cached("SELECT rowid, poll_id FROM sealed_media WHERE id = ?1")?
-            .query_row(params![id.as_str()], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .optional()?;
-        let Some((rowid, poll)) = found else { return Ok(None) };
-        let Some((row, blobs)) = poll_row(&tx, &poll, today, ", body")? else { return Ok(None) };
-        let key = match row.key(&self.keys, &poll) {
-            Ok(k) => k,
-            Err(e) if is_erased(&e) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let doc = open_doc(&key, &poll, &blobs[0])?;
-        let Some(listed) = doc.media.iter().find(|m| m.id == id.as_str()) else { return Ok(None) };
-        let blob = MediaBlob { item: listed.item()?, expires_on: row.expires_on };
-        let mut bytes = Vec::new();
-        if let Some((offset, len)) = pick(&blob) {
-            let padded = usize::try_from(listed.padded).map_err(|_| corrupt("media size"))?;
-            let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
-            if offset.checked_add(len).is_none_or(|end| end > padded) {
-                return Err(corrupt("media range"));
+        let keys = &self.keys;
+        self.conn.snapshot(|tx| {
+            let Some(poll) = tx.media_poll(id.as_str())? else { return Ok(None) };
+            let Some((row, blobs)) = tx.poll(&poll, Some(today), Cols::Body)? else { return Ok(None) };
+            let key = match row.key(keys, &poll) {
+                Ok(k) => k,
+                Err(e) if is_erased(&e) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let doc = open_doc(&key, &poll, &blobs[0])?;
+            let Some(listed) = doc.media.iter().find(|m| m.id == id.as_str()) else { return Ok(None) };
+            let blob = MediaBlob { item: listed.item()?, expires_on: row.expires_on };
+            let mut bytes = Vec::new();
+            if let Some((offset, len)) = pick(&blob) {
+                let padded = usize::try_from(listed.padded).map_err(|_| corrupt("media size"))?;
+                let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
+                if offset.checked_add(len).is_none_or(|end| end > padded) {
+                    return Err(corrupt("media range"));
+                }
+                // The sealed pieces that hold the range, read in one go.
+                let first = offset / super::seal::PIECE;
+                let last = (offset + len).saturating_sub(1) / super::seal::PIECE;
+                let indexes: Vec<usize> = if len == 0 { Vec::new() } else { (first..=last).collect() };
+                let spans: Vec<(usize, usize)> = indexes.iter().map(|&i| piece_span(padded, i)).collect();
+                let pieces = tx.media_spans(id.as_str(), &spans)?;
+                let place = place::media(&poll, id.as_str());
+                bytes.reserve(len);
+                let mut at = offset;
+                for (index, sealed) in indexes.into_iter().zip(pieces) {
+                    let piece =
+                        key.open_piece(&place, padded, index, &sealed).map_err(|e| corrupt_sealed("media", e))?;
+                    let from = at - index * super::seal::PIECE;
+                    let take = (offset + len - at).min(piece.len() - from);
+                    bytes.extend_from_slice(&piece[from..from + take]);
+                    at += take;
+                }
             }
-            let handle = tx.blob_open(rusqlite::MAIN_DB, "sealed_media", "bytes", rowid, true)?;
-            let place = place::media(&poll, id.as_str());
-            bytes.reserve(len);
-            let mut at = offset;
-            while at < offset + len {
-                let index = at / super::seal::PIECE;
-                let (start, sealed_len) = piece_span(padded, index);
-                let mut sealed = vec![0u8; sealed_len];
-                handle.read_at_exact(&mut sealed, start)?;
-                let piece = key.open_piece(&place, padded, index, &sealed).map_err(|e| corrupt_sealed("media", e))?;
-                let from = at - index * super::seal::PIECE;
-                let take = (offset + len - at).min(piece.len() - from);
-                bytes.extend_from_slice(&piece[from..from + take]);
-                at += take;
-            }
-        }
-        tx.finish()?;
-        Ok(Some((blob, bytes)))
+            Ok(Some((blob, bytes)))
+        })
     }
 }
 
@@ -322,19 +272,9 @@ impl Reader {
     /// responses and media (the bytes they take as stored: sealed, padded).
     /// Reads only.
     pub fn due_for_sweep(&mut self, as_of: Day) -> Result<Vec<Due>, Error> {
-        let mut stmt = self.conn.prepare(
-            "SELECT p.expires_on, count(*),
-                    sum((SELECT count(*) FROM sealed_ballots r WHERE r.poll_id = p.id)),
-                    sum((SELECT count(*) FROM sealed_media m WHERE m.poll_id = p.id)),
-                    sum((SELECT coalesce(sum(length(m.bytes)), 0) FROM sealed_media m WHERE m.poll_id = p.id))
-             FROM sealed_polls p WHERE p.expires_on <= ?1 GROUP BY p.expires_on ORDER BY p.expires_on",
-        )?;
-        let rows = stmt.query_map(params![as_of.to_string()], |r| {
-            Ok((r.get::<_, String>(0)?, [r.get::<_, i64>(1)?, r.get(2)?, r.get(3)?, r.get(4)?]))
-        })?;
+        let rows = self.conn.once(|r| r.due(as_of))?;
         let mut due = Vec::new();
-        for row in rows {
-            let (day, [polls, responses, media, media_bytes]) = row?;
+        for (day, [polls, responses, media, media_bytes]) in rows {
             due.push(Due {
                 expires_on: Day::parse(&day).ok_or_else(|| corrupt("expires_on"))?,
                 polls: count(polls)?,

@@ -47,9 +47,9 @@ fn votes_update_counters_in_the_same_transaction() {
     assert_eq!(t.votes, vec![vec![2, 0, 1], vec![0, 2]]);
     assert_eq!(t.by_day, vec![(today, 3)]);
     // Counts agree with the stored ballots.
-    let stored: i64 = r.conn.query_row("SELECT count(*) FROM sealed_ballots", [], |x| x.get(0)).unwrap();
+    let stored: i64 = r.conn.sqlite().query_row("SELECT count(*) FROM sealed_ballots", [], |x| x.get(0)).unwrap();
     assert_eq!(stored, 3);
-    assert_eq!(assert_counts_match(&r.conn, store.keys(), &id), 3);
+    assert_eq!(assert_counts_match(r.conn.sqlite(), store.keys(), &id), 3);
 }
 
 #[test]

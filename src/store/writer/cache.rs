@@ -10,7 +10,6 @@
 use std::collections::HashMap;
 
 use anyhow::anyhow;
-use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::day::Day;
 use crate::domain::settings::deadline_passed;
@@ -19,10 +18,11 @@ use crate::error::Error;
 use crate::keyring::Keyring;
 use crate::secret::PollId;
 
+use super::super::engine::{Cols, Rows};
 use super::super::reader::{open_doc, open_tallies};
 use super::super::rows::{self, Layout};
 use super::super::seal::DataKey;
-use super::super::{corrupt, data_key, place};
+use super::super::{data_key, place};
 
 /// What a vote needs to know of its poll.
 pub(in crate::store) struct PollState {
@@ -76,7 +76,7 @@ impl PollCache {
     }
 
     /// The poll `id` (expired or not), if it exists and its key does.
-    pub fn get(&mut self, tx: &Connection, keys: &Keyring, id: &PollId) -> Result<Option<&PollState>, Error> {
+    pub fn get(&mut self, tx: &mut dyn Rows, keys: &Keyring, id: &PollId) -> Result<Option<&PollState>, Error> {
         if !self.polls.contains_key(id.as_str()) {
             // An unknown poll is not remembered: votes for it are rare (the
             // page handler looked the poll up first).
@@ -104,7 +104,7 @@ impl PollCache {
 
     /// Seals and writes the counts of every poll counted since the last
     /// flush: one statement per poll.
-    pub fn flush(&mut self, tx: &Connection) -> Result<(), Error> {
+    pub fn flush(&mut self, tx: &mut dyn Rows) -> Result<(), Error> {
         for (id, state) in self.polls.iter_mut().filter(|(_, s)| s.dirty) {
             write_tallies(tx, id, &state.key, &state.tallies)?;
             state.dirty = false;
@@ -115,42 +115,29 @@ impl PollCache {
 
 /// Seals `tallies` and stores them as poll `id`'s counts.
 pub(in crate::store) fn write_tallies(
-    tx: &Connection,
+    tx: &mut dyn Rows,
     id: &str,
     key: &DataKey,
     tallies: &Tallies,
 ) -> Result<(), Error> {
     let sealed = key.seal(&place::tallies(id), &rows::tallies_bytes(tallies)?).map_err(Error::internal)?;
-    tx.prepare_cached("UPDATE sealed_polls SET tallies = ?2 WHERE id = ?1")?.execute(params![id, sealed])?;
-    Ok(())
+    tx.set_tallies(id, &sealed)
 }
 
-fn load(tx: &Connection, keys: &Keyring, id: &PollId) -> Result<Option<PollState>, Error> {
-    let row = tx
-        .prepare_cached("SELECT expires_on, key_day, data_key, body, tallies FROM sealed_polls WHERE id = ?1")?
-        .query_row(params![id.as_str()], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Vec<u8>>(2)?,
-                r.get::<_, Vec<u8>>(3)?,
-                r.get::<_, Vec<u8>>(4)?,
-            ))
-        })
-        .optional()?;
-    let Some((expires_on, key_day, wrapped, body, tallies)) = row else { return Ok(None) };
-    let day = |s: &str, what| Day::parse(s).ok_or_else(|| corrupt(what));
-    let key = match data_key(keys, id.as_str(), day(&key_day, "key_day")?, &wrapped) {
+fn load(tx: &mut dyn Rows, keys: &Keyring, id: &PollId) -> Result<Option<PollState>, Error> {
+    let Some((row, blobs)) = tx.poll(id.as_str(), None, Cols::BodyTallies)? else { return Ok(None) };
+    let key = match data_key(keys, id.as_str(), row.key_day, &row.data_key) {
         Ok(k) => k,
         // Its key is gone: the poll is erased, whatever its row says.
         Err(Error::NotFound) => return Ok(None),
         Err(e) => return Err(e),
     };
+    let [body, tallies] = <[Vec<u8>; 2]>::try_from(blobs).map_err(|_| super::super::corrupt("poll row"))?;
     let doc = open_doc(&key, id.as_str(), &body)?;
     let layout = Layout::of(&doc.questions);
     let tallies = open_tallies(&key, id.as_str(), &layout, &tallies)?;
     Ok(Some(PollState {
-        expires_on: day(&expires_on, "expires_on")?,
+        expires_on: row.expires_on,
         key,
         closed: doc.closed,
         closes_on: doc.closes_on,

@@ -51,7 +51,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::anyhow;
-use rusqlite::{Connection, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, TransactionBehavior};
 use tokio::sync::oneshot;
 
 use crate::day::Day;
@@ -64,7 +64,9 @@ use cache::PollCache;
 pub use mix::MIX_EVERY;
 pub(super) use mix::{Fresh, STAGED};
 pub use ops::MAX_INVITES;
-pub(super) use ops::{invite_counts, invite_mac};
+pub(super) use ops::invite_mac;
+
+use super::engine::{Rows, in_savepoint};
 
 /// Tuning of the writer thread.
 #[derive(Clone, Copy, Debug)]
@@ -160,11 +162,21 @@ pub(super) enum Outcome {
     Invites(u64, u64),
 }
 
-struct Job {
-    op: Op,
+pub(in crate::store) struct Job {
+    pub(in crate::store) op: Op,
     reply: Reply,
     /// Run with the outcome before the reply is sent, whoever still waits.
     then: Option<super::Settle>,
+}
+
+impl Job {
+    /// Answers whoever waits, after running the job's settle hook.
+    pub(in crate::store) fn answer(self, result: Result<Outcome, Error>) {
+        if let Some(then) = self.then {
+            then.run(result.is_ok());
+        }
+        self.reply.send(result);
+    }
 }
 
 /// Who waits for a write's result.
@@ -258,8 +270,12 @@ impl Handle {
 
 /// What the writer knows between batches: the keys, the polls it counts,
 /// and the ballots it has yet to mix.
-pub(super) struct Writer {
+pub(in crate::store) struct Writer {
     keys: Arc<Keyring>,
+    /// Whether votes are stored under staged keys for the mix to move
+    /// (SQLite), or at their settled keys at once (PostgreSQL, whose batches
+    /// are written in shuffled order instead).
+    staging: bool,
     polls: PollCache,
     fresh: Fresh,
     /// A mix under way, done a step at a time between batches.
@@ -268,7 +284,17 @@ pub(super) struct Writer {
 
 impl Writer {
     pub(super) fn new(keys: Arc<Keyring>) -> Writer {
-        Writer { keys, polls: PollCache::default(), fresh: Fresh::default(), mixing: None }
+        Writer { keys, staging: true, polls: PollCache::default(), fresh: Fresh::default(), mixing: None }
+    }
+
+    /// A writer that stores ballots at their settled keys (no mix).
+    pub(in crate::store) fn unstaged(keys: Arc<Keyring>) -> Writer {
+        Writer { staging: false, ..Writer::new(keys) }
+    }
+
+    /// Forgets every poll it remembers (another node may have changed them).
+    pub(in crate::store) fn forget_polls(&mut self) {
+        self.polls.clear();
     }
 }
 
@@ -361,10 +387,7 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
         // The key state moves only once the re-wrapped keys are committed.
         w.advance_keys(&batch, &mut results);
         for (job, result) in batch.into_iter().zip(results) {
-            if let Some(then) = job.then {
-                then.run(result.is_ok());
-            }
-            job.reply.send(result);
+            job.answer(result);
         }
     }
     if w.mixing() || w.fresh.count > 0 {
@@ -391,7 +414,7 @@ impl Writer {
     /// After a committed [`Op::Roll`], moves the key state to its day. A
     /// failure is that job's result: its polls were re-wrapped, and the
     /// old state can still read them.
-    fn advance_keys(&self, batch: &[Job], results: &mut [Result<Outcome, Error>]) {
+    pub(in crate::store) fn advance_keys(&self, batch: &[Job], results: &mut [Result<Outcome, Error>]) {
         for (job, result) in batch.iter().zip(results.iter_mut()) {
             if let (Op::Roll { day }, Ok(Outcome::Rolled { .. })) = (&job.op, &result)
                 && let Err(e) = self.keys.advance(*day)
@@ -484,7 +507,7 @@ const FINAL_CHECKPOINT_TRIES: Duration = Duration::from_secs(30);
 
 /// The error every job of a failed batch gets. Storage-level causes (full,
 /// busy) keep their 503 meaning; anything else is internal.
-fn batch_error(e: &Error) -> Error {
+pub(in crate::store) fn batch_error(e: &Error) -> Error {
     match e {
         Error::Unavailable { reason, retry_after_secs } => {
             Error::Unavailable { reason, retry_after_secs: *retry_after_secs }
@@ -494,10 +517,10 @@ fn batch_error(e: &Error) -> Error {
 }
 
 /// A batch that failed as a whole, with the error each of its jobs gets.
-struct BatchFailed(Error);
+pub(in crate::store) struct BatchFailed(pub(in crate::store) Error);
 
 impl BatchFailed {
-    fn new(len: usize, e: Error) -> BatchFailed {
+    pub(in crate::store) fn new(len: usize, e: Error) -> BatchFailed {
         eprintln!("anonpoll: write batch of {len} failed: {e}");
         BatchFailed(e)
     }
@@ -521,46 +544,53 @@ impl Writer {
         batch: &[Job],
     ) -> Result<(Vec<Result<Outcome, Error>>, bool), BatchFailed> {
         let failed = |e: Error| BatchFailed::new(batch.len(), e);
-        let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| failed(e.into()))?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| failed(e.into()))?;
         // With the write lock held, nobody else can commit until we do: if
         // another process committed since our last batch, forget what we know.
         let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| failed(e.into()))?;
         self.polls.check_version(version);
+        let out = self.apply_batch(&mut super::sqlite::Lite(&tx), batch)?;
+        tx.commit().map_err(|e| failed(e.into()))?;
+        Ok(out)
+    }
+
+    /// Applies a batch inside the transaction `tx` holds open: each job's
+    /// result, and whether anything was erased. The caller commits.
+    pub(in crate::store) fn apply_batch(
+        &mut self,
+        tx: &mut dyn Rows,
+        batch: &[Job],
+    ) -> Result<(Vec<Result<Outcome, Error>>, bool), BatchFailed> {
+        let failed = |e: Error| BatchFailed::new(batch.len(), e);
         let mut results = Vec::with_capacity(batch.len());
         let mut erased = false;
         for job in batch {
             let result = match &job.op {
                 Op::Cast { id, ballot, invite, receipt, today } => {
-                    self.cast(&tx, (id, ballot, *invite, *receipt), *today)
+                    self.cast(tx, (id, ballot, *invite, *receipt), *today)
                 }
                 op => {
                     // Other writes may change or delete a poll just counted:
                     // the counts go first, and the cache is rebuilt from the
                     // table.
-                    self.polls.flush(&tx).map_err(failed)?;
+                    self.polls.flush(tx).map_err(failed)?;
                     self.polls.clear();
-                    let sp = tx.savepoint().map_err(|e| failed(e.into()))?;
-                    match ops::apply(&sp, &self.keys, op) {
-                        Ok((outcome, e)) => match sp.commit() {
-                            Ok(()) => {
-                                erased |= e;
-                                Ok(outcome)
-                            }
-                            Err(err) => Err(Error::from(err)),
-                        },
-                        // Dropping the savepoint rolls this job back alone...
-                        Err(err) => Err(err),
-                    }
+                    // A savepoint: a failing job is rolled back alone.
+                    let keys = &self.keys;
+                    in_savepoint(tx, |tx| ops::apply(tx, keys, op)).map(|(outcome, e)| {
+                        erased |= e;
+                        outcome
+                    })
                 }
             };
-            // ...unless SQLite rolled the whole transaction back (it does on
-            // SQLITE_FULL, IOERR or NOMEM). Then every job of the batch is
-            // undone; going on would start autocommit writes outside the
-            // transaction and report them as failed.
+            // ...unless the engine rolled the whole transaction back (SQLite
+            // does on SQLITE_FULL, IOERR or NOMEM). Then every job of the
+            // batch is undone; going on would start autocommit writes
+            // outside the transaction and report them as failed.
             if let Err(err) = &result
-                && tx.is_autocommit()
+                && tx.rolled_back()
             {
-                eprintln!("anonpoll: a write batch of {} was rolled back by SQLite: {err}", batch.len());
+                eprintln!("anonpoll: a write batch of {} was rolled back by the database: {err}", batch.len());
                 let reason = match err {
                     Error::Unavailable { reason, .. } => *reason,
                     _ => "Storage refused the write; nothing was written.",
@@ -569,8 +599,8 @@ impl Writer {
             }
             results.push(result);
         }
-        self.polls.flush(&tx).map_err(failed)?;
-        tx.commit().map_err(|e| failed(e.into()))?;
+        self.polls.flush(tx).map_err(failed)?;
+        tx.finish_batch().map_err(failed)?;
         Ok((results, erased))
     }
 
@@ -583,7 +613,7 @@ impl Writer {
     /// whether it takes votes by invite, so that is checked here.
     fn cast(
         &mut self,
-        tx: &Transaction,
+        tx: &mut dyn Rows,
         (id, ballot, invite, receipt): (&PollId, &Ballot, Option<InviteHash>, Option<ReceiptHash>),
         today: Day,
     ) -> Result<Outcome, Error> {
@@ -606,11 +636,21 @@ impl Writer {
                 (keys.staged, Some(keys.settled))
             }
             None => {
-                let mut key = [0u8; 16];
-                crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
-                key[0] = STAGED;
+                let key = if self.staging {
+                    let mut key = [0u8; 16];
+                    crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
+                    key[0] = STAGED;
+                    key
+                } else {
+                    mix::mixed_key().map_err(Error::from)?
+                };
                 (key, None)
             }
+        };
+        // Without a mix, a ballot goes straight to its settled key.
+        let (key, settle_at) = match settle_at {
+            Some(to) if !self.staging => (to, None),
+            other => (key, other),
         };
         let plain = super::rows::ballot_bytes(&poll.layout, today, ballot)?;
         let sealed = poll.key.seal(&super::place::ballot(id.as_str(), &key), &plain).map_err(Error::internal)?;
@@ -619,49 +659,27 @@ impl Writer {
         // Counted first (in memory), uncounted if the ballot is not stored:
         // no ballot is ever stored without its counts.
         self.polls.count(id, ballot, today, 1)?;
-        let insert = |tx: &Transaction| -> Result<(), Error> {
-            tx.prepare_cached("INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)")?
-                .execute(params![id.as_str(), &key[..], sealed])?;
-            Ok(())
-        };
         let stored = match code {
-            None => insert(tx),
-            Some(code) => {
-                // The code is spent with its ballot or not at all. A code
-                // that came with a vote is spent even if the poll has
-                // meanwhile left invite mode, so that it cannot vote again
-                // if the mode returns.
-                tx.execute_batch("SAVEPOINT invite_vote")?;
-                let spent = tx
-                    .prepare_cached(
-                        "UPDATE sealed_invites SET used = 1 WHERE poll_id = ?1 AND code_mac = ?2 AND used = 0",
-                    )?
-                    .execute(params![id.as_str(), &code[..]])
-                    .map_err(Error::from)
-                    .and_then(|n| {
-                        if n == 0 && invite_only {
-                            Err(Error::InviteRefused(crate::error::InviteRefusal::UnknownOrUsed))
-                        } else {
-                            insert(tx)
-                        }
-                    });
-                match spent {
-                    Ok(()) => tx.execute_batch("RELEASE invite_vote").map_err(Error::from),
-                    Err(e) => {
-                        // If SQLite rolled the whole transaction back, this
-                        // fails too, and `try_commit` fails the batch.
-                        let _ = tx.execute_batch("ROLLBACK TO invite_vote; RELEASE invite_vote");
-                        Err(e)
-                    }
+            None => tx.insert_ballot(id.as_str(), &key, sealed),
+            // The code is spent with its ballot or not at all. A code that
+            // came with a vote is spent even if the poll has meanwhile left
+            // invite mode, so that it cannot vote again if the mode returns.
+            Some(code) => in_savepoint(tx, |tx| {
+                let n = tx.spend_invite(id.as_str(), &code)?;
+                if n == 0 && invite_only {
+                    return Err(Error::InviteRefused(crate::error::InviteRefusal::UnknownOrUsed));
                 }
-            }
+                tx.insert_ballot(id.as_str(), &key, sealed)
+            }),
         };
         if let Err(e) = stored {
             self.polls.count(id, ballot, today, -1)?;
             return Err(e);
         }
         // A key of a batch that then fails is mixed for nothing, harmlessly.
-        self.fresh.add(id, key, settle_at);
+        if self.staging {
+            self.fresh.add(id, key, settle_at);
+        }
         Ok(Outcome::Done)
     }
 }

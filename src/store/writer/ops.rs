@@ -8,7 +8,6 @@
 //! ([`Keyring::lease_day`]), and re-wrapped when its expiry moves.
 
 use anyhow::anyhow;
-use rusqlite::{Connection, params};
 
 use crate::day::Day;
 use crate::domain::{Ballot, FieldError, Key, NewMedia, Problem};
@@ -16,7 +15,8 @@ use crate::error::{Error, ReceiptRefusal};
 use crate::keyring::Keyring;
 use crate::secret::{InviteHash, PollId, ReceiptHash};
 
-use super::super::reader::{open_doc, open_tallies, poll_row};
+use super::super::engine::{Cols, NewRow, Rows};
+use super::super::reader::{open_doc, open_tallies};
 use super::super::rows::{self, Doc, DocMedia, Layout};
 use super::super::seal::{DataKey, bucket, padded};
 use super::super::{data_key, place, receipt_row};
@@ -32,17 +32,16 @@ struct Opened {
     doc: Doc,
 }
 
-fn open_live(tx: &Connection, keys: &Keyring, id: &PollId, today: Day) -> Result<Opened, Error> {
-    let Some((row, blobs)) = poll_row(tx, id.as_str(), today, ", body")? else { return Err(Error::NotFound) };
+fn open_live(tx: &mut dyn Rows, keys: &Keyring, id: &PollId, today: Day) -> Result<Opened, Error> {
+    let Some((row, blobs)) = tx.poll(id.as_str(), Some(today), Cols::Body)? else { return Err(Error::NotFound) };
     let key = row.key(keys, id.as_str())?;
     let doc = open_doc(&key, id.as_str(), &blobs[0])?;
     Ok(Opened { key, doc })
 }
 
-fn write_doc(tx: &Connection, id: &PollId, key: &DataKey, doc: &Doc) -> Result<(), Error> {
+fn write_doc(tx: &mut dyn Rows, id: &PollId, key: &DataKey, doc: &Doc) -> Result<(), Error> {
     let sealed = key.seal(&place::body(id.as_str()), &doc.to_bytes()?).map_err(Error::internal)?;
-    tx.prepare_cached("UPDATE sealed_polls SET body = ?2 WHERE id = ?1")?.execute(params![id.as_str(), sealed])?;
-    Ok(())
+    tx.set_body(id.as_str(), &sealed)
 }
 
 /// `key` wrapped for poll `id` under the lease of a poll alive until
@@ -54,7 +53,7 @@ fn wrap(keys: &Keyring, key: &DataKey, id: &str, expires_on: Day, today: Day) ->
 }
 
 /// Applies one write. Returns its outcome and whether it erased data.
-pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome, bool), Error> {
+pub(super) fn apply(tx: &mut dyn Rows, keys: &Keyring, op: &Op) -> Result<(Outcome, bool), Error> {
     match op {
         Op::Create { id, token, poll, media, today } => {
             let key = DataKey::generate().map_err(Error::internal)?;
@@ -68,19 +67,15 @@ pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome
             let tallies = rows::empty_tallies(&Layout::of(&poll.questions));
             let tallies =
                 key.seal(&place::tallies(id.as_str()), &rows::tallies_bytes(&tallies)?).map_err(Error::internal)?;
-            tx.prepare_cached(
-                "INSERT INTO sealed_polls (id, created_on, expires_on, key_day, data_key, body, tallies)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                id.as_str(),
-                today.to_string(),
-                expires_on.to_string(),
-                key_day.to_string(),
-                wrapped,
-                body,
-                tallies
-            ])?;
+            tx.insert_poll(&NewRow {
+                id: id.as_str(),
+                created_on: *today,
+                expires_on,
+                key_day,
+                data_key: &wrapped,
+                body: &body,
+                tallies: &tallies,
+            })?;
             for m in media {
                 insert_media(tx, id, &key, m)?;
             }
@@ -94,7 +89,7 @@ pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome
             let slot = media.slot.question();
             let old: Vec<String> = p.doc.media.iter().filter(|m| m.slot() == slot).map(|m| m.id.clone()).collect();
             for old_id in &old {
-                tx.prepare_cached("DELETE FROM sealed_media WHERE id = ?1")?.execute(params![old_id])?;
+                tx.delete_media(old_id, None)?;
             }
             p.doc.media.retain(|m| m.slot() != slot);
             p.doc.media.push(DocMedia::new(media));
@@ -109,8 +104,7 @@ pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome
             if p.doc.media.len() == before {
                 return Err(Error::NotFound);
             }
-            tx.prepare_cached("DELETE FROM sealed_media WHERE id = ?1 AND poll_id = ?2")?
-                .execute(params![media.as_str(), id.as_str()])?;
+            tx.delete_media(media.as_str(), Some(id.as_str()))?;
             write_doc(tx, id, &p.key, &p.doc)?;
             Ok((Outcome::Done, true))
         }
@@ -125,20 +119,12 @@ pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome
                 // wrapped under an earlier day at once.
                 let expires_on = today.plus_days(days.get());
                 let (key_day, wrapped) = wrap(keys, &p.key, id.as_str(), expires_on, *today)?;
-                tx.prepare_cached(
-                    "UPDATE sealed_polls SET expires_on = ?2, key_day = ?3, data_key = ?4 WHERE id = ?1",
-                )?
-                .execute(params![
-                    id.as_str(),
-                    expires_on.to_string(),
-                    key_day.to_string(),
-                    wrapped
-                ])?;
+                tx.set_lease(id.as_str(), Some(expires_on), key_day, &wrapped)?;
             }
             Ok((Outcome::Done, erased))
         }
         Op::Delete { id } => {
-            let n = tx.prepare_cached("DELETE FROM sealed_polls WHERE id = ?1")?.execute(params![id.as_str()])?;
+            let n = tx.delete_poll(id.as_str())?;
             if n == 0 {
                 return Err(Error::NotFound);
             }
@@ -149,7 +135,7 @@ pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome
         Op::Amend { id, receipt, ballot, today } => amend(tx, keys, id, receipt, ballot.as_ref(), *today),
         Op::IssueInvites { id, hashes, today } => {
             let p = open_live(tx, keys, id, *today)?;
-            let (issued, _) = invite_counts(tx, id)?;
+            let (issued, _) = tx.invite_counts(id.as_str())?;
             let after = issued + hashes.len() as u64;
             if after > MAX_INVITES {
                 return Err(Error::Invalid(vec![FieldError::new(
@@ -157,11 +143,10 @@ pub(super) fn apply(tx: &Connection, keys: &Keyring, op: &Op) -> Result<(Outcome
                     Problem::TooManyInvites { issued, max: MAX_INVITES },
                 )]));
             }
-            let mut insert = tx.prepare_cached("INSERT INTO sealed_invites (poll_id, code_mac) VALUES (?1, ?2)")?;
             for h in hashes {
-                insert.execute(params![id.as_str(), &invite_mac(&p.key, h)[..]])?;
+                tx.insert_invite(id.as_str(), &invite_mac(&p.key, h))?;
             }
-            let (issued, used) = invite_counts(tx, id)?;
+            let (issued, used) = tx.invite_counts(id.as_str())?;
             Ok((Outcome::Invites(issued, used), false))
         }
         Op::Roll { day } => roll(tx, keys, *day),
@@ -183,15 +168,10 @@ fn check_slot(m: &NewMedia, questions: usize) -> Result<(), Error> {
 
 /// Stores one cleaned media item of poll `id`: its bytes padded to their
 /// bucket and sealed in pieces (its listing is in the poll's document).
-fn insert_media(tx: &Connection, id: &PollId, key: &DataKey, m: &NewMedia) -> Result<(), Error> {
+fn insert_media(tx: &mut dyn Rows, id: &PollId, key: &DataKey, m: &NewMedia) -> Result<(), Error> {
     let plain = padded(m.clean.bytes.clone(), bucket(m.clean.bytes.len()), 0);
     let sealed = key.seal_pieces(&place::media(id.as_str(), m.id.as_str()), &plain).map_err(Error::internal)?;
-    tx.prepare_cached("INSERT INTO sealed_media (id, poll_id, bytes) VALUES (?1, ?2, ?3)")?.execute(params![
-        m.id.as_str(),
-        id.as_str(),
-        sealed
-    ])?;
-    Ok(())
+    tx.insert_media(m.id.as_str(), id.as_str(), &sealed)
 }
 
 /// Replaces (`new` is `Some`) or withdraws the ballot of `id` that came with
@@ -203,14 +183,16 @@ fn insert_media(tx: &Connection, id: &PollId, key: &DataKey, m: &NewMedia) -> Re
 /// ballot leaves nothing behind, not even the day it was cast. The old
 /// answers are truncated out of the WAL soon after ([`Outcome::Amended`]).
 fn amend(
-    tx: &Connection,
+    tx: &mut dyn Rows,
     keys: &Keyring,
     id: &PollId,
     receipt: &ReceiptHash,
     new: Option<&Ballot>,
     today: Day,
 ) -> Result<(Outcome, bool), Error> {
-    let Some((row, blobs)) = poll_row(tx, id.as_str(), today, ", body, tallies")? else { return Err(Error::NotFound) };
+    let Some((row, blobs)) = tx.poll(id.as_str(), Some(today), Cols::BodyTallies)? else {
+        return Err(Error::NotFound);
+    };
     let key = row.key(keys, id.as_str())?;
     let doc = open_doc(&key, id.as_str(), &blobs[0])?;
     if doc.is_closed(today) {
@@ -230,25 +212,15 @@ fn amend(
             rows::tally(&mut tallies, &layout, ballot, None, 1)?;
             let plain = rows::ballot_bytes(&layout, found.day, ballot)?;
             let sealed = key.seal(&place::ballot(id.as_str(), &found.key), &plain).map_err(Error::internal)?;
-            tx.prepare_cached("UPDATE sealed_ballots SET sealed = ?3 WHERE poll_id = ?1 AND id = ?2")?
-                .execute(params![id.as_str(), found.key, sealed])?;
+            tx.update_ballot(id.as_str(), &found.key, &sealed)?;
         }
         None => {
             rows::tally(&mut tallies, &layout, &found.ballot, Some(found.day), -1)?;
-            tx.prepare_cached("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2")?
-                .execute(params![id.as_str(), found.key])?;
+            tx.delete_ballot(id.as_str(), &found.key)?;
         }
     }
     write_tallies(tx, id.as_str(), &key, &tallies)?;
     Ok((Outcome::Amended, false))
-}
-
-/// A poll's invite codes: issued, and used.
-pub(in crate::store) fn invite_counts(tx: &Connection, id: &PollId) -> Result<(u64, u64), Error> {
-    let (issued, used): (i64, i64) = tx
-        .prepare_cached("SELECT count(*), coalesce(sum(used), 0) FROM sealed_invites WHERE poll_id = ?1")?
-        .query_row(params![id.as_str()], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok((u64::try_from(issued).unwrap_or(0), u64::try_from(used).unwrap_or(0)))
 }
 
 /// The day's key work for `day`: erases every poll that has expired by
@@ -256,22 +228,15 @@ pub(in crate::store) fn invite_counts(tx: &Connection, id: &PollId) -> Result<(u
 /// re-wraps each other poll's data key under its lease from `day`. The
 /// writer moves the key state to `day` once this is committed: only then
 /// can no stored key need an earlier day.
-fn roll(tx: &Connection, keys: &Keyring, day: Day) -> Result<(Outcome, bool), Error> {
-    let mut erased =
-        tx.prepare_cached("DELETE FROM sealed_polls WHERE expires_on <= ?1")?.execute(params![day.to_string()])? as u64;
-    let rows: Vec<(String, String, String, Vec<u8>)> = tx
-        .prepare("SELECT id, expires_on, key_day, data_key FROM sealed_polls")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-        .collect::<Result<_, _>>()?;
+fn roll(tx: &mut dyn Rows, keys: &Keyring, day: Day) -> Result<(Outcome, bool), Error> {
+    let mut erased = tx.delete_expired(day)?;
     let mut rewrapped = 0;
-    for (id, expires_on, key_day, wrapped) in rows {
-        let parse = |s: &str| Day::parse(s).ok_or_else(|| Error::internal(anyhow!("a stored day is malformed")));
-        let (expires_on, key_day) = (parse(&expires_on)?, parse(&key_day)?);
+    for (id, expires_on, key_day, wrapped) in tx.leases()? {
         let key = match data_key(keys, &id, key_day, &wrapped) {
             Ok(k) => k,
             Err(Error::NotFound) => {
                 // Leased until a day whose key is gone: nobody can read it.
-                erased += tx.prepare_cached("DELETE FROM sealed_polls WHERE id = ?1")?.execute(params![id])? as u64;
+                erased += tx.delete_poll(&id)?;
                 continue;
             }
             Err(e) => return Err(e),
@@ -279,8 +244,7 @@ fn roll(tx: &Connection, keys: &Keyring, day: Day) -> Result<(Outcome, bool), Er
         let target = keys.lease_day(expires_on.previous(), day);
         if target != key_day {
             let (key_day, wrapped) = wrap(keys, &key, &id, expires_on, day)?;
-            tx.prepare_cached("UPDATE sealed_polls SET key_day = ?2, data_key = ?3 WHERE id = ?1")?
-                .execute(params![id, key_day.to_string(), wrapped])?;
+            tx.set_lease(&id, None, key_day, &wrapped)?;
             rewrapped += 1;
         }
     }

@@ -10,7 +10,7 @@ use crate::domain::NewPoll;
 use crate::secret::AdminToken;
 use crate::store::receipt_keys;
 use crate::store::testkit::{assert_counts_match, ballots_of, doc_of, move_ballot, tallies_of};
-use rusqlite::OpenFlags;
+use rusqlite::{OpenFlags, params};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::time::Instant;
