@@ -12,6 +12,8 @@
 //! * `skip`: [`skip_or_fail`] for tests that need a missing tool.
 //! * [`media`]: multipart bodies and pictures with metadata.
 //! * [`hostile`]: clients that misbehave on purpose (issue 13's attacks).
+//! * `pg`: throwaway PostgreSQL clusters ([`PgCluster`]: primary, standbys,
+//!   promotion, base backups, WAL archive) and raw-byte scans of their files.
 #![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -23,6 +25,7 @@ mod db;
 pub mod hostile;
 mod http;
 pub mod media;
+mod pg;
 mod problem;
 mod server;
 mod skip;
@@ -32,6 +35,7 @@ pub use bytes::*;
 pub use dates::*;
 pub use db::*;
 pub use http::*;
+pub use pg::*;
 pub use problem::*;
 pub use server::*;
 pub use skip::*;
