@@ -14,7 +14,9 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 #[derive(Debug, Parser)]
 #[command(name = "polld", version, about = "The anonpoll server: JSON API and web pages over one SQLite file.")]
 pub struct PolldArgs {
-    /// SQLite database file (created with its folder on first start).
+    /// SQLite database file (created with its folder on first start), or a
+    /// PostgreSQL database as `postgresql://USER@HOST:PORT/DBNAME` (several
+    /// nodes; give `--keys` then).
     #[arg(long, env = "POLL_DB", default_value = "./data/anonpoll.sqlite3")]
     pub db: PathBuf,
 
@@ -136,11 +138,14 @@ impl PolldArgs {
 
     /// The vote window these options set.
     /// Where the key file is and how long a lease lasts.
-    pub fn keys(&self) -> crate::store::Keys {
-        match &self.keys {
-            Some(path) => crate::store::Keys { path: path.clone(), lease_days: self.key_lease_days },
-            None => crate::store::Keys { lease_days: self.key_lease_days, ..crate::store::Keys::beside(&self.db) },
-        }
+    pub fn keys(&self) -> anyhow::Result<crate::store::Keys> {
+        crate::store::Keys::for_db(&self.db, self.keys.as_deref(), self.key_lease_days)
+    }
+
+    /// The database as polld says it at its start: a PostgreSQL URL without
+    /// its password.
+    pub fn db_shown(&self) -> String {
+        crate::store::shown(&self.db)
     }
 
     pub fn vote_window(&self) -> std::time::Duration {

@@ -35,7 +35,8 @@ use crate::store::{Keys, Store};
     after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 no such poll, 4 missing or wrong token, 5 invalid input, 6 key file missing, damaged or another database's."
 )]
 pub struct Cli {
-    /// SQLite database file (the same one polld uses).
+    /// SQLite database file (the same one polld uses), or the PostgreSQL
+    /// database polld uses, as `postgresql://USER@HOST:PORT/DBNAME`.
     #[arg(long, env = "POLL_DB", default_value = "./data/anonpoll.sqlite3", global = true)]
     pub db: PathBuf,
 
@@ -332,13 +333,11 @@ fn print(cli: &Cli, value: &Value, text: impl FnOnce() -> String) {
 }
 
 fn execute(cli: &Cli) -> Result<(), Failure> {
-    if !cli.db.exists() {
+    let url = cli.db.to_str().is_some_and(crate::store::is_url);
+    if !url && !cli.db.exists() {
         return Err(anyhow!("no database at {}", cli.db.display()).into());
     }
-    let keys = match &cli.keys {
-        Some(path) => Keys { path: path.clone(), lease_days: cli.key_lease_days },
-        None => Keys { lease_days: cli.key_lease_days, ..Keys::beside(&cli.db) },
-    };
+    let keys = Keys::for_db(&cli.db, cli.keys.as_deref(), cli.key_lease_days)?;
     let store = Store::open_patient(&cli.db, &keys)?;
     let today = Day::today();
     let kept = store.clone();

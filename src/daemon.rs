@@ -73,7 +73,7 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     });
     // Listen first: a busy port must not leave a new, empty database behind.
     let server = Server::bind(&args.listen, config)?;
-    let store = Store::open_with(&args.db, &args.keys(), crate::store::WriterConfig::default())?;
+    let store = Store::open_db(&args.db, &args.keys()?, crate::store::WriterConfig::default())?;
     // The day's key work at every start: a node that was down for days
     // re-wraps from its old key state before that state moves on.
     roll_keys(&store, Day::today()).context("the key work at start failed")?;
@@ -87,7 +87,7 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     ctrlc::set_handler(move || shutdown.trigger()).context("cannot install the signal handler")?;
 
     eprintln!("polld: listening on http://{addr}");
-    eprintln!("polld: database {}, base URL {}", args.db.display(), app.links().base());
+    eprintln!("polld: database {}, base URL {}", args.db_shown(), app.links().base());
     let uploads = Uploads::new(args.media_limits(), upload_max, args.upload_hold_mib as usize * 1024 * 1024)?;
     let web = Web::new(app.clone(), uploads)?;
     let api = Api::new(app.clone())?;
@@ -114,11 +114,15 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     server.run(move || {
         let mut api = api.worker()?;
         let mut pages = web.worker()?;
-        Ok(
-            move |req: &crate::http::Request| {
-                if crate::api::Worker::owns(&req.path) { api.handle(req) } else { pages.handle(req) }
-            },
-        )
+        Ok(move |req: &crate::http::Request| {
+            if req.path == "/healthz" {
+                api.health(req)
+            } else if crate::api::Worker::owns(&req.path) {
+                api.handle(req)
+            } else {
+                pages.handle(req)
+            }
+        })
     })?;
     drop(stop_janitor);
     if janitor.join().is_err() {

@@ -80,6 +80,9 @@ pub enum Error {
     MethodNotAllowed(&'static [&'static str]),
     /// 409: the poll is closed (for actions that need an open poll).
     Closed,
+    /// 409: a vote form already sent once, on this node or another (web
+    /// only): decided in the ballot's transaction.
+    FormSpent,
     /// 408: the client took too long to send its request.
     RequestTimeout,
     /// 413
@@ -124,7 +127,7 @@ impl Error {
             Error::NotFound => 404,
             Error::MethodNotAllowed(_) => 405,
             Error::RequestTimeout => 408,
-            Error::Closed => 409,
+            Error::Closed | Error::FormSpent => 409,
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
             Error::Invalid(_) => 422,
@@ -149,6 +152,7 @@ impl Error {
             Error::MethodNotAllowed(_) => "method-not-allowed",
             Error::RequestTimeout => "request-timeout",
             Error::Closed => "poll-closed",
+            Error::FormSpent => "form-spent",
             Error::TooLarge { .. } => "body-too-large",
             Error::UnsupportedMediaType { .. } => "unsupported-media-type",
             Error::Invalid(_) => "validation-failed",
@@ -169,6 +173,7 @@ impl Error {
             Error::MethodNotAllowed(_) => "Method not allowed",
             Error::RequestTimeout => "Request timeout",
             Error::Closed => "Poll closed",
+            Error::FormSpent => "Form already sent",
             Error::TooLarge { .. } => "Request body too large",
             Error::UnsupportedMediaType { .. } => "Unsupported media type",
             Error::Invalid(_) => "Validation failed",
@@ -225,6 +230,7 @@ impl Error {
             Error::MethodNotAllowed(allowed) => format!("Allowed methods: {}.", allowed.join(", ")),
             Error::RequestTimeout => "The request body did not arrive in time.".into(),
             Error::Closed => "The poll is closed and accepts no responses.".into(),
+            Error::FormSpent => "This vote form was sent once already; it counts once.".into(),
             Error::TooLarge { limit } => format!("The request body exceeds the limit of {limit} bytes."),
             Error::UnsupportedMediaType { accepted } => {
                 format!("The request body must be sent as {}.", accepted.join(" or "))
@@ -259,7 +265,7 @@ impl Error {
 
 /// Every problem code with its status, for the API reference. A unit test
 /// checks that each variant's code is listed.
-pub const PROBLEM_CODES: [(&str, u16); 17] = [
+pub const PROBLEM_CODES: [(&str, u16); 18] = [
     ("malformed-body", 400),
     ("token-required", 401),
     ("bad-authorization", 401),
@@ -267,6 +273,7 @@ pub const PROBLEM_CODES: [(&str, u16); 17] = [
     ("results-withheld", 403),
     ("invite-refused", 403),
     ("receipt-refused", 403),
+    ("form-spent", 409),
     ("not-found", 404),
     ("method-not-allowed", 405),
     ("request-timeout", 408),
@@ -283,6 +290,20 @@ pub const PROBLEM_CODES: [(&str, u16); 17] = [
 /// across deployments (RFC 9457 section 3.1.1 allows relative URIs).
 fn problem_type(code: &str) -> String {
     format!("/api#problem-{code}")
+}
+
+/// PostgreSQL: a database that is away, starting, shutting down, read-only
+/// (a standby not yet promoted), full, or in another node's way is a 503;
+/// anything else is a bug (internal, details to stderr only).
+impl From<postgres::Error> for Error {
+    fn from(e: postgres::Error) -> Error {
+        if crate::store::is_transient_pg(&e) {
+            eprintln!("anonpoll: PostgreSQL: {e}");
+            Error::Unavailable { reason: "The database cannot be reached; nothing was written.", retry_after_secs: 5 }
+        } else {
+            Error::Internal(e.into())
+        }
+    }
 }
 
 impl From<rusqlite::Error> for Error {
@@ -340,6 +361,7 @@ mod tests {
             Error::MethodNotAllowed(&["GET"]),
             Error::RequestTimeout,
             Error::Closed,
+            Error::FormSpent,
             Error::TooLarge { limit: 1 },
             Error::UnsupportedMediaType { accepted: &["application/json"] },
             Error::Invalid(vec![FieldError::new(crate::domain::Key::Title, crate::domain::Problem::Blank)]),

@@ -37,6 +37,12 @@ impl Secret {
         Ok(Secret(key))
     }
 
+    /// A key derived elsewhere (the key state's day keys, which several
+    /// nodes share: `web/ballot.rs`).
+    pub fn from_bytes(key: [u8; 32]) -> Secret {
+        Secret(key)
+    }
+
     /// HMAC-SHA256 of `parts` (concatenated), truncated to `N` bytes (N ≤ 32).
     pub fn tag<const N: usize>(&self, parts: &[&[u8]]) -> [u8; N] {
         let mut out = [0u8; N];

@@ -92,6 +92,22 @@ impl Worker {
         self.dispatch(req).unwrap_or_else(|e| Response::from_error(&e))
     }
 
+    /// `GET /healthz`: 200 `ok` while this node's database answers, 503
+    /// (with Retry-After) while it does not. For load balancers' health
+    /// checks (deploy/several-nodes/Caddyfile); tells nothing about any poll.
+    pub fn health(&mut self, req: &Request) -> Response {
+        if !matches!(req.method, Method::Get | Method::Head) {
+            return Response::new(405).with_header("Allow", "GET, HEAD");
+        }
+        match self.session.healthy() {
+            Ok(()) => Response::new(200)
+                .with_header("Content-Type", "text/plain; charset=utf-8")
+                .with_header("Cache-Control", "no-store")
+                .with_body(b"ok\n".to_vec()),
+            Err(e) => Response::from_error(&e),
+        }
+    }
+
     /// True for paths this module owns.
     pub fn owns(path: &str) -> bool {
         path == "/api" || path.starts_with("/api/")

@@ -101,10 +101,18 @@ pub struct Admitted {
     ballot: Ballot,
     invite: Option<InviteHash>,
     receipt: Option<Receipt>,
+    /// The vote form it came with: its key's day and nonce.
+    form: Option<(Day, [u8; 16])>,
     today: Day,
 }
 
 impl Admitted {
+    /// The vote form this vote came with, spent with its ballot where
+    /// several nodes share the database.
+    pub fn with_form(self, form: Option<(Day, [u8; 16])>) -> Admitted {
+        Admitted { form, ..self }
+    }
+
     /// The receipt the voter gets with this ballot (a poll with
     /// `voteChanges`): to show them once it is stored, never to keep.
     pub fn receipt(&self) -> Option<&Receipt> {
@@ -177,7 +185,7 @@ impl App {
         self.store.cast_later(
             &vote.id,
             vote.ballot,
-            (vote.invite, vote.receipt.as_ref().map(Receipt::hash)),
+            (vote.invite, vote.receipt.as_ref().map(Receipt::hash), vote.form),
             vote.today,
             then,
         )
@@ -235,6 +243,12 @@ impl Session {
     }
 
     /// The live poll with id `id` (as given: a malformed id is unknown).
+    /// Whether the database answers now (`GET /healthz`: a load balancer
+    /// sends no traffic to a node whose database is away).
+    pub fn healthy(&mut self) -> Result<(), Error> {
+        self.reader.ping()
+    }
+
     pub fn poll(&mut self, id: &str, today: Day) -> Result<Poll, Error> {
         let id = PollId::parse(id).ok_or(Error::NotFound)?;
         self.reader.poll(&id, today)?.ok_or(Error::NotFound)
@@ -331,7 +345,7 @@ impl Session {
         };
         // Drawn afresh, from nothing the voter or the admin holds.
         let receipt = if poll.vote_changes { Some(Receipt::generate()?) } else { None };
-        Ok(Admitted { id: poll.id.clone(), ballot, invite, receipt, today })
+        Ok(Admitted { id: poll.id.clone(), ballot, invite, receipt, form: None, today })
     }
 
     /// The ballot of `poll` that came with the receipt `text` (as typed),

@@ -81,6 +81,9 @@ pub(super) type Lease = (String, Day, Day, Vec<u8>);
 /// polls, ballots, media items and media bytes.
 pub(super) type DueRow = (String, [i64; 4]);
 
+/// Stored ballots of a poll: key and sealed bytes.
+pub(super) type BallotRows = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// A stored day read back.
 pub(super) fn day_column(s: &str, what: &str) -> Result<Day, Error> {
     Day::parse(s).ok_or_else(|| corrupt(what))
@@ -127,7 +130,7 @@ pub(super) trait Rows {
 
     fn ballot(&mut self, poll: &str, key: &[u8]) -> Result<Option<Vec<u8>>, Error>;
     /// Every ballot of `poll` (key, sealed), in key order.
-    fn ballots(&mut self, poll: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>, Error>;
+    fn ballots(&mut self, poll: &str) -> Result<BallotRows, Error>;
     /// Stores a new ballot. An engine may hold it until
     /// [`Rows::finish_batch`] (within the same transaction).
     fn insert_ballot(&mut self, poll: &str, key: &[u8], sealed: Vec<u8>) -> Result<(), Error>;
@@ -150,6 +153,21 @@ pub(super) trait Rows {
 
     /// Per expiry day up to `as_of`, what a sweep would erase.
     fn due(&mut self, as_of: Day) -> Result<Vec<DueRow>, Error>;
+
+    /// Whether this engine records spent vote forms (several nodes share it,
+    /// so a node's memory of the forms it took is not enough).
+    fn records_forms(&self) -> bool {
+        false
+    }
+
+    /// Records a vote form (its key's day and nonce) as spent; false if it
+    /// was spent already, on any node.
+    fn redeem_form(&mut self, _day: Day, _nonce: &[u8; 16]) -> Result<bool, Error> {
+        Ok(true)
+    }
+
+    /// Whether the database answers (a trivial read).
+    fn ping(&mut self) -> Result<(), Error>;
 
     /// Runs a statement both engines spell alike (savepoints).
     fn exec(&mut self, sql: &'static str) -> Result<(), Error>;

@@ -90,7 +90,7 @@ proptest! {
         for (which, first) in &votes {
             store.cast(&ids[*which], a_ballot(&poll, *first), today).unwrap();
         }
-        let conn = Connection::open(store.path()).unwrap();
+        let conn = Connection::open(store.path().unwrap()).unwrap();
         let keys: BTreeMap<String, DataKey> =
             ids.iter().map(|id| (id.as_str().to_owned(), key_of(&conn, store.keys(), id))).collect();
         let values = sealed_values(&conn);
@@ -143,7 +143,7 @@ fn no_marker_is_in_any_file_or_backup_of_live_polls() {
     let code = InviteCode::generate().unwrap();
     store.issue_invites(&id, vec![code.hash()], today).unwrap();
     store
-        .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), Some(receipt.hash())), today, None)
+        .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), Some(receipt.hash()), None), today, None)
         .unwrap()
         .committed_blocking()
         .unwrap();
@@ -460,13 +460,13 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
         assert_eq!(r.invite_counts(&poll).unwrap(), (1, 0));
         let ballot = Ballot::of_choices(&poll.questions, &[Some(1), None]).unwrap();
         store
-            .cast_later(&id, ballot.clone(), (Some(code.hash()), None), today, None)
+            .cast_later(&id, ballot.clone(), (Some(code.hash()), None, None), today, None)
             .unwrap()
             .committed_blocking()
             .unwrap();
         assert!(
             store
-                .cast_later(&id, ballot, (Some(code.hash()), None), today, None)
+                .cast_later(&id, ballot, (Some(code.hash()), None, None), today, None)
                 .unwrap()
                 .committed_blocking()
                 .is_err()

@@ -21,6 +21,7 @@
 pub mod audit;
 mod engine;
 mod legacy;
+mod postgres;
 mod reader;
 mod rows;
 pub mod seal;
@@ -40,6 +41,8 @@ use crate::error::Error;
 use crate::keyring::{KeyError, Keyring, RingId};
 use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 
+pub(crate) use postgres::is_transient as is_transient_pg;
+pub use postgres::is_url;
 pub use reader::{Due, MediaBlob, Reader};
 pub use writer::{MAX_INVITES, MIX_EVERY, WriterConfig};
 
@@ -202,8 +205,9 @@ fn receipt_row(
 }
 
 /// A read connection of either engine.
-pub(super) enum Conn {
+pub(in crate::store) enum Conn {
     Sqlite(Connection),
+    Pg(Box<postgres::Link>),
 }
 
 impl Conn {
@@ -212,6 +216,7 @@ impl Conn {
     pub(super) fn sqlite(&self) -> &Connection {
         match self {
             Conn::Sqlite(c) => c,
+            Conn::Pg(_) => panic!("a SQLite test on a PostgreSQL store"),
         }
     }
 
@@ -219,6 +224,7 @@ impl Conn {
     fn once<T>(&mut self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> Result<T, Error> {
         match self {
             Conn::Sqlite(c) => f(&mut sqlite::Lite(c)),
+            Conn::Pg(link) => link.once(f),
         }
     }
 
@@ -231,6 +237,7 @@ impl Conn {
                 tx.finish()?;
                 Ok(out)
             }
+            Conn::Pg(link) => link.snapshot(f),
         }
     }
 }
@@ -309,6 +316,35 @@ impl Keys {
     pub fn beside(db: &Path) -> Keys {
         Keys { path: db.with_extension("keys"), lease_days: crate::keyring::DEFAULT_LEASE_DAYS }
     }
+
+    /// The key file for `--db db` and `--keys keys`: the one given, or for
+    /// a SQLite file the one beside it. A PostgreSQL database has no "beside":
+    /// every node must be given the key file (docs/OPERATIONS.md).
+    pub fn for_db(db: &Path, keys: Option<&Path>, lease_days: u16) -> anyhow::Result<Keys> {
+        match keys {
+            Some(path) => Ok(Keys { path: path.to_owned(), lease_days }),
+            None if db.to_str().is_some_and(is_url) => {
+                bail!("a PostgreSQL database needs its key file named: give --keys FILE (or POLL_KEYS)")
+            }
+            None => Ok(Keys { lease_days, ..Keys::beside(db) }),
+        }
+    }
+}
+
+/// `db` as it may be shown in a log line: a PostgreSQL URL loses its
+/// password, if it has one.
+pub fn shown(db: &Path) -> String {
+    match db.to_str().filter(|d| is_url(d)) {
+        Some(url) => match (url.find("://"), url.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => {
+                let user = &url[scheme + 3..at];
+                let user = user.split_once(':').map_or(user, |(u, _)| u);
+                format!("{}{user}@{}", &url[..scheme + 3], &url[at + 1..])
+            }
+            _ => url.to_owned(),
+        },
+        None => db.display().to_string(),
+    }
 }
 
 /// The ring id the database is bound to, if it has one yet.
@@ -318,14 +354,13 @@ fn stored_ring(conn: &Connection) -> anyhow::Result<Option<RingId>> {
         .transpose()
 }
 
-/// Opens the key file for the database, or creates it for a database that
-/// has none yet, and binds the two: a key file is never created over a
-/// database that holds polls sealed under another.
-fn open_keys(conn: &Connection, keys: &Keys, today: Day) -> anyhow::Result<Keyring> {
-    let ring = stored_ring(conn)?;
-    let keyring = match (Keyring::open(&keys.path, keys.lease_days), ring) {
+/// Opens the key file, or creates it for a database bound to no key ring
+/// yet (`ring` is `None`), and checks it is the database's: a key file is
+/// never created over a database that holds polls sealed under another.
+fn keyring_for(keys: &Keys, ring: Option<&RingId>, today: Day) -> anyhow::Result<Keyring> {
+    Ok(match (Keyring::open(&keys.path, keys.lease_days), ring) {
         (Ok(k), Some(ring)) => {
-            k.check_ring(&ring)?;
+            k.check_ring(ring)?;
             k
         }
         (Ok(k), None) => k,
@@ -339,7 +374,14 @@ fn open_keys(conn: &Connection, keys: &Keys, today: Day) -> anyhow::Result<Keyri
             Err(e) => return Err(e.into()),
         },
         (Err(e), _) => return Err(e.into()),
-    };
+    })
+}
+
+/// Opens the key file for the database (see [`keyring_for`]) and binds the
+/// two.
+fn open_keys(conn: &Connection, keys: &Keys, today: Day) -> anyhow::Result<Keyring> {
+    let ring = stored_ring(conn)?;
+    let keyring = keyring_for(keys, ring.as_ref(), today)?;
     if ring.is_none() {
         // A key file made just now, or one a crash left unbound: the
         // database has nothing sealed yet.
@@ -353,10 +395,18 @@ fn open_keys(conn: &Connection, keys: &Keys, today: Day) -> anyhow::Result<Keyri
     }
     Ok(keyring)
 }
+
+/// Where a store's database is.
+#[derive(Clone)]
+enum At {
+    File(PathBuf),
+    Pg(Arc<::postgres::Config>),
+}
+
 /// A handle on the database: cheap to clone, shared by all threads.
 #[derive(Clone)]
 pub struct Store {
-    path: Arc<PathBuf>,
+    at: Arc<At>,
     writer: writer::Handle,
     busy: Duration,
     keys: Arc<Keyring>,
@@ -387,7 +437,7 @@ impl Store {
     pub fn open_patient(path: &Path, keys: &Keys) -> anyhow::Result<Store> {
         let config =
             WriterConfig { busy_timeout: Duration::from_secs(60), mix_left_staged: false, ..WriterConfig::default() };
-        Store::open_with(path, keys, config)
+        Store::open_db(path, keys, config)
     }
 
     /// Opens the database and its key file (creating both for a new
@@ -412,7 +462,55 @@ impl Store {
         legacy::seal_all(&conn, &keyring, Day::today(), usize::MAX)?;
         migrate(path, busy, SCHEMA_VERSION)?;
         let writer = writer::Handle::start(conn, keyring.clone(), config)?;
-        Ok(Store { path: Arc::new(path.to_owned()), writer, busy, keys: keyring })
+        Ok(Store { at: Arc::new(At::File(path.to_owned())), writer, busy, keys: keyring })
+    }
+
+    /// Opens the PostgreSQL database at `url` (`postgresql://USER@HOST:PORT/DBNAME`)
+    /// with its key file (which, unlike SQLite's, has no default place: give
+    /// `--keys`), migrates it (one node at a time) and starts this node's
+    /// writer. The database must be reachable now; afterwards it may come
+    /// and go.
+    pub fn open_url(url: &str, keys: &Keys, config: WriterConfig) -> anyhow::Result<Store> {
+        let pg = postgres::config(url)?;
+        let mut client = pg
+            .connect(::postgres::NoTls)
+            .map_err(|e| anyhow::anyhow!("cannot connect to the PostgreSQL database: {e}"))?;
+        postgres::migrate(&mut client)?;
+        let keyring = Arc::new(postgres::open_keys(&mut client, keys, Day::today())?);
+        drop(client);
+        let link = postgres::Link::new(pg.clone());
+        let writer = writer::Handle::spawn(config, {
+            let keyring = keyring.clone();
+            move |rx| postgres::run(link, keyring, rx, config)
+        })?;
+        Ok(Store { at: Arc::new(At::Pg(pg)), writer, busy: config.busy_timeout, keys: keyring })
+    }
+
+    /// Opens `db`: a `postgresql://` URL ([`Store::open_url`]) or a SQLite
+    /// file ([`Store::open_with`]).
+    pub fn open_db(db: &Path, keys: &Keys, config: WriterConfig) -> anyhow::Result<Store> {
+        match db.to_str().filter(|d| is_url(d)) {
+            Some(url) => Store::open_url(url, keys, config),
+            None => Store::open_with(db, keys, config),
+        }
+    }
+
+    /// Whether this store records spent vote forms in the database
+    /// (PostgreSQL, which several nodes may share).
+    pub fn records_forms(&self) -> bool {
+        matches!(&*self.at, At::Pg(_))
+    }
+
+    /// Whether the database answers now (`GET /healthz`).
+    pub fn ping(&self) -> Result<(), Error> {
+        match &*self.at {
+            At::File(path) => {
+                let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
+                conn.query_row("SELECT 1", [], |_| Ok(()))?;
+                Ok(())
+            }
+            At::Pg(pg) => postgres::ping(&mut postgres::Link::new(pg.clone())),
+        }
     }
 
     /// The key state this store reads and writes with.
@@ -420,15 +518,26 @@ impl Store {
         &self.keys
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The SQLite file, or `None` on PostgreSQL.
+    pub fn path(&self) -> Option<&Path> {
+        match &*self.at {
+            At::File(p) => Some(p),
+            At::Pg(_) => None,
+        }
     }
 
-    /// A new read connection, meant to be owned by one worker thread.
+    /// A new read connection, meant to be owned by one worker thread. On
+    /// PostgreSQL it connects at its first read, and again after the
+    /// database was away.
     pub fn reader(&self) -> anyhow::Result<Reader> {
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
-        conn.pragma_update(None, "query_only", true)?;
-        Ok(Reader::new(Conn::Sqlite(conn), self.keys.clone()))
+        match &*self.at {
+            At::File(path) => {
+                let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
+                conn.pragma_update(None, "query_only", true)?;
+                Ok(Reader::new(Conn::Sqlite(conn), self.keys.clone()))
+            }
+            At::Pg(pg) => Ok(Reader::new(Conn::Pg(Box::new(postgres::Link::new(pg.clone()))), self.keys.clone())),
+        }
     }
 
     /// Stores a new poll with its media, in one transaction.
@@ -474,7 +583,14 @@ impl Store {
     /// unknown or expired poll, `Error::Closed` for a closed one (both
     /// decided at the commit).
     pub fn cast(&self, id: &PollId, ballot: Ballot, today: Day) -> Result<(), Error> {
-        self.writer.submit(writer::Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })?;
+        self.writer.submit(writer::Op::Cast {
+            id: id.clone(),
+            ballot,
+            invite: None,
+            receipt: None,
+            form: None,
+            today,
+        })?;
         Ok(())
     }
 
@@ -486,18 +602,21 @@ impl Store {
     /// spent in the ballot's transaction (`Error::InviteRefused` if it is
     /// unknown or used). A ballot with a receipt is stored with the
     /// receipt's hash, which finds it again ([`Store::amend`]).
+    /// The vote form's day and nonce, where given, are spent in the
+    /// ballot's transaction on an engine shared by several nodes
+    /// (`Error::FormSpent` if another node took them first).
     /// `then` learns whether the ballot was stored before the
     /// [`PendingWrite`] does, and even if nobody waits for it any more.
     pub fn cast_later(
         &self,
         id: &PollId,
         ballot: Ballot,
-        (invite, receipt): (Option<InviteHash>, Option<ReceiptHash>),
+        (invite, receipt, form): VoteProofs,
         today: Day,
         then: Option<Settle>,
     ) -> Result<PendingWrite, Error> {
         self.writer
-            .submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, receipt, today }, then)
+            .submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, receipt, form, today }, then)
             .map(PendingWrite)
     }
 
@@ -546,6 +665,10 @@ impl Store {
         }
     }
 }
+
+/// What a vote brings besides its ballot: an invite code's hash, a
+/// receipt's hash, and its vote form's day and nonce.
+pub type VoteProofs = (Option<InviteHash>, Option<ReceiptHash>, Option<(Day, [u8; 16])>);
 
 /// What a queued vote's sender does once the writer knows whether the ballot
 /// was stored, on the writer's thread, before the answer goes out and whether
@@ -628,7 +751,19 @@ pub struct Health {
 
 impl Store {
     pub fn stats(&self, today: Day) -> anyhow::Result<Stats> {
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
+        let path = match &*self.at {
+            At::File(p) => p,
+            At::Pg(pg) => {
+                let [live, expired, responses, bytes] = postgres::stats(&mut postgres::Link::new(pg.clone()), today)?;
+                return Ok(Stats {
+                    live_polls: u64::try_from(live)?,
+                    expired_polls: u64::try_from(expired)?,
+                    responses: u64::try_from(responses)?,
+                    database_bytes: u64::try_from(bytes)?,
+                });
+            }
+        };
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
         let count = |sql: &str| -> anyhow::Result<u64> {
             let n: i64 = conn.query_row(sql, params![today.to_string()], |r| r.get(0))?;
             Ok(u64::try_from(n)?)
@@ -650,6 +785,12 @@ impl Store {
     /// (which must not exist), while the service keeps running.
     /// The copy is created private to the user running the backup (0600).
     pub fn backup(&self, target: &Path) -> anyhow::Result<()> {
+        let At::File(path) = &*self.at else {
+            bail!(
+                "pollctl backup copies a SQLite file; back a PostgreSQL database up with pg_dump \
+                 (docs/OPERATIONS.md, \"Running several nodes\")"
+            )
+        };
         // Created empty here, where it must be new (VACUUM INTO fills an
         // empty file, and would create one with the default mode 0644).
         match private_file(target, true) {
@@ -658,7 +799,7 @@ impl Store {
             }
             other => other.with_context(|| format!("cannot create {}", target.display()))?,
         }
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         let path = target.to_str().context("the backup path must be valid UTF-8")?;
         conn.execute("VACUUM INTO ?1", params![path])?;
         drop(conn);
@@ -709,7 +850,21 @@ impl Store {
 
     /// `PRAGMA integrity_check` and the schema version.
     pub fn health(&self) -> anyhow::Result<Health> {
-        let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
+        let path = match &*self.at {
+            At::File(p) => p,
+            At::Pg(pg) => {
+                let mut client = pg.connect(::postgres::NoTls)?;
+                // PostgreSQL checks its pages as it reads them (with data
+                // checksums on); `amcheck` is the operator's deeper tool.
+                client.simple_query("SELECT count(*) FROM sealed_polls")?;
+                return Ok(Health {
+                    integrity: "ok".into(),
+                    schema_version: postgres::schema_version(&mut client)?,
+                    binary_schema_version: postgres::SCHEMA_VERSION,
+                });
+            }
+        };
+        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
         let mut stmt = conn.prepare("PRAGMA integrity_check")?;
         let lines: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;

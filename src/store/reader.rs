@@ -140,6 +140,12 @@ impl Reader {
         Ok(row.and_then(|d| Day::parse(&d)).is_some_and(|d| self.keys.wrap_key(d).is_none()))
     }
 
+    /// Whether the database answers now, through this reader's connection
+    /// (`GET /healthz`).
+    pub fn ping(&mut self) -> Result<(), Error> {
+        self.conn.once(|r| r.ping())
+    }
+
     /// A poll's invite codes: how many were issued, and how many were used.
     pub fn invite_counts(&mut self, poll: &Poll) -> Result<(u64, u64), Error> {
         self.conn.once(|r| r.invite_counts(poll.id.as_str()))

@@ -11,7 +11,7 @@ use crate::day::Day;
 use crate::error::Error;
 
 use super::corrupt;
-use super::engine::{Cols, DueRow, Lease, NewRow, RowWith, Rows, day_column, row_with};
+use super::engine::{BallotRows, Cols, DueRow, Lease, NewRow, RowWith, Rows, day_column, row_with};
 
 /// A SQLite connection (or a transaction on it) seen as [`Rows`].
 pub(super) struct Lite<'a>(pub &'a Connection);
@@ -124,7 +124,7 @@ impl Rows for Lite<'_> {
             .optional()?)
     }
 
-    fn ballots(&mut self, poll: &str) -> Result<Vec<(Vec<u8>, Vec<u8>)>, Error> {
+    fn ballots(&mut self, poll: &str) -> Result<BallotRows, Error> {
         let mut stmt = self.0.prepare_cached("SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 ORDER BY id")?;
         let rows = stmt.query_map(params![poll], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -230,6 +230,11 @@ impl Rows for Lite<'_> {
             Ok((r.get::<_, String>(0)?, [r.get::<_, i64>(1)?, r.get(2)?, r.get(3)?, r.get(4)?]))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn ping(&mut self) -> Result<(), Error> {
+        self.0.prepare_cached("SELECT 1")?.query_row([], |_| Ok(()))?;
+        Ok(())
     }
 
     fn exec(&mut self, sql: &'static str) -> Result<(), Error> {

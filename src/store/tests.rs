@@ -336,7 +336,7 @@ mod recount {
             // several ballots per commit as it does under load.
             for chunk in ballots.chunks(batch) {
                 let pending: Vec<PendingWrite> =
-                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), (None, None), today, None).unwrap()).collect();
+                    chunk.iter().map(|b| store.cast_later(&id, b.clone(), (None, None, None), today, None).unwrap()).collect();
                 for p in pending {
                     p.committed_blocking().unwrap();
                 }
@@ -380,7 +380,7 @@ mod recount {
             let mut held: Vec<(Receipt, Option<Ballot>)> = Vec::new();
             for seed in &seeds {
                 let (receipt, ballot) = (Receipt::generate().unwrap(), make(seed));
-                store.cast_later(&id, ballot.clone(), (None, Some(receipt.hash())), today, None).unwrap()
+                store.cast_later(&id, ballot.clone(), (None, Some(receipt.hash()), None), today, None).unwrap()
                     .committed_blocking().unwrap();
                 held.push((receipt, Some(ballot)));
             }
@@ -427,7 +427,7 @@ fn ballot_keys(path: &Path) -> Vec<Vec<u8>> {
 /// Moves every settled ballot of `id` back to a staged key, as if the
 /// writer had not mixed yet (it does 250 ms after going idle).
 fn restage(store: &Store, id: &PollId) {
-    let conn = Connection::open(store.path()).unwrap();
+    let conn = Connection::open(store.path().unwrap()).unwrap();
     conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
     for (key, _, _) in ballots_of(&conn, store.keys(), id) {
         if key[0] != writer::STAGED {
@@ -445,7 +445,7 @@ fn a_backup_holds_no_staged_ballot() {
         store.cast(&id, ballot(&choices), Day::today()).unwrap();
     }
     restage(&store, &id);
-    assert_eq!(ballot_keys(store.path()).iter().filter(|k| k[0] == 0xff).count(), 3, "the set-up stages them");
+    assert_eq!(ballot_keys(store.path().unwrap()).iter().filter(|k| k[0] == 0xff).count(), 3, "the set-up stages them");
     let copy = dir.path().join("backup.sqlite3");
     store.backup(&copy).unwrap();
     let keys = ballot_keys(&copy);
@@ -488,7 +488,7 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     }
     let vote = |code: Option<&InviteCode>| {
         store
-            .cast_later(&id, ballot(&[Some(0), None]), (code.map(InviteCode::hash), None), today, None)
+            .cast_later(&id, ballot(&[Some(0), None]), (code.map(InviteCode::hash), None, None), today, None)
             .unwrap()
             .committed_blocking()
     };
@@ -516,7 +516,7 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     store.create_poll(&other, &AdminToken::generate().unwrap().hash(), &new_poll(), &[], today).unwrap();
     store.patch_poll(&other, &invite_only, today).unwrap();
     let on_other =
-        store.cast_later(&other, ballot(&[Some(0), None]), (Some(codes[1].hash()), None), today, None).unwrap();
+        store.cast_later(&other, ballot(&[Some(0), None]), (Some(codes[1].hash()), None, None), today, None).unwrap();
     assert!(matches!(on_other.committed_blocking(), Err(Error::InviteRefused(_))));
 }
 
@@ -540,7 +540,7 @@ fn a_vote_is_settled_by_the_writer_whether_or_not_anyone_waits() {
     };
     // The answer's receiver is dropped at once, as by a client that hung up.
     let send = |code: &InviteCode, then| {
-        drop(store.cast_later(&id, ballot(&[Some(0), None]), (Some(code.hash()), None), today, then).unwrap());
+        drop(store.cast_later(&id, ballot(&[Some(0), None]), (Some(code.hash()), None, None), today, then).unwrap());
     };
     send(&InviteCode::generate().unwrap(), settle());
     assert!(!rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap(), "a refused code: not stored");
@@ -589,7 +589,7 @@ fn wait_for_empty_wal(dir: &Path) {
 
 /// The keys a receipt gives its ballot in poll `id` of `store`.
 fn keys_of(store: &Store, id: &PollId, receipt: &crate::secret::Receipt) -> ReceiptKeys {
-    let conn = Connection::open(store.path()).unwrap();
+    let conn = Connection::open(store.path().unwrap()).unwrap();
     receipt_keys(&key_of(&conn, store.keys(), id), &receipt.hash())
 }
 
@@ -609,7 +609,10 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     let today = Day::today();
     let receipt = Receipt::generate().unwrap();
     let cast = |b: &[Option<usize>], receipt: Option<&Receipt>| {
-        store.cast_later(&id, ballot(b), (None, receipt.map(Receipt::hash)), today, None).unwrap().committed_blocking()
+        store
+            .cast_later(&id, ballot(b), (None, receipt.map(Receipt::hash), None), today, None)
+            .unwrap()
+            .committed_blocking()
     };
     cast(&[Some(0), Some(1)], Some(&receipt)).unwrap();
     cast(&[Some(2), None], None).unwrap();
@@ -639,7 +642,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     let yesterday = today.previous();
     let early = Receipt::generate().unwrap();
     store
-        .cast_later(&id, ballot(&[Some(0), None]), (None, Some(early.hash())), yesterday, None)
+        .cast_later(&id, ballot(&[Some(0), None]), (None, Some(early.hash()), None), yesterday, None)
         .unwrap()
         .committed_blocking()
         .unwrap();
@@ -672,12 +675,12 @@ fn a_changed_ballot_is_rewritten_in_place() {
     let receipts: Vec<Receipt> = (0..60).map(|_| Receipt::generate().unwrap()).collect();
     for (i, r) in receipts.iter().enumerate() {
         let b = if i % 2 == 0 { ballot(&[Some(0), None]) } else { ballot(&[Some(2), Some(1)]) };
-        store.cast_later(&id, b, (None, Some(r.hash())), today, None).unwrap().committed_blocking().unwrap();
+        store.cast_later(&id, b, (None, Some(r.hash()), None), today, None).unwrap().committed_blocking().unwrap();
     }
     wait_for_empty_wal(dir.path());
     let file = dir.path().join("t.sqlite3");
     let places = |store: &Store| -> Vec<(usize, Vec<u8>)> {
-        let conn = Connection::open(store.path()).unwrap();
+        let conn = Connection::open(store.path().unwrap()).unwrap();
         let bytes = std::fs::read(&file).unwrap();
         let mut stmt = conn.prepare("SELECT id, sealed FROM sealed_ballots ORDER BY id").unwrap();
         stmt.query_map([], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))
@@ -698,7 +701,7 @@ fn a_changed_ballot_is_rewritten_in_place() {
     wait_for_empty_wal(dir.path());
     assert_eq!(places(&store), before, "every ballot at the same place, in key order");
     let lens: std::collections::BTreeSet<usize> = {
-        let conn = Connection::open(store.path()).unwrap();
+        let conn = Connection::open(store.path().unwrap()).unwrap();
         let mut stmt = conn.prepare("SELECT length(sealed) FROM sealed_ballots").unwrap();
         stmt.query_map([], |r| r.get::<_, i64>(0)).unwrap().map(|n| n.unwrap() as usize).collect()
     };
@@ -713,7 +716,7 @@ fn deleting_a_poll_erases_its_receipt_keys_from_every_file() {
     let receipts: Vec<Receipt> = (0..5).map(|_| Receipt::generate().unwrap()).collect();
     for receipt in &receipts {
         store
-            .cast_later(&id, ballot(&[Some(0), Some(1)]), (None, Some(receipt.hash())), today, None)
+            .cast_later(&id, ballot(&[Some(0), Some(1)]), (None, Some(receipt.hash()), None), today, None)
             .unwrap()
             .committed_blocking()
             .unwrap();
@@ -721,7 +724,7 @@ fn deleting_a_poll_erases_its_receipt_keys_from_every_file() {
     // As a poll deleted days after its votes: mixed to their settled keys.
     wait_for_empty_wal(dir.path());
     let keys: Vec<ReceiptKeys> = receipts.iter().map(|r| keys_of(&store, &id, r)).collect();
-    let settled = ballot_keys(store.path());
+    let settled = ballot_keys(store.path().unwrap());
     assert!(keys.iter().all(|k| settled.contains(&k.settled.to_vec())), "every ballot settled");
     assert!(keys.iter().all(|k| keys_in_files(dir.path(), k)));
     store.delete_poll(&id).unwrap();
@@ -743,7 +746,7 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     let mut r = store.reader().unwrap();
     let poll = r.poll(&id, today).unwrap().unwrap();
     // Placed at each of its keys by a write of the store's own.
-    let conn = Connection::open(store.path()).unwrap();
+    let conn = Connection::open(store.path().unwrap()).unwrap();
     conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
     let delete = || conn.execute("DELETE FROM sealed_ballots", []).unwrap();
     for key in [k.staged, k.settled, k.fallback] {
@@ -756,12 +759,12 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     delete();
     // Cast: the writer's mix (250 ms after going idle) settles it.
     store
-        .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash())), today, None)
+        .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash()), None), today, None)
         .unwrap()
         .committed_blocking()
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !ballot_keys(store.path()).contains(&k.settled.to_vec()) {
+    while !ballot_keys(store.path().unwrap()).contains(&k.settled.to_vec()) {
         assert!(std::time::Instant::now() < deadline, "the writer did not settle the ballot");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }

@@ -22,7 +22,14 @@
 //! - memory stays bounded: past [`MAX_USED`] redemptions in one generation a
 //!   new generation starts early (forms issued before then ask to be sent
 //!   again, with the voter's choices kept);
-//! - a token for one poll is refused for every other poll.
+//! - a token for one poll is refused for every other poll;
+//! - where several nodes share one database (PostgreSQL, issue 23), the
+//!   keys are not random but the day's form key of the shared key state
+//!   ([`BallotBox::keyed`]), so a form fetched from one node is good on
+//!   every node; and the nonce of each vote is also recorded in the
+//!   database in the ballot's own transaction ([`BallotBox::form_of`]), so a
+//!   form sent to two nodes counts once. Each node's memory of used tokens
+//!   stays what opens `afterVote` results on that node.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -31,8 +38,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use subtle::ConstantTimeEq;
 
+use std::sync::Arc;
+
 use crate::day::Day;
 use crate::keyed::Secret;
+use crate::keyring::Keyring;
 use crate::secret::{PollId, random_bytes};
 
 /// Redemptions recorded per generation before the key rotates early.
@@ -65,11 +75,31 @@ struct Generation {
     used: HashMap<[u8; NONCE], bool>,
 }
 
+/// Where a box's keys come from.
+enum Source {
+    /// Random, in this process only.
+    Random,
+    /// The key state's day key for a purpose: the same on every node.
+    Keys(Arc<Keyring>, &'static [u8]),
+}
+
 impl Generation {
-    fn new(day: Day) -> anyhow::Result<Generation> {
-        let mut tag = [0u8; TAG];
-        random_bytes(&mut tag)?;
-        Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new() })
+    fn new(day: Day, source: &Source) -> anyhow::Result<Generation> {
+        match source {
+            Source::Random => {
+                let mut tag = [0u8; TAG];
+                random_bytes(&mut tag)?;
+                Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new() })
+            }
+            Source::Keys(keys, label) => {
+                let key =
+                    keys.day_key(day, label).ok_or_else(|| anyhow::anyhow!("the key state has no key for {day}"))?;
+                let key = Secret::from_bytes(*key);
+                // Told apart by day, as every node tells them.
+                let tag = key.tag::<TAG>(&[b"tag"]);
+                Ok(Generation { tag, day, key, used: HashMap::new() })
+            }
+        }
     }
 
     fn mac(&self, poll: &PollId, nonce: &[u8]) -> [u8; MAC] {
@@ -84,11 +114,30 @@ struct State {
 
 pub struct BallotBox {
     state: Mutex<State>,
+    source: Source,
 }
 
 impl BallotBox {
     pub fn new(today: Day) -> anyhow::Result<BallotBox> {
-        Ok(BallotBox { state: Mutex::new(State { current: Generation::new(today)?, previous: None }) })
+        BallotBox::with(today, Source::Random)
+    }
+
+    /// A box whose day keys are the key state's for `label`, shared by
+    /// every node that has the key file.
+    pub fn keyed(today: Day, keys: Arc<Keyring>, label: &'static [u8]) -> anyhow::Result<BallotBox> {
+        BallotBox::with(today, Source::Keys(keys, label))
+    }
+
+    fn with(today: Day, source: Source) -> anyhow::Result<BallotBox> {
+        let current = Generation::new(today, &source)?;
+        Ok(BallotBox { state: Mutex::new(State { current, previous: None }), source })
+    }
+
+    /// The day and nonce of a token this box issued for `poll`: what the
+    /// database records as spent with its ballot.
+    pub fn form_of(&self, poll: &PollId, token: &str) -> Option<(Day, [u8; NONCE])> {
+        let mut state = self.lock();
+        find(&mut state, poll, token).map(|(generation, nonce)| (generation.day, nonce))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -97,13 +146,13 @@ impl BallotBox {
     }
 
     /// Moves to a new key when the day changed or the used set is full.
-    fn rotate(state: &mut State, today: Day) -> anyhow::Result<()> {
+    fn rotate(state: &mut State, source: &Source, today: Day) -> anyhow::Result<()> {
         // A request that read the day just before midnight may come after one
         // that read the new day: it must not move the key back a day.
         if (state.current.day == today && state.current.used.len() < MAX_USED) || today < state.current.day {
             return Ok(());
         }
-        let fresh = Generation::new(today)?;
+        let fresh = Generation::new(today, source)?;
         let old = std::mem::replace(&mut state.current, fresh);
         // The old key stays for one more day (a form loaded before midnight),
         // never longer.
@@ -114,7 +163,7 @@ impl BallotBox {
     /// A fresh token for a vote form of `poll`.
     pub fn issue(&self, poll: &PollId, today: Day) -> anyhow::Result<String> {
         let mut state = self.lock();
-        BallotBox::rotate(&mut state, today)?;
+        BallotBox::rotate(&mut state, &self.source, today)?;
         let mut nonce = [0u8; NONCE];
         random_bytes(&mut nonce)?;
         let mut raw = Vec::with_capacity(TOKEN_BYTES);
@@ -127,7 +176,7 @@ impl BallotBox {
     /// What `token` is worth for `poll`, without using it up.
     pub fn check(&self, poll: &PollId, token: &str, today: Day) -> Verdict {
         let mut state = self.lock();
-        if BallotBox::rotate(&mut state, today).is_err() {
+        if BallotBox::rotate(&mut state, &self.source, today).is_err() {
             return Verdict::Invalid;
         }
         match find(&mut state, poll, token) {
@@ -144,7 +193,7 @@ impl BallotBox {
     /// key and used codes go on time on a quiet server too.
     pub fn tick(&self, today: Day) {
         let mut state = self.lock();
-        if let Err(e) = BallotBox::rotate(&mut state, today) {
+        if let Err(e) = BallotBox::rotate(&mut state, &self.source, today) {
             eprintln!("anonpoll: ballot key rotation failed: {e}");
         }
     }
@@ -164,7 +213,7 @@ impl BallotBox {
 
     fn take(&self, poll: &PollId, token: &str, today: Day, counted: bool) -> Verdict {
         let mut state = self.lock();
-        if BallotBox::rotate(&mut state, today).is_err() {
+        if BallotBox::rotate(&mut state, &self.source, today).is_err() {
             return Verdict::Invalid;
         }
         match find(&mut state, poll, token) {

@@ -37,6 +37,7 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
         Error::ReceiptRefused(ReceiptRefusal::Unknown) => (403, t.error_title, t.err_receipt_unknown),
         Error::ReceiptRefused(ReceiptRefusal::ChangesOff) => (403, t.error_title, t.err_receipt_changes_off),
         Error::Closed => (409, t.closed_title, t.closed_text),
+        Error::FormSpent => (409, t.thanks_title, t.err_ballot_used),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),
         Error::RateLimited(rl) => {
             rate_limited = (t.err_rate_limited)(rl.retry_after_secs.div_ceil(60));

@@ -68,6 +68,17 @@ pub fn accepts_uploads(path: &str) -> bool {
     matches!(route(path), Some(Route::Create | Route::Admin(_)))
 }
 
+/// A ballot box for `label`'s forms: keyed from the key state where several
+/// nodes share the store (a form from one node is good on another), random
+/// in this process otherwise.
+fn ballot_box(app: &App, label: &'static [u8]) -> anyhow::Result<BallotBox> {
+    if app.store.records_forms() {
+        BallotBox::keyed(Day::today(), app.store.keys().clone(), label)
+    } else {
+        BallotBox::new(Day::today())
+    }
+}
+
 impl Web {
     /// Lets the in-memory keys of the ballot box and held uploads expire on
     /// time even when no request comes (called by a timer).
@@ -79,12 +90,18 @@ impl Web {
 
     pub fn new(app: Arc<App>, uploads: Uploads) -> anyhow::Result<Arc<Web>> {
         Ok(Arc::new(Web {
+            ballots: ballot_box(&app, b"form")?,
+            invite_forms: ballot_box(&app, b"invite form")?,
             app,
-            ballots: BallotBox::new(Day::today())?,
-            invite_forms: BallotBox::new(Day::today())?,
             uploads,
             media_budget: media::MediaBudget::new()?,
         }))
+    }
+
+    /// Whether several nodes may share this store (its forms must then be
+    /// good on every node, and spent in the database).
+    pub fn shared_store(&self) -> bool {
+        self.app.store.records_forms()
     }
 
     /// A per-worker handler with its own session (read connection).

@@ -591,6 +591,9 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         // The first send is still being stored: this one is not counted.
         _ => return Ok(used_page(&ctx, poll)),
     }
+    // Where several nodes share the database, the form is spent there too,
+    // with its ballot: sent to two nodes, it counts once.
+    let admitted = admitted.with_form(w.web.ballots.form_of(&poll.id, token).filter(|_| w.web.shared_store()));
     // Taken before the ballot goes to the writer: shown once, on the page
     // that answers this vote, and kept nowhere here.
     let receipt = admitted.receipt().map(Receipt::expose);
@@ -627,6 +630,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
                 None,
             ),
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
+            // Another node stored this form's vote first.
+            Err(Error::FormSpent) => Ok(used_page(&ctx, &poll)),
             // Decided in the ballot's transaction: unknown or spent meanwhile,
             // or the poll turned invite-only since the form was read (then
             // the form comes back with its code field).

@@ -24,8 +24,16 @@ pub fn db_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Names of the database files that contain `needle`.
+/// Names of the database files that contain `needle`. On PostgreSQL
+/// ([`super::on_postgres`]): every file of the test binary's cluster (data
+/// directory with its WAL, the WAL archive, the server log), after a
+/// checkpoint has written what the server held in memory.
 pub fn db_files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
+    if super::on_postgres() {
+        let cluster = super::PgCluster::shared().expect("the shared PostgreSQL cluster");
+        cluster.checkpoint();
+        return super::files_containing(cluster.dir(), needle).into_iter().map(|p| p.display().to_string()).collect();
+    }
     db_files(dir).into_iter().filter(|(_, bytes)| contains_bytes(bytes, needle)).map(|(name, _)| name).collect()
 }
 
@@ -80,6 +88,14 @@ pub fn wal_index_pages(shm: &[u8]) -> Vec<u32> {
 
 /// Record one response through the library's store, as the share page would.
 pub fn record_response(db: &Path, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
-    let store = anonpoll::store::Store::open(db)?;
-    store.record_response(poll_id, choices)
+    open_store(db)?.record_response(poll_id, choices)
+}
+
+/// The store a test keeps at `db` (on PostgreSQL, the database named
+/// beside it: [`super::db_args`]), opened through the library.
+pub fn open_store(db: &Path) -> anyhow::Result<anonpoll::store::Store> {
+    let args = super::db_args(db);
+    let at = Path::new(&args[1]);
+    let keys = anonpoll::store::Keys::for_db(at, args.get(3).map(Path::new), anonpoll::keyring::DEFAULT_LEASE_DAYS)?;
+    anonpoll::store::Store::open_db(at, &keys, anonpoll::store::WriterConfig::default())
 }

@@ -23,6 +23,7 @@ pub struct ServerBuilder {
     polld_default_trust: bool,
     dir: Option<tempfile::TempDir>,
     args: Vec<String>,
+    database: Option<(String, PathBuf)>,
 }
 
 impl ServerBuilder {
@@ -51,6 +52,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Use this PostgreSQL database (`--db URL`) and key file instead of
+    /// the test's own: several nodes on one database.
+    pub fn database(mut self, url: &str, keys: &Path) -> Self {
+        self.database = Some((url.to_string(), keys.to_path_buf()));
+        self
+    }
+
     /// Reuse an existing data directory (e.g. to restart on the same DB).
     pub fn in_dir(mut self, dir: tempfile::TempDir) -> Self {
         self.dir = Some(dir);
@@ -61,7 +69,11 @@ impl ServerBuilder {
         let dir = self.dir.unwrap_or_else(|| tempfile::tempdir().expect("create tempdir"));
         let db = dir.path().join(DB_NAME);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_polld"));
-        cmd.arg("--db").arg(&db).arg("--listen").arg("127.0.0.1:0");
+        match &self.database {
+            Some((url, keys)) => cmd.arg("--db").arg(url).arg("--keys").arg(keys),
+            None => cmd.args(db_args(&db)),
+        };
+        cmd.arg("--listen").arg("127.0.0.1:0");
         if let Some(url) = &self.base_url {
             cmd.arg("--base-url").arg(url);
         }
@@ -158,12 +170,52 @@ pub struct Server {
     drains: Vec<JoinHandle<()>>,
 }
 
+/// The environment variable that runs the suite on PostgreSQL: with
+/// `ANONPOLL_TEST_ENGINE=postgres`, every polld and pollctl a test starts
+/// uses a database of its own on the test binary's shared throwaway cluster
+/// ([`super::PgCluster::shared_db`]) instead of a SQLite file (scripts/test
+/// runs the engine-neutral test binaries both ways).
+pub const ENGINE_VAR: &str = "ANONPOLL_TEST_ENGINE";
+
+/// Whether this run is on PostgreSQL ([`ENGINE_VAR`]).
+pub fn on_postgres() -> bool {
+    std::env::var(ENGINE_VAR).as_deref() == Ok("postgres")
+}
+
+/// The file beside a test's `anonpoll.sqlite3` that names its PostgreSQL
+/// database instead, when the run is on PostgreSQL: a polld restarted on
+/// the same directory, and pollctl, find the same database through it.
+const PG_URL_FILE: &str = "anonpoll.pgurl";
+
+/// `--db` (and `--keys`) for the database a test keeps at `db`: the SQLite
+/// file itself, or on PostgreSQL the database named beside it (made on
+/// first use), with the key file beside it too.
+pub fn db_args(db: &Path) -> Vec<std::ffi::OsString> {
+    if !on_postgres() {
+        return vec!["--db".into(), db.as_os_str().to_owned()];
+    }
+    let dir = db.parent().expect("the database's directory");
+    let named = dir.join(PG_URL_FILE);
+    let url = match std::fs::read_to_string(&named) {
+        Ok(url) => url,
+        Err(_) => {
+            let pg = super::PgCluster::shared_db().expect("PostgreSQL for ANONPOLL_TEST_ENGINE=postgres");
+            let url = pg.url();
+            // The database lives as long as the shared cluster (the test
+            // binary): a restarted polld finds it again.
+            std::mem::forget(pg);
+            std::fs::write(&named, &url).expect("note the test's database");
+            url
+        }
+    };
+    vec!["--db".into(), url.into(), "--keys".into(), dir.join(super::KEYS_NAME).into_os_string()]
+}
+
 /// `pollctl --db DB ARGS` as a process, with no admin token in its
 /// environment and nothing on its standard input.
 pub fn pollctl(db: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_pollctl"))
-        .arg("--db")
-        .arg(db)
+        .args(db_args(db))
         .args(args)
         .env_remove("POLL_ADMIN_TOKEN")
         .stdin(Stdio::null())

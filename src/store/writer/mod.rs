@@ -124,6 +124,10 @@ pub(super) enum Op {
         /// The hash of the receipt the voter gets, on a poll with
         /// `voteChanges`: the ballot's key derives from it.
         receipt: Option<ReceiptHash>,
+        /// The vote form it came with (its key's day and nonce): spent in
+        /// the ballot's transaction where the engine records spent forms
+        /// (several nodes, [`Rows::records_forms`]).
+        form: Option<(Day, [u8; 16])>,
         today: Day,
     },
     /// Replaces (`Some`) or withdraws (`None`) the ballot that came with a
@@ -226,9 +230,16 @@ impl Drop for Inner {
 
 impl Handle {
     pub(super) fn start(conn: Connection, keys: Arc<Keyring>, config: WriterConfig) -> anyhow::Result<Handle> {
+        Handle::spawn(config, move |rx| run(conn, keys, rx, config))
+    }
+
+    /// Starts the writer thread `run` of an engine, fed by the queue.
+    pub(super) fn spawn(
+        config: WriterConfig,
+        run: impl FnOnce(Receiver<Job>) + Send + 'static,
+    ) -> anyhow::Result<Handle> {
         let (tx, rx) = sync_channel(config.queue_capacity.max(1));
-        let thread =
-            std::thread::Builder::new().name("anonpoll-writer".into()).spawn(move || run(conn, keys, rx, config))?;
+        let thread = std::thread::Builder::new().name("anonpoll-writer".into()).spawn(move || run(rx))?;
         Ok(Handle { inner: Arc::new(Inner { tx: Some(tx), thread: Some(thread) }) })
     }
 
@@ -566,8 +577,8 @@ impl Writer {
         let mut erased = false;
         for job in batch {
             let result = match &job.op {
-                Op::Cast { id, ballot, invite, receipt, today } => {
-                    self.cast(tx, (id, ballot, *invite, *receipt), *today)
+                Op::Cast { id, ballot, invite, receipt, form, today } => {
+                    self.cast(tx, (id, ballot, *invite, *receipt), *form, *today)
                 }
                 op => {
                     // Other writes may change or delete a poll just counted:
@@ -615,6 +626,7 @@ impl Writer {
         &mut self,
         tx: &mut dyn Rows,
         (id, ballot, invite, receipt): (&PollId, &Ballot, Option<InviteHash>, Option<ReceiptHash>),
+        form: Option<(Day, [u8; 16])>,
         today: Day,
     ) -> Result<Outcome, Error> {
         let poll = self.polls.get(tx, &self.keys, id)?.filter(|p| today < p.expires_on).ok_or(Error::NotFound)?;
@@ -659,15 +671,24 @@ impl Writer {
         // Counted first (in memory), uncounted if the ballot is not stored:
         // no ballot is ever stored without its counts.
         self.polls.count(id, ballot, today, 1)?;
-        let stored = match code {
-            None => tx.insert_ballot(id.as_str(), &key, sealed),
-            // The code is spent with its ballot or not at all. A code that
-            // came with a vote is spent even if the poll has meanwhile left
-            // invite mode, so that it cannot vote again if the mode returns.
-            Some(code) => in_savepoint(tx, |tx| {
-                let n = tx.spend_invite(id.as_str(), &code)?;
-                if n == 0 && invite_only {
-                    return Err(Error::InviteRefused(crate::error::InviteRefusal::UnknownOrUsed));
+        let form = form.filter(|_| tx.records_forms());
+        let stored = match (code, form) {
+            (None, None) => tx.insert_ballot(id.as_str(), &key, sealed),
+            // The form and the code are spent with their ballot or not at
+            // all. A code that came with a vote is spent even if the poll
+            // has meanwhile left invite mode, so that it cannot vote again
+            // if the mode returns.
+            (code, form) => in_savepoint(tx, |tx| {
+                if let Some((day, nonce)) = form
+                    && !tx.redeem_form(day, &nonce)?
+                {
+                    return Err(Error::FormSpent);
+                }
+                if let Some(code) = code {
+                    let n = tx.spend_invite(id.as_str(), &code)?;
+                    if n == 0 && invite_only {
+                        return Err(Error::InviteRefused(crate::error::InviteRefusal::UnknownOrUsed));
+                    }
                 }
                 tx.insert_ballot(id.as_str(), &key, sealed)
             }),

@@ -74,7 +74,7 @@ fn cast(id: &PollId, choices: &[Option<usize>], today: Day) -> Job {
     // Ballots are checked against the questions before they are queued
     // (`Ballot::new`, tested in `domain`); the writer only sees valid ones.
     let ballot = Ballot::of_choices(&new_poll().questions, choices).unwrap();
-    job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })
+    job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, form: None, today })
 }
 
 fn patch(id: &PollId, body: serde_json::Value, today: Day) -> Job {
@@ -311,7 +311,14 @@ fn ballots_left_staged_settle_where_their_receipt_finds_them() {
     let ballot = Ballot::of_choices(&new_poll().questions, &[Some(2), Some(1)]).unwrap();
     let (r, _) = w.commit(
         &mut conn,
-        &[job(Op::Cast { id: id.clone(), ballot: ballot.clone(), invite: None, receipt: Some(receipt.hash()), today })],
+        &[job(Op::Cast {
+            id: id.clone(),
+            ballot: ballot.clone(),
+            invite: None,
+            receipt: Some(receipt.hash()),
+            form: None,
+            today,
+        })],
     );
     assert!(r[0].is_ok());
     // The writer dies before its mix; the next one finds the ballot.
@@ -380,7 +387,7 @@ fn the_mix_in_small_chunks_keeps_every_ballot() {
     .unwrap();
     let vote = |i: usize| {
         let ballot = Ballot::of_choices(&poll.questions, &digits(i).map(Some)).unwrap();
-        job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, today })
+        job(Op::Cast { id: id.clone(), ballot, invite: None, receipt: None, form: None, today })
     };
     let mut w = Writer::new(keys.clone());
     let create = job(Op::Create {

@@ -1,0 +1,271 @@
+//! Several polld nodes on one PostgreSQL database (issue 23): what a person
+//! running anonpoll on two machines relies on.
+//!
+//! - a vote form fetched from one node counts when sent to the other, and a
+//!   form sent to both counts once (its nonce is spent in the ballot's
+//!   transaction, on whichever node);
+//! - counts stay exact when votes pour into both nodes at once (each batch
+//!   locks its polls' rows and reads their counts afresh);
+//! - a node killed with -9 loses only votes it had not acknowledged;
+//! - a node whose database goes away answers 503 with Retry-After (never a
+//!   500) and recovers by itself when it comes back;
+//! - no copy PostgreSQL makes (data directory, WAL, WAL archive, standby,
+//!   base backup) holds a poll's title, question, option or a client's
+//!   address, in clear.
+//!
+//! Each test starts its own throwaway cluster (tests/common/pg.rs); without
+//! PostgreSQL they skip visibly, and fail under `CI=true`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+
+/// Two nodes on `url`, sharing one key file's state: the first node creates
+/// it, the second gets a copy (as docs/OPERATIONS.md says: copied from a live
+/// node, never from a backup).
+fn two_nodes(url: &str, dir: &Path) -> (Server, Server) {
+    let (keys_a, keys_b) = (dir.join("a.keys"), dir.join("b.keys"));
+    let a = Server::builder().database(url, &keys_a).start();
+    std::fs::copy(&keys_a, &keys_b).expect("copy the key file to the second node");
+    let b = Server::builder().database(url, &keys_b).start();
+    (a, b)
+}
+
+fn poll_body(title: &str) -> Value {
+    json!({
+        "title": title,
+        "lang": "en",
+        "expiryDays": 7,
+        "resultsVisibility": "public",
+        "questions": [{"label": format!("{title} question"), "options": [format!("{title} yes"), format!("{title} no")]}]
+    })
+}
+
+/// The total of votes the results of `poll` count, read from `node`.
+fn total(node: &Server, poll: &str) -> u64 {
+    let r = node.get(&format!("/api/polls/{poll}/results")).json();
+    r["totalResponses"].as_u64().unwrap_or_else(|| panic!("no total in {r}"))
+}
+
+/// A vote form of `poll` fetched from `from`, as `client`.
+fn form_from(from: &Server, poll: &str, client: &str) -> String {
+    let page = from.request("GET", &format!("/p/{poll}")).xff(client).send();
+    assert_eq!(page.status, 200, "share page: {}", from.logs());
+    ballot_code(&page.text()).expect("a vote form")
+}
+
+/// Sends the form `ballot` for option `choice` of `poll` to `to`.
+fn send_form(to: &Server, poll: &str, ballot: &str, choice: usize, client: &str) -> Response {
+    let body = format!("q0={choice}&ballot={ballot}");
+    to.request("POST", &format!("/p/{poll}"))
+        .xff(client)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body.into_bytes())
+        .send()
+}
+
+fn counted(resp: &Response) -> bool {
+    resp.status == 200 && resp.text().contains("name=\"ballot\"").not()
+}
+
+trait Not {
+    fn not(self) -> bool;
+}
+
+impl Not for bool {
+    fn not(self) -> bool {
+        !self
+    }
+}
+
+#[test]
+fn a_form_from_one_node_counts_on_the_other_once_and_counts_stay_exact_under_load() {
+    let Some(cluster) = PgCluster::start() else { return };
+    cluster.create_db("nodes");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_nodes(&cluster.url("nodes"), dir.path());
+    let poll = a.create_poll(&poll_body("Shared"));
+
+    // Fetched from A, sent to B: counts.
+    let ballot = form_from(&a, &poll.id, "198.51.100.1");
+    let first = send_form(&b, &poll.id, &ballot, 0, "198.51.100.1");
+    assert!(counted(&first), "a form from the other node must count: {} {}", first.status, first.text());
+    // The same form again, to A (the node that issued it) and to B: once.
+    let again_a = send_form(&a, &poll.id, &ballot, 1, "198.51.100.1");
+    let again_b = send_form(&b, &poll.id, &ballot, 1, "198.51.100.1");
+    assert_eq!(
+        total(&a, &poll.id),
+        1,
+        "a form sent to two nodes counts once ({} / {})",
+        again_a.status,
+        again_b.status
+    );
+    assert!(
+        again_a.text().contains("already") || again_a.status == 409,
+        "A says the form was used: {}",
+        again_a.status
+    );
+
+    // Votes into both nodes at once, forms fetched from either.
+    const VOTES: usize = 2_000;
+    let next = AtomicUsize::new(0);
+    let ok = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for t in 0..16 {
+            let (a, b, next, ok, id) = (&a, &b, &next, &ok, &poll.id);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= VOTES {
+                        break;
+                    }
+                    // Clients told apart by address, so no throttle holds them.
+                    let client = format!("10.{}.{}.{}", t, (i >> 8) & 255, i & 255);
+                    let (from, to) = if i % 3 == 0 {
+                        (a, b)
+                    } else if i % 3 == 1 {
+                        (b, a)
+                    } else {
+                        (a, a)
+                    };
+                    let ballot = form_from(from, id, &client);
+                    let resp = send_form(to, id, &ballot, i % 2, &client);
+                    assert!(counted(&resp), "vote {i}: {} {}", resp.status, resp.text());
+                    ok.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(ok.load(Ordering::Relaxed), VOTES);
+    assert_eq!(total(&a, &poll.id), VOTES as u64 + 1, "read from A");
+    assert_eq!(total(&b, &poll.id), VOTES as u64 + 1, "read from B");
+    let r = b.get(&format!("/api/polls/{}/results", poll.id)).json();
+    let counts: u64 =
+        r["questions"][0]["options"].as_array().unwrap().iter().map(|o| o["count"].as_u64().unwrap()).sum();
+    assert_eq!(counts, VOTES as u64 + 1, "the options' counts add up: {r}");
+}
+
+#[test]
+fn healthz_is_ok_while_the_database_answers_and_503_while_it_does_not() {
+    let Some(cluster) = PgCluster::start() else { return };
+    cluster.create_db("health");
+    let dir = tempfile::tempdir().unwrap();
+    let node = Server::builder().database(&cluster.url("health"), &dir.path().join("keys")).start();
+    let ok = node.get("/healthz");
+    assert_eq!((ok.status, ok.text().as_str()), (200, "ok\n"));
+    cluster.stop();
+    let down = node.get("/healthz");
+    assert_eq!(down.status, 503, "{}", down.text());
+    assert!(down.header("retry-after").is_some(), "503 says when to retry");
+    let page = node.get("/api/polls/AAAAAAAAAAAAAAAA");
+    assert_eq!(page.status, 503, "a read while the database is away: {}", page.text());
+    let create = node.post_json("/api/polls", &poll_body("Away"));
+    assert_eq!(create.status, 503, "a write while the database is away: {}", create.text());
+    assert!(!node.logs().contains("panicked"), "{}", node.logs());
+    cluster.start_again();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while node.get("/healthz").status != 200 {
+        assert!(Instant::now() < deadline, "the node did not recover by itself: {}", node.logs());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let back = node.post_json("/api/polls", &poll_body("Back"));
+    assert_eq!(back.status, 201, "writes work again without a restart: {}", node.logs());
+}
+
+#[test]
+fn a_node_killed_with_9_loses_only_votes_it_had_not_acknowledged() {
+    let Some(cluster) = PgCluster::start() else { return };
+    cluster.create_db("kill");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_nodes(&cluster.url("kill"), dir.path());
+    let poll = a.create_poll(&poll_body("Killed"));
+    let acked = AtomicUsize::new(0);
+    let unknown = AtomicUsize::new(0);
+    let killed = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (a, b, acked, unknown, killed, id) = (&a, &b, &acked, &unknown, &killed, &poll.id);
+            s.spawn(move || {
+                for i in 0..150 {
+                    let client = format!("10.9.{t}.{i}");
+                    let to = if t % 2 == 0 { a } else { b };
+                    // A killed node refuses connections: the harness's
+                    // client panics then, which here means "no answer".
+                    let page = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        to.request("GET", &format!("/p/{id}")).xff(&client).send()
+                    }));
+                    let Some(ballot) = page.ok().filter(|p| p.status == 200).and_then(|p| ballot_code(&p.text()))
+                    else {
+                        continue;
+                    };
+                    let resp = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        send_form(to, id, &ballot, i % 2, &client)
+                    }));
+                    if resp.as_ref().is_ok_and(counted) {
+                        acked.fetch_add(1, Ordering::Relaxed);
+                    } else if killed.load(Ordering::Relaxed) {
+                        // Sent, no answer: stored or not, nobody was told.
+                        unknown.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_millis(1500));
+        killed.store(true, Ordering::Relaxed);
+        let _ = std::process::Command::new("kill").args(["-9", &a.pid().to_string()]).status();
+    });
+    let (acked, unknown) = (acked.load(Ordering::Relaxed) as u64, unknown.load(Ordering::Relaxed) as u64);
+    let counted = total(&b, &poll.id);
+    assert!(acked > 100, "the test voted ({acked})");
+    assert!(
+        counted >= acked && counted <= acked + unknown,
+        "every acknowledged vote counted, none twice: {counted} counted, {acked} acknowledged, {unknown} unanswered"
+    );
+}
+
+/// Every file under `dirs` holding `needle`.
+fn hits(dirs: &[PathBuf], needle: &[u8]) -> Vec<PathBuf> {
+    dirs.iter().flat_map(|d| files_containing(d, needle)).collect()
+}
+
+#[test]
+fn no_copy_postgresql_makes_holds_a_poll_or_a_client_address_in_clear() {
+    let Some(primary) = PgCluster::builder().archive().start() else { return };
+    primary.create_db("scan");
+    let standby = primary.standby();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_nodes(&primary.url("scan"), dir.path());
+    let marker = unique_marker("PGSCAN");
+    let poll = a.create_poll(&poll_body(&marker));
+    let client = "203.0.113.77";
+    for node in [&a, &b] {
+        assert!(counted(&send_form(node, &poll.id, &form_from(node, &poll.id, client), 0, client)));
+    }
+    assert_eq!(total(&a, &poll.id), 2);
+    // Everything to disk, to the archive and to the standby.
+    primary.checkpoint();
+    primary.switch_wal();
+    primary.wait_replicated(&standby);
+    standby.checkpoint();
+    let backup = dir.path().join("basebackup");
+    primary.basebackup(&backup);
+    let copies = vec![primary.data_dir(), primary.archive_dir(), standby.data_dir(), backup.clone()];
+    // The scanner finds what is there: the poll's id is stored in clear.
+    assert!(!hits(&copies, poll.id.as_bytes()).is_empty(), "the scan must see the files");
+    for (what, needle) in [
+        ("title", marker.clone()),
+        ("question", format!("{marker} question")),
+        ("option", format!("{marker} yes")),
+        ("client address", client.to_string()),
+    ] {
+        let found = hits(&copies, needle.as_bytes());
+        assert!(found.is_empty(), "the {what} is in clear in {found:?}");
+    }
+}
