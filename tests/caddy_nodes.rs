@@ -21,7 +21,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -30,31 +30,13 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::Value;
 
-const NODES_CADDYFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/several-nodes/Caddyfile");
 const TOP_CADDYFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/Caddyfile");
 const NODE_UNIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/several-nodes/polld@.service");
 const SINGLE_UNIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/anonpoll.service");
 
-/// Whether `tool` runs here (`tool ARG` succeeds). Missing: a notice
-/// locally, a failure in CI.
-#[track_caller]
-fn have(tool: &str, arg: &str, why: &str) -> bool {
-    let ok = Command::new(tool)
-        .arg(arg)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        skip_or_fail(tool, why);
-    }
-    ok
-}
-
 #[track_caller]
 fn have_caddy() -> bool {
-    have("caddy", "version", "the several-node Caddyfile's tests; .ci/run installs Debian's caddy")
+    tool_or_skip("caddy", "version", "the several-node Caddyfile's tests; .ci/run installs Debian's caddy")
 }
 
 /// `caddy adapt` of `caddyfile` in a test environment, as JSON.
@@ -154,7 +136,7 @@ fn the_several_nodes_caddyfile_is_the_shipped_one_but_for_its_proxy() {
 
 #[test]
 fn the_shipped_units_pass_systemd_analyze_verify() {
-    if !have("systemd-analyze", "--version", "checking the systemd units; .ci/run installs Debian's systemd") {
+    if !tool_or_skip("systemd-analyze", "--version", "checking the systemd units; .ci/run installs Debian's systemd") {
         return;
     }
     let node = std::fs::read_to_string(NODE_UNIT).unwrap();
@@ -300,80 +282,32 @@ fn serve(conn: TcpStream, mode: &AtomicU8, seen: &Mutex<Vec<String>>, name: &str
     );
 }
 
-/// Caddy running the several-node Caddyfile in front of `nodes`.
-struct Front {
-    child: Child,
-    addr: String,
-    home: tempfile::TempDir,
+/// Caddy with the several-node Caddyfile in front of `nodes`.
+fn front_of(nodes: &[&Node]) -> NodesFront {
+    NodesFront::start(&nodes.iter().map(|n| n.addr.as_str()).collect::<Vec<_>>())
 }
 
-impl Front {
-    fn start(nodes: &[&Node]) -> Front {
-        let upstreams = nodes.iter().map(|n| n.addr.as_str()).collect::<Vec<_>>().join(" ");
-        // A free port may be taken before Caddy binds it: try again.
-        for _ in 0..3 {
-            let home = tempfile::tempdir().unwrap();
-            let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            let log = std::fs::File::create(home.path().join("caddy.log")).unwrap();
-            let child = Command::new("caddy")
-                .args(["run", "--adapter", "caddyfile", "--config", NODES_CADDYFILE])
-                .env("ANONPOLL_DOMAIN", format!("http://127.0.0.1:{port}"))
-                .env("ANONPOLL_UPSTREAMS", &upstreams)
-                .env("ANONPOLL_CADDY_ADMIN", "off")
-                .env("HOME", home.path())
-                .env("XDG_DATA_HOME", home.path().join("data"))
-                .env("XDG_CONFIG_HOME", home.path().join("config"))
-                .stdin(Stdio::null())
-                .stdout(log.try_clone().unwrap())
-                .stderr(log)
-                .spawn()
-                .unwrap();
-            let mut front = Front { child, addr: format!("127.0.0.1:{port}"), home };
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while front.child.try_wait().unwrap().is_none() && Instant::now() < deadline {
-                if TcpStream::connect(&front.addr).is_ok() {
-                    return front;
-                }
-                std::thread::sleep(Duration::from_millis(25));
-            }
-            eprintln!("Caddy did not start:\n{}", front.log());
-        }
-        panic!("Caddy did not start three times");
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.home.path().join("caddy.log")).unwrap_or_default()
-    }
-
-    fn send(&self, method: &str) -> Response {
-        let request = Request::new(&self.addr, method, "/vote");
-        if method == "POST" { request.body(b"choice=1".to_vec()) } else { request }.send()
-    }
-
-    /// Sends GETs until one is answered by `node`, for at most `within`.
-    fn wait_until_served_by(&self, node: &Node, within: Duration) {
-        let deadline = Instant::now() + within;
-        loop {
-            let r = self.send("GET");
-            if r.status == 200 && r.text() == node.name {
-                return;
-            }
-            assert!(Instant::now() < deadline, "never served by {} within {within:?}: {}", node.name, self.log());
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
+fn send(front: &NodesFront, method: &str) -> Response {
+    let request = front.request(method, "/vote");
+    if method == "POST" { request.body(b"choice=1".to_vec()) } else { request }.send()
 }
 
-impl Drop for Front {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// Sends GETs until one is answered by `node`, for at most `within`.
+fn wait_until_served_by(front: &NodesFront, node: &Node, within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let r = send(front, "GET");
+        if r.status == 200 && r.text() == node.name {
+            return;
+        }
+        assert!(Instant::now() < deadline, "never served by {} within {within:?}: {}", node.name, front.log());
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
 /// Which of `nodes` serves this test's client (all come from 127.0.0.1).
-fn served_by<'a>(front: &Front, nodes: [&'a Node; 2]) -> (&'a Node, &'a Node) {
-    let r = front.send("GET");
+fn served_by<'a>(front: &NodesFront, nodes: [&'a Node; 2]) -> (&'a Node, &'a Node) {
+    let r = send(front, "GET");
     assert_eq!(r.status, 200, "{}", r.describe());
     let name = r.text();
     if name == nodes[0].name { (nodes[0], nodes[1]) } else { (nodes[1], nodes[0]) }
@@ -385,8 +319,8 @@ fn a_post_that_reached_a_node_is_never_sent_again() {
         return;
     }
     let (a, b) = (Node::start("a", DROP), Node::start("b", DROP));
-    let front = Front::start(&[&a, &b]);
-    let r = front.send("POST");
+    let front = front_of(&[&a, &b]);
+    let r = send(&front, "POST");
     assert_eq!(r.status, 502, "the node dropped it: {}", r.describe());
     std::thread::sleep(Duration::from_millis(600));
     let seen = [a.seen(), b.seen()].concat();
@@ -397,8 +331,8 @@ fn a_post_that_reached_a_node_is_never_sent_again() {
     // 250 ms to the client's node (still healthy) until Caddy gives up
     // after lb_try_duration (5 s).
     let (a, b) = (Node::start("a", DROP), Node::start("b", DROP));
-    let front = Front::start(&[&a, &b]);
-    assert_eq!(front.send("GET").status, 502);
+    let front = front_of(&[&a, &b]);
+    assert_eq!(send(&front, "GET").status, 502);
     let seen = [a.seen(), b.seen()].concat();
     assert!(seen.len() >= 2 && seen.iter().all(|s| s == "GET /vote"), "the GET was not retried: {seen:?}");
 }
@@ -408,12 +342,12 @@ fn a_post_that_reached_a_node_is_never_sent_again() {
 /// still picks it for the next request and its dial is refused, until the
 /// next check sees it down. Returns the front, the living node, and the
 /// dead one.
-fn front_whose_node_just_died() -> (Front, Node, Node) {
+fn front_whose_node_just_died() -> (NodesFront, Node, Node) {
     let (a, b) = (Node::start("a", ANSWER), Node::start("b", ANSWER));
-    let front = Front::start(&[&a, &b]);
+    let front = front_of(&[&a, &b]);
     let mine = served_by(&front, [&a, &b]).0.name.clone();
     for _ in 0..5 {
-        assert_eq!(front.send("GET").text(), mine, "ip_hash keeps a client on one node");
+        assert_eq!(send(&front, "GET").text(), mine, "ip_hash keeps a client on one node");
     }
     let (mut dead, alive) = if mine == a.name { (a, b) } else { (b, a) };
     dead.kill();
@@ -426,7 +360,7 @@ fn a_get_to_a_node_that_just_died_is_retried_on_the_other() {
         return;
     }
     let (front, alive, _dead) = front_whose_node_just_died();
-    let r = front.send("GET");
+    let r = send(&front, "GET");
     assert_eq!((r.status, r.text()), (200, alive.name.clone()), "{}", front.log());
     assert_eq!(alive.seen(), ["GET /vote"]);
 }
@@ -437,7 +371,7 @@ fn a_post_to_a_node_that_just_died_is_never_duplicated() {
         return;
     }
     let (front, alive, _dead) = front_whose_node_just_died();
-    let r = front.send("POST");
+    let r = send(&front, "POST");
     std::thread::sleep(Duration::from_millis(300));
     let whole = |node: &Node| node.seen().iter().filter(|s| *s == "POST /vote").count();
     // Caddy 2.6 retries the refused dial until the health check sees the
@@ -454,7 +388,7 @@ fn a_post_to_a_node_that_just_died_is_never_duplicated() {
     // The dead node is out and the living one still in: the next POST goes
     // through (with passive health checks, the cut-off retry would have
     // taken the living node out too: 503 "no upstreams available").
-    let r = front.send("POST");
+    let r = send(&front, "POST");
     assert_eq!((r.status, r.text()), (200, alive.name.clone()), "{}", front.log());
 }
 
@@ -464,13 +398,34 @@ fn a_node_failing_its_health_check_is_left_until_it_passes() {
         return;
     }
     let (a, b) = (Node::start("a", ANSWER), Node::start("b", ANSWER));
-    let front = Front::start(&[&a, &b]);
+    let front = front_of(&[&a, &b]);
     let (mine, other) = served_by(&front, [&a, &b]);
     // Its database stops answering: /healthz says 503, and within a check
     // interval or two the client is served by the other node.
     mine.mode.store(UNHEALTHY, Ordering::SeqCst);
-    front.wait_until_served_by(other, Duration::from_secs(6));
+    wait_until_served_by(&front, other, Duration::from_secs(6));
     // Back: the client returns to its own node (rendezvous hashing).
     mine.mode.store(ANSWER, Ordering::SeqCst);
-    front.wait_until_served_by(mine, Duration::from_secs(6));
+    wait_until_served_by(&front, mine, Duration::from_secs(6));
+}
+
+#[test]
+fn clients_are_spread_over_the_nodes_and_each_keeps_its_own() {
+    if !have_caddy()
+        || !tool_or_skip("curl", "--version", "requests from other loopback addresses; .ci/run installs curl")
+    {
+        return;
+    }
+    let (a, b) = (Node::start("a", ANSWER), Node::start("b", ANSWER));
+    let front = front_of(&[&a, &b]);
+    let url = front.url("/vote");
+    let clients: Vec<String> = (10..30).map(|i| format!("127.0.0.{i}")).collect();
+    let first: Vec<String> = clients.iter().map(|c| curl_from(c, &url).1).collect();
+    assert!(first.iter().all(|n| n == "a" || n == "b"), "{first:?}\n{}", front.log());
+    assert!(
+        first.contains(&"a".to_string()) && first.contains(&"b".to_string()),
+        "20 clients all on one node: {first:?}"
+    );
+    let again: Vec<String> = clients.iter().map(|c| curl_from(c, &url).1).collect();
+    assert_eq!(first, again, "a client moved to another node");
 }

@@ -372,9 +372,16 @@ impl PgCluster {
         String::from_utf8_lossy(&std::fs::read(self.root.path().join("server.log")).unwrap_or_default()).into_owned()
     }
 
-    /// Creates database `name`.
+    /// Creates database `name`. Without fsync, `STRATEGY FILE_COPY`: it
+    /// copies the template's files instead of writing all of them into the
+    /// WAL (measured: 0.14 s and 4 KB of WAL a database instead of 0.16 s
+    /// and 4.1 MB, which the shared cluster's archive would keep for every
+    /// test). With fsync its two checkpoints cost more (0.75 s against
+    /// 0.28 s on a busy machine), so the default, WAL_LOG, stays.
     pub fn create_db(&self, name: &str) {
-        self.psql("postgres", &format!("CREATE DATABASE \"{}\"", name.replace('"', "\"\"")));
+        let name = name.replace('"', "\"\"");
+        let strategy = if self.builder.no_fsync { "FILE_COPY" } else { "WAL_LOG" };
+        self.psql("postgres", &format!("CREATE DATABASE \"{name}\" STRATEGY {strategy}"));
     }
 
     /// Runs `sql` (one or more statements, each in its own transaction
