@@ -48,8 +48,8 @@ pub struct PgBuilder {
 }
 
 impl PgBuilder {
-    /// `fsync = off`: faster, for tests that never crash the machine. Off by
-    /// default: a `kill()` test must see what a real server keeps.
+    /// `fsync = off`: faster, for tests that never crash the machine. Not
+    /// the default: fsync stays on unless asked, as on a real server.
     pub fn no_fsync(mut self) -> Self {
         self.no_fsync = true;
         self
@@ -95,7 +95,8 @@ pub struct PgCluster {
     /// [`PgCluster::synchronous_standby`].
     sync_names: Mutex<Vec<String>>,
     stopped: AtomicBool,
-    /// The watchdog's stdin: dropping the test process closes it.
+    /// The watchdog and the write end of its pipe, closed by Drop or by the
+    /// end of the test process.
     watchdog: Mutex<Option<(Child, ChildStdin)>>,
 }
 
