@@ -48,17 +48,7 @@ const PROMPT: Duration = Duration::from_secs(2);
 
 /// Whether `caddy` can run here. Missing: a notice locally, a failure in CI.
 fn caddy_available() -> bool {
-    let found = Command::new("caddy")
-        .arg("version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        common::skip_or_fail("caddy", "the end-to-end tests through Caddy; .ci/run installs Debian's caddy");
-    }
-    found
+    common::tool_or_skip("caddy", "version", "the end-to-end tests through Caddy; .ci/run installs Debian's caddy")
 }
 
 struct Caddy {

@@ -12,6 +12,8 @@
 //! * `skip`: [`skip_or_fail`] for tests that need a missing tool.
 //! * [`media`]: multipart bodies and pictures with metadata.
 //! * [`hostile`]: clients that misbehave on purpose (issue 13's attacks).
+//! * `front`: Caddy with the several-node Caddyfile ([`NodesFront`]) and
+//!   requests from other loopback addresses ([`curl_from`]).
 //! * `pg`: throwaway PostgreSQL clusters ([`PgCluster`]: primary, standbys,
 //!   promotion, base backups, WAL archive) and raw-byte scans of their files.
 #![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
@@ -22,6 +24,7 @@ mod builders;
 mod bytes;
 mod dates;
 mod db;
+mod front;
 pub mod hostile;
 mod http;
 pub mod media;
@@ -34,6 +37,7 @@ pub use builders::*;
 pub use bytes::*;
 pub use dates::*;
 pub use db::*;
+pub use front::*;
 pub use http::*;
 pub use pg::*;
 pub use problem::*;
