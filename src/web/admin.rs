@@ -49,7 +49,7 @@ pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Respo
         h1 { (t.admin_title) }
         (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         p { (t.admin_intro) }
-        (token_form(ctx, t.token_open_admin, error))
+        (token_form(ctx, t.token_open_admin, error, true))
     };
     respond(status, ctx.lang, page(ctx, t.admin_title, body))
 }
@@ -886,12 +886,12 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
 
 /// The dashboard again, for a page reached from it with the key in a POST
 /// (the reload of the invite sheet, which shows no codes): a form carrying
-/// the key.
+/// the key. The page's one way on, so its main button.
 fn back_to_dashboard(ctx: &Ctx, token: &str) -> Markup {
     html! {
         form.inline method="post" action=(ctx.action()) {
             (hidden_token(token))
-            button.secondary type="submit" { (ctx.t.invites_back) }
+            button.primary type="submit" { (ctx.t.invites_back) }
         }
     }
 }

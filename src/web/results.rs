@@ -93,12 +93,13 @@ fn prompt(ctx: &Ctx, poll: &Poll, status: u16, (heading, text): (&str, &str), er
         // Not visible yet (issue 25): first the way to the poll, where a
         // voter sees them by voting or learns when they open; the key
         // form is for the poll's creator.
-        @if heading == t.withheld_title {
+        @let withheld = heading == t.withheld_title;
+        @if withheld {
             @let vote = poll.visibility == ResultsVisibility::AfterVote && !poll.closed;
             p { a.button href=(ctx.href(&Links::share_path(&poll.id))) { (if vote { t.withheld_vote } else { t.withheld_open_poll }) } }
         }
         @if heading != t.private_results_title { p { (t.private_results_text) } }
-        (token_form(ctx, t.token_show_results, error))
+        (token_form(ctx, t.token_show_results, error, !withheld))
     };
     respond(status, ctx.lang, page(ctx, heading, body))
 }

@@ -19,7 +19,9 @@ pub fn presented_token(form: &Form) -> Option<&str> {
 }
 
 /// The admin-key form; the script fills it from the URL fragment and sends it.
-pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>) -> Markup {
+/// `main`: its button is the page's main action (the admin prompt, private
+/// results); not on hidden results, whose main way is to the poll (issue 25).
+pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>, main: bool) -> Markup {
     let t = ctx.t;
     html! {
         @if let Some(e) = error { (notice("error", e)) }
@@ -30,7 +32,7 @@ pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>) -> Markup {
                 input type="password" id="token" name="token" required autocomplete="off" spellcheck="false"
                     aria-describedby="token-hint" aria-invalid=[error.map(|_| "true")];
             }
-            div.submit { button.primary type="submit" { (submit) } }
+            div.submit { button type="submit" class=(if main { "primary" } else { "secondary" }) { (submit) } }
         }
     }
 }
