@@ -8,7 +8,7 @@
 //! The shared pieces now live in `parts` (and the older shared modules:
 //! `layout`, `form`, `media`…), below the pages; only the router (`mod.rs`)
 //! names the pages. This test reads the sources of `src/web` and resolves
-//! every `super::…`, `self::…` and `crate::web::…` path (the only ways one
+//! every `super::…`, `self::…` and `crate::…` path (the only ways one
 //! module of `web` can name another) to the top module of `web` it lands in.
 
 use std::collections::BTreeMap;
@@ -65,7 +65,7 @@ fn references(file: &str, source: &str) -> Vec<(usize, String)> {
         code.push('\n');
     }
     let line_of = |at: usize| code[..at].matches('\n').count();
-    for start in ["super::", "self::", "crate::web::"] {
+    for start in ["super::", "self::", "crate::"] {
         for (at, _) in code.match_indices(start) {
             // Only the start of a path: `super::super::` is read once.
             let before = code[..at].chars().next_back();
@@ -74,27 +74,28 @@ fn references(file: &str, source: &str) -> Vec<(usize, String)> {
             }
             let line = line_of(at);
             let Some(here) = line_module.get(line) else { continue };
-            let mut base: Vec<String> = if start == "crate::web::" { Vec::new() } else { here.clone() };
             let mut rest = &code[at..];
-            if start == "crate::web::" {
-                rest = &rest[start.len()..];
-            }
-            // Leading `self` and `super` segments move from this module.
-            loop {
-                if let Some(r) = rest.strip_prefix("super::") {
-                    if base.pop().is_none() {
+            let named = if start == "crate::" {
+                from_crate(&rest[start.len()..])
+            } else {
+                // Leading `self` and `super` segments move from this module.
+                let mut base = here.clone();
+                loop {
+                    if let Some(r) = rest.strip_prefix("super::") {
+                        if base.pop().is_none() {
+                            break;
+                        }
+                        rest = r;
+                    } else if let Some(r) = rest.strip_prefix("self::") {
+                        rest = r;
+                    } else {
                         break;
                     }
-                    rest = r;
-                } else if let Some(r) = rest.strip_prefix("self::") {
-                    rest = r;
-                } else {
-                    break;
                 }
-            }
-            let named: Vec<String> = match base.first() {
-                Some(top) => vec![top.clone()],
-                None => firsts(rest),
+                match base.first() {
+                    Some(top) => vec![top.clone()],
+                    None => firsts(rest),
+                }
             };
             for top in named {
                 found.push((line + 1, top));
@@ -104,8 +105,29 @@ fn references(file: &str, source: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// What a path from the crate's root names of `web`: `crate::web::…` as
+/// from the root of `web`, the `web…` items of a `crate::{…}` group alike,
+/// and `web` itself (`use crate::web;`, through which every page can be
+/// named) as `*`.
+fn from_crate(rest: &str) -> Vec<String> {
+    let items = match rest.strip_prefix('{') {
+        Some(group) => group_items(group),
+        None => vec![rest.to_owned()],
+    };
+    let mut named = Vec::new();
+    for item in &items {
+        match item.trim().strip_prefix("web") {
+            Some(r) if r.starts_with("::") => named.extend(firsts(&r[2..])),
+            Some(r) if !r.starts_with(|c: char| c.is_alphanumeric() || c == '_') => named.push("*".to_owned()),
+            _ => {}
+        }
+    }
+    named
+}
+
 /// The first segments a path names after the root of `web`: one ident, the
-/// first ident of each item of a `{…}` group, or `*` for a glob.
+/// first ident of each item of a `{…}` group (`self`, `web` itself, as
+/// `*`), or `*` for a glob.
 fn firsts(rest: &str) -> Vec<String> {
     let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
     if rest.starts_with('*') {
@@ -114,7 +136,13 @@ fn firsts(rest: &str) -> Vec<String> {
     let Some(group) = rest.strip_prefix('{') else {
         return vec![ident(rest)];
     };
-    // The group up to its closing brace, split at the commas of its own depth.
+    let named = group_items(group).into_iter().map(|i| ident(i.trim())).filter(|i| !i.is_empty());
+    named.map(|i| if i == "self" { "*".to_owned() } else { i }).collect()
+}
+
+/// The items of a `{…}` group (`group` starts after its `{`): up to its
+/// closing brace, split at the commas of its own depth.
+fn group_items(group: &str) -> Vec<String> {
     let (mut depth, mut items, mut item) = (0usize, Vec::new(), String::new());
     for c in group.chars() {
         match c {
@@ -130,7 +158,7 @@ fn firsts(rest: &str) -> Vec<String> {
         item.push(c);
     }
     items.push(item);
-    items.iter().map(|i| ident(i.trim())).filter(|i| !i.is_empty() && i != "self").collect()
+    items
 }
 
 /// The imports of `files` (path under `src/web`, source) that break the
@@ -207,6 +235,9 @@ fn the_check_finds_every_way_a_module_can_name_a_page() {
             "layout.rs",
             "fn a() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    fn b() { super::super::own::path(); }\n}\n",
         ),
+        // Paths from the crate's root: a group, and `web` itself.
+        ("own/more.rs", "use crate::{domain::Poll, web::poll::facts};\n"),
+        ("results/more.rs", "use crate::web;\nuse crate::domain::{self, Poll};\n"),
         // None of these is an import of another page.
         ("mod.rs", "mod admin;\nfn g() { admin::prompt(); }\n"),
         ("own_ok.rs", "// super::poll::facts in a comment\nuse super::layout::Ctx;\nuse crate::app::Links;\n"),
@@ -221,10 +252,12 @@ fn the_check_finds_every_way_a_module_can_name_a_page() {
         "layout.rs:5: part below the pages `layout` imports page `own`",
         "own.rs:1: page `own` imports page `poll`",
         "own.rs:2: page `own` imports page `results`",
+        "own/more.rs:1: page `own` imports page `poll`",
         "parts/facts.rs:1: part below the pages `parts` imports page `poll`",
         "poll.rs:1: page `poll` imports page `own`",
         "privacy.rs:1: imports all of web (every page with it)",
         "results.rs:1: page `results` imports page `poll`",
+        "results/more.rs:1: imports all of web (every page with it)",
     ];
     assert_eq!(found, expected);
 }
