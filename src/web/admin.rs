@@ -18,13 +18,16 @@ use maud::{Markup, html};
 
 use super::WebWorker;
 use super::ballot::Verdict;
-use super::create::{SlotField, alt_text, error_summary, link_field, media_fieldset};
 use super::form::{Form, Problems, problem_text};
 use super::layout::{Ctx, lang_attr, message_page, notice, page, poll_subtitle, respond};
 use super::media::figure;
-use super::poll::facts;
-use super::results::{presented_token, results_section, token_form};
-use super::settings::{self, SettingsDraft};
+use super::parts::facts::facts;
+use super::parts::fields::{error_summary, link_field};
+use super::parts::media_field::{SlotField, alt_text, media_fieldset};
+use super::parts::qr::qr_svg;
+use super::parts::results_view::results_section;
+use super::parts::settings::{self, SettingsDraft};
+use super::parts::token::{presented_token, token_form};
 use super::uploads::{SlotDraft, Uploads, message as upload_message};
 use crate::app::{Access, INVITES_PER_CALL, InviteStatus, Issued, Links, check_token};
 use crate::client::ClientGroup;
@@ -46,7 +49,7 @@ pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Respo
         h1 { (t.admin_title) }
         (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         p { (t.admin_intro) }
-        (token_form(ctx, t.token_open_admin, error))
+        (token_form(ctx, t.token_open_admin, error, true))
     };
     respond(status, ctx.lang, page(ctx, t.admin_title, body))
 }
@@ -883,12 +886,12 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
 
 /// The dashboard again, for a page reached from it with the key in a POST
 /// (the reload of the invite sheet, which shows no codes): a form carrying
-/// the key.
+/// the key. The page's one way on, so its main button.
 fn back_to_dashboard(ctx: &Ctx, token: &str) -> Markup {
     html! {
         form.inline method="post" action=(ctx.action()) {
             (hidden_token(token))
-            button.secondary type="submit" { (ctx.t.invites_back) }
+            button.primary type="submit" { (ctx.t.invites_back) }
         }
     }
 }
@@ -907,45 +910,6 @@ fn invites_sent(ctx: &Ctx, poll: &Poll, token: &str) -> Response {
         (back_to_dashboard(ctx, token))
     };
     respond(409, ctx.lang, page(&ctx.shown_once(), t.invites_sent_title, body))
-}
-
-/// `text` as a QR code: an SVG with one `path` that draws each run of dark
-/// modules in a row (`M x y h len v1 h -len z`: a sheet of 1,000 cards is
-/// then about a third of its size with a `rect` per run), with the
-/// four-module quiet zone scanners need. Empty if the text is too long for
-/// a QR code (an invite link never is).
-pub(super) fn qr_svg(text: &str, label: &str) -> Markup {
-    use qrcode::{Color, EcLevel, QrCode};
-    let Ok(code) = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M) else { return html! {} };
-    let width = code.width();
-    let colors = code.to_colors();
-    const QUIET: usize = 4;
-    let size = width + 2 * QUIET;
-    // (x, y, length) of each horizontal run of dark modules.
-    let mut runs = Vec::new();
-    for (y, row) in colors.chunks(width).enumerate() {
-        let mut x = 0;
-        while x < width {
-            if row[x] == Color::Dark {
-                let start = x;
-                while x < width && row[x] == Color::Dark {
-                    x += 1;
-                }
-                runs.push((start + QUIET, y + QUIET, x - start));
-            } else {
-                x += 1;
-            }
-        }
-    }
-    let d: String = runs.iter().map(|(x, y, len)| format!("M{x} {y}h{len}v1h-{len}z")).collect();
-    html! {
-        svg.qr xmlns="http://www.w3.org/2000/svg" viewBox=(format!("0 0 {size} {size}")) role="img" aria-label=(label)
-            shape-rendering="crispEdges" {
-            rect width=(size) height=(size) fill="#fff" {}
-            // Black is a path's default fill.
-            path d=(d) {}
-        }
-    }
 }
 
 /// The codes just issued as CSV (`code,url`), to download: for mail merges
@@ -981,28 +945,5 @@ mod tests {
         for text in ["", "1.5", "1,00", "ten", "-3", "1e3", "1 0", ",000", "10,000.5"] {
             assert_eq!(whole_number(text), None, "{text:?}");
         }
-    }
-
-    #[test]
-    fn the_qr_code_draws_every_dark_module_once_inside_its_quiet_zone() {
-        let link = "https://polls.example/p/AAAAAAAAAAAAAAAA#invite=7K3M-7K3M-7K3M-7K3M-7K3M";
-        let svg = qr_svg(link, "QR").into_string();
-        let code = qrcode::QrCode::with_error_correction_level(link.as_bytes(), qrcode::EcLevel::M).ok();
-        let Some(code) = code else { panic!("no QR code for {link}") };
-        let dark = code.to_colors().iter().filter(|c| **c == qrcode::Color::Dark).count();
-        let size = code.width() + 8;
-        assert!(svg.contains(&format!("viewBox=\"0 0 {size} {size}\"")), "{svg}");
-        // The runs' lengths add up to the dark modules, each run starting
-        // inside the quiet zone's frame.
-        let d = svg.split(" d=\"").nth(1).and_then(|r| r.split('"').next()).unwrap_or_default();
-        let mut drawn = 0;
-        for run in d.split('M').skip(1) {
-            let (start, rest) = run.split_once('h').unwrap_or_default();
-            let (x, y) = start.split_once(' ').unwrap_or_default();
-            let (x, y): (usize, usize) = (x.parse().unwrap_or(0), y.parse().unwrap_or(0));
-            assert!((4..size - 4).contains(&x) && (4..size - 4).contains(&y), "{run}");
-            drawn += rest.split('v').next().and_then(|n| n.parse::<usize>().ok()).unwrap_or(0);
-        }
-        assert_eq!(drawn, dark);
     }
 }

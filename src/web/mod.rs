@@ -26,14 +26,16 @@ mod device;
 mod errors;
 pub mod form;
 pub mod lang;
+#[cfg(test)]
+mod layering;
 mod layout;
 pub mod media;
 mod origin;
 mod own;
+mod parts;
 mod poll;
 mod privacy;
 mod results;
-mod settings;
 pub mod uploads;
 
 use std::sync::Arc;

@@ -10,7 +10,7 @@
 //! - the page works without script: the receipt is typed; with script it is
 //!   taken from the link's fragment (`#receipt=…`) or from this browser's
 //!   `localStorage`, and sent by itself;
-//! - a change is read exactly like a vote (`poll::answers`) and checked by
+//! - a change is read exactly like a vote (`parts::vote_form::answers`) and checked by
 //!   the same rules; a refused change comes back with what was entered;
 //! - everything goes through the application layer (`Session::own_ballot`,
 //!   `change_ballot`, `withdraw_ballot`).
@@ -21,18 +21,14 @@ use super::WebWorker;
 use super::errors::with_headers;
 use super::form::Form;
 use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
-use super::poll::{BadVote, Entered, answers, facts, problem_summary, question_fieldset};
+use super::parts::facts::facts;
+use super::parts::results_view::results_section;
+use super::parts::vote_form::{BadVote, Entered, answers, problem_summary, question_fieldset};
 use crate::app::Access;
 use crate::day::Day;
 use crate::domain::Poll;
 use crate::error::{Error, ReceiptRefusal};
 use crate::http::{Request, Response};
-use crate::secret::PollId;
-
-/// The page's path for `id`.
-pub fn path(id: &PollId) -> String {
-    format!("/p/{id}/ballot")
-}
 
 /// The form's fields besides the answers (`docs/WEB.md`).
 const FIELDS: [&str; 2] = ["receipt", "action"];
@@ -224,7 +220,7 @@ fn ballot_page(
                 (t.own_ballot_withdraw)
             }
         }
-        @if let Some(results) = &results { (super::results::results_section(ctx, poll, results, 2)) }
+        @if let Some(results) = &results { (results_section(ctx, poll, results, 2)) }
     };
     Ok(respond(status, ctx.lang, page(ctx, t.own_ballot_title, body)))
 }

@@ -14,7 +14,10 @@
 // - the creation form: Enter in an answer goes to the next (adding one),
 //   each answer has a remove button; the header stays one line at 1280 px;
 // - the invite sheet prints only its cards, three a row, black on white
-//   (in every language).
+//   (in every language);
+// - three states of issue 25 in every language: results not visible yet
+//   (the way to the poll), a refused vote (the question named and marked),
+//   the invite sheet after a reload (nothing issued, the way back).
 // Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -264,6 +267,13 @@ async function scenario(lang) {
     await page.pdf({ path: join(shots, `design-${lang}-invites.pdf`), format: "A4" }).catch(() => {});
     await page.emulateMedia({ media: "screen", colorScheme: "light" });
     await page.setViewportSize({ width: 1280, height: 800 });
+    // A reload sends the form again (issue 25): nothing is issued, and the
+    // page says so calmly, with the way back to the dashboard.
+    await page.reload();
+    check(await page.isVisible("main form button.primary[type=submit]") && (await page.locator("ul.cards").count()) === 0,
+      `${lang}: a reload of the invite sheet issues nothing and offers the way back as its main button`);
+    await audit(page, `${lang}-invites-reloaded`);
+    await fr(page, `${lang}-invites-reloaded`);
     await page.goto(admin);
     await page.waitForSelector("#links-heading");
   }
@@ -323,9 +333,31 @@ async function ballotScenario(lang) {
   }).then((r) => r.json());
   const share = `${base}/p/${created.id}`;
   const { context, page, errors } = await openPage(lang);
+  // Before any vote the results are hidden (issue 25): why, when, and the
+  // way to the poll, above the key form.
+  await page.goto(`${share}/results`);
+  check(await page.isVisible(`main a.button[href="/p/${created.id}"]`) && await page.isVisible("#token"),
+    `${lang}: hidden results lead to the poll, with the key form below`);
+  check((await page.locator("main button.primary").count()) === 0 && await page.isVisible("form.token button.secondary"),
+    `${lang}: on hidden results the way to the poll is the one main button, the key form's is secondary`);
+  await audit(page, `${lang}-withheld`);
+  await fr(page, `${lang}-withheld`);
   await page.goto(share);
   await audit(page, `${lang}-vote`);
   await fr(page, `${lang}-vote`);
+  // A refused vote (issue 25): three boxes on a two-at-most question, sent
+  // as a page without script would; the summary names the question.
+  await page.evaluate(() => ["q1-0", "q1-1", "q1-2"].forEach((id) => { document.getElementById(id).checked = true; }));
+  await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  const refused = await page.textContent(".error-summary").catch(() => "");
+  check(refused.includes(b.q[1]) && await page.isVisible("#q1-error"), `${lang}: the refused vote names and marks its question (${refused.trim()})`);
+  const borders = await page.evaluate(() => ["q0-set", "q1-set"].map((id) => getComputedStyle(document.getElementById(id)).borderTopColor));
+  const errorColour = await page.evaluate(() => getComputedStyle(document.getElementById("q1-error")).color);
+  check(borders[1] === errorColour && borders[0] !== errorColour,
+    `${lang}: the refused question is outlined in the error colour, the other not (${borders}, ${errorColour})`);
+  await audit(page, `${lang}-vote-refused`);
+  await fr(page, `${lang}-vote-refused`);
+  await page.goto(share);
   for (const width of [1280, 360]) {
     await page.setViewportSize({ width, height: 800 });
     const rows = await Promise.all(["q0-0", "q0-none", "q1-2", "q3-none"].map((id) => rowState(page, id)));

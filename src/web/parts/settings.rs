@@ -10,11 +10,11 @@
 use maud::{Markup, html};
 use serde_json::{Value, json};
 
-use super::create::{described, errors_of};
-use super::form::{Form, Problems};
-use super::layout::Ctx;
+use super::fields::{described, errors_of};
 use crate::domain::{DuplicateCheck, FieldError, Key, Poll, ResultsVisibility, Seg};
 use crate::i18n::Catalogue;
+use crate::web::form::{Form, Problems};
+use crate::web::layout::Ctx;
 
 /// The settings as typed, kept verbatim so they can be shown again.
 #[derive(Clone, Debug)]
