@@ -9,6 +9,9 @@
 //! - a node killed with -9 loses only votes it had not acknowledged;
 //! - a node whose database goes away answers 503 with Retry-After (never a
 //!   500) and recovers by itself when it comes back;
+//! - with a synchronous standby, stopping the primary and promoting the
+//!   standby loses no acknowledged vote, and the nodes answer 503 meanwhile
+//!   and recover by themselves (their URL names both servers);
 //! - no copy PostgreSQL makes (data directory, WAL, WAL archive, standby,
 //!   base backup) holds a poll's title, question, option or a client's
 //!   address, in clear.
@@ -228,6 +231,62 @@ fn a_node_killed_with_9_loses_only_votes_it_had_not_acknowledged() {
         counted >= acked && counted <= acked + unknown,
         "every acknowledged vote counted, none twice: {counted} counted, {acked} acknowledged, {unknown} unanswered"
     );
+}
+
+#[test]
+fn promoting_a_synchronous_standby_loses_no_acknowledged_vote_and_the_nodes_recover_by_themselves() {
+    let Some(primary) = PgCluster::start() else { return };
+    primary.create_db("failover");
+    let standby = primary.synchronous_standby();
+    // Both servers in the nodes' URL; only the one that takes writes is
+    // used: after the promotion, that is the former standby.
+    let url = format!(
+        "postgresql://postgres@127.0.0.1:{},127.0.0.1:{}/failover?target_session_attrs=read-write",
+        primary.port(),
+        standby.port()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_nodes(&url, dir.path());
+    let poll = a.create_poll(&poll_body("Failover"));
+    let mut acked = 0;
+    for i in 0..40 {
+        let node = if i % 2 == 0 { &a } else { &b };
+        let client = format!("10.7.0.{i}");
+        if counted(&send_form(node, &poll.id, &form_from(node, &poll.id, &client), i % 2, &client)) {
+            acked += 1;
+        }
+    }
+    assert_eq!(acked, 40);
+    primary.kill();
+    // Meanwhile: 503 with Retry-After, never a 500.
+    let during = a.get(&format!("/api/polls/{}", poll.id));
+    assert_eq!(during.status, 503, "{}", during.text());
+    assert!(during.header("retry-after").is_some());
+    assert_eq!(b.get("/healthz").status, 503);
+    standby.promote();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for node in [&a, &b] {
+        while node.get("/healthz").status != 200 {
+            assert!(Instant::now() < deadline, "a node did not recover: {}", node.logs());
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+    assert_eq!(total(&a, &poll.id), acked, "no acknowledged vote lost");
+    // Writes too, through each node's writer, without a restart.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut i = 0;
+    for node in [&a, &b] {
+        loop {
+            i += 1;
+            let client = format!("10.7.1.{i}");
+            if counted(&send_form(node, &poll.id, &form_from(node, &poll.id, &client), 0, &client)) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "votes did not go on: {}", node.logs());
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+    assert_eq!(total(&b, &poll.id), acked + 2);
 }
 
 /// Every file under `dirs` holding `needle`.

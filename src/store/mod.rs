@@ -207,7 +207,7 @@ fn receipt_row(
 /// A read connection of either engine.
 pub(in crate::store) enum Conn {
     Sqlite(Connection),
-    Pg(Box<postgres::Link>),
+    Pg(Arc<postgres::Pool>),
 }
 
 impl Conn {
@@ -224,7 +224,7 @@ impl Conn {
     fn once<T>(&mut self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> Result<T, Error> {
         match self {
             Conn::Sqlite(c) => f(&mut sqlite::Lite(c)),
-            Conn::Pg(link) => link.once(f),
+            Conn::Pg(pool) => pool.once(f),
         }
     }
 
@@ -237,7 +237,7 @@ impl Conn {
                 tx.finish()?;
                 Ok(out)
             }
-            Conn::Pg(link) => link.snapshot(f),
+            Conn::Pg(pool) => pool.snapshot(f),
         }
     }
 }
@@ -397,10 +397,16 @@ fn open_keys(conn: &Connection, keys: &Keys, today: Day) -> anyhow::Result<Keyri
 }
 
 /// Where a store's database is.
-#[derive(Clone)]
 enum At {
     File(PathBuf),
-    Pg(Arc<::postgres::Config>),
+    Pg(PgAt),
+}
+
+/// A PostgreSQL database: its connection settings and this node's read
+/// connections.
+struct PgAt {
+    config: Arc<::postgres::Config>,
+    reads: Arc<postgres::Pool>,
 }
 
 /// A handle on the database: cheap to clone, shared by all threads.
@@ -483,7 +489,8 @@ impl Store {
             let keyring = keyring.clone();
             move |rx| postgres::run(link, keyring, rx, config)
         })?;
-        Ok(Store { at: Arc::new(At::Pg(pg)), writer, busy: config.busy_timeout, keys: keyring })
+        let reads = postgres::Pool::new(pg.clone());
+        Ok(Store { at: Arc::new(At::Pg(PgAt { config: pg, reads })), writer, busy: config.busy_timeout, keys: keyring })
     }
 
     /// Opens `db`: a `postgresql://` URL ([`Store::open_url`]) or a SQLite
@@ -509,7 +516,7 @@ impl Store {
                 conn.query_row("SELECT 1", [], |_| Ok(()))?;
                 Ok(())
             }
-            At::Pg(pg) => postgres::ping(&mut postgres::Link::new(pg.clone())),
+            At::Pg(pg) => postgres::ping(&mut postgres::Link::new(pg.config.clone())),
         }
     }
 
@@ -536,7 +543,7 @@ impl Store {
                 conn.pragma_update(None, "query_only", true)?;
                 Ok(Reader::new(Conn::Sqlite(conn), self.keys.clone()))
             }
-            At::Pg(pg) => Ok(Reader::new(Conn::Pg(Box::new(postgres::Link::new(pg.clone()))), self.keys.clone())),
+            At::Pg(pg) => Ok(Reader::new(Conn::Pg(pg.reads.clone()), self.keys.clone())),
         }
     }
 
@@ -754,7 +761,8 @@ impl Store {
         let path = match &*self.at {
             At::File(p) => p,
             At::Pg(pg) => {
-                let [live, expired, responses, bytes] = postgres::stats(&mut postgres::Link::new(pg.clone()), today)?;
+                let [live, expired, responses, bytes] =
+                    postgres::stats(&mut postgres::Link::new(pg.config.clone()), today)?;
                 return Ok(Stats {
                     live_polls: u64::try_from(live)?,
                     expired_polls: u64::try_from(expired)?,
@@ -853,7 +861,7 @@ impl Store {
         let path = match &*self.at {
             At::File(p) => p,
             At::Pg(pg) => {
-                let mut client = pg.connect(::postgres::NoTls)?;
+                let mut client = pg.config.connect(::postgres::NoTls)?;
                 // PostgreSQL checks its pages as it reads them (with data
                 // checksums on); `amcheck` is the operator's deeper tool.
                 client.simple_query("SELECT count(*) FROM sealed_polls")?;

@@ -22,8 +22,8 @@
 //!   restart of polld.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
@@ -174,6 +174,81 @@ impl Link {
             tx.commit()?;
             Ok(out)
         })
+    }
+}
+
+/// Read connections one node keeps at most. polld's worker threads (32 by
+/// default, each with an API and a page session) share them: a read holds
+/// one for its few statements only, and PostgreSQL's default of 100
+/// connections then serves several nodes (each node: these and its writer).
+pub const READ_CONNECTIONS: usize = 16;
+
+/// How long a read waits for a free connection before answering 503.
+const POOL_WAIT: Duration = Duration::from_secs(5);
+
+/// A node's read connections, shared by all its readers (see
+/// [`READ_CONNECTIONS`]). Connections are made as reads need them and kept.
+pub(super) struct Pool {
+    config: Arc<postgres::Config>,
+    state: Mutex<PoolState>,
+    freed: Condvar,
+}
+
+struct PoolState {
+    idle: Vec<Link>,
+    /// Connections lent out now.
+    out: usize,
+}
+
+impl Pool {
+    pub(super) fn new(config: Arc<postgres::Config>) -> Arc<Pool> {
+        Arc::new(Pool { config, state: Mutex::new(PoolState { idle: Vec::new(), out: 0 }), freed: Condvar::new() })
+    }
+
+    fn take(&self) -> Result<Link, Error> {
+        let deadline = Instant::now() + POOL_WAIT;
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(link) = state.idle.pop() {
+                state.out += 1;
+                return Ok(link);
+            }
+            if state.out < READ_CONNECTIONS {
+                state.out += 1;
+                return Ok(Link::new(self.config.clone()));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(Error::Unavailable { reason: "The database is busy; try again.", retry_after_secs: 1 });
+            }
+            state = self.freed.wait_timeout(state, deadline - now).unwrap_or_else(PoisonError::into_inner).0;
+        }
+    }
+
+    fn give_back(&self, link: Link) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.out = state.out.saturating_sub(1);
+        state.idle.push(link);
+        drop(state);
+        self.freed.notify_one();
+    }
+
+    /// Runs `f` on a connection of the pool.
+    fn with<T>(&self, f: impl FnOnce(&mut Link) -> Result<T, Error>) -> Result<T, Error> {
+        let mut link = self.take()?;
+        let out = f(&mut link);
+        self.give_back(link);
+        out
+    }
+
+    /// One read, or a few that need not agree.
+    pub(super) fn once<T>(&self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> Result<T, Error> {
+        self.with(|link| link.once(f))
+    }
+
+    /// Reads that see one snapshot.
+    pub(super) fn snapshot<T>(&self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> Result<T, Error> {
+        self.with(|link| link.snapshot(f))
     }
 }
 
