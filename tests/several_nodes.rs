@@ -328,3 +328,130 @@ fn no_copy_postgresql_makes_holds_a_poll_or_a_client_address_in_clear() {
         assert!(found.is_empty(), "the {what} is in clear in {found:?}");
     }
 }
+
+/// The script that does docs/OPERATIONS.md's steps.
+const WALKTHROUGH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/several-nodes/try-on-one-machine.sh");
+
+/// The command lines of the code blocks of docs/OPERATIONS.md's section
+/// "Running several nodes".
+fn documented_steps() -> Vec<String> {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/OPERATIONS.md")).unwrap();
+    let start = doc.find("\n## Running several nodes").expect("the section");
+    let section = &doc[start + 1..];
+    let section = section[3..].find("\n## ").map_or(section, |end| &section[..end + 3]);
+    let mut lines = Vec::new();
+    let mut inside = false;
+    for line in section.lines().map(str::trim) {
+        if line.starts_with("```") {
+            inside = !inside;
+        } else if inside && !line.is_empty() {
+            lines.push(line.to_string());
+        }
+    }
+    lines
+}
+
+#[test]
+fn every_command_of_the_walkthrough_is_in_the_script_the_next_test_runs() {
+    let script = std::fs::read_to_string(WALKTHROUGH).unwrap();
+    let script: Vec<&str> = script.lines().map(str::trim).collect();
+    let steps = documented_steps();
+    assert!(steps.len() >= 12, "the section shows its commands: {steps:?}");
+    for step in &steps {
+        assert!(script.contains(&step.as_str()), "docs/OPERATIONS.md shows a command the script does not run: {step}");
+    }
+}
+
+/// Stops what the walkthrough started, whatever happens to the test.
+struct Walkthrough {
+    env: Vec<(&'static str, String)>,
+}
+
+impl Walkthrough {
+    fn run(&self, what: &str) -> std::process::Output {
+        std::process::Command::new("sh")
+            .arg(WALKTHROUGH)
+            .arg(what)
+            .envs(self.env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Walkthrough {
+    fn drop(&mut self) {
+        let _ = self.run("stop");
+    }
+}
+
+#[test]
+fn the_walkthrough_goes_from_nothing_to_two_nodes_and_a_synchronous_standby_behind_caddy() {
+    if pg_bin().is_none() {
+        skip_or_fail("postgresql", "the walkthrough of docs/OPERATIONS.md starts PostgreSQL (Debian: postgresql)");
+        return;
+    }
+    if !tool_or_skip("caddy", "version", "the walkthrough puts Caddy in front (Debian: caddy)")
+        || !tool_or_skip("curl", "--version", "the walkthrough's script checks with curl (Debian: curl)")
+    {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("nodes");
+    let front = free_port();
+    let walk = Walkthrough {
+        env: vec![
+            ("WORK", work.display().to_string()),
+            ("POLLD", env!("CARGO_BIN_EXE_polld").to_string()),
+            ("PG_PRIMARY", free_port().to_string()),
+            ("PG_STANDBY", free_port().to_string()),
+            ("NODE1", free_port().to_string()),
+            ("NODE2", free_port().to_string()),
+            ("FRONT", front.to_string()),
+            ("CADDY_ADMIN", free_port().to_string()),
+        ],
+    };
+    let out = walk.run("start");
+    let logs = || {
+        ["node1.log", "node2.log", "caddy.log", "primary.log", "standby.log"]
+            .iter()
+            .map(|f| format!("--- {f}\n{}", std::fs::read_to_string(work.join(f)).unwrap_or_default()))
+            .collect::<String>()
+    };
+    assert!(
+        out.status.success(),
+        "the walkthrough failed: {}{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        logs()
+    );
+    let first: Value = serde_json::from_slice(&std::fs::read(work.join("first-poll.json")).unwrap()).unwrap();
+    let id = first["id"].as_str().expect("the first poll's id").to_string();
+    assert!(first["shareUrl"].as_str().unwrap().starts_with(&format!("http://127.0.0.1:{front}/")), "{first}");
+    // A person votes through the front.
+    let front_addr = format!("127.0.0.1:{front}");
+    let page = Request::new(&front_addr, "GET", &format!("/p/{id}")).send();
+    assert_eq!(page.status, 200, "{}", logs());
+    let ballot = ballot_code(&page.text()).unwrap();
+    let vote = Request::new(&front_addr, "POST", &format!("/p/{id}"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!("q0=0&ballot={ballot}").into_bytes())
+        .send();
+    assert!(counted(&vote), "{} {}", vote.status, vote.text());
+    let token = first["adminToken"].as_str().unwrap();
+    let results = Request::new(&front_addr, "GET", &format!("/api/polls/{id}/results"))
+        .header("Authorization", &format!("Bearer {token}"))
+        .send()
+        .json();
+    assert_eq!(results["totalResponses"], 1, "{results}");
+    // Both nodes answer, and the standby is one.
+    for node in ["NODE1", "NODE2"] {
+        let port = &walk.env.iter().find(|(k, _)| *k == node).unwrap().1;
+        assert_eq!(Request::new(&format!("127.0.0.1:{port}"), "GET", "/healthz").send().status, 200, "{node}");
+    }
+    assert!(std::fs::read_to_string(work.join("standby").join("standby.signal")).is_ok(), "the standby is one");
+    let out = walk.run("stop");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(processes_in(&work), Vec::<u32>::new(), "stop leaves no PostgreSQL process");
+}

@@ -164,7 +164,7 @@ pub fn pg_bin() -> Option<PathBuf> {
 
 /// A port nothing listens on at this moment (the server may still lose it
 /// to another process: [`PgCluster::init`] then retries on another).
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").expect("bind a free port").local_addr().expect("local addr").port()
 }
 
