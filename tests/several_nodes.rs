@@ -289,6 +289,60 @@ fn promoting_a_synchronous_standby_loses_no_acknowledged_vote_and_the_nodes_reco
     assert_eq!(total(&b, &poll.id), acked + 2);
 }
 
+/// `pollctl` on the database at `url` with the key file `keys`.
+fn pollctl_at(url: &str, keys: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
+        .args(["--db", url, "--keys"])
+        .arg(keys)
+        .args(args)
+        .env_remove("POLL_ADMIN_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_copy_made_before_a_poll_was_deleted_does_not_open_it_once_the_lease_has_passed() {
+    let Some(primary) = PgCluster::start() else { return };
+    primary.create_db("lease");
+    let copy = primary.standby();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("a.keys");
+    let url = primary.url("lease");
+    let node = Server::builder().database(&url, &keys).start();
+    let poll = node.create_poll(&poll_body("Leased"));
+    let client = "10.6.0.1";
+    assert!(counted(&send_form(&node, &poll.id, &form_from(&node, &poll.id, client), 0, client)));
+    // The copy: everything so far, then cut off (a backup, a stolen standby).
+    primary.wait_replicated(&copy);
+    copy.promote();
+    assert_eq!(node.delete(&poll.id, &poll.token).status, 204);
+    drop(node);
+    // In the copy the poll opens, with today's key file: within the lease.
+    let show = pollctl_at(&copy.url("lease"), &keys, &["show", &poll.id, "--token", &poll.token]);
+    assert!(
+        show.status.success(),
+        "within the lease the copy still opens it: {}",
+        String::from_utf8_lossy(&show.stderr)
+    );
+    // The key state moves past the lease (8 days on, as polld does at its
+    // day changes; the sweep runs on the live database).
+    let later = date_from_today(8);
+    let sweep = pollctl_at(&url, &keys, &["sweep", "--as-of", &later]);
+    assert!(sweep.status.success(), "{}", String::from_utf8_lossy(&sweep.stderr));
+    // The copy still holds the poll's row, sealed...
+    assert_eq!(copy.psql("lease", &format!("SELECT count(*) FROM sealed_polls WHERE id = '{}'", poll.id)), "1");
+    // ...and no key opens it any more.
+    let show = pollctl_at(&copy.url("lease"), &keys, &["show", &poll.id, "--token", &poll.token]);
+    assert!(
+        !show.status.success(),
+        "the copy must not open the deleted poll: {}",
+        String::from_utf8_lossy(&show.stdout)
+    );
+    let said = String::from_utf8_lossy(&show.stderr).to_lowercase();
+    assert!(said.contains("erased"), "pollctl says the poll is erased in this copy: {said}");
+}
+
 /// Every file under `dirs` holding `needle`.
 fn hits(dirs: &[PathBuf], needle: &[u8]) -> Vec<PathBuf> {
     dirs.iter().flat_map(|d| files_containing(d, needle)).collect()
