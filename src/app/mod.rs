@@ -32,7 +32,7 @@ use crate::domain::{
 };
 use crate::error::{AuthFailure, Error, InviteRefusal, ReceiptRefusal, Withheld};
 use crate::ratelimit::{Quota, RateLimiter};
-use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt};
+use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt, ReceiptHash};
 use crate::store::{MediaBlob, PendingWrite, Reader, Settle, Store};
 use throttle::VoteThrottle;
 
@@ -378,10 +378,18 @@ impl Session {
 
     /// Erases the ballot that came with the receipt `text`, and takes it out
     /// of every counter. (On a poll with invite codes, the code that cast it
-    /// stays spent: nothing tells which code that was.)
-    pub fn withdraw_ballot(&mut self, client: IpAddr, poll: &Poll, text: &str, today: Day) -> Result<(), Error> {
+    /// stays spent: nothing tells which code that was.) Answers the
+    /// receipt's hash, so the web can close what the vote's form opened.
+    pub fn withdraw_ballot(
+        &mut self,
+        client: IpAddr,
+        poll: &Poll,
+        text: &str,
+        today: Day,
+    ) -> Result<ReceiptHash, Error> {
         let receipt = self.before_amend(client, poll, text)?;
-        self.app.store.amend(&poll.id, receipt.hash(), None, today)
+        self.app.store.amend(&poll.id, receipt.hash(), None, today)?;
+        Ok(receipt.hash())
     }
 
     /// What a change or withdrawal checks before it reaches the writer: the

@@ -23,6 +23,11 @@
 //!   new generation starts early (forms issued before then ask to be sent
 //!   again, with the voter's choices kept);
 //! - a token for one poll is refused for every other poll;
+//! - a vote's token stops opening `afterVote` results when the voter
+//!   withdraws that ballot with its receipt ([`BallotBox::withdrawn`]): the
+//!   box remembers which receipt came with which token, as a keyed hash of
+//!   the receipt's hash under the token's day key, in memory, for as long as
+//!   the token itself can be used (that day and the next);
 //! - where several nodes share one database (PostgreSQL, issue 23), the
 //!   keys are not random but the day's form key of the shared key state
 //!   ([`BallotBox::keyed`]), so a form fetched from one node is good on
@@ -43,7 +48,7 @@ use std::sync::Arc;
 use crate::day::Day;
 use crate::keyed::Secret;
 use crate::keyring::Keyring;
-use crate::secret::{PollId, random_bytes};
+use crate::secret::{PollId, ReceiptHash, random_bytes};
 
 /// Redemptions recorded per generation before the key rotates early.
 pub const MAX_USED: usize = 1_000_000;
@@ -71,8 +76,12 @@ struct Generation {
     tag: [u8; TAG],
     day: Day,
     key: Secret,
-    /// Each redeemed nonce: `true` once it counts, `false` while reserved.
+    /// Each redeemed nonce: `true` once it counts, `false` while reserved
+    /// (or after its ballot was withdrawn: then for good).
     used: HashMap<[u8; NONCE], bool>,
+    /// The nonce a ballot with a receipt came with, by the receipt's hash
+    /// keyed under this generation's key.
+    by_receipt: HashMap<[u8; MAC], [u8; NONCE]>,
 }
 
 /// Where a box's keys come from.
@@ -89,7 +98,7 @@ impl Generation {
             Source::Random => {
                 let mut tag = [0u8; TAG];
                 random_bytes(&mut tag)?;
-                Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new() })
+                Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new(), by_receipt: HashMap::new() })
             }
             Source::Keys(keys, label) => {
                 let key =
@@ -97,7 +106,7 @@ impl Generation {
                 let key = Secret::from_bytes(*key);
                 // Told apart by day, as every node tells them.
                 let tag = key.tag::<TAG>(&[b"tag"]);
-                Ok(Generation { tag, day, key, used: HashMap::new() })
+                Ok(Generation { tag, day, key, used: HashMap::new(), by_receipt: HashMap::new() })
             }
         }
     }
@@ -233,12 +242,36 @@ impl BallotBox {
     /// counts; or it was not, so the form may be sent again. A token whose
     /// key rotated away meanwhile is simply gone.
     pub fn settle(&self, poll: &PollId, token: &str, stored: bool) {
+        self.settle_with(poll, token, stored, None);
+    }
+
+    /// [`BallotBox::settle`] for a ballot cast with a receipt (its hash):
+    /// withdrawing that ballot later closes what the token opened.
+    pub fn settle_with(&self, poll: &PollId, token: &str, stored: bool, receipt: Option<&ReceiptHash>) {
         let mut state = self.lock();
         if let Some((generation, nonce)) = find(&mut state, poll, token) {
             if stored {
                 generation.used.insert(nonce, true);
+                if let Some(r) = receipt {
+                    let key = generation.key.tag::<MAC>(&[b"receipt", &r.0]);
+                    generation.by_receipt.insert(key, nonce);
+                }
             } else {
                 generation.used.remove(&nonce);
+            }
+        }
+    }
+
+    /// The ballot cast with the receipt hashed `receipt` was withdrawn: the
+    /// token it came with is neither usable nor proof of a vote any more
+    /// ([`Verdict::Reserved`] for good).
+    pub fn withdrawn(&self, receipt: &ReceiptHash) {
+        let mut state = self.lock();
+        let State { current, previous } = &mut *state;
+        for generation in std::iter::once(current).chain(previous.as_mut()) {
+            let key = generation.key.tag::<MAC>(&[b"receipt", &receipt.0]);
+            if let Some(nonce) = generation.by_receipt.remove(&key) {
+                generation.used.insert(nonce, false);
             }
         }
     }

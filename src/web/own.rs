@@ -100,7 +100,11 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         // The ballot page's button asks first: a withdrawal cannot be undone.
         "confirm-withdraw" => Ok(confirm_page(&ctx, poll)),
         "withdraw" => match w.session.withdraw_ballot(req.client, poll, &receipt, today) {
-            Ok(()) => Ok(withdrawn_page(&Ctx { secret: None, ..ctx }, poll, &receipt)),
+            Ok(hash) => {
+                // The vote's form no longer opens `afterVote` results.
+                w.web.ballots.withdrawn(&hash);
+                Ok(withdrawn_page(&Ctx { secret: None, ..ctx }, poll, &receipt))
+            }
             Err(e @ Error::VotesThrottled { .. }) => {
                 let shown = Entered::from_ballot(&stored);
                 let r = ballot_page(w, &ctx, poll, today, 429, &shown, Some(("error", t.err_throttled)))?;

@@ -193,7 +193,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     // a client that hangs up meanwhile changes nothing (issue 24, item 2).
     let settle = {
         let (web, id, token) = (w.web.clone(), poll.id.clone(), token.to_owned());
-        Settle::new(move |stored| web.ballots.settle(&id, &token, stored))
+        let receipt = admitted.receipt().map(Receipt::hash);
+        Settle::new(move |stored| web.ballots.settle_with(&id, &token, stored, receipt.as_ref()))
     };
     // The answer waits for the commit on the connection, not on this worker.
     let pending = w.web.app.cast(admitted, Some(settle));
