@@ -12,7 +12,11 @@ use crate::client::parse_net;
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 #[derive(Debug, Parser)]
-#[command(name = "polld", version, about = "The anonpoll server: JSON API and web pages over one SQLite file (or a PostgreSQL database shared by several nodes).")]
+#[command(
+    name = "polld",
+    version,
+    about = "The anonpoll server: JSON API and web pages over one SQLite file (or a PostgreSQL database shared by several nodes)."
+)]
 pub struct PolldArgs {
     /// SQLite database file (created with its folder on first start), or a
     /// PostgreSQL database as `postgresql://USER@HOST:PORT/DBNAME` (several

@@ -2152,6 +2152,21 @@ fn an_after_vote_poll_with_receipts_answers_the_vote_with_the_receipt_and_a_way_
     let own = post_form(&server, &format!("/p/{}/ballot", private.id), "198.51.100.81", &[("receipt", &r)]);
     own.assert_status(200);
     assert!(!own.text().contains("id=\"result-q1\"") && is_checked(&own.text(), "q3-5"), "{}", own.text());
+
+    // Withdrawn with its receipt, the ballot's form no longer opens the
+    // results (issue 24, item 8), nor votes again; another voter's still does.
+    let withdraw =
+        post_form(&server, &format!("/p/{id}/ballot"), &ip, &[("receipt", &receipt), ("action", "withdraw")]);
+    withdraw.assert_status(200);
+    let page = server.get(&to);
+    assert!(
+        !page.text().contains("id=\"result-q1\""),
+        "a withdrawn vote's link must not open the results: {}",
+        page.text()
+    );
+    let again = post_form(&server, &format!("/p/{id}"), &ip, &[("ballot", &code), ("q1", "2"), ("q3", "5")]);
+    assert!(again.header("location").is_none() && !again.text().contains("id=\"result-q1\""), "{}", again.text());
+    assert!(server.get(&format!("/p/{id}/results?voted={fresh}")).text().contains("id=\"result-q1\""));
 }
 
 #[test]
@@ -2279,33 +2294,4 @@ fn invisible_texts_are_refused_at_their_fields_in_every_language() {
         assert_eq!(text.matches(words).count(), 4, "{lang}: title and option, in the summary and at each\n{text}");
         assert!(text.contains("href=\"#f-title\""), "{lang}: the summary links to the title");
     }
-}
-
-#[test]
-fn a_withdrawn_ballots_form_no_longer_opens_the_after_vote_results() {
-    let server = Server::start();
-    let poll = every_type_poll(&server, "afterVote");
-    let id = poll.id.as_str();
-    let ip = Server::fresh_client_ip();
-    let (resp, code) = vote_form(&server, id, &ip, &[("q1", "2"), ("q3", "5")]);
-    resp.assert_status(200);
-    let receipt = receipt_on(&resp.text()).unwrap_or_else(|| panic!("{}", resp.text()));
-    let voted = format!("/p/{id}/results?voted={code}");
-    assert!(server.get(&voted).text().contains("id=\"result-q1\""), "the vote's link opens the results");
-    // Another voter's link, to tell the two apart afterwards.
-    let other_ip = Server::fresh_client_ip();
-    let (_, other) = vote_form(&server, id, &other_ip, &[("q1", "0"), ("q3", "1")]);
-    let withdraw =
-        post_form(&server, &format!("/p/{id}/ballot"), &ip, &[("receipt", &receipt), ("action", "withdraw")]);
-    withdraw.assert_status(200);
-    let page = server.get(&voted);
-    assert!(
-        !page.text().contains("id=\"result-q1\""),
-        "a withdrawn vote's link must not open the results: {}",
-        page.text()
-    );
-    // Its form cannot vote again either; the other voter's link still opens them.
-    let again = post_form(&server, &format!("/p/{id}"), &ip, &[("ballot", &code), ("q1", "2"), ("q3", "5")]);
-    assert!(!again.text().contains("id=\"result-q1\"") && again.header("location").is_none(), "{}", again.text());
-    assert!(server.get(&format!("/p/{id}/results?voted={other}")).text().contains("id=\"result-q1\""));
 }
