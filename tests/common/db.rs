@@ -1,7 +1,9 @@
 //! Database scanners: raw-byte searches over every `anonpoll.sqlite3*` file
-//! (main file, WAL, shared memory), so a privacy test sees what is really on
-//! disk, including freed pages and WAL frames no SQL query would return; and
-//! a way to record a response through the library's own store.
+//! (main file, WAL, shared memory), or on PostgreSQL over the cluster's data
+//! directory, WAL and archive, so a privacy test sees what is really on
+//! disk, including freed pages and WAL frames no SQL query would return; the
+//! database read in clear with its key file ([`audit`]) on either engine;
+//! and a way to record a response through the library's own store.
 
 use std::path::Path;
 
@@ -25,14 +27,24 @@ pub fn db_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Names of the database files that contain `needle`. On PostgreSQL
-/// ([`super::on_postgres`]): every file of the test binary's cluster (data
-/// directory with its WAL, the WAL archive, the server log), after a
-/// checkpoint has written what the server held in memory.
+/// ([`super::on_postgres`]): every file of the test binary's cluster that
+/// holds data (the data directory with its WAL in `pg_wal/`, and the WAL
+/// archive), after a checkpoint has written what the server held in memory.
+/// Not the server's log beside them: it quotes the text of failed
+/// statements, which the harness's own psql calls make, and a log holds no
+/// stored data (polld's statements carry their values as parameters,
+/// which PostgreSQL does not log).
 pub fn db_files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
     if super::on_postgres() {
         let cluster = super::PgCluster::shared().expect("the shared PostgreSQL cluster");
         cluster.checkpoint();
-        return super::files_containing(cluster.dir(), needle).into_iter().map(|p| p.display().to_string()).collect();
+        // pg_wal/ (wal_dir) is inside the data directory.
+        debug_assert!(cluster.wal_dir().starts_with(cluster.data_dir()));
+        return [cluster.data_dir(), cluster.archive_dir()]
+            .iter()
+            .flat_map(|d| super::files_containing(d, needle))
+            .map(|p| p.display().to_string())
+            .collect();
     }
     db_files(dir).into_iter().filter(|(_, bytes)| contains_bytes(bytes, needle)).map(|(name, _)| name).collect()
 }
@@ -59,9 +71,109 @@ pub fn keys_path(dir: &Path) -> std::path::PathBuf {
 }
 
 /// The database in `dir` opened with its key file, to be read in clear as
-/// someone holding both would.
-pub fn audit(dir: &Path) -> anonpoll::store::audit::Audit {
-    anonpoll::store::audit::Audit::open(&dir.join(DB_NAME), &keys_path(dir)).expect("open the database with its keys")
+/// someone holding both would, on either engine: the library's
+/// [`Audit`](anonpoll::store::audit::Audit) reads a SQLite file, so on
+/// PostgreSQL it reads a copy of the sealed rows instead ([`Audited`]).
+pub fn audit(dir: &Path) -> Audited {
+    let keys = keys_path(dir);
+    match super::pg_url(dir) {
+        None => Audited {
+            audit: anonpoll::store::audit::Audit::open(&dir.join(DB_NAME), &keys)
+                .expect("open the database with its keys"),
+            pg: None,
+        },
+        Some(url) => {
+            let copy = tempfile::tempdir().expect("a directory for the copy");
+            let at = copy.path().join(DB_NAME);
+            copy_sealed_rows(&url, &at).unwrap_or_else(|e| panic!("cannot copy the sealed rows of {url}: {e:#}"));
+            let audit = anonpoll::store::audit::Audit::open(&at, &keys).expect("open the copy with the key file");
+            Audited { audit, pg: Some((url, copy)) }
+        }
+    }
+}
+
+/// A test's database opened to be read in clear ([`audit`]): the library's
+/// audit on the SQLite file, or on PostgreSQL on a SQLite copy of the
+/// database's sealed rows, byte for byte (both engines' sealed tables have
+/// the same columns: sql/009_sealed.sql, sql/postgres/001_init.sql). So
+/// every way of opening a row (data keys, documents, counts, ballots,
+/// receipt keys, invite hashes) is the library's own on both engines, and a
+/// test checks the same promise whichever engine stored the rows. The copy
+/// is taken when opened: open it again after more writes.
+pub struct Audited {
+    audit: anonpoll::store::audit::Audit,
+    /// The PostgreSQL database's URL, and the directory of its copy.
+    pg: Option<(String, tempfile::TempDir)>,
+}
+
+impl std::ops::Deref for Audited {
+    type Target = anonpoll::store::audit::Audit;
+
+    fn deref(&self) -> &Self::Target {
+        &self.audit
+    }
+}
+
+impl Audited {
+    /// [`Audit::edit_document`](anonpoll::store::audit::Audit::edit_document)
+    /// on the database itself: on PostgreSQL, the copy's edited row is
+    /// written back.
+    pub fn edit_document(&self, poll: &str, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<()> {
+        self.audit.edit_document(poll, edit)?;
+        if let Some((url, _)) = &self.pg {
+            let body: Vec<u8> =
+                self.audit
+                    .connection()
+                    .query_row("SELECT body FROM sealed_polls WHERE id = ?1", [poll], |r| r.get(0))?;
+            let mut pg = postgres::Client::connect(url, postgres::NoTls)?;
+            let n = pg.execute("UPDATE sealed_polls SET body = $2 WHERE id = $1", &[&poll, &body])?;
+            anyhow::ensure!(n == 1, "poll {poll} is not in {url}");
+        }
+        Ok(())
+    }
+}
+
+/// Copies the rows [`Audit`](anonpoll::store::audit::Audit) reads (the key
+/// ring's id, every poll's sealed row, its ballots and invite rows) from
+/// the PostgreSQL database at `url` into a new SQLite file at `at`.
+fn copy_sealed_rows(url: &str, at: &Path) -> anyhow::Result<()> {
+    let mut pg = postgres::Client::connect(url, postgres::NoTls)?;
+    let mut lite = rusqlite::Connection::open(at)?;
+    lite.execute_batch(
+        "CREATE TABLE keyring (ring BLOB NOT NULL);
+         CREATE TABLE sealed_polls (id TEXT PRIMARY KEY, key_day TEXT NOT NULL, data_key BLOB NOT NULL,
+                                    body BLOB NOT NULL, tallies BLOB NOT NULL);
+         CREATE TABLE sealed_ballots (poll_id TEXT NOT NULL, id BLOB NOT NULL, sealed BLOB NOT NULL,
+                                      PRIMARY KEY (poll_id, id));
+         CREATE TABLE sealed_invites (poll_id TEXT NOT NULL, code_mac BLOB NOT NULL, used INTEGER NOT NULL,
+                                      PRIMARY KEY (poll_id, code_mac));",
+    )?;
+    // One snapshot, so the copy is one state of the database.
+    let mut snap =
+        pg.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
+    let tx = lite.transaction()?;
+    for r in snap.query("SELECT ring FROM keyring", &[])? {
+        tx.execute("INSERT INTO keyring VALUES (?1)", [r.try_get::<_, Vec<u8>>(0)?])?;
+    }
+    for r in snap.query("SELECT id, key_day, data_key, body, tallies FROM sealed_polls", &[])? {
+        let (id, day): (String, String) = (r.try_get(0)?, r.try_get(1)?);
+        let (key, body, tallies): (Vec<u8>, Vec<u8>, Vec<u8>) = (r.try_get(2)?, r.try_get(3)?, r.try_get(4)?);
+        tx.execute(
+            "INSERT INTO sealed_polls VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![id, day, key, body, tallies],
+        )?;
+    }
+    for r in snap.query("SELECT poll_id, id, sealed FROM sealed_ballots", &[])? {
+        let (poll, id, sealed): (String, Vec<u8>, Vec<u8>) = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
+        tx.execute("INSERT INTO sealed_ballots VALUES (?1, ?2, ?3)", rusqlite::params![poll, id, sealed])?;
+    }
+    for r in snap.query("SELECT poll_id, code_mac, used FROM sealed_invites", &[])? {
+        let (poll, mac, used): (String, Vec<u8>, bool) = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
+        tx.execute("INSERT INTO sealed_invites VALUES (?1, ?2, ?3)", rusqlite::params![poll, mac, used])?;
+    }
+    snap.commit()?;
+    tx.commit()?;
+    Ok(())
 }
 
 /// The page numbers SQLite's WAL index (a `-shm` file's bytes) lists for

@@ -187,6 +187,12 @@ pub fn on_postgres() -> bool {
 /// the same directory, and pollctl, find the same database through it.
 const PG_URL_FILE: &str = "anonpoll.pgurl";
 
+/// The URL of the PostgreSQL database of the test data directory `dir`
+/// (named in its `anonpoll.pgurl`), if it has one yet.
+pub fn pg_url(dir: &Path) -> Option<String> {
+    std::fs::read_to_string(dir.join(PG_URL_FILE)).ok()
+}
+
 /// `--db` (and `--keys`) for the database a test keeps at `db`: the SQLite
 /// file itself, or on PostgreSQL the database named beside it (made on
 /// first use), with the key file beside it too.
