@@ -211,3 +211,175 @@ pub fn open_store(db: &Path) -> anyhow::Result<anonpoll::store::Store> {
     let keys = anonpoll::store::Keys::for_db(at, args.get(3).map(Path::new), anonpoll::keyring::DEFAULT_LEASE_DAYS)?;
     anonpoll::store::Store::open_db(at, &keys, anonpoll::store::WriterConfig::default())
 }
+
+/// A connection to the PostgreSQL database at `url`.
+fn pg_client(url: &str) -> postgres::Client {
+    postgres::Client::connect(url, postgres::NoTls).unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
+}
+
+/// The live database of the test directory `dir`, on its engine: SQLite's
+/// file (busy timeout 5 s), or the PostgreSQL database named beside it.
+enum Live {
+    Sqlite(rusqlite::Connection),
+    Pg(postgres::Client),
+}
+
+impl Live {
+    fn open(dir: &Path) -> Live {
+        match super::pg_url(dir) {
+            Some(url) => Live::Pg(pg_client(&url)),
+            None => {
+                let path = dir.join(DB_NAME);
+                assert!(path.exists(), "no database at {}", path.display());
+                let conn = rusqlite::Connection::open(&path).expect("open the database with rusqlite");
+                conn.busy_timeout(std::time::Duration::from_secs(5)).expect("busy_timeout");
+                Live::Sqlite(conn)
+            }
+        }
+    }
+}
+
+/// `sql` as PostgreSQL numbers its parameters: the tests write SQLite's
+/// `?1`, `?2`; PostgreSQL's are `$1`, `$2`.
+fn numbered_for_pg(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        let numbered = c == '?' && chars.peek().is_some_and(char::is_ascii_digit);
+        out.push(if numbered { '$' } else { c });
+    }
+    out
+}
+
+fn pg_params<'a>(params: &'a [&'a str]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn postgres::types::ToSql + Sync)).collect()
+}
+
+/// Runs one SQL statement (SQLite's dialect, which PostgreSQL shares for
+/// the tests' plain updates; text parameters `?1`…) on the live database
+/// of the test directory `dir`, on either engine; returns the rows changed.
+pub fn db_exec(dir: &Path, sql: &str, params: &[&str]) -> usize {
+    let changed = match Live::open(dir) {
+        Live::Sqlite(conn) => conn.execute(sql, rusqlite::params_from_iter(params)).map_err(|e| e.to_string()),
+        Live::Pg(mut pg) => {
+            pg.execute(&numbered_for_pg(sql), &pg_params(params)).map(|n| n as usize).map_err(|e| e.to_string())
+        }
+    };
+    changed.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+}
+
+/// The first row of a query whose columns are all whole numbers (counts,
+/// sums; NULL reads 0), on either engine, as [`db_exec`] runs it.
+pub fn db_ints(dir: &Path, sql: &str, params: &[&str]) -> Vec<i64> {
+    let row = match Live::open(dir) {
+        Live::Sqlite(conn) => conn
+            .query_row(sql, rusqlite::params_from_iter(params), |r| {
+                (0..r.as_ref().column_count()).map(|i| Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0))).collect()
+            })
+            .map_err(|e| e.to_string()),
+        Live::Pg(mut pg) => {
+            pg.query_one(&numbered_for_pg(sql), &pg_params(params)).map_err(|e| e.to_string()).and_then(|r| {
+                use postgres::types::Type;
+                (0..r.len())
+                    .map(|i| {
+                        let n = match *r.columns()[i].type_() {
+                            Type::INT8 => r.try_get::<_, Option<i64>>(i),
+                            Type::INT4 => r.try_get::<_, Option<i32>>(i).map(|n| n.map(i64::from)),
+                            Type::INT2 => r.try_get::<_, Option<i16>>(i).map(|n| n.map(i64::from)),
+                            ref other => return Err(format!("column {i} is {other}, not a whole number")),
+                        };
+                        n.map(Option::unwrap_or_default).map_err(|e| e.to_string())
+                    })
+                    .collect()
+            })
+        }
+    };
+    row.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+}
+
+/// The one bytes value a query returns, on either engine, as [`db_exec`]
+/// runs it.
+pub fn db_blob(dir: &Path, sql: &str, params: &[&str]) -> Vec<u8> {
+    let value = match Live::open(dir) {
+        Live::Sqlite(conn) => {
+            conn.query_row(sql, rusqlite::params_from_iter(params), |r| r.get(0)).map_err(|e| e.to_string())
+        }
+        Live::Pg(mut pg) => pg
+            .query_one(&numbered_for_pg(sql), &pg_params(params))
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string()),
+    };
+    value.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+}
+
+/// Sets the schema version the database of the test directory `dir` says
+/// it has (SQLite's `user_version`, PostgreSQL's `anonpoll_schema`), as a
+/// newer anonpoll would have left it.
+pub fn set_schema_version(dir: &Path, version: i64) {
+    match Live::open(dir) {
+        Live::Sqlite(conn) => conn.pragma_update(None, "user_version", version).expect("set user_version"),
+        Live::Pg(mut pg) => {
+            let n = pg.execute("UPDATE anonpoll_schema SET version = $1", &[&version]).expect("set the schema version");
+            assert_eq!(n, 1, "one anonpoll_schema row");
+        }
+    }
+}
+
+/// What the database of the test directory `dir` holds, to compare before
+/// and after something that must not touch it: SQLite's main file, byte for
+/// byte; on PostgreSQL every row of every table of the database, as text in
+/// a fixed order (its files are the whole cluster's, changed by others).
+pub fn db_state(dir: &Path) -> Vec<u8> {
+    match Live::open(dir) {
+        Live::Sqlite(_) => std::fs::read(dir.join(DB_NAME)).expect("read the database file"),
+        Live::Pg(mut pg) => {
+            let tables = pg
+                .query(
+                    "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+                    &[],
+                )
+                .expect("list the tables");
+            let mut out = Vec::new();
+            for t in tables {
+                let name: String = t.get(0);
+                let rows = pg
+                    .query_one(
+                        &format!("SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '') FROM \"{name}\" t"),
+                        &[],
+                    )
+                    .unwrap_or_else(|e| panic!("read table {name}: {e}"));
+                out.extend_from_slice(format!("{name}\n{}\n", rows.get::<_, String>(0)).as_bytes());
+            }
+            out
+        }
+    }
+}
+
+/// Another connection holding the write lock of the database of the test
+/// directory `dir`, as a long write would: polld's writes wait (reads do
+/// not) until [`WriteLock::release`]. SQLite: `BEGIN IMMEDIATE`; PostgreSQL:
+/// every table a vote writes locked `EXCLUSIVE`, which lets reads through.
+pub struct WriteLock(Live);
+
+pub fn hold_write_lock(dir: &Path) -> WriteLock {
+    let mut live = Live::open(dir);
+    match &mut live {
+        Live::Sqlite(conn) => conn.execute_batch("BEGIN IMMEDIATE").expect("take SQLite's write lock"),
+        Live::Pg(pg) => pg
+            .batch_execute(
+                "BEGIN; LOCK TABLE sealed_polls, sealed_ballots, sealed_invites, redeemed_forms IN EXCLUSIVE MODE",
+            )
+            .expect("lock PostgreSQL's tables"),
+    }
+    WriteLock(live)
+}
+
+impl WriteLock {
+    /// Gives the lock back, writing nothing.
+    pub fn release(self) {
+        match self.0 {
+            Live::Sqlite(conn) => conn.execute_batch("ROLLBACK").expect("roll back"),
+            Live::Pg(mut pg) => pg.batch_execute("ROLLBACK").expect("roll back"),
+        }
+    }
+}
