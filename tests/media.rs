@@ -409,11 +409,7 @@ fn a_deleted_or_expired_poll_takes_its_media_with_it() {
         for s in &sealed {
             assert_in_db(server.dir(), &s[s.len() / 2..s.len() / 2 + 48], "a stored file's sealed bytes (sanity)");
         }
-        // SQLite overwrites a deleted row's bytes and truncates its WAL, so
-        // the sealed bytes go too; PostgreSQL keeps them in its WAL and
-        // archive until those are recycled, and erases them with the key
-        // (tests/erasure.rs).
-        let gone = if on_postgres() { bodies } else { [bodies, sealed].concat() };
+        let gone = if erasure_overwrites_sealed_bytes() { [bodies, sealed].concat() } else { bodies };
         served.push((marker, media, gone));
         polls.push((id, token));
     }

@@ -65,10 +65,7 @@ fn sweep_erases_polls_from_their_expiry_day_and_leaves_no_byte() {
     server.get(&short.path()).assert_status(404);
     server.get(&long.path()).assert_status(200);
     assert_not_in_db(server.dir(), b"Sweep marker short-lived poll", "swept poll's title");
-    if !on_postgres() {
-        // SQLite overwrites deleted rows and truncates its WAL. PostgreSQL
-        // keeps the sealed bytes in its WAL (and archive) until recycled:
-        // there the poll is erased with its key (tests/erasure.rs).
+    if erasure_overwrites_sealed_bytes() {
         assert_not_in_db(server.dir(), &short_body, "swept poll's sealed document");
     }
     assert_in_db(server.dir(), &server.sealed_body(&long.id), "the live poll's sealed document");

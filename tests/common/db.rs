@@ -28,8 +28,8 @@ pub fn db_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Names of the database files that contain `needle`. On PostgreSQL
 /// ([`super::on_postgres`]): every file of the test binary's cluster that
-/// holds data (the data directory with its WAL in `pg_wal/`, and the WAL
-/// archive), after a checkpoint has written what the server held in memory.
+/// holds data (the data directory's subdirectories, its WAL in `pg_wal/`
+/// among them, and the WAL archive), after a checkpoint has written what the server held in memory.
 /// Not the server's log beside them: it quotes the text of failed
 /// statements, which the harness's own psql calls make, and a log holds no
 /// stored data (polld's statements carry their values as parameters,
@@ -38,11 +38,18 @@ pub fn db_files_containing(dir: &Path, needle: &[u8]) -> Vec<String> {
     if super::on_postgres() {
         let cluster = super::PgCluster::shared().expect("the shared PostgreSQL cluster");
         cluster.checkpoint();
-        // pg_wal/ (wal_dir) is inside the data directory.
+        // pg_wal/ (wal_dir) is inside the data directory. The files at the
+        // data directory's top are configuration and the postmaster's pid
+        // file (which name 127.0.0.1, the address it listens on): no data.
         debug_assert!(cluster.wal_dir().starts_with(cluster.data_dir()));
-        return [cluster.data_dir(), cluster.archive_dir()]
-            .iter()
-            .flat_map(|d| super::files_containing(d, needle))
+        let subdirs = std::fs::read_dir(cluster.data_dir())
+            .expect("read the data directory")
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path());
+        return subdirs
+            .chain([cluster.archive_dir()])
+            .flat_map(|d| super::files_containing(&d, needle))
             .map(|p| p.display().to_string())
             .collect();
     }
@@ -297,19 +304,123 @@ pub fn db_ints(dir: &Path, sql: &str, params: &[&str]) -> Vec<i64> {
     row.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
 }
 
+/// The first column of every row of a query of bytes values, on either
+/// engine, as [`db_exec`] runs it.
+pub fn db_blobs(dir: &Path, sql: &str, params: &[&str]) -> Vec<Vec<u8>> {
+    let values = match Live::open(dir) {
+        Live::Sqlite(conn) => conn
+            .prepare(sql)
+            .and_then(|mut stmt| stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?.collect())
+            .map_err(|e| e.to_string()),
+        Live::Pg(mut pg) => pg
+            .query(&numbered_for_pg(sql), &pg_params(params))
+            .and_then(|rows| rows.iter().map(|r| r.try_get(0)).collect())
+            .map_err(|e| e.to_string()),
+    };
+    values.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+}
+
 /// The one bytes value a query returns, on either engine, as [`db_exec`]
 /// runs it.
 pub fn db_blob(dir: &Path, sql: &str, params: &[&str]) -> Vec<u8> {
-    let value = match Live::open(dir) {
-        Live::Sqlite(conn) => {
-            conn.query_row(sql, rusqlite::params_from_iter(params), |r| r.get(0)).map_err(|e| e.to_string())
-        }
+    let mut values = db_blobs(dir, sql, params);
+    assert_eq!(values.len(), 1, "sql {sql:?}: one row expected");
+    values.remove(0)
+}
+
+/// The first row of a query whose columns are all text, on either engine,
+/// as [`db_exec`] runs it.
+pub fn db_texts(dir: &Path, sql: &str, params: &[&str]) -> Vec<String> {
+    let row = match Live::open(dir) {
+        Live::Sqlite(conn) => conn
+            .query_row(sql, rusqlite::params_from_iter(params), |r| {
+                (0..r.as_ref().column_count()).map(|i| r.get(i)).collect()
+            })
+            .map_err(|e| e.to_string()),
         Live::Pg(mut pg) => pg
             .query_one(&numbered_for_pg(sql), &pg_params(params))
-            .and_then(|r| r.try_get(0))
+            .and_then(|r| (0..r.len()).map(|i| r.try_get(i)).collect())
             .map_err(|e| e.to_string()),
     };
-    value.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+    row.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+}
+
+/// Every column of every table of the database of the test directory
+/// `dir`, as (table, column, declared type), on either engine (SQLite's
+/// `sqlite_master` and `pragma_table_info`, PostgreSQL's
+/// `information_schema`), in table order.
+pub fn db_columns(dir: &Path) -> Vec<(String, String, String)> {
+    match Live::open(dir) {
+        Live::Sqlite(conn) => {
+            let mut stmt = conn
+                .prepare(
+                    "SELECT m.name, c.name, c.type FROM sqlite_master m, pragma_table_info(m.name) c
+                     WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, c.cid",
+                )
+                .expect("list the columns");
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .and_then(Iterator::collect)
+                .expect("list the columns")
+        }
+        Live::Pg(mut pg) => pg
+            .query(
+                "SELECT table_name::text, column_name::text, data_type::text FROM information_schema.columns
+                 WHERE table_schema = 'public' ORDER BY table_name, ordinal_position",
+                &[],
+            )
+            .expect("list the columns")
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2)))
+            .collect(),
+    }
+}
+
+/// Every value of every table of the database of the test directory `dir`,
+/// as (`table.column`, value), on either engine: on PostgreSQL text as
+/// text, whole numbers and booleans as integers, bytes as a blob, and any
+/// other type as its text (so a timestamp column would show its time).
+pub fn db_values(dir: &Path) -> Vec<(String, rusqlite::types::Value)> {
+    use rusqlite::types::Value;
+    let columns = db_columns(dir);
+    let mut out = Vec::new();
+    match Live::open(dir) {
+        Live::Sqlite(conn) => {
+            for (table, column, _) in &columns {
+                let mut stmt = conn.prepare(&format!("SELECT \"{column}\" FROM \"{table}\"")).expect("read a column");
+                let values: Vec<Value> =
+                    stmt.query_map([], |r| r.get(0)).and_then(Iterator::collect).expect("read a column");
+                out.extend(values.into_iter().map(|v| (format!("{table}.{column}"), v)));
+            }
+        }
+        Live::Pg(mut pg) => {
+            for (table, column, kind) in &columns {
+                let (cast, read): (&str, fn(&postgres::Row) -> Value) = match kind.as_str() {
+                    "bytea" => ("", |r| r.get::<_, Option<Vec<u8>>>(0).map_or(Value::Null, Value::Blob)),
+                    "smallint" | "integer" | "bigint" => {
+                        ("::bigint", |r| r.get::<_, Option<i64>>(0).map_or(Value::Null, Value::Integer))
+                    }
+                    "boolean" => ("::int::bigint", |r| r.get::<_, Option<i64>>(0).map_or(Value::Null, Value::Integer)),
+                    _ => ("::text", |r| r.get::<_, Option<String>>(0).map_or(Value::Null, Value::Text)),
+                };
+                let rows = pg
+                    .query(&format!("SELECT \"{column}\"{cast} FROM \"{table}\""), &[])
+                    .unwrap_or_else(|e| panic!("read {table}.{column}: {e}"));
+                out.extend(rows.iter().map(|r| (format!("{table}.{column}"), read(r))));
+            }
+        }
+    }
+    out
+}
+
+/// Whether erasing a poll overwrites its sealed bytes in every database
+/// file. SQLite: yes (`secure_delete`, and the WAL truncated after every
+/// erasure), so a test checks that they are gone. PostgreSQL keeps a
+/// deleted row's bytes in its pages until vacuum and in its WAL and archive
+/// until those are recycled: there a poll is erased with its key (what
+/// tests/erasure.rs checks on either engine), and a test checks only that
+/// nothing was ever in clear.
+pub fn erasure_overwrites_sealed_bytes() -> bool {
+    !super::on_postgres()
 }
 
 /// Sets the schema version the database of the test directory `dir` says
