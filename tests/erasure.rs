@@ -55,9 +55,63 @@ fn marked_poll(server: &Server, tag: &str, expiry: u32) -> (Created, [String; 6]
     (poll, m, picture)
 }
 
-/// `pollctl --db DB --keys KEYS show ID --token T`.
-fn show(db: &std::path::Path, keys: &std::path::Path, poll: &Created) -> std::process::Output {
-    pollctl(db, &["--keys", keys.to_str().unwrap(), "show", &poll.id, "--token", &poll.token])
+/// A copy of the database kept aside: on SQLite a file (`pollctl backup`'s,
+/// or the database and its old WAL copied as they lay), on PostgreSQL
+/// `pg_dump`'s output restored into a database of its own (its copies
+/// made by replication and archiving are tests/several_nodes.rs's).
+enum Copy {
+    File(std::path::PathBuf),
+    Pg(PgDb),
+}
+
+impl Copy {
+    /// A copy of the live database of `server`, as it is now.
+    fn of(server: &Server) -> Copy {
+        let Some(url) = pg_url(server.dir()) else {
+            let to = server.dir().join(format!("backup{}.sqlite3", next_seq()));
+            pollctl_ok(&server.db_path(), &["backup", to.to_str().unwrap()]);
+            return Copy::File(to);
+        };
+        let copy = PgCluster::shared_db().expect("the shared PostgreSQL cluster");
+        let name = url.rsplit('/').next().unwrap();
+        let port = copy.cluster.port().to_string();
+        let dump = std::process::Command::new(pg_bin().expect("PostgreSQL's programs").join("pg_dump"))
+            .args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres", "--no-owner", name])
+            .output()
+            .unwrap();
+        assert!(dump.status.success(), "pg_dump: {}", String::from_utf8_lossy(&dump.stderr));
+        copy.psql(&String::from_utf8(dump.stdout).unwrap());
+        Copy::Pg(copy)
+    }
+
+    /// The copy's bytes, to be searched: a file's; none for a PostgreSQL
+    /// copy, whose files are the shared cluster's that
+    /// [`assert_not_in_db`] scans whole (a dump's text would show bytes in
+    /// hex).
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            Copy::File(path) => std::fs::read(path).unwrap(),
+            Copy::Pg(_) => Vec::new(),
+        }
+    }
+}
+
+/// `pollctl --db COPY --keys KEYS show ID --token T`.
+fn show(copy: &Copy, keys: &std::path::Path, poll: &Created) -> std::process::Output {
+    let db: std::ffi::OsString = match copy {
+        Copy::File(path) => path.into(),
+        Copy::Pg(db) => db.url().into(),
+    };
+    std::process::Command::new(env!("CARGO_BIN_EXE_pollctl"))
+        .arg("--db")
+        .arg(db)
+        .arg("--keys")
+        .arg(keys)
+        .args(["show", &poll.id, "--token", &poll.token])
+        .env_remove("POLL_ADMIN_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
 }
 
 fn total(server: &Server, poll: &Created) -> u64 {
@@ -77,27 +131,30 @@ fn no_copy_opens_a_deleted_or_expired_poll_once_its_key_is_gone() {
 
     // While the polls live: no marker, and no picture's bytes, in any byte of
     // the database, its WAL, its index or a backup.
-    let backup = data.join("backup.sqlite3");
-    pollctl_ok(&server.db_path(), &["backup", backup.to_str().unwrap()]);
-    let mut scanned = db_files(&data);
-    scanned.push(("backup".into(), std::fs::read(&backup).unwrap()));
-    for (name, bytes) in &scanned {
-        for m in kept_markers.iter().chain(&deleted_markers) {
-            assert!(!contains_bytes(bytes, m.as_bytes()), "{m} in {name}");
-        }
-        assert!(!contains_bytes(bytes, &picture[picture.len() / 2..picture.len() / 2 + 64]), "the picture in {name}");
+    let backup = Copy::of(&server);
+    let copy = backup.bytes();
+    for needle in kept_markers.iter().map(|m| m.as_bytes()).chain(deleted_markers.iter().map(|m| m.as_bytes())) {
+        assert_not_in_db(&data, needle, "a marker");
+        assert!(!contains_bytes(&copy, needle), "{} in the backup", String::from_utf8_lossy(needle));
     }
-    // The old WAL, kept aside before the delete (as a replica or a crash
-    // dump would keep it).
+    let middle = &picture[picture.len() / 2..picture.len() / 2 + 64];
+    assert_not_in_db(&data, middle, "the picture");
+    assert!(!contains_bytes(&copy, middle), "the picture in the backup");
+    // SQLite's old WAL, kept aside before the delete (as a replica or a
+    // crash dump would keep it); PostgreSQL's WAL and archive are scanned by
+    // tests/several_nodes.rs.
+    let mut copies = vec![("the backup", backup)];
     let aside = tempfile::tempdir().unwrap();
-    for (name, bytes) in db_files(&data) {
-        std::fs::write(aside.path().join(name), bytes).unwrap();
+    if !on_postgres() {
+        for (name, bytes) in db_files(&data) {
+            std::fs::write(aside.path().join(name), bytes).unwrap();
+        }
+        copies.push(("the old WAL", Copy::File(aside.path().join(DB_NAME))));
     }
     server.delete(&deleted.id, &deleted.token).assert_status(204);
 
     // Within the lease, the backup with the live key file opens it...
-    let live_keys = keys.clone();
-    let within = show(&backup, &live_keys, &deleted);
+    let within = show(&copies[0].1, &keys, &deleted);
     assert!(within.status.success(), "{}", String::from_utf8_lossy(&within.stderr));
     // ...then the key state moves past the lease (the drill: as cron would
     // on that day).
@@ -109,9 +166,9 @@ fn no_copy_opens_a_deleted_or_expired_poll_once_its_key_is_gone() {
     let advanced = data.join("advanced.keys");
     std::fs::copy(&keys, &advanced).unwrap();
 
-    for (what, db) in [("the backup", backup.clone()), ("the old WAL", aside.path().join(DB_NAME))] {
+    for (what, copy) in &copies {
         for poll in [&deleted, &expiring] {
-            let out = show(&db, &advanced, poll);
+            let out = show(copy, &advanced, poll);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(3), "{what}, poll {}: {stderr}", poll.id);
             assert!(stderr.contains("erased") && stderr.contains(&poll.id), "{what}: {stderr}");
@@ -168,10 +225,9 @@ fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
             Some(c) => std::fs::write(&keys, c).unwrap(),
             None => std::fs::remove_file(&keys).unwrap(),
         }
-        let before: Vec<(String, Vec<u8>)> = db_files(dir.path());
+        let before = db_state(dir.path());
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
-            .arg("--db")
-            .arg(&db)
+            .args(db_args(&db))
             .args(["--listen", "127.0.0.1:0"])
             .output()
             .unwrap();
@@ -181,12 +237,7 @@ fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
         let out = pollctl(&db, &["show", &poll.id, "--token", &poll.token]);
         assert_eq!(out.status.code(), Some(6), "{what}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(std::fs::read(&keys).ok(), content, "{what}: the key file untouched");
-        let after = db_files(dir.path());
-        assert_eq!(
-            before.iter().find(|(n, _)| n == DB_NAME).map(|f| &f.1),
-            after.iter().find(|(n, _)| n == DB_NAME).map(|f| &f.1),
-            "{what}: the database untouched"
-        );
+        assert!(db_state(dir.path()) == before, "{what}: the database untouched");
     }
     std::fs::write(&keys, &good).unwrap();
     let server = Server::builder().in_dir(dir).start();

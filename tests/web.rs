@@ -281,8 +281,7 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
 fn a_creation_form_sent_twice_creates_one_poll() {
     let server = Server::start();
     let ip = "203.0.113.60";
-    let count =
-        |s: &Server| s.sql().query_row("SELECT count(*) FROM sealed_polls", [], |r| r.get::<_, i64>(0)).unwrap();
+    let count = |s: &Server| s.query_int("SELECT count(*) FROM sealed_polls", &[]);
     let code = once(&server);
     let fields = |code: &str| {
         vec![
@@ -482,8 +481,7 @@ impl Polld {
     fn start(args: &[&str]) -> Polld {
         let dir = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_polld"))
-            .arg("--db")
-            .arg(dir.path().join("anonpoll.sqlite3"))
+            .args(db_args(&dir.path().join(DB_NAME)))
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())
@@ -1039,13 +1037,11 @@ fn a_vote_whose_sender_hung_up_opens_no_results_and_spends_no_form() {
         // Another connection holds the write lock, as a long write would:
         // the vote waits in the writer's queue while its sender hangs up,
         // so the server has long dropped the answer when the write fails.
-        let lock = rusqlite::Connection::open(server.db_path()).unwrap();
-        lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let lock = hold_write_lock(server.dir());
         send_and_hang_up(&server.addr, &request);
         std::thread::sleep(std::time::Duration::from_millis(150));
         assert!(!shows_results(&token), "try {i}: results for a vote not yet stored");
-        lock.execute_batch("ROLLBACK").unwrap();
-        drop(lock);
+        lock.release();
         std::thread::sleep(std::time::Duration::from_millis(150));
         assert!(!shows_results(&token), "try {i}: results for a vote that was refused");
         // The same form, with a real code, is counted: nothing was lost.

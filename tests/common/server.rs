@@ -185,7 +185,13 @@ pub fn on_postgres() -> bool {
 /// The file beside a test's `anonpoll.sqlite3` that names its PostgreSQL
 /// database instead, when the run is on PostgreSQL: a polld restarted on
 /// the same directory, and pollctl, find the same database through it.
-const PG_URL_FILE: &str = "anonpoll.pgurl";
+pub const PG_URL_FILE: &str = "anonpoll.pgurl";
+
+/// The URL of the PostgreSQL database of the test data directory `dir`
+/// (named in its `anonpoll.pgurl`), if it has one yet.
+pub fn pg_url(dir: &Path) -> Option<String> {
+    std::fs::read_to_string(dir.join(PG_URL_FILE)).ok()
+}
 
 /// `--db` (and `--keys`) for the database a test keeps at `db`: the SQLite
 /// file itself, or on PostgreSQL the database named beside it (made on
@@ -371,8 +377,12 @@ impl Server {
         self.create_poll(&body)
     }
 
-    /// A rusqlite connection on the live database (busy_timeout 5 s).
+    /// A rusqlite connection on the live SQLite database (busy_timeout
+    /// 5 s), for a test of what only SQLite has ([`super::sqlite_only`]);
+    /// [`Server::exec_sql`], [`Server::query_ints`] and the other helpers
+    /// of `db` work on either engine.
     pub fn sql(&self) -> rusqlite::Connection {
+        assert!(!super::on_postgres(), "Server::sql() is SQLite's: this test must be sqlite_only() or engine-neutral");
         let conn = rusqlite::Connection::open(self.db_path()).expect("open db with rusqlite");
         conn.busy_timeout(Duration::from_secs(5)).expect("busy_timeout");
         conn
@@ -388,15 +398,27 @@ impl Server {
             .unwrap_or_else(|e| panic!("cannot set poll {id}'s closing day: {e:#}"));
     }
 
-    /// Poll `id`'s sealed document as it lies in the database file.
+    /// Poll `id`'s sealed document as it lies in the database.
     pub fn sealed_body(&self, id: &str) -> Vec<u8> {
-        self.sql().query_row("SELECT body FROM sealed_polls WHERE id = ?1", [id], |r| r.get(0)).expect("a poll row")
+        super::db_blob(self.dir(), "SELECT body FROM sealed_polls WHERE id = ?1", &[id])
     }
 
-    /// Run one SQL statement on the live database; returns changed rows.
-    pub fn exec_sql(&self, sql: &str, params: impl rusqlite::Params) -> usize {
-        let conn = self.sql();
-        conn.execute(sql, params).unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+    /// Run one SQL statement on the live database, on either engine
+    /// ([`super::db_exec`]), with text parameters; returns changed rows.
+    pub fn exec_sql<S: AsRef<str>>(&self, sql: &str, params: impl AsRef<[S]>) -> usize {
+        let params: Vec<&str> = params.as_ref().iter().map(AsRef::as_ref).collect();
+        super::db_exec(self.dir(), sql, &params)
+    }
+
+    /// The first row of a query of whole numbers on the live database, on
+    /// either engine ([`super::db_ints`]).
+    pub fn query_ints(&self, sql: &str, params: &[&str]) -> Vec<i64> {
+        super::db_ints(self.dir(), sql, params)
+    }
+
+    /// [`Server::query_ints`] of a query of one number.
+    pub fn query_int(&self, sql: &str, params: &[&str]) -> i64 {
+        self.query_ints(sql, params)[0]
     }
 
     /// Cast one vote as a person does, over HTTP: load the share page from

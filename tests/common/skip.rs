@@ -29,8 +29,14 @@ pub fn skip_or_fail(tool: &str, why: &str) {
     );
     let thread = std::thread::current();
     let test = thread.name().filter(|n| *n != "main").unwrap_or("(unnamed test)");
-    let line = format!("{file}\t{test}\t{}\n", tool.replace(['\t', '\n'], " "));
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(SKIPS_FILE);
+    count_in(SKIPS_FILE, file, test, tool);
+}
+
+/// Adds `file<TAB>test<TAB>what` to `list` under the checkout, for the
+/// run's closing count.
+fn count_in(list: &str, file: &str, test: &str, what: &str) {
+    let line = format!("{file}\t{test}\t{}\n", what.replace(['\t', '\n'], " "));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(list);
     // One write of one short line in append mode: lines from tests running
     // at once do not interleave.
     let written = path
@@ -38,6 +44,29 @@ pub fn skip_or_fail(tool: &str, why: &str) {
         .map_or(Ok(()), std::fs::create_dir_all)
         .and_then(|()| std::fs::OpenOptions::new().create(true).append(true).open(&path)?.write_all(line.as_bytes()));
     if let Err(e) = written {
-        let _ = writeln!(std::io::stderr().lock(), "NOTICE: this skip could not be counted in {}: {e}", path.display());
+        let _ = writeln!(std::io::stderr().lock(), "NOTICE: this test could not be counted in {}: {e}", path.display());
     }
+}
+
+/// The file each SQLite-only test run on PostgreSQL adds a line to
+/// (`file<TAB>test<TAB>why`): `scripts/test` counts them apart from the
+/// tests that passed on PostgreSQL.
+pub const SQLITE_ONLY_FILE: &str = "target/sqlite-only-tests.tsv";
+
+/// For a test of something only SQLite has (WAL frames, `-shm` pages, the
+/// writer's mix, `pollctl backup`'s copy, the database file's mode): true
+/// when this run is on PostgreSQL ([`super::on_postgres`]), after a one-line
+/// NOTICE on stderr and a line in [`SQLITE_ONLY_FILE`]; the caller then
+/// returns. Its doc comment says what covers the promise on PostgreSQL.
+#[track_caller]
+pub fn sqlite_only(why: &str) -> bool {
+    if !super::on_postgres() {
+        return false;
+    }
+    let file = std::panic::Location::caller().file();
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").unwrap_or("(unnamed test)");
+    let _ = writeln!(std::io::stderr().lock(), "NOTICE {file}: {test} runs on SQLite only ({why})");
+    count_in(SQLITE_ONLY_FILE, file, test, why);
+    true
 }
