@@ -101,8 +101,14 @@ impl Generation {
                 Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new(), by_receipt: HashMap::new() })
             }
             Source::Keys(keys, label) => {
-                let key =
-                    keys.day_key(day, label).ok_or_else(|| anyhow::anyhow!("the key state has no key for {day}"))?;
+                // A key state ahead of this node's clock (moved on by a
+                // sweep as of a later day, or by a node whose clock is
+                // ahead) has no key for today any more: the forms are
+                // keyed under its day then, as every node with it does.
+                let keyed = day.max(keys.day());
+                let key = keys
+                    .day_key(keyed, label)
+                    .ok_or_else(|| anyhow::anyhow!("the key state has no key for {keyed}"))?;
                 let key = Secret::from_bytes(*key);
                 // Told apart by day, as every node tells them.
                 let tag = key.tag::<TAG>(&[b"tag"]);
@@ -421,5 +427,28 @@ mod tests {
         // After a gap of days nothing old survives.
         bb.issue(&a, day("2025-03-10")).unwrap();
         assert!(bb.lock().previous.is_none());
+    }
+
+    #[test]
+    fn keyed_boxes_with_one_key_state_accept_each_others_forms_once_keyed_ahead_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = day("2026-03-10");
+        let keys = Arc::new(Keyring::create(&dir.path().join("k"), 7, d).unwrap());
+        std::fs::copy(dir.path().join("k"), dir.path().join("k2")).unwrap();
+        let copy = Arc::new(Keyring::open(&dir.path().join("k2"), 7).unwrap());
+        let (a, b) = (BallotBox::keyed(d, keys.clone(), b"form").unwrap(), BallotBox::keyed(d, copy, b"form").unwrap());
+        let p = poll("AAAAAAAAAAAAAAAA");
+        let token = a.issue(&p, d).unwrap();
+        assert_eq!(b.check(&p, &token, d), Verdict::Valid, "a form from one node is good on another");
+        assert_eq!(a.form_of(&p, &token), b.form_of(&p, &token), "both see the same day and nonce");
+        assert!(a.form_of(&p, &token).is_some_and(|(day, _)| day == d));
+        let other = BallotBox::keyed(d, keys.clone(), b"invite form").unwrap();
+        assert_eq!(other.check(&p, &token, d), Verdict::Invalid, "another purpose, another key");
+        // The key state moved past today (a drill, a clock behind): forms
+        // are still issued, keyed under the state's day.
+        keys.advance(day("2026-04-19")).unwrap();
+        let ahead = BallotBox::keyed(d, keys, b"form").unwrap();
+        let token = ahead.issue(&p, d).unwrap();
+        assert_eq!(ahead.check(&p, &token, d), Verdict::Valid);
     }
 }
