@@ -75,6 +75,9 @@ pub enum Verdict {
 struct Generation {
     tag: [u8; TAG],
     day: Day,
+    /// The day whose key this is: `day`, or the key state's day where that
+    /// is ahead (the same on every node that has the state).
+    keyed: Day,
     key: Secret,
     /// Each redeemed nonce: `true` once it counts, `false` while reserved
     /// (or after its ballot was withdrawn: then for good).
@@ -98,7 +101,14 @@ impl Generation {
             Source::Random => {
                 let mut tag = [0u8; TAG];
                 random_bytes(&mut tag)?;
-                Ok(Generation { tag, day, key: Secret::generate()?, used: HashMap::new(), by_receipt: HashMap::new() })
+                Ok(Generation {
+                    tag,
+                    day,
+                    keyed: day,
+                    key: Secret::generate()?,
+                    used: HashMap::new(),
+                    by_receipt: HashMap::new(),
+                })
             }
             Source::Keys(keys, label) => {
                 // A key state ahead of this node's clock (moved on by a
@@ -112,7 +122,7 @@ impl Generation {
                 let key = Secret::from_bytes(*key);
                 // Told apart by day, as every node tells them.
                 let tag = key.tag::<TAG>(&[b"tag"]);
-                Ok(Generation { tag, day, key, used: HashMap::new(), by_receipt: HashMap::new() })
+                Ok(Generation { tag, day, keyed, key, used: HashMap::new(), by_receipt: HashMap::new() })
             }
         }
     }
@@ -152,7 +162,7 @@ impl BallotBox {
     /// database records as spent with its ballot.
     pub fn form_of(&self, poll: &PollId, token: &str) -> Option<(Day, [u8; NONCE])> {
         let mut state = self.lock();
-        find(&mut state, poll, token).map(|(generation, nonce)| (generation.day, nonce))
+        find(&mut state, poll, token).map(|(generation, nonce)| (generation.keyed, nonce))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -450,5 +460,9 @@ mod tests {
         let ahead = BallotBox::keyed(d, keys, b"form").unwrap();
         let token = ahead.issue(&p, d).unwrap();
         assert_eq!(ahead.check(&p, &token, d), Verdict::Valid);
+        assert!(
+            ahead.form_of(&p, &token).is_some_and(|(keyed, _)| keyed == day("2026-04-19")),
+            "spent under the key's day"
+        );
     }
 }
