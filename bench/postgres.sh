@@ -129,6 +129,14 @@ pg_ticks() { # every process of the cluster, plus what the postmaster reaped
     done
     echo "$t"
 }
+pg_settle() {
+    # After a client that held connections (anonbench) ends, its backends
+    # exit and the postmaster reaps them: a backend read live just before
+    # it is reaped would count twice (alive, then in the postmaster's
+    # cutime), which made figures swing from 1 to 236 µs per vote. Sampled
+    # once they are gone.
+    sleep 1
+}
 machine_ticks() { # busy and total jiffies of all CPUs (/proc/stat)
     # user nice system idle iowait irq softirq steal (guest time is within user)
     awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t }' /proc/stat
@@ -291,6 +299,7 @@ measure() { # measure ROUND ENGINE
     if [ "$engine" = pg ]; then db=$URL keys=$WORK/pg-cast.keys; else stop_pid "$SQ_PID"; fi
     g0=$(pg_ticks)
     out=$(ANONBENCH_KEYS=$keys "$BIN/anonbench" cast "$db" "$SECS" "$CONNS" "$ids" single forms 2>>"$OUT/postgres.log" | grep '^RESULT' || true)
+    pg_settle
     g1=$(pg_ticks)
     n=$(field requests "$out")
     record "$round" "$engine" "Store::cast + form (no HTTP)" "$n" "$(field rps "$out")" "$(field p99_ms "$out")" \
@@ -422,6 +431,7 @@ if [ "$STATEMENTS" = 1 ]; then
         g0=$(pg_ticks)
         out=$(ANONBENCH_KEYS=$WORK/pg-cast.keys "$BIN/anonbench" cast "$URL" 3 "$CONNS" "$WORK/pg.ids" single \
             $([ "$proof" = forms ] && echo forms) 2>>"$OUT/postgres.log" | grep '^RESULT' || true)
+        pg_settle
         g1=$(pg_ticks)
         n=$(field requests "$out")
         [ "${n:-0}" -gt 0 ] || { say "statements: Store::cast ($proof): no votes"; continue; }
