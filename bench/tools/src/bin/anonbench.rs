@@ -8,12 +8,17 @@
 //!       library's store (every byte of a poll is sealed under its own key,
 //!       so no bulk SQL can write one), in group commits of up to 20,000.
 //!       A tenth of the ballots go to the hot polls.
-//!   anonbench cast DB SECONDS THREADS IDS_FILE [KIND]
+//!   anonbench cast DB SECONDS THREADS IDS_FILE [KIND [receipts|forms]]
 //!       The write path without HTTP: THREADS threads call `Store::cast` in a
 //!       loop (group commit does the batching), for SECONDS. KIND `single`
 //!       (the default) votes on the hot polls; `multiple`, `ranked` or
 //!       `scale` first creates as many polls of 3 questions of that type
 //!       (6 options; multiple: 1 to 3 choices; scale 0–10) and votes on them.
+//!       `receipts`: each ballot with a fresh receipt (as on a poll with
+//!       `voteChanges`); `forms`: with a fresh vote form's nonce, as every
+//!       web vote (spent in the ballot's transaction on PostgreSQL).
+//!       DB may be a `postgresql://` URL; its key file is then the one named
+//!       by the environment variable ANONBENCH_KEYS.
 //!   anonbench dbsize DB
 //!       Bytes of the database as a reader sees it (page_count * page_size,
 //!       WAL included), and the number of stored responses.
@@ -165,7 +170,7 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     for n in 0..responses {
         let p = if n < hot_share { n % hot } else { hot + rng.below(fillers) };
         let b = Ballot::of_choices(&poll.questions, &ballot(&mut rng)).map_err(|e| anyhow::anyhow!("{e}"))?;
-        pending.push(store.cast_later(&ids[p], b, (None, None), today, None)?);
+        pending.push(store.cast_later(&ids[p], b, (None, None, None), today, None)?);
         if pending.len() >= 100_000 {
             for w in pending.drain(..) {
                 w.committed_blocking()?;
@@ -188,12 +193,30 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     Ok(())
 }
 
-/// `receipts`: each ballot comes with a fresh receipt, as on a poll with
-/// `voteChanges` (its key drawn from the receipt's hash), through the
-/// queue the web's votes take; else `Store::cast` as before.
-fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind, receipts: bool) -> anyhow::Result<()> {
+/// How `cast` submits each ballot.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Proof {
+    /// `Store::cast`, nothing with the ballot.
+    None,
+    /// A fresh receipt, as on a poll with `voteChanges` (its key drawn
+    /// from the receipt's hash), through the queue the web's votes take.
+    Receipt,
+    /// A fresh vote form's day and nonce, as every vote of the web's form
+    /// brings: on PostgreSQL the writer spends it in the ballot's
+    /// transaction (`redeemed_forms`); SQLite's store ignores it.
+    Form,
+}
+
+fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind, proof: Proof) -> anyhow::Result<()> {
     let mut ids: Vec<String> = std::fs::read_to_string(ids_file)?.lines().map(str::to_owned).collect();
-    let store = Store::open(std::path::Path::new(db))?;
+    // A SQLite file, or a `postgresql://` URL with its key file in
+    // ANONBENCH_KEYS (a PostgreSQL database has no "beside").
+    let path = std::path::Path::new(db);
+    let mut keys = Keys::beside(path);
+    if let Some(k) = std::env::var_os("ANONBENCH_KEYS").filter(|k| !k.is_empty()) {
+        keys.path = k.into();
+    }
+    let store = Store::open_db(path, &keys, WriterConfig::default())?;
     let poll = if kind == QuestionKind::Single { bench_poll("Store::cast benchmark poll") } else { typed_poll(kind) };
     if kind != QuestionKind::Single {
         let today = Day::today();
@@ -228,13 +251,24 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind,
                         questions.iter().map(|q| Some(typed_answer(&mut rng, q))).collect()
                     };
                     let ballot = Ballot::new(&questions, answers).expect("a ballot of the bench poll");
-                    let done = if receipts {
-                        Receipt::generate()
+                    let done = match proof {
+                        Proof::Receipt => Receipt::generate()
                             .map_err(anonpoll::error::Error::from)
-                            .and_then(|r| store.cast_later(&id, ballot, (None, Some(r.hash())), today, None))
-                            .and_then(|pending| pending.committed_blocking())
-                    } else {
-                        store.cast(&id, ballot, today)
+                            .and_then(|r| store.cast_later(&id, ballot, (None, Some(r.hash()), None), today, None))
+                            .and_then(|pending| pending.committed_blocking()),
+                        Proof::Form => {
+                            // From the OS, as polld's are: the thread's seeded
+                            // generator repeats from run to run, and a form
+                            // spent by the last run would be refused.
+                            let mut nonce = [0u8; 16];
+                            anonpoll::secret::random_bytes(&mut nonce)
+                                .map_err(anonpoll::error::Error::internal)
+                                .and_then(|()| {
+                                    store.cast_later(&id, ballot, (None, None, Some((today, nonce))), today, None)
+                                })
+                                .and_then(|pending| pending.committed_blocking())
+                        }
+                        Proof::None => store.cast(&id, ballot, today),
                     };
                     if done.is_err() {
                         errors += 1;
@@ -310,18 +344,19 @@ fn dbsize(db: &str) -> anyhow::Result<()> {
 
 fn main() -> anyhow::Result<()> {
     let a: Vec<String> = std::env::args().collect();
-    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE [single|multiple|ranked|scale] [receipts] | dbsize DB";
+    let usage = "usage: anonbench populate DB RESPONSES FILLER_POLLS HOT_POLLS IDS_OUT | cast DB SECONDS THREADS IDS_FILE [single|multiple|ranked|scale] [receipts|forms] | dbsize DB";
     match a.get(1).map(String::as_str) {
         Some("populate") if a.len() == 7 => populate(&a[2], a[3].parse()?, a[4].parse()?, a[5].parse()?, &a[6]),
         Some("cast") if (6..=8).contains(&a.len()) => {
             let kind = a.get(6).map_or(Some(QuestionKind::Single), |k| QuestionKind::from_code(k));
             let kind = kind.ok_or_else(|| anyhow::anyhow!("{usage}"))?;
-            let receipts = match a.get(7).map(String::as_str) {
-                None => false,
-                Some("receipts") => true,
+            let proof = match a.get(7).map(String::as_str) {
+                None => Proof::None,
+                Some("receipts") => Proof::Receipt,
+                Some("forms") => Proof::Form,
                 Some(_) => anyhow::bail!("{usage}"),
             };
-            cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5], kind, receipts)
+            cast(&a[2], a[3].parse()?, a[4].parse()?, &a[5], kind, proof)
         }
         Some("dbsize") if a.len() == 3 => dbsize(&a[2]),
         _ => anyhow::bail!("{usage}"),
