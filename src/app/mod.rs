@@ -278,7 +278,8 @@ impl Session {
                 Access::Anyone | Access::Voter => return Err(withheld(poll)),
             }
         }
-        let tallies = self.reader.tallies(poll)?;
+        // The counts read with the poll, when this request just read it.
+        let tallies = self.reader.tallies_as_read(poll)?;
         Ok(Results::of(poll, &tallies))
     }
 

@@ -22,6 +22,13 @@ pub struct Reader {
     pub(super) conn: Conn,
     keys: Arc<Keyring>,
     memo: KeyMemo,
+    /// The sealed counts read with the last poll this reader read, for the
+    /// [`Reader::tallies_as_read`] that usually follows (a results page): one
+    /// statement instead of two, and counts from the same snapshot as the
+    /// poll. Taken by that call, replaced by the next read, and not used
+    /// once older than [`KEPT_TALLIES`] (a worker's next request reads its
+    /// poll again anyway).
+    last_tallies: Option<(String, PollRow, Vec<u8>, std::time::Instant)>,
 }
 
 /// Data keys this reader unwrapped, by poll, with the wrapped key and day
@@ -35,6 +42,10 @@ pub struct Reader {
 /// keys are zeroized as entries drop.
 #[derive(Default)]
 struct KeyMemo(HashMap<String, (Day, Vec<u8>, DataKey)>);
+
+/// How long the counts read with a poll serve a following
+/// [`Reader::tallies_as_read`].
+const KEPT_TALLIES: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Most data keys one reader remembers; past it the memo starts over.
 const MEMO_POLLS: usize = 256;
@@ -67,7 +78,7 @@ pub(super) fn corrupt_sealed(what: &str, e: super::seal::Unsealed) -> Error {
 
 impl Reader {
     pub(super) fn new(conn: Conn, keys: Arc<Keyring>) -> Reader {
-        Reader { conn, keys, memo: KeyMemo::default() }
+        Reader { conn, keys, memo: KeyMemo::default(), last_tallies: None }
     }
 
     /// The data key of poll `id` stored as `row`: remembered, or unwrapped
@@ -94,9 +105,29 @@ impl Reader {
 
     /// The counters of a poll already read with [`Reader::poll`].
     pub fn tallies(&mut self, poll: &Poll) -> Result<Tallies, Error> {
-        // The poll was read live: its creation day finds its row whatever today is.
-        let row = self.conn.once(|r| r.poll(poll.id.as_str(), Some(poll.created_on), Cols::Tallies))?;
-        let Some((row, blobs)) = row else { return Ok(rows::empty_tallies(&Layout::of(&poll.questions))) };
+        self.last_tallies = None;
+        self.counts(poll, None)
+    }
+
+    /// The counters of `poll` as they were when this reader just read it
+    /// (a results page: the counts of the same snapshot as the poll, with
+    /// no second statement), or read now if it read something else since.
+    pub fn tallies_as_read(&mut self, poll: &Poll) -> Result<Tallies, Error> {
+        let kept =
+            self.last_tallies.take().filter(|(id, _, _, at)| id == poll.id.as_str() && at.elapsed() < KEPT_TALLIES);
+        self.counts(poll, kept.map(|(_, row, sealed, _)| (row, sealed)))
+    }
+
+    fn counts(&mut self, poll: &Poll, kept: Option<(PollRow, Vec<u8>)>) -> Result<Tallies, Error> {
+        let (row, blobs) = match kept {
+            Some((row, sealed)) => (row, vec![sealed]),
+            None => {
+                // The poll was read live: its creation day finds its row whatever today is.
+                let row = self.conn.once(|r| r.poll(poll.id.as_str(), Some(poll.created_on), Cols::Tallies))?;
+                let Some(found) = row else { return Ok(rows::empty_tallies(&Layout::of(&poll.questions))) };
+                found
+            }
+        };
         let key = match self.key(poll.id.as_str(), &row) {
             Ok(k) => k,
             Err(e) if is_erased(&e) => return Ok(rows::empty_tallies(&Layout::of(&poll.questions))),
@@ -111,8 +142,8 @@ impl Reader {
     }
 
     fn read(&mut self, id: &PollId, today: Day, with_tallies: bool) -> Result<Option<(Poll, Option<Tallies>)>, Error> {
-        let cols = if with_tallies { Cols::BodyTallies } else { Cols::Body };
-        let Some((row, blobs)) = self.conn.once(|r| r.poll(id.as_str(), Some(today), cols))? else {
+        self.last_tallies = None;
+        let Some((row, mut blobs)) = self.conn.once(|r| r.poll(id.as_str(), Some(today), Cols::BodyTallies))? else {
             // Gone or expired: its key, if remembered, goes too.
             self.memo.0.remove(id.as_str());
             return Ok(None);
@@ -125,11 +156,13 @@ impl Reader {
         };
         let doc = open_doc(key, id.as_str(), &blobs[0])?;
         let poll = doc.into_poll(id, row.created_on, row.expires_on, today)?;
-        let tallies = match blobs.get(1) {
-            Some(sealed) => Some(open_tallies(key, id.as_str(), &Layout::of(&poll.questions), sealed)?),
-            None => None,
-        };
-        Ok(Some((poll, tallies)))
+        let sealed = blobs.pop().ok_or_else(|| corrupt("poll row"))?;
+        if with_tallies {
+            let tallies = open_tallies(key, id.as_str(), &Layout::of(&poll.questions), &sealed)?;
+            return Ok(Some((poll, Some(tallies))));
+        }
+        self.last_tallies = Some((id.as_str().to_owned(), row, sealed, std::time::Instant::now()));
+        Ok(Some((poll, None)))
     }
 
     /// Whether a poll that does not read as live has a row whose key is

@@ -783,3 +783,19 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     let mut r = restored.reader().unwrap();
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(1), None])));
 }
+
+#[test]
+fn counts_as_read_come_from_the_polls_own_snapshot_and_tallies_from_now() {
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    store.cast(&id, ballot(&[Some(0), None]), today).unwrap();
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    store.cast(&id, ballot(&[Some(1), None]), today).unwrap();
+    assert_eq!(r.tallies_as_read(&poll).unwrap().total, 1, "the counts read with the poll");
+    assert_eq!(r.tallies_as_read(&poll).unwrap().total, 2, "used once: then read now");
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    store.cast(&id, ballot(&[Some(2), None]), today).unwrap();
+    assert_eq!(r.tallies(&poll).unwrap().total, 3, "tallies reads now");
+    assert_eq!(r.tallies_as_read(&poll).unwrap().total, 3, "and drops what was kept");
+}
