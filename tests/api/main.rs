@@ -11,6 +11,7 @@ mod bodies;
 mod concurrency;
 mod create;
 mod delete;
+mod health;
 mod invites;
 mod lifecycle;
 mod methods;
