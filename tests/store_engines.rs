@@ -228,3 +228,35 @@ fn the_health_and_figures_of_a_store_tell_its_schema_and_nothing_of_any_poll() {
         drop(id);
     }
 }
+
+#[test]
+fn a_form_spent_in_the_database_counts_once_and_a_refused_vote_gives_it_back() {
+    for (engine, store, _dir, _db) in engines() {
+        let poll = new_poll(json!({}));
+        let (id, _) = create(&store, &poll);
+        let today = Day::today();
+        let form = Some((today, [7u8; 16]));
+        let cast = |f| store.cast_later(&id, ballot(&poll, &[Some(0), None]), (None, None, f), today, None).unwrap();
+        // The same form twice at once: in one batch, or one after the other.
+        let (a, b) = (cast(form), cast(form));
+        let outcomes = [a.committed_blocking(), b.committed_blocking()];
+        let stored = outcomes.iter().filter(|r| r.is_ok()).count();
+        if engine == "postgres" {
+            assert_eq!(stored, 1, "{engine}: {outcomes:?}");
+            assert!(outcomes.iter().any(|r| matches!(r, Err(Error::FormSpent))), "{engine}: {outcomes:?}");
+        } else {
+            // SQLite is one node: its memory of forms decides (web/ballot.rs).
+            assert_eq!(stored, 2, "{engine}: the store does not record forms");
+        }
+        // Refused at the commit (the poll closed meanwhile): the form is not spent.
+        let other = Some((today, [8u8; 16]));
+        let patch = |closed: bool| {
+            store.patch_poll(&id, &PollPatch::from_json(&json!({"closed": closed})).unwrap(), today).unwrap()
+        };
+        patch(true);
+        assert!(matches!(cast(other).committed_blocking(), Err(Error::Closed)), "{engine}");
+        patch(false);
+        cast(other).committed_blocking().unwrap_or_else(|e| panic!("{engine}: the form was given back: {e}"));
+        assert_eq!(counts(&store, &id).0, stored as u64 + 1, "{engine}");
+    }
+}

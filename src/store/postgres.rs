@@ -35,7 +35,7 @@ use crate::error::Error;
 use crate::keyring::{Keyring, RingId};
 
 use super::engine::{BallotRows, Cols, DueRow, Lease, NewRow, RowWith, Rows, day_column, row_with};
-use super::writer::{BatchFailed, Job, Op, Writer, WriterConfig, batch_error};
+use super::writer::{BatchFailed, FormState, Job, Op, Writer, WriterConfig, batch_error};
 use super::{Keys, corrupt};
 
 /// The migrations, in order. Append-only: a released file is never edited.
@@ -772,6 +772,50 @@ fn try_commit(
     }
 }
 
+/// Spends the forms of the batch's votes in one statement (a vote with an
+/// invite code spends its own, in its savepoint with the code): each such
+/// vote's form is [`FormState::Taken`] if this statement spent it, else
+/// [`FormState::Spent`] (another node, or an earlier vote of this batch,
+/// had it). One round trip per batch instead of one per vote.
+fn spend_forms(
+    tx: &mut postgres::Transaction,
+    statements: &mut Stmts,
+    batch: &[Job],
+) -> Result<Vec<FormState>, postgres::Error> {
+    let mut states = vec![FormState::Unchecked; batch.len()];
+    let mut days = Vec::new();
+    let mut nonces: Vec<&[u8]> = Vec::new();
+    for job in batch {
+        if let Op::Cast { form: Some((day, nonce)), invite: None, .. } = &job.op {
+            days.push(day.to_string());
+            nonces.push(&nonce[..]);
+        }
+    }
+    if days.is_empty() {
+        return Ok(states);
+    }
+    const SPEND: &str = "INSERT INTO redeemed_forms (day, nonce) SELECT * FROM unnest($1::text[], $2::bytea[])
+                         ON CONFLICT DO NOTHING RETURNING day, nonce";
+    let statement = match statements.get(SPEND) {
+        Some(s) => s.clone(),
+        None => {
+            let s = tx.prepare(SPEND)?;
+            statements.insert(SPEND, s.clone());
+            s
+        }
+    };
+    let mut fresh = std::collections::HashSet::new();
+    for row in tx.query(&statement, &[&days, &nonces])? {
+        fresh.insert((row.try_get::<_, String>(0)?, row.try_get::<_, Vec<u8>>(1)?));
+    }
+    for (state, job) in states.iter_mut().zip(batch) {
+        if let Op::Cast { form: Some((day, nonce)), invite: None, .. } = &job.op {
+            *state = if fresh.remove(&(day.to_string(), nonce.to_vec())) { FormState::Taken } else { FormState::Spent };
+        }
+    }
+    Ok(states)
+}
+
 /// One attempt at a batch: its polls locked in id order, applied, its
 /// ballots written, committed.
 fn apply(
@@ -783,8 +827,9 @@ fn apply(
 ) -> Result<Result<Vec<Result<super::writer::Outcome, Error>>, BatchFailed>, postgres::Error> {
     let mut tx = client.transaction()?;
     tx.execute("SELECT 1 FROM sealed_polls WHERE id = ANY($1) ORDER BY id FOR UPDATE", &[&polls])?;
+    let forms = spend_forms(&mut tx, statements, batch)?;
     let mut rows = PgRows { c: &mut tx, statements, held: Vec::new(), savepoints: 0, aborted: false };
-    let applied = w.apply_batch(&mut rows, batch);
+    let applied = w.apply_batch(&mut rows, batch, &forms);
     // A statement that failed outside a savepoint has aborted the
     // transaction: PostgreSQL would answer the COMMIT with a rollback, and
     // every job's success would be a lie.
@@ -796,6 +841,17 @@ fn apply(
             Error::Unavailable { reason: "Storage refused the write; nothing was written.", retry_after_secs: 5 },
         ))),
         Ok((results, _erased)) => {
+            // A form spent for a vote that was then refused (closed poll,
+            // say) is given back: only a stored ballot spends its form.
+            for ((job, state), result) in batch.iter().zip(&forms).zip(&results) {
+                if let (Op::Cast { form: Some((day, nonce)), .. }, FormState::Taken, Err(_)) = (&job.op, state, result)
+                {
+                    tx.execute(
+                        "DELETE FROM redeemed_forms WHERE day = $1 AND nonce = $2",
+                        &[&day.to_string(), &&nonce[..]],
+                    )?;
+                }
+            }
             tx.commit()?;
             Ok(Ok(results))
         }

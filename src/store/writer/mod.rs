@@ -516,6 +516,19 @@ const CHECKPOINT_WAIT: Duration = Duration::from_millis(100);
 /// erasure (e.g. `pollctl sweep` beside a busy polld).
 const FINAL_CHECKPOINT_TRIES: Duration = Duration::from_secs(30);
 
+/// What an engine decided of a vote's form before its batch ran (several
+/// nodes: the whole batch's forms spent in one statement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::store) enum FormState {
+    /// Not looked at: the vote spends its form itself, if the engine
+    /// records forms.
+    Unchecked,
+    /// Spent now, for this vote.
+    Taken,
+    /// Spent before (on any node, or by an earlier vote of this batch).
+    Spent,
+}
+
 /// The error every job of a failed batch gets. Storage-level causes (full,
 /// busy) keep their 503 meaning; anything else is internal.
 pub(in crate::store) fn batch_error(e: &Error) -> Error {
@@ -560,7 +573,7 @@ impl Writer {
         // another process committed since our last batch, forget what we know.
         let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| failed(e.into()))?;
         self.polls.check_version(version);
-        let out = self.apply_batch(&mut super::sqlite::Lite(&tx), batch)?;
+        let out = self.apply_batch(&mut super::sqlite::Lite(&tx), batch, &[])?;
         tx.commit().map_err(|e| failed(e.into()))?;
         Ok(out)
     }
@@ -571,14 +584,19 @@ impl Writer {
         &mut self,
         tx: &mut dyn Rows,
         batch: &[Job],
+        forms: &[FormState],
     ) -> Result<(Vec<Result<Outcome, Error>>, bool), BatchFailed> {
         let failed = |e: Error| BatchFailed::new(batch.len(), e);
         let mut results = Vec::with_capacity(batch.len());
         let mut erased = false;
-        for job in batch {
+        for (i, job) in batch.iter().enumerate() {
             let result = match &job.op {
                 Op::Cast { id, ballot, invite, receipt, form, today } => {
-                    self.cast(tx, (id, ballot, *invite, *receipt), *form, *today)
+                    match forms.get(i).copied().unwrap_or(FormState::Unchecked) {
+                        FormState::Unchecked => self.cast(tx, (id, ballot, *invite, *receipt), *form, *today),
+                        FormState::Taken => self.cast(tx, (id, ballot, *invite, *receipt), None, *today),
+                        FormState::Spent => Err(Error::FormSpent),
+                    }
                 }
                 op => {
                     // Other writes may change or delete a poll just counted:
