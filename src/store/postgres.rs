@@ -783,17 +783,19 @@ fn spend_forms(
     batch: &[Job],
 ) -> Result<Vec<FormState>, postgres::Error> {
     let mut states = vec![FormState::Unchecked; batch.len()];
-    let mut days = Vec::new();
-    let mut nonces: Vec<&[u8]> = Vec::new();
-    for job in batch {
-        if let Op::Cast { form: Some((day, nonce)), invite: None, .. } = &job.op {
-            days.push(day.to_string());
-            nonces.push(&nonce[..]);
-        }
-    }
-    if days.is_empty() {
+    let mut forms: Vec<(String, &[u8])> = batch
+        .iter()
+        .filter_map(|job| match &job.op {
+            Op::Cast { form: Some((day, nonce)), invite: None, .. } => Some((day.to_string(), &nonce[..])),
+            _ => None,
+        })
+        .collect();
+    if forms.is_empty() {
         return Ok(states);
     }
+    // Written in no order of arrival, as the ballots are.
+    rand::seq::SliceRandom::shuffle(forms.as_mut_slice(), &mut rand::rng());
+    let (days, nonces): (Vec<String>, Vec<&[u8]>) = forms.into_iter().unzip();
     const SPEND: &str = "INSERT INTO redeemed_forms (day, nonce) SELECT * FROM unnest($1::text[], $2::bytea[])
                          ON CONFLICT DO NOTHING RETURNING day, nonce";
     let statement = match statements.get(SPEND) {
