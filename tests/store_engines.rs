@@ -218,7 +218,6 @@ fn the_health_and_figures_of_a_store_tell_its_schema_and_nothing_of_any_poll() {
         let h = store.health().unwrap();
         assert_eq!(h.integrity, "ok", "{engine}");
         assert_eq!(h.schema_version, h.binary_schema_version, "{engine}");
-        store.ping().unwrap();
         let (id, _) = create(&store, &new_poll(json!({})));
         store.reader().unwrap().ping().unwrap();
         let s = store.stats(Day::today()).unwrap();
@@ -231,7 +230,7 @@ fn the_health_and_figures_of_a_store_tell_its_schema_and_nothing_of_any_poll() {
 
 #[test]
 fn a_form_spent_in_the_database_counts_once_and_a_refused_vote_gives_it_back() {
-    for (engine, store, _dir, _db) in engines() {
+    for (engine, store, _dir, db) in engines() {
         let poll = new_poll(json!({}));
         let (id, _) = create(&store, &poll);
         let today = Day::today();
@@ -258,5 +257,15 @@ fn a_form_spent_in_the_database_counts_once_and_a_refused_vote_gives_it_back() {
         patch(false);
         cast(other).committed_blocking().unwrap_or_else(|e| panic!("{engine}: the form was given back: {e}"));
         assert_eq!(counts(&store, &id).0, stored as u64 + 1, "{engine}");
+        // Spent forms are kept while their forms could still be sent (that
+        // day and the next), then erased by the day's key work.
+        if let Some(db) = &db {
+            let spent = || db.psql("SELECT count(*) FROM redeemed_forms");
+            assert_eq!(spent(), "2", "{engine}");
+            store.sweep(today.plus_days(1)).unwrap();
+            assert_eq!(spent(), "2", "{engine}: still needed the next day");
+            store.sweep(today.plus_days(2)).unwrap();
+            assert_eq!(spent(), "0", "{engine}: gone after");
+        }
     }
 }

@@ -508,18 +508,6 @@ impl Store {
         matches!(&*self.at, At::Pg(_))
     }
 
-    /// Whether the database answers now (`GET /healthz`).
-    pub fn ping(&self) -> Result<(), Error> {
-        match &*self.at {
-            At::File(path) => {
-                let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY, self.busy)?;
-                conn.query_row("SELECT 1", [], |_| Ok(()))?;
-                Ok(())
-            }
-            At::Pg(pg) => postgres::ping(&mut postgres::Link::new(pg.config.clone())),
-        }
-    }
-
     /// The key state this store reads and writes with.
     pub fn keys(&self) -> &Arc<Keyring> {
         &self.keys

@@ -692,15 +692,9 @@ impl Writer {
         let form = form.filter(|_| tx.records_forms());
         let stored = match (code, form) {
             (None, None) => tx.insert_ballot(id.as_str(), &key, sealed),
-            // A form alone needs no savepoint: a spent one writes nothing
-            // (its insert does nothing on conflict), and the ballot's own
-            // insert is held until the batch's end. Three statements fewer
-            // per vote (bench/results/2026-11-27-postgres).
-            (None, Some((day, nonce))) => match tx.redeem_form(day, &nonce) {
-                Ok(true) => tx.insert_ballot(id.as_str(), &key, sealed),
-                Ok(false) => Err(Error::FormSpent),
-                Err(e) => Err(e),
-            },
+            // (A vote with a form and no code has its form spent with the
+            // batch's others before the batch: `FormState::Taken`, form `None`
+            // here.)
             // The form and the code are spent with their ballot or not at
             // all. A code that came with a vote is spent even if the poll
             // has meanwhile left invite mode, so that it cannot vote again
