@@ -343,20 +343,6 @@ fn a_copy_made_before_a_poll_was_deleted_does_not_open_it_once_the_lease_has_pas
     assert!(said.contains("erased"), "pollctl says the poll is erased in this copy: {said}");
 }
 
-/// `curl` from the loopback address `from` (so Caddy's `ip_hash` sees
-/// another client): GET `url`, or POST `form` to it; (status, body).
-fn curl(from: &str, url: &str, form: Option<&str>) -> (u16, String) {
-    let mut cmd = std::process::Command::new("curl");
-    cmd.args(["-s", "--max-time", "15", "--interface", from, "-w", "\n%{http_code}"]);
-    if let Some(body) = form {
-        cmd.args(["-H", "Content-Type: application/x-www-form-urlencoded", "--data-binary", body]);
-    }
-    let out = cmd.arg(url).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (body, status) = text.rsplit_once('\n').unwrap_or(("", &text));
-    (status.trim().parse().unwrap_or(0), body.to_string())
-}
-
 #[test]
 fn behind_caddy_forms_fetched_through_one_node_count_through_the_other_once() {
     if !tool_or_skip("caddy", "version", "two nodes behind the shipped Caddyfile (Debian: caddy)")
@@ -388,10 +374,10 @@ fn behind_caddy_forms_fetched_through_one_node_count_through_the_other_once() {
                         break;
                     }
                     let (from, to) = (&addresses[i % 20], &addresses[(i + 1) % 20]);
-                    let (status, page) = curl(from, share, None);
+                    let (status, page) = curl_send_from(from, share, None);
                     assert_eq!(status, 200, "share page through Caddy");
                     let ballot = ballot_code(&page).unwrap();
-                    let (status, answer) = curl(to, share, Some(&format!("q0={}&ballot={ballot}", i % 2)));
+                    let (status, answer) = curl_send_from(to, share, Some(&format!("q0={}&ballot={ballot}", i % 2)));
                     assert_eq!(status, 200, "vote {i} through Caddy: {answer}");
                     assert!(!answer.contains("name=\"ballot\""), "vote {i} was not counted: {answer}");
                     forms.lock().unwrap().push(ballot);
@@ -404,7 +390,7 @@ fn behind_caddy_forms_fetched_through_one_node_count_through_the_other_once() {
     // counted no more.
     let ballot = forms.lock().unwrap()[0].clone();
     for from in &addresses[..4] {
-        let (status, _) = curl(from, &share, Some(&format!("q0=0&ballot={ballot}")));
+        let (status, _) = curl_send_from(from, &share, Some(&format!("q0=0&ballot={ballot}")));
         assert!(status == 200 || status == 409, "{status}");
     }
     assert_eq!(total(&b, &poll.id), VOTES as u64, "a form sent again counts once: {}", front.log());

@@ -103,10 +103,17 @@ impl Drop for NodesFront {
 /// `GET url` sent from the loopback address `from` (e.g. "127.0.0.7", so
 /// `ip_hash` sees another client) with curl: (status, body).
 pub fn curl_from(from: &str, url: &str) -> (u16, String) {
-    let out = Command::new("curl")
-        .args(["-s", "--max-time", "15", "--interface", from, "-w", "\n%{http_code}", url])
-        .output()
-        .expect("run curl");
+    curl_send_from(from, url, None)
+}
+
+/// [`curl_from`], or with `form` (URL-encoded) POSTed to `url`.
+pub fn curl_send_from(from: &str, url: &str, form: Option<&str>) -> (u16, String) {
+    let mut cmd = Command::new("curl");
+    cmd.args(["-s", "--max-time", "15", "--interface", from, "-w", "\n%{http_code}"]);
+    if let Some(body) = form {
+        cmd.args(["-H", "Content-Type: application/x-www-form-urlencoded", "--data-binary", body]);
+    }
+    let out = cmd.arg(url).output().expect("run curl");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (body, status) = text.rsplit_once('\n').unwrap_or(("", &text));
     (status.trim().parse().unwrap_or(0), body.to_string())
