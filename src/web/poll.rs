@@ -184,7 +184,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     }
     // Where several nodes share the database, the form is spent there too,
     // with its ballot: sent to two nodes, it counts once.
-    let admitted = admitted.with_form(w.web.ballots.form_of(&poll.id, token).filter(|_| w.web.shared_store()));
+    let form = if w.web.shared_store() { w.web.ballots.form_of(&poll.id, token) } else { None };
+    let admitted = admitted.with_form(form);
     // Taken before the ballot goes to the writer: shown once, on the page
     // that answers this vote, and kept nowhere here.
     let receipt = admitted.receipt().map(Receipt::expose);
