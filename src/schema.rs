@@ -18,6 +18,8 @@ use crate::error::PROBLEM_CODES;
 use crate::secret::{INVITE_CODE_LEN, POLL_ID_LEN, TOKEN_LEN};
 use crate::store::MAX_INVITES;
 
+mod rules;
+
 fn lang_schema(description: &str) -> Value {
     json!({"type": "string", "enum": Lang::codes(), "description": description})
 }
@@ -79,18 +81,16 @@ fn kind_description(kind: QuestionKind) -> String {
     match kind {
         QuestionKind::Single => "A single-choice question: a voter picks one option. `type` may be left out (it defaults to `single`).".to_owned(),
         QuestionKind::Multiple => format!(
-            "A multiple-choice question: a voter who answers picks between `minChoices` and `maxChoices` options. \
-             Beyond the bounds below, the server checks what JSON Schema cannot say here: \
-             1 ≤ `minChoices` ≤ `maxChoices` ≤ the number of options ({}–{}); a value that breaks it is refused \
-             (422) at its own field with \"must be a whole number from A to B\".",
+            "A multiple-choice question: a voter who answers picks between `minChoices` and `maxChoices` options: \
+             1 ≤ `minChoices` ≤ `maxChoices` ≤ the number of options ({}–{}), as `dependentSchemas` states; a \
+             value that breaks it is refused (422) at its own field with \"must be a whole number from A to B\".",
             OPTIONS.min, OPTIONS.max
         ),
         QuestionKind::Ranked => "A ranking question: a voter puts at least one and at most all of the options in order of preference (1 = first); options left unranked count as ranked below every ranked one, tied with each other. Results rank the options by the Schulze method.".to_owned(),
         QuestionKind::Scale => format!(
             "A scale question: a voter picks one whole number from `scaleMin` to `scaleMax`. It has no options. \
-             Beyond the bounds below, the server checks what JSON Schema cannot say here: \
-             {SCALE_FLOOR} ≤ `scaleMin` < `scaleMax` ≤ {SCALE_CEILING}; a `scaleMax` not above `scaleMin` is refused \
-             (422) at `scaleMax` with \"must be a whole number from A to B\"."
+             {SCALE_FLOOR} ≤ `scaleMin` < `scaleMax` ≤ {SCALE_CEILING}, as `dependentSchemas` states; a `scaleMax` \
+             not above `scaleMin` is refused (422) at `scaleMax` with \"must be a whole number from A to B\"."
         ),
     }
 }
@@ -179,13 +179,18 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
         }
         QuestionKind::Single | QuestionKind::Ranked => {}
     }
-    json!({
+    let mut schema = json!({
         "type": "object",
         "additionalProperties": false,
         "description": kind_description(kind),
         "required": required,
         "properties": properties,
-    })
+    });
+    // The rules between fields bind what is sent; an answer keeps them anyway.
+    if let (false, Some(dependent)) = (answer, rules::question(kind)) {
+        schema["dependentSchemas"] = dependent;
+    }
+    schema
 }
 
 /// `oneOf` the four question schemas; `discriminator` where `type` is
@@ -431,15 +436,8 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                  (UTC, `YYYY-MM-DD`); a poll is available until the day before `expiresOn` and erased on that day.\n\n\
                  Example:\n\n    {curl}\n\nErrors are RFC 9457 problem documents; validation errors (422) list \
                  each invalid field in `errors`, every problem of the body at once. At most {creations_per_hour} \
-                 polls may be created per hour from one client.\n\n\
-                 The server also checks rules between fields that the schemas here do not state, each refused \
-                 with 422 at its field: `resultsPublic` beside `resultsVisibility` is true exactly when it is \
-                 `public`; a scale's `scaleMax` is above its `scaleMin`; `minChoices` ≤ `maxChoices` ≤ the number \
-                 of options; options of one question differ after trimming; `closesOn` lies after the day of the \
-                 request and before the poll's expiry; a language version has the poll's structure (questions, \
-                 options, end labels) and is not in the poll's own language; \
-                 a poll has at most {MAX_INVITES} invite codes in all; an integer is written as one (`5`, not \
-                 `5.0` or `5e0`, which JSON Schema's data model cannot tell apart)."
+                 polls may be created per hour from one client.\n\n{}",
+                rules::description(MAX_INVITES)
             ),
             "x-example": {"request": curl, "body": example_body},
         },
@@ -695,7 +693,7 @@ fn base_schemas() -> Value {
                 "title": TITLE.schema("The poll's title."),
                 "lang": lang_schema("The language the poll is written in."),
                 "expiryDays": expiry_schema("Days until the poll and its responses are erased."),
-                "resultsPublic": {"type": "boolean", "default": false, "description": "true: anyone may read the results; false: only with the admin token. The same as `resultsVisibility` `public` / `private`; a body that gives both must make them agree (true exactly when it is `public`)."},
+                "resultsPublic": {"type": "boolean", "default": false, "description": "true: anyone may read the results; false: only with the admin token. The same as `resultsVisibility` `public` / `private`; a body that gives both must make them agree (true exactly when it is `public`, as `dependentSchemas` states)."},
                 "resultsVisibility": visibility_schema(),
                 "closesOn": closes_on_schema(false),
                 "shuffleOptions": shuffle_schema(),
@@ -708,6 +706,7 @@ fn base_schemas() -> Value {
                     "items": {"$ref": "#/components/schemas/Question"}
                 }
             },
+            "dependentSchemas": rules::new_poll(),
         },
         "Question": question_union(false, &format!(
             "One question of a new poll, by its `type` ({}; default `single`). Every type has `label` and \

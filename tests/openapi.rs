@@ -30,17 +30,20 @@
 //!
 //! Two things schemathesis cannot know are taught by a hooks file (`HOOKS`):
 //! each poll's own admin token (returned once at creation) is applied to
-//! later requests on that poll, and eight documented false alarms are
+//! later requests on that poll, and six documented false alarms are
 //! dropped, each only in its exact form (invite codes beyond a poll's
-//! 10,000, a language version that does not match the poll's structure, options equal after trimming, a closing day
-//! that is not after today or not before the expiry, `resultsPublic`
-//! disagreeing with `resultsVisibility`, a question's value out of the
-//! bounds another of its fields sets (`minChoices`, `maxChoices` against the
-//! options and each other, `scaleMax` against `scaleMin`), an integer
-//! written with a fraction (`963.0`: the server takes one spelling, issue
-//! 24, which JSON Schema's data model cannot tell apart), and the no-token
-//! probe of a DELETE that already erased the poll). Every dropped
-//! alarm is counted in the output.
+//! 10,000, a language version that does not match the poll's structure,
+//! options equal after trimming, a closing day that is not after today or
+//! not before the expiry, an integer written with a fraction (`963.0`: the
+//! server takes one spelling, issue 24, which JSON Schema's data model
+//! cannot tell apart), and the no-token probe of a DELETE that already
+//! erased the poll): the rules the document's description lists as not
+//! stated by its schemas. Every dropped alarm is counted in the output. The
+//! rules between fields JSON Schema can state (`resultsPublic` against
+//! `resultsVisibility`, `minChoices` and `maxChoices` against the options
+//! and each other, `scaleMax` against `scaleMin`) are in the document as
+//! `dependentSchemas` (issue 24) and are not dropped here: schemathesis
+//! generates bodies that keep them.
 //!
 //! `ANONPOLL_SCHEMATHESIS_EXAMPLES` changes the number of examples per
 //! operation (default 40: the run takes about 80 s alone on a quiet 2-core
@@ -83,7 +86,7 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/open
    other ids get no token from here (schemathesis generates one, which must
    be refused). Applied tokens count as explicit credentials, so the
    `ignored_auth` check probes each operation without and with a wrong token.
-2. Six documented gaps that JSON Schema cannot express are not reported as
+2. The documented gaps that JSON Schema cannot express are not reported as
    "schema-valid request rejected", and only when the 422 names nothing else:
    - a language version must match the existing poll's structure (number of
      questions and options, a scale's end labels) and must not be in the
@@ -92,15 +95,13 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/open
      them as sent);
    - a closing day (closesOn) must be after today and not after the poll's
      expiry (a relation to the day of the request);
-   - resultsPublic, when given beside resultsVisibility, must agree with it.
    - a poll has at most 10,000 invite codes in all: a `count` within 1-1,000
      that would pass that total is refused (at `count`);
-   - a question's value out of the bounds another field of the same question
-     sets (the schema bounds each field alone), checked against the request
-     body itself: `minChoices` above the number of options,
-     `maxChoices` above it or below `minChoices`, `scaleMax` not above
-     `scaleMin`; the 422 must name that very field with "must be a whole
-     number from".
+   - an integer written with a fraction (963.0) at the very field the 422
+     names.
+   The rules between fields the document states (dependentSchemas:
+   resultsPublic against resultsVisibility, a question's minChoices,
+   maxChoices and scaleMax against its other fields) are not dropped.
 3. `ignored_auth` probes a DELETE again without a token after the real DELETE
    succeeded; the poll is gone by then and polld answers 404 (it checks that
    the poll exists before it checks the token, docs/DECISIONS.md). That probe
@@ -120,11 +121,10 @@ LOCK = threading.Lock()
 STRUCTURAL = ("like the poll", "the poll's own language", "the poll's question has none")
 TRIMMED_DUPLICATE = "duplicates another option of this question"
 # A closing day must lie after today and not after the poll's expiry (which
-# depends on the day and on expiryDays); resultsPublic must agree with
-# resultsVisibility. Both are relations JSON Schema does not express here.
+# depends on the day and on expiryDays): a relation JSON Schema does not
+# express here.
 DAY_RELATIVE = ("must be after today", "must be before the day the poll expires",
                 "would make the poll expire before its deadline")
-VISIBILITY = "must agree with resultsVisibility"
 # An integer written with a fraction (963.0): JSON Schema's data model counts
 # it as the integer, the server takes one spelling (issue 24), as the
 # document's description says. Dropped only where the body has a whole
@@ -149,34 +149,8 @@ GAPS = (
     ("version-does-not-match-poll", STRUCTURAL),
     ("options-equal-after-trimming", (TRIMMED_DUPLICATE,)),
     ("closing-day-relative-to-today", DAY_RELATIVE),
-    ("results-public-disagrees-with-visibility", (VISIBILITY,)),
     ("invites-beyond-the-poll-total", (INVITES_TOTAL,)),
 )
-
-# questions[i].minChoices / maxChoices / scaleMax, bounded by another field.
-CROSS_FIELD = re.compile(r"^questions\[(\d+)\]\.(minChoices|maxChoices|scaleMax)$")
-CROSS_FIELD_MESSAGE = "must be a whole number from "
-
-
-def _cross_field(case, error):
-    """True when `error` is a question's value out of the bounds another of
-    its fields sets, as the request body shows (never on its own bounds,
-    which the schema states)."""
-    m = CROSS_FIELD.match(error.get("field", ""))
-    if not m or not error.get("message", "").startswith(CROSS_FIELD_MESSAGE):
-        return False
-    try:
-        q = case.body["questions"][int(m.group(1))]
-        value = q[m.group(2)]
-        if m.group(2) == "scaleMax":
-            return value <= q["scaleMin"]
-        n = len(q["options"])
-        if m.group(2) == "minChoices":
-            return value > n
-        return value > n or value < q.get("minChoices", 1)
-    except Exception:
-        return False
-
 
 @schemathesis.hook
 def after_call(context, case, response):
@@ -239,9 +213,6 @@ def filter_failure(context, failure, case, response):
     for e in errors:
         if _float_at(case, e.get("field", "")):
             kinds.add("integer-written-with-a-fraction")
-            continue
-        if method == "POST" and _cross_field(case, e):
-            kinds.add("question-field-bounded-by-another")
             continue
         m = e.get("message", "")
         kind = next((name for name, marks in GAPS if any(a in m for a in marks)
