@@ -93,3 +93,40 @@ pub(super) fn description(max_invites: u64) -> String {
          apart)."
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::schema::openapi;
+
+    /// Each rule has one branch for every value its field may take on its
+    /// own (an integer's `minimum` to `maximum`, a boolean's two), in order,
+    /// and none for any other: a bound changed in the domain cannot leave a
+    /// value outside its rule.
+    #[test]
+    fn every_value_of_a_rules_field_has_its_branch() {
+        let doc = openapi("https://polls.example.org", 10);
+        let schemas = &doc["components"]["schemas"];
+        let mut rules = 0;
+        for (name, schema) in schemas.as_object().into_iter().flatten() {
+            for (field, rule) in schema["dependentSchemas"].as_object().into_iter().flatten() {
+                let own = &schema["properties"][field];
+                let expected: Vec<_> = match own["type"].as_str() {
+                    Some("integer") => {
+                        let (lo, hi) = (own["minimum"].as_u64().unwrap(), own["maximum"].as_u64().unwrap());
+                        (lo..=hi).map(|k| json!(k)).collect()
+                    }
+                    Some("boolean") => vec![json!(true), json!(false)],
+                    other => panic!("{name}.{field}: a rule on a field of type {other:?}"),
+                };
+                let consts: Vec<_> =
+                    rule["anyOf"].as_array().unwrap().iter().map(|b| b["properties"][field]["const"].clone()).collect();
+                assert_eq!(consts, expected, "{name}.{field}");
+                rules += 1;
+            }
+        }
+        // resultsPublic; scaleMin; minChoices and maxChoices.
+        assert_eq!(rules, 4);
+    }
+}
