@@ -188,8 +188,9 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
         "required": required,
         "properties": properties,
     });
-    // The rules between fields bind what is sent; an answer keeps them anyway.
-    if let (false, Some(dependent)) = (answer, rules::question(kind)) {
+    // The same rules bind what is sent and what the poll answer lists, so
+    // schemathesis's response check holds the server to them as well.
+    if let Some(dependent) = rules::question(kind) {
         schema["dependentSchemas"] = dependent;
     }
     schema
@@ -784,7 +785,8 @@ fn base_schemas() -> Value {
                 "translations": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/LanguageVersion"}},
                 "media": {"type": "array", "items": {"$ref": "#/components/schemas/Media"}, "description": "Media attached through the web form (the API accepts none): the poll's own first, then by question."},
                 "shareUrl": {"type": "string", "format": "uri"}
-            }
+            },
+            "dependentSchemas": rules::new_poll(),
         },
         "Media": {
             "type": "object",

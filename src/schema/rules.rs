@@ -1,6 +1,7 @@
-//! The rules between fields of a creation body that JSON Schema 2020-12 can
-//! state, written as `dependentSchemas` of the object whose fields they
-//! relate, and the list of those it cannot state.
+//! The rules between fields of a poll that JSON Schema 2020-12 can state,
+//! written as `dependentSchemas` of the object whose fields they relate (a
+//! creation body, and the poll answer, which keeps them), and the list of
+//! those it cannot state.
 //!
 //! Why `dependentSchemas`: the OpenAPI document must state every rule it can
 //! (a schema-valid body the server refuses is a lie, issue 24) and still work
@@ -25,8 +26,8 @@ use serde_json::{Value, json};
 use crate::domain::question::{MIN_CHOICES, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{OPTIONS, QuestionKind, ResultsVisibility};
 
-/// `NewPoll`'s rule: `resultsPublic`, when given, is true exactly when
-/// `resultsVisibility` (if given too) is `public`.
+/// `NewPoll`'s and `Poll`'s rule: `resultsPublic`, when given, is true
+/// exactly when `resultsVisibility` (if given too) is `public`.
 pub(super) fn new_poll() -> Value {
     let codes = |public: bool| -> Vec<&str> {
         ResultsVisibility::ALL.iter().filter(|v| v.is_public() == public).map(|v| v.as_str()).collect()
@@ -40,7 +41,8 @@ pub(super) fn new_poll() -> Value {
     })
 }
 
-/// A new question's rules, for the kinds that have any: a scale's
+/// A question's rules (new, or as the poll answer lists it), for the kinds
+/// that have any: a scale's
 /// `scaleMin` < `scaleMax`; a multiple-choice question's `minChoices` ≤
 /// `maxChoices` and neither above the number of options (a field left out
 /// is no bound: `minChoices` defaults to 1, `maxChoices` to the number of
@@ -126,7 +128,8 @@ mod tests {
                 rules += 1;
             }
         }
-        // resultsPublic; scaleMin; minChoices and maxChoices.
-        assert_eq!(rules, 4);
+        // resultsPublic; scaleMin; minChoices and maxChoices: each in the
+        // creation body and in the poll answer.
+        assert_eq!(rules, 8);
     }
 }
