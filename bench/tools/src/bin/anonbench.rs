@@ -136,7 +136,8 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     let poll = bench_poll("Benchmark poll");
     let create = |n: usize, title: &str| -> anyhow::Result<Vec<String>> {
         // Many at once, so that the group commit batches them.
-        let chunks: Vec<Vec<usize>> = (0..n).collect::<Vec<_>>().chunks(n.div_ceil(32).max(1)).map(<[usize]>::to_vec).collect();
+        let chunks: Vec<Vec<usize>> =
+            (0..n).collect::<Vec<_>>().chunks(n.div_ceil(32).max(1)).map(<[usize]>::to_vec).collect();
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {
@@ -146,7 +147,13 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
                         .iter()
                         .map(|i| {
                             let id = PollId::generate()?;
-                            store.create_poll(&id, &AdminToken::generate()?.hash(), &bench_poll(&format!("{title} {i}")), &[], today)?;
+                            store.create_poll(
+                                &id,
+                                &AdminToken::generate()?.hash(),
+                                &bench_poll(&format!("{title} {i}")),
+                                &[],
+                                today,
+                            )?;
                             Ok(id.as_str().to_owned())
                         })
                         .collect()

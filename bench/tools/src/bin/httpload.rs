@@ -19,7 +19,7 @@
 //!   httpload mixed ADDR CONNECTIONS SECONDS IDS_FILE
 //!       90 % reads (share page, results page, poll JSON, results JSON in
 //!       turn), 9 % votes (as above: GET + POST), 1 % creates (POST /api/polls).
-//!   httpload fair ADDR CONNECTIONS SECONDS
+//!   httpload fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N]
 //!       The second audit's starvation scenario (issue 24, item 4): creates a
 //!       small poll and a heavy one (20 ranking questions of 12 options,
 //!       `duplicateCheck: none`), votes on the small poll from one
@@ -27,7 +27,12 @@
 //!       connections from 6 client groups (`X-Forwarded-For`: polld must
 //!       trust 127.0.0.1) vote on the heavy poll as fast as they are
 //!       answered. Prints the small poll's POST latency alone and under that
-//!       load (`p99_ratio`), and the heavy votes taken and refused (429).
+//!       load (`p99_ratio`; `vote_p99_ratio` for its GET + POST), and the
+//!       heavy votes taken and refused (429). `posts`: the heavy forms are
+//!       fetched first, the load is their POSTs alone; `pages`: the share
+//!       page's GETs alone (the workers' load, no vote). `nice=N`: the heavy
+//!       load runs in a child process at niceness N, so that on one machine
+//!       its own CPU (parsing 241 KB pages) is not taken from polld.
 //!   httpload seq ADDR N IDS_FILE (post|PATH)
 //!       For counting instructions (bench/count.sh): prepares N requests
 //!       (`post`: fetches and fills in N vote forms; a PATH such as
@@ -525,24 +530,112 @@ fn small_votes(addr: &str, id: &str, end: Instant) -> Stats {
     st
 }
 
-/// `fair` mode: see the module's documentation. With `posts_only`, each
-/// heavy connection fetches and fills in its forms first (not measured),
-/// so that the load is the writer's alone: votes, not pages.
-fn fair(addr: &str, conns: usize, secs: f64, posts_only: bool) {
+/// `fair` mode: see the module's documentation and [`Load`]. With `nice`,
+/// the heavy load runs in a child process at that niceness (`nice -n`), so
+/// that on a machine shared with the load generator polld's CPU is not
+/// taken by the attackers' own page parsing, as it would not be were they
+/// elsewhere.
+fn fair(addr: &str, conns: usize, secs: f64, load: Load, nice: Option<i32>) {
     let mut c = Client::new(addr);
     c.xff = Some("198.19.0.2".into());
     let small = create(&mut c, CREATE_BODY);
     let heavy = create(&mut c, &heavy_poll());
     let span = Duration::from_secs_f64(secs);
     let alone = small_votes(addr, &small, Instant::now() + span);
+    let (loaded, (taken, refused, failed)) = match nice {
+        None => {
+            let ready = std::sync::Arc::new(std::sync::Barrier::new(2));
+            let go = ready.clone();
+            let (addr2, heavy) = (addr.to_owned(), heavy.clone());
+            let load = std::thread::spawn(move || {
+                heavy_load(&addr2, &heavy, conns, secs, load, || {
+                    go.wait();
+                    go.wait();
+                })
+            });
+            ready.wait();
+            ready.wait();
+            let loaded = small_votes(addr, &small, Instant::now() + span);
+            (loaded, load.join().expect("load thread"))
+        }
+        Some(n) => {
+            use std::io::BufRead;
+            let me = std::env::current_exe().expect("own path");
+            let mut args = vec![
+                "-n".to_owned(),
+                n.to_string(),
+                me.display().to_string(),
+                "fair-load".into(),
+                addr.into(),
+                heavy.clone(),
+                conns.to_string(),
+                secs.to_string(),
+            ];
+            args.push(load.word().into());
+            let mut child = std::process::Command::new("nice")
+                .args(&args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("nice httpload fair-load");
+            let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+            let mut line = String::new();
+            while !line.starts_with("READY") {
+                line.clear();
+                if out.read_line(&mut line).expect("child output") == 0 {
+                    panic!("fair-load ended before READY");
+                }
+            }
+            let mut stdin = child.stdin.take().expect("stdin");
+            writeln!(stdin, "go").expect("start the load");
+            let loaded = small_votes(addr, &small, Instant::now() + span);
+            line.clear();
+            out.read_line(&mut line).expect("child result");
+            let _ = child.wait();
+            let field = |k: &str| -> u64 {
+                line.split_whitespace().find_map(|f| f.strip_prefix(k)?.strip_prefix('=')?.parse().ok()).unwrap_or(0)
+            };
+            (loaded, (field("taken"), field("refused"), field("failed")))
+        }
+    };
+    let (a99, l99) = (pct(&alone.lat, 0.99), pct(&loaded.lat, 0.99));
+    let (va99, vl99) = {
+        let (mut a, mut l) = (alone.vote_lat.clone(), loaded.vote_lat.clone());
+        a.sort_unstable();
+        l.sort_unstable();
+        (pct(&a, 0.99), pct(&l, 0.99))
+    };
+    println!(
+        "RESULT alone_p50_ms={:.3} alone_p99_ms={a99:.3} loaded_p50_ms={:.3} loaded_p99_ms={l99:.3} loaded_max_ms={:.3} \
+         p99_ratio={:.2} vote_alone_p99_ms={va99:.3} vote_loaded_p99_ms={vl99:.3} vote_p99_ratio={:.2} \
+         small_votes_alone={} small_votes_loaded={} small_errors={} heavy_taken={taken} \
+         heavy_refused={refused} heavy_failed={failed}",
+        pct(&alone.lat, 0.5),
+        pct(&loaded.lat, 0.5),
+        pct(&loaded.lat, 1.0),
+        if a99 > 0.0 { l99 / a99 } else { 0.0 },
+        if va99 > 0.0 { vl99 / va99 } else { 0.0 },
+        alone.ops,
+        loaded.ops,
+        alone.errors + loaded.errors,
+    );
+    if let Some(e) = alone.first_error.or(loaded.first_error) {
+        eprintln!("httpload: first error: {e}");
+    }
+}
+
+/// The heavy load of `fair`: `conns` connections from 6 client groups vote
+/// on `heavy` for `secs` seconds once `start` returns (called when every
+/// connection is ready). Votes taken, refused (429) and failed.
+fn heavy_load(addr: &str, heavy: &str, conns: usize, secs: f64, load: Load, start: impl FnOnce()) -> (u64, u64, u64) {
     // Forms per heavy connection when they are fetched first.
-    let forms = if posts_only { 150 } else { 0 };
+    let forms = if load == Load::Posts { 150 } else { 0 };
     let ready = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
     let go = std::sync::Arc::new(std::sync::Barrier::new(conns + 1));
     let end = std::sync::Arc::new(std::sync::OnceLock::<Instant>::new());
-    let load: Vec<_> = (0..conns)
+    let threads: Vec<_> = (0..conns)
         .map(|t| {
-            let (addr, heavy) = (addr.to_owned(), heavy.clone());
+            let (addr, heavy) = (addr.to_owned(), heavy.to_owned());
             let (ready, go, end) = (ready.clone(), go.clone(), end.clone());
             std::thread::spawn(move || {
                 let mut c = Client::new(&addr);
@@ -555,8 +648,12 @@ fn fair(addr: &str, conns: usize, secs: f64, posts_only: bool) {
                 let end = *end.get().expect("set before the start");
                 let (mut taken, mut refused, mut failed) = (0u64, 0u64, 0u64);
                 while Instant::now() < end {
-                    let form = if posts_only { filled.pop() } else { heavy_form(&mut c, &heavy, &mut rng) };
+                    let form = if load == Load::Posts { filled.pop() } else { heavy_form(&mut c, &heavy, &mut rng) };
                     let Some(form) = form else { break };
+                    if load == Load::Pages {
+                        taken += 1;
+                        continue;
+                    }
                     match post_form(&mut c, &form) {
                         Some(s) if (200..400).contains(&s) => taken += 1,
                         Some(429) => refused += 1,
@@ -568,30 +665,45 @@ fn fair(addr: &str, conns: usize, secs: f64, posts_only: bool) {
         })
         .collect();
     ready.wait();
-    let stop = Instant::now() + span;
-    let _ = end.set(stop);
+    start();
+    let _ = end.set(Instant::now() + Duration::from_secs_f64(secs));
     go.wait();
-    let loaded = small_votes(addr, &small, stop);
     let (mut taken, mut refused, mut failed) = (0, 0, 0);
-    for h in load {
+    for h in threads {
         let (t, r, f) = h.join().expect("load thread");
         (taken, refused, failed) = (taken + t, refused + r, failed + f);
     }
-    let (a99, l99) = (pct(&alone.lat, 0.99), pct(&loaded.lat, 0.99));
-    println!(
-        "RESULT alone_p50_ms={:.3} alone_p99_ms={a99:.3} loaded_p50_ms={:.3} loaded_p99_ms={l99:.3} loaded_max_ms={:.3} \
-         p99_ratio={:.2} small_votes_alone={} small_votes_loaded={} small_errors={} heavy_taken={taken} \
-         heavy_refused={refused} heavy_failed={failed}",
-        pct(&alone.lat, 0.5),
-        pct(&loaded.lat, 0.5),
-        pct(&loaded.lat, 1.0),
-        if a99 > 0.0 { l99 / a99 } else { 0.0 },
-        alone.ops,
-        loaded.ops,
-        alone.errors + loaded.errors,
-    );
-    if let Some(e) = alone.first_error.or(loaded.first_error) {
-        eprintln!("httpload: first error: {e}");
+    (taken, refused, failed)
+}
+
+/// What the heavy connections of `fair` send.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Load {
+    /// GET the share page, POST the vote: as the audit did.
+    Votes,
+    /// The POSTs alone (forms fetched first): the writer's load.
+    Posts,
+    /// The share pages alone (GET, no POST): the workers' load.
+    Pages,
+}
+
+impl Load {
+    fn parse(args: &[String]) -> Load {
+        if args.iter().any(|a| a == "posts") {
+            Load::Posts
+        } else if args.iter().any(|a| a == "pages") {
+            Load::Pages
+        } else {
+            Load::Votes
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Load::Votes => "votes",
+            Load::Posts => "posts",
+            Load::Pages => "pages",
+        }
     }
 }
 
@@ -644,13 +756,36 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
                  | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | seq ADDR N IDS_FILE (post|PATH) \
-                 | fair ADDR CONNECTIONS SECONDS [posts]";
+                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N]";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     if mode == "fair" {
         let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
         let (Some(addr), Some(conns), Some(secs)) = (addr, conns, secs) else { panic!("{usage}") };
-        let posts_only = a.get(5).is_some_and(|m| m == "posts");
-        return fair(addr, conns.parse().expect("connections"), secs.parse().expect("seconds"), posts_only);
+        let nice = a[5..].iter().find_map(|m| m.strip_prefix("nice=")?.parse().ok());
+        return fair(
+            addr,
+            conns.parse().expect("connections"),
+            secs.parse().expect("seconds"),
+            Load::parse(&a[5..]),
+            nice,
+        );
+    }
+    if mode == "fair-load" {
+        // The child of `fair ... nice=N`: READY once its connections are
+        // ready, the load once a line arrives on stdin, then its counts.
+        let (Some(addr), Some(heavy), Some(conns), Some(secs)) = (a.get(2), a.get(3), a.get(4), a.get(5)) else {
+            panic!("{usage}")
+        };
+        let load = Load::parse(&a[6..]);
+        let (t, r, f) =
+            heavy_load(addr, heavy, conns.parse().expect("connections"), secs.parse().expect("seconds"), load, || {
+                println!("READY");
+                let _ = std::io::stdout().flush();
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+            });
+        println!("LOAD taken={t} refused={r} failed={f}");
+        return;
     }
     let ids_path = match mode {
         "detect" => a.get(3),
