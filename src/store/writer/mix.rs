@@ -27,11 +27,21 @@ use super::Writer;
 /// the new ballot's page is rewritten whole.
 const NEIGHBOURS: i64 = 100;
 /// Rows the mix holds in memory at once (per kind: settled and staged), and
-/// rewrites in one step (one transaction): small, because the votes queued
-/// behind a step wait for it (a step of heavy ballots, 20 rankings of 12,
-/// is a few milliseconds at this size; it was 1,000 rows in one transaction
+/// rewrites in one step (one transaction) at most: small, because the votes
+/// queued behind a step wait for it (it was 1,000 rows in one transaction
 /// for the whole mix before issue 24, item 4).
 pub(super) const MIX_CHUNK: usize = 250;
+/// Bytes of sealed ballots one step rewrites, about: a poll's steps take
+/// as many rows as this holds of its ballots, [`MIX_CHUNK`] at most. A
+/// step costs about its bytes (each moved ballot is opened and sealed
+/// again), and 250 heavy ballots (20 rankings of 12, about 1.5 KB sealed)
+/// took 8 ms a step, 25 ms at the 99th percentile, under the audit's load:
+/// the small poll's votes waited behind them (its p99 about 10 ms against
+/// 0.5 alone, the database on tmpfs). At this budget a heavy poll's step
+/// takes about 40 rows, a small poll's (about 200 bytes a ballot) the 250.
+pub(super) const MIX_STEP_BYTES: usize = 64 * 1024;
+/// Rows a step takes at least, however large a poll's ballots.
+const MIX_MIN_ROWS: usize = 8;
 /// Under steady load the writer is never idle; it mixes at least this often.
 /// Short, because until the mix the WAL holds new ballots in commit order,
 /// and because a mix of a minute's ballots (the interval was 60 s) left
@@ -170,7 +180,8 @@ impl Writer {
     }
 
     /// One step of the mix under way: at most `chunk` settled and `chunk`
-    /// staged rows rewritten, in one transaction. True once the mix is over
+    /// staged rows rewritten (fewer for large ballots: [`MIX_STEP_BYTES`]),
+    /// in one transaction. True once the mix is over
     /// (or there is none); a failed step ends it, and its ballots not yet
     /// placed are staged again, to be tried after [`MIX_RETRY`].
     pub(super) fn mix_step(&mut self, conn: &mut Connection) -> bool {
@@ -224,6 +235,8 @@ struct PollMix {
     moves: BTreeMap<[u8; 16], [u8; 16]>,
     /// What is left to rewrite, in key order; the first one from its `from`.
     spans: std::collections::VecDeque<Span>,
+    /// Rows a step of this poll rewrites ([`MIX_STEP_BYTES`] of its ballots).
+    rows: usize,
 }
 
 impl Mixing {
@@ -239,7 +252,7 @@ impl Mixing {
                         tx.commit()?;
                         return Ok(true);
                     };
-                    match begin(&tx, keyring, poll, keys)? {
+                    match begin(&tx, keyring, poll, keys, self.chunk)? {
                         Some(begun) => self.current.insert(begun),
                         // A poll erased since, or whose key is gone, has nothing to mix.
                         None => continue,
@@ -250,7 +263,7 @@ impl Mixing {
                 self.current = None;
                 continue;
             };
-            span.from = rewrite_chunk(&tx, (&current.poll, &current.key), span, &current.moves, self.chunk)?;
+            span.from = rewrite_chunk(&tx, (&current.poll, &current.key), span, &current.moves, current.rows)?;
             if span.from >= span.to {
                 current.spans.pop_front();
             }
@@ -261,12 +274,13 @@ impl Mixing {
 }
 
 /// Draws the new keys of `poll`'s staged ballots and finds the spans their
-/// mix rewrites; `None` if the poll is gone.
+/// mix rewrites, `chunk` rows a step at most; `None` if the poll is gone.
 fn begin(
     tx: &Transaction,
     keyring: &Keyring,
     poll: String,
     keys: Vec<([u8; 16], Target)>,
+    chunk: usize,
 ) -> Result<Option<PollMix>, Error> {
     let Some((key, stored)) = poll_key(tx, keyring, &poll)? else { return Ok(None) };
     let moves: BTreeMap<[u8; 16], [u8; 16]> = keys
@@ -281,7 +295,26 @@ fn begin(
         })
         .collect::<Result<_, Error>>()?;
     let spans = spans(tx, &poll, stored, &moves)?.into();
-    Ok(Some(PollMix { poll, key, keys, moves, spans }))
+    // The size of this poll's ballots, from a few of them (one poll's are
+    // alike: the same questions).
+    let sample: Option<f64> = tx
+        .prepare_cached(
+            "SELECT avg(length(sealed)) FROM (SELECT sealed FROM sealed_ballots WHERE poll_id = ?1 LIMIT 16)",
+        )?
+        .query_row([&poll], |r| r.get(0))?;
+    let rows = step_rows(sample.unwrap_or(0.0), chunk);
+    Ok(Some(PollMix { poll, key, keys, moves, spans, rows }))
+}
+
+/// Rows a step takes of ballots of `size` bytes each: what
+/// [`MIX_STEP_BYTES`] holds, between [`MIX_MIN_ROWS`] and `chunk`.
+fn step_rows(size: f64, chunk: usize) -> usize {
+    if size < 1.0 {
+        return chunk;
+    }
+    // A float to an integer saturates; the size is a row's length.
+    let fit = (MIX_STEP_BYTES as f64 / size) as usize;
+    fit.clamp(MIX_MIN_ROWS.min(chunk), chunk)
 }
 
 /// A random key that is not a staged one.
