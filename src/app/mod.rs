@@ -309,6 +309,18 @@ impl Session {
         self.reader.media(id, today, pick)
     }
 
+    /// More bytes of a media item being sent, if its poll is still live and
+    /// the item still the same (see [`Reader::media_more`]).
+    pub fn media_more(
+        &mut self,
+        item: &crate::domain::MediaItem,
+        offset: u64,
+        len: usize,
+        today: Day,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        self.reader.media_more(item, offset, len, today)
+    }
+
     /// Checks a vote of `client` on `poll`: the poll is open, the answers fit
     /// its questions, and the poll's duplicate check lets it through: the
     /// client within the vote throttle (`network`, counted against it from
