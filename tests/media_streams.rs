@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use common::media::big_noise_picture;
+use common::media::{File, big_noise_picture, multipart, multipart_type, noise_png};
 use common::*;
 
 /// A connection that reads nothing unless told, with a small receive
@@ -66,11 +66,16 @@ fn read_head(s: &mut TcpStream) -> (u16, Option<usize>) {
     (status, length)
 }
 
-/// polld's resident memory now, in KiB.
-fn rss_kib(server: &Server) -> u64 {
+/// polld's resident memory now, in KiB: all of it (`VmRSS`), and its
+/// anonymous part (`RssAnon`: the heap, without the pages of the database
+/// file that stream readers map, which are the kernel's cache).
+fn rss_kib(server: &Server) -> (u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    let field = |name: &str| -> u64 {
+        let line = status.lines().find(|l| l.starts_with(name)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    (field("VmRSS:"), field("RssAnon:"))
 }
 
 /// The finding: a 9 MiB picture read slowly by 4 addresses x 8 connections
@@ -83,6 +88,16 @@ fn slow_readers_of_a_big_picture_do_not_make_others_wait() {
     let (_, path) = big_noise_picture(&server, (1750, 1700));
     let size = server.get(&path).body.len();
     assert!(size > 8 * 1024 * 1024, "{size}");
+    // A fast client's pace, for the record (streamed: a read per piece).
+    let started = std::time::Instant::now();
+    for _ in 0..10 {
+        assert_eq!(server.get(&path).body.len(), size);
+    }
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "10 downloads of {size} bytes by a fast client: {secs:.2} s, {:.0} MB/s",
+        10.0 * size as f64 / secs / 1e6
+    );
     let mut readers = Vec::new();
     for _ in 0..4 {
         let xff = Server::fresh_client_ip();
@@ -124,13 +139,14 @@ fn slow_readers_of_different_ranges_from_eight_groups_leave_room_for_everyone_el
     drop(readers);
 }
 
-/// Test 2 of the brief: a poll deleted while a slow client reads its big
-/// file: the answer stops short of its Content-Length (what was sent is
-/// the file's start), so bytes read after the deletion are never sent.
-#[test]
-fn a_file_being_sent_stops_when_its_poll_is_deleted() {
-    // A direct client (loopback is no proxy here), whose connection's send
-    // buffer polld caps: behind a proxy, what the proxy has taken and the
+/// Downloads a big picture slowly as a direct client: 256 KiB, then
+/// `meanwhile` erases or replaces it, then the rest until polld ends the
+/// connection. The answer must stop short of its
+/// Content-Length, and what came must be the file's own start, with no more
+/// after `meanwhile` than was in flight (socket buffers, a piece or two).
+fn download_around(what: &str, meanwhile: impl FnOnce(&Server, &Created)) {
+    // Loopback is no proxy here: a direct client, whose connection's send
+    // buffer polld caps. Behind a proxy, what the proxy has taken and the
     // kernel's buffers (megabytes on loopback) are in flight too.
     let server = Server::builder().trusted_proxy("192.0.2.0/24").start();
     let (poll, path) = big_noise_picture(&server, (1750, 1700));
@@ -138,7 +154,6 @@ fn a_file_being_sent_stops_when_its_poll_is_deleted() {
     let mut s = slow_get(&server, &path, &Server::fresh_client_ip(), None);
     let (status, length) = read_head(&mut s);
     assert_eq!((status, length), (200, Some(file.len())));
-    // Read a little, slowly, then the poll is deleted.
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     while got.len() < 256 * 1024 {
@@ -147,7 +162,7 @@ fn a_file_being_sent_stops_when_its_poll_is_deleted() {
         got.extend_from_slice(&buf[..n]);
         std::thread::sleep(Duration::from_millis(1));
     }
-    assert_eq!(server.delete(&poll.id, &poll.token).status, 204);
+    meanwhile(&server, &poll);
     let before = got.len();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     loop {
@@ -156,13 +171,39 @@ fn a_file_being_sent_stops_when_its_poll_is_deleted() {
             Ok(n) => got.extend_from_slice(&buf[..n]),
         }
     }
-    eprintln!("read {before} bytes before the deletion, {} after, of {} announced", got.len() - before, file.len());
-    assert!(got.len() < file.len(), "the whole file was sent after its poll was deleted");
-    // What was sent was in flight (socket buffers, a piece or two), not
-    // the rest of the file.
-    assert!(got.len() - before < 512 * 1024, "{} bytes after the deletion", got.len() - before);
+    let after = got.len() - before;
+    eprintln!("read {before} bytes before the file was {what}, {after} after, of {} announced", file.len());
+    assert!(got.len() < file.len(), "the whole file was sent after it was {what}");
+    assert!(after < 512 * 1024, "{after} bytes after the file was {what}");
     assert_eq!(got, file[..got.len()], "the bytes sent are the file's own start");
     assert_eq!(server.get(&path).status, 404);
+}
+
+/// Test 2 of the brief: a poll deleted while a slow client reads its big
+/// file: the answer stops short of its Content-Length, so bytes read after
+/// the deletion are never sent.
+#[test]
+fn a_file_being_sent_stops_when_its_poll_is_deleted() {
+    download_around("deleted", |server, poll| {
+        assert_eq!(server.delete(&poll.id, &poll.token).status, 204);
+    });
+}
+
+/// A file replaced on the admin page while a slow client reads it: the
+/// answer stops too, and never goes on with the new file's bytes.
+#[test]
+fn a_file_being_sent_stops_when_it_is_replaced() {
+    download_around("replaced", |server, poll| {
+        let resp = server
+            .request("POST", &format!("/p/{}/admin?lang=en", poll.id))
+            .header("Content-Type", &multipart_type())
+            .body(multipart(
+                &[("token", &poll.token), ("action", "media-attach"), ("slot", "poll"), ("am-alt", "New")],
+                &[File("am", "n.png", "image/png", &noise_png(300, 200))],
+            ))
+            .send();
+        assert!(resp.text().contains("The file was attached."), "{}", resp.describe());
+    });
 }
 
 /// Test 3 of the brief: polld's resident memory while 32 slow connections
@@ -179,13 +220,20 @@ fn slow_readers_of_a_big_file_hold_a_few_pieces_each() {
     let mut readers = slow_range_readers(&server, &path, 4, 8);
     let statuses: Vec<u16> = readers.iter_mut().map(|s| read_head(s).0).collect();
     let during = rss_kib(&server);
-    let grown = during.saturating_sub(before);
+    let grown = (during.0.saturating_sub(before.0), during.1.saturating_sub(before.1));
     eprintln!(
-        "polld VmRSS {before} KiB before, {during} KiB with 32 slow readers of a {size}-byte file: +{grown} KiB \
-         (+{} KiB per reader)",
-        grown / 32
+        "polld with 32 slow readers of a {size}-byte file: VmRSS {} -> {} KiB (+{} KiB), RssAnon {} -> {} KiB \
+         (+{} KiB, +{} KiB per reader)",
+        before.0,
+        during.0,
+        grown.0,
+        before.1,
+        during.1,
+        grown.1,
+        grown.1 / 32
     );
     assert!(statuses.iter().all(|&s| s == 206), "{statuses:?}");
-    assert!(grown < 32 * 1024, "polld grew by {grown} KiB for 32 slow readers");
+    assert!(grown.1 < 32 * 1024, "polld's heap grew by {} KiB for 32 slow readers", grown.1);
+    assert!(grown.0 < 48 * 1024, "polld grew by {} KiB for 32 slow readers", grown.0);
     drop(readers);
 }

@@ -309,6 +309,13 @@ impl Session {
         self.reader.media(id, today, pick)
     }
 
+    /// This session, made fit for reading media a piece at a time (see
+    /// [`Reader::for_media_streams`]).
+    pub fn for_media_streams(mut self) -> Result<Session, Error> {
+        self.reader.for_media_streams()?;
+        Ok(self)
+    }
+
     /// More bytes of a media item being sent, if its poll is still live and
     /// the item still the same (see [`Reader::media_more`]).
     pub fn media_more(

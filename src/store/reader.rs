@@ -264,6 +264,25 @@ impl Reader {
         })
     }
 
+    /// Makes this reader fit for reading media a piece at a time (the
+    /// streams of `/media/`). On SQLite it reads the database file through
+    /// a memory map of up to [`STREAM_MMAP`] bytes: each read of a piece
+    /// opens the file's blob afresh, and SQLite then walks the blob's chain
+    /// of overflow pages from its start to the piece, one page read per
+    /// 4 KiB of offset. Through the page cache that cost 0.3 ms per MiB of
+    /// offset (2.3 ms per piece near the end of a 9 MB file: a fast client
+    /// got 45 MB/s); mapped, 0.1 ms near the end, and 155 MB/s (160 to 180
+    /// MB/s when the worker read the whole file in one go). The mapped
+    /// pages are the file's, shared with the kernel's cache, not a copy; a
+    /// larger page cache (32 MiB) did about as well but would be memory of
+    /// each reader's own.
+    pub fn for_media_streams(&mut self) -> Result<(), Error> {
+        if let Conn::Sqlite(c) = &self.conn {
+            c.pragma_update(None, "mmap_size", STREAM_MMAP)?;
+        }
+        Ok(())
+    }
+
     /// `len` bytes at `offset` of the media item `id`, read in a
     /// transaction of their own, if its poll is still live on `today` and
     /// the item is still `item` (the same content, by its hash and size):
@@ -288,6 +307,11 @@ impl Reader {
         })
     }
 }
+
+/// How much of a SQLite database file a stream's reader maps (see
+/// [`Reader::for_media_streams`]): address space, not memory; pages past it
+/// are read as usual.
+pub const STREAM_MMAP: i64 = 1 << 30;
 
 /// A media item as listed by its live poll, with what opens its bytes.
 struct LiveMedia {

@@ -229,7 +229,7 @@ impl MediaBudget {
         let kept = self.0.sessions.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let mut session = match kept {
             Some(s) => s,
-            None => app.session().map_err(Error::internal)?,
+            None => app.session().map_err(Error::internal)?.for_media_streams()?,
         };
         let out = f(&mut session);
         let mut kept = self.0.sessions.lock().unwrap_or_else(PoisonError::into_inner);
