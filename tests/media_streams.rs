@@ -37,8 +37,9 @@ fn slow_get(server: &Server, path: &str, xff: &str, range: Option<&str>) -> TcpS
 
 /// `groups` x `each` slow connections, each group a client of its own,
 /// each connection asking for a range of `path` from its own start (no two
-/// answers send the same bytes); once polld has had time to answer them.
-fn slow_range_readers(server: &Server, path: &str, groups: usize, each: usize) -> Vec<TcpStream> {
+/// answers send the same bytes), and their statuses once polld has had
+/// time to answer them.
+fn slow_range_readers(server: &Server, path: &str, groups: usize, each: usize) -> (Vec<TcpStream>, Vec<u16>) {
     let mut readers = Vec::new();
     for g in 0..groups {
         let xff = Server::fresh_client_ip();
@@ -48,7 +49,8 @@ fn slow_range_readers(server: &Server, path: &str, groups: usize, each: usize) -
         }
     }
     std::thread::sleep(Duration::from_secs(2));
-    readers
+    let statuses = readers.iter_mut().map(|s| read_head(s).0).collect();
+    (readers, statuses)
 }
 
 /// Reads an answer's head: its status and Content-Length.
@@ -119,8 +121,7 @@ fn slow_readers_of_a_big_picture_do_not_make_others_wait() {
 fn slow_readers_of_different_ranges_from_eight_groups_leave_room_for_everyone_else() {
     let server = Server::start();
     let (poll, path) = big_noise_picture(&server, (1750, 1700));
-    let mut readers = slow_range_readers(&server, &path, 8, 16);
-    let statuses: Vec<u16> = readers.iter_mut().map(|s| read_head(s).0).collect();
+    let (readers, statuses) = slow_range_readers(&server, &path, 8, 16);
     let busy = statuses.iter().filter(|&&s| s == 503).count();
     let file = server.get(&path);
     let range = server.request("GET", &path).xff(&Server::fresh_client_ip()).header("Range", "bytes=1000-").send();
@@ -136,6 +137,24 @@ fn slow_readers_of_different_ranges_from_eight_groups_leave_room_for_everyone_el
     assert!(statuses.iter().all(|&s| s == 206), "{statuses:?}");
     assert_eq!((file.status, range.status, page.status), (200, 206, 200), "slow readers spent the media budget");
     assert_eq!(range.body, file.body[1000..1000 + range.body.len()]);
+    drop(readers);
+}
+
+/// A class behind one address (one client group) on a slow uplink: 200
+/// answers of one big picture under way at once, each its own range (the
+/// media budget allows a group 256): all are answered, and others too.
+#[test]
+fn a_class_behind_one_address_gets_two_hundred_answers_at_once() {
+    let server = Server::start();
+    let (_, path) = big_noise_picture(&server, (1750, 1700));
+    let (readers, statuses) = slow_range_readers(&server, &path, 1, 200);
+    let other = server.get(&path).status;
+    eprintln!(
+        "one group: {} of 200 answered 206; another client then {other}",
+        statuses.iter().filter(|&&s| s == 206).count()
+    );
+    assert!(statuses.iter().all(|&s| s == 206), "{statuses:?}");
+    assert_eq!(other, 200);
     drop(readers);
 }
 
@@ -217,8 +236,7 @@ fn slow_readers_of_a_big_file_hold_a_few_pieces_each() {
     let size = server.get(&path).body.len();
     std::thread::sleep(Duration::from_millis(500));
     let before = rss_kib(&server);
-    let mut readers = slow_range_readers(&server, &path, 4, 8);
-    let statuses: Vec<u16> = readers.iter_mut().map(|s| read_head(s).0).collect();
+    let (readers, statuses) = slow_range_readers(&server, &path, 4, 8);
     let during = rss_kib(&server);
     let grown = (during.0.saturating_sub(before.0), during.1.saturating_sub(before.1));
     eprintln!(

@@ -275,7 +275,9 @@ impl Reader {
     /// MB/s when the worker read the whole file in one go). The mapped
     /// pages are the file's, shared with the kernel's cache, not a copy; a
     /// larger page cache (32 MiB) did about as well but would be memory of
-    /// each reader's own.
+    /// each reader's own. (A mapped file that shrinks under a reader would
+    /// fault; the live database never shrinks: no `VACUUM`, no
+    /// `auto_vacuum`, only `VACUUM INTO` a copy.)
     pub fn for_media_streams(&mut self) -> Result<(), Error> {
         if let Conn::Sqlite(c) = &self.conn {
             c.pragma_update(None, "mmap_size", STREAM_MMAP)?;

@@ -23,11 +23,11 @@
 //!   `Content-Length`, so no byte read after an erasure is sent and no
 //!   answer mixes two files. A response holds about two pieces whatever
 //!   the file's size and however slowly its client reads;
-//! - bounded: what responses hold ([`STREAM_HOLD`] for a streamed answer,
-//!   the bytes of a smaller one) comes from a budget of
-//!   [`MEDIA_BYTES_IN_FLIGHT`] bytes, of which one client group may hold
-//!   [`MEDIA_PIECES_PER_GROUP`] pieces (so [`STREAMS_PER_GROUP`] streams):
-//!   503 past either. HEAD reads no bytes.
+//! - bounded: an answer holds at most [`STREAM_HOLD`] bytes (two pieces),
+//!   taken from a budget of [`MEDIA_BYTES_IN_FLIGHT`] bytes, of which one
+//!   client group may hold [`MEDIA_PIECES_PER_GROUP`] pieces, so
+//!   [`ANSWERS_PER_GROUP`] answers at once: 503 past either. HEAD reads no
+//!   bytes.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -142,26 +142,30 @@ pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {
 pub const PIECE: usize = crate::store::seal::PIECE;
 
 /// Answers up to this size are read whole by the worker and sent as one
-/// body; longer ones are streamed.
-pub const WHOLE: usize = 4 * PIECE;
+/// body; longer ones are streamed. Either way an answer holds at most
+/// [`STREAM_HOLD`] bytes.
+pub const WHOLE: usize = STREAM_HOLD;
 
 /// What a streamed answer holds of the budget: the piece hyper is writing
 /// and the one being read for it (hyper asks for the next only once its
-/// buffer is nearly empty, see `server.rs`).
+/// buffer is nearly empty, see `server/body.rs`).
 pub const STREAM_HOLD: usize = 2 * PIECE;
 
-/// Bytes that media answers may hold at once, across all requests: 512
-/// streams, or 256 answers read whole.
-pub const MEDIA_BYTES_IN_FLIGHT: usize = 64 * 1024 * 1024;
+/// Bytes that media answers may hold at once, across all requests: 2,048
+/// answers, more than the connections polld admits by default (1,000), so
+/// memory is bounded by whichever is lower.
+pub const MEDIA_BYTES_IN_FLIGHT: usize = 256 * 1024 * 1024;
 
 /// The part of [`MEDIA_BYTES_IN_FLIGHT`] one client group (an IPv4 address
-/// or IPv6 /64) may hold, in pieces: 4 MiB, a sixteenth, so that slow
-/// readers behind a few addresses leave most of it to everyone else.
-pub const MEDIA_PIECES_PER_GROUP: u32 = 64;
+/// or IPv6 /64) may hold, in pieces: 32 MiB, an eighth, so [`ANSWERS_PER_GROUP`]
+/// answers at once: a class behind one address loading a page of
+/// pictures over a slow uplink (40 browsers, 6 connections each) is served,
+/// and spending the whole budget takes 8 groups with 256 slow answers each,
+/// more connections than polld admits.
+pub const MEDIA_PIECES_PER_GROUP: u32 = 512;
 
-/// Streams one client group may have at once (a class behind one address
-/// watching a video each).
-pub const STREAMS_PER_GROUP: usize = MEDIA_PIECES_PER_GROUP as usize * PIECE / STREAM_HOLD;
+/// Answers being sent that one client group may have at once.
+pub const ANSWERS_PER_GROUP: usize = MEDIA_PIECES_PER_GROUP as usize * PIECE / STREAM_HOLD;
 
 /// Read sessions kept for streams between their reads (the connection
 /// layer reads a few pieces at once, see `server.rs`); more are opened
@@ -467,8 +471,8 @@ mod tests {
     fn each_group_holds_at_most_its_share_of_streams() {
         let budget = MediaBudget::new().unwrap();
         let group = |n: u8| ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]));
-        let mine: Vec<_> = (0..STREAMS_PER_GROUP).map(|_| budget.take(STREAM_HOLD, group(1)).unwrap()).collect();
-        assert_eq!(STREAMS_PER_GROUP, 32);
+        let mine: Vec<_> = (0..ANSWERS_PER_GROUP).map(|_| budget.take(STREAM_HOLD, group(1)).unwrap()).collect();
+        assert_eq!(ANSWERS_PER_GROUP, 256);
         assert!(budget.take(STREAM_HOLD, group(1)).is_none(), "over the group's share");
         assert!(budget.take(1, group(1)).is_none(), "even a small answer");
         assert!(budget.take(STREAM_HOLD, group(2)).is_some(), "another group still streams");
@@ -481,6 +485,7 @@ mod tests {
     fn a_streamed_answer_reads_up_to_piece_starts() {
         let p = PIECE as u64;
         assert_eq!(first_part(0, WHOLE as u64), Some(WHOLE), "small enough to be read whole");
+        assert_eq!(first_part(0, WHOLE as u64 + 1), Some(PIECE), "streamed");
         assert_eq!(first_part(0, 10 * p), Some(PIECE));
         assert_eq!(first_part(100, 10 * p), Some(PIECE - 100), "the rest is read piece by piece");
         assert_eq!(first_part(3 * p, 10 * p), Some(PIECE));
@@ -513,12 +518,12 @@ mod tests {
     fn the_media_budget_is_shared_and_given_back() {
         let budget = MediaBudget::new().unwrap();
         let group = |n: u8| ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]));
-        // Sixteen groups at their share fill the budget; another finds it spent.
+        // Eight groups at their share fill the budget; another finds it spent.
         let share = MEDIA_PIECES_PER_GROUP as usize * PIECE;
-        let held: Vec<_> = (1..=16).map(|g| budget.take(share, group(g)).unwrap()).collect();
-        assert!(budget.take(1, group(17)).is_none());
+        let held: Vec<_> = (1..=8).map(|g| budget.take(share, group(g)).unwrap()).collect();
+        assert!(budget.take(1, group(9)).is_none());
         drop(held);
-        assert!(budget.take(share, group(17)).is_some());
+        assert!(budget.take(share, group(9)).is_some());
         assert_eq!(budget.0.used.load(Ordering::Acquire), 0);
     }
 
