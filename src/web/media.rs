@@ -168,7 +168,7 @@ pub const MEDIA_PIECES_PER_GROUP: u32 = 512;
 pub const ANSWERS_PER_GROUP: usize = MEDIA_PIECES_PER_GROUP as usize * PIECE / STREAM_HOLD;
 
 /// Read sessions kept for streams between their reads (the connection
-/// layer reads a few pieces at once, see `server.rs`); more are opened
+/// layer reads a few pieces at once, see `server/body.rs`); more are opened
 /// when needed and closed after.
 const IDLE_STREAM_SESSIONS: usize = 4;
 
