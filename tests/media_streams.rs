@@ -35,22 +35,26 @@ fn slow_get(server: &Server, path: &str, xff: &str, range: Option<&str>) -> TcpS
     s
 }
 
-/// `groups` x `each` slow connections, each group a client of its own,
+/// `each` slow connections for each client of `groups` (forwarded addresses),
 /// each connection asking for a range of `path` from its own start (no two
 /// answers send the same bytes), and their statuses once polld has had
 /// time to answer them.
-fn slow_range_readers(server: &Server, path: &str, groups: usize, each: usize) -> (Vec<TcpStream>, Vec<u16>) {
+fn slow_range_readers(server: &Server, path: &str, groups: &[String], each: usize) -> (Vec<TcpStream>, Vec<u16>) {
     let mut readers = Vec::new();
-    for g in 0..groups {
-        let xff = Server::fresh_client_ip();
+    for (g, xff) in groups.iter().enumerate() {
         for c in 0..each {
             let start = (g * each + c) * 4099;
-            readers.push(slow_get(server, path, &xff, Some(&format!("bytes={start}-"))));
+            readers.push(slow_get(server, path, xff, Some(&format!("bytes={start}-"))));
         }
     }
     std::thread::sleep(Duration::from_secs(2));
     let statuses = readers.iter_mut().map(|s| read_head(s).0).collect();
     (readers, statuses)
+}
+
+/// `n` client groups, as forwarded addresses.
+fn clients(n: usize) -> Vec<String> {
+    (0..n).map(|_| Server::fresh_client_ip()).collect()
 }
 
 /// Reads an answer's head: its status and Content-Length.
@@ -121,7 +125,7 @@ fn slow_readers_of_a_big_picture_do_not_make_others_wait() {
 fn slow_readers_of_different_ranges_from_eight_groups_leave_room_for_everyone_else() {
     let server = Server::start();
     let (poll, path) = big_noise_picture(&server, (1750, 1700));
-    let (readers, statuses) = slow_range_readers(&server, &path, 8, 16);
+    let (readers, statuses) = slow_range_readers(&server, &path, &clients(8), 16);
     let busy = statuses.iter().filter(|&&s| s == 503).count();
     let file = server.get(&path);
     let range = server.request("GET", &path).xff(&Server::fresh_client_ip()).header("Range", "bytes=1000-").send();
@@ -142,12 +146,14 @@ fn slow_readers_of_different_ranges_from_eight_groups_leave_room_for_everyone_el
 
 /// A class behind one address (one client group) on a slow uplink: 200
 /// answers of one big picture under way at once, each its own range (the
-/// media budget allows a group 256): all are answered, and others too.
+/// media budget allows a group 256): all are answered, and others too;
+/// and again once they hung up.
 #[test]
 fn a_class_behind_one_address_gets_two_hundred_answers_at_once() {
     let server = Server::start();
     let (_, path) = big_noise_picture(&server, (1750, 1700));
-    let (readers, statuses) = slow_range_readers(&server, &path, 1, 200);
+    let class = clients(1);
+    let (readers, statuses) = slow_range_readers(&server, &path, &class, 200);
     let other = server.get(&path).status;
     eprintln!(
         "one group: {} of 200 answered 206; another client then {other}",
@@ -155,7 +161,12 @@ fn a_class_behind_one_address_gets_two_hundred_answers_at_once() {
     );
     assert!(statuses.iter().all(|&s| s == 206), "{statuses:?}");
     assert_eq!(other, 200);
+    // Answers cut by their clients give their share back: the class can
+    // do it again.
     drop(readers);
+    std::thread::sleep(Duration::from_millis(500));
+    let (_again, statuses) = slow_range_readers(&server, &path, &class, 200);
+    assert!(statuses.iter().all(|&s| s == 206), "after the first 200 hung up: {statuses:?}");
 }
 
 /// Downloads a big picture slowly as a direct client: 256 KiB, then
@@ -236,7 +247,7 @@ fn slow_readers_of_a_big_file_hold_a_few_pieces_each() {
     let size = server.get(&path).body.len();
     std::thread::sleep(Duration::from_millis(500));
     let before = rss_kib(&server);
-    let (readers, statuses) = slow_range_readers(&server, &path, 4, 8);
+    let (readers, statuses) = slow_range_readers(&server, &path, &clients(4), 8);
     let during = rss_kib(&server);
     let grown = (during.0.saturating_sub(before.0), during.1.saturating_sub(before.1));
     eprintln!(
