@@ -128,6 +128,36 @@ pub struct Response {
     /// A body shared with other responses (one copy of a file for every
     /// reader of it); sent instead of `body` when set.
     pub shared_body: Option<bytes::Bytes>,
+    /// A body sent piece by piece as the client takes it; sent instead of
+    /// `body` and `shared_body` when set.
+    pub stream: Option<Streamed>,
+}
+
+/// A body read as it is sent: its first bytes, read by the handler, and a
+/// source of the rest that the connection layer asks for one piece at a
+/// time, each once the piece before has (almost) left, so that a response
+/// holds a piece or two whatever the body's length and its client's pace.
+pub struct Streamed {
+    /// Every byte of the body: `first` and all that `rest` yields. The
+    /// client is told this length; a body that ends short of it is cut.
+    pub len: u64,
+    pub first: bytes::Bytes,
+    pub rest: Box<dyn BodySource>,
+}
+
+impl std::fmt::Debug for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Streamed({} bytes)", self.len)
+    }
+}
+
+/// The rest of a [`Streamed`] body.
+pub trait BodySource: Send + 'static {
+    /// The next bytes, or `None` at the end. An error ends the body short
+    /// of its length: the connection is closed, so the client sees a
+    /// truncated answer, never a complete-looking one. It may block (a
+    /// database read): the connection layer calls it off its async threads.
+    fn next(&mut self) -> Option<Result<bytes::Bytes, Error>>;
 }
 
 /// Something a response keeps alive until its body is sent or dropped.
@@ -191,7 +221,15 @@ impl Deferred {
 
 impl Response {
     pub fn new(status: u16) -> Response {
-        Response { status, headers: Vec::new(), body: Vec::new(), deferred: None, lease: None, shared_body: None }
+        Response {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+            deferred: None,
+            lease: None,
+            shared_body: None,
+            stream: None,
+        }
     }
 
     /// A response built by `finish` once `pending` delivers its result.
@@ -239,6 +277,12 @@ impl Response {
     /// A body shared with other responses, not copied (see `shared_body`).
     pub fn with_shared_body(mut self, body: bytes::Bytes) -> Response {
         self.shared_body = Some(body);
+        self
+    }
+
+    /// A body sent as the client takes it (see [`Streamed`]).
+    pub fn with_stream(mut self, stream: Streamed) -> Response {
+        self.stream = Some(stream);
         self
     }
 

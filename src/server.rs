@@ -34,6 +34,12 @@
 //! - a deferred response ([`Response::after`]) is completed on the
 //!   connection task once its write is committed, without a worker; how many
 //!   can wait is bounded by the writer's queue and the connection cap;
+//! - a streamed body (a large media file, [`crate::http::Streamed`]) is read
+//!   a piece at a time as hyper asks for it, once the piece before has
+//!   nearly left, each read on a blocking thread and a few at once
+//!   (`body.rs`): a slow client costs a piece or two of memory and holds
+//!   no thread or database connection; a source that fails or ends early
+//!   cuts the connection, so the client never takes a short body for whole;
 //! - every response carries the baseline security headers and never a cookie;
 //! - the client address is resolved once (see `client.rs`) and never logged;
 //! - on shutdown, the listener closes, requests in flight are answered, idle
@@ -50,8 +56,8 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
-use bytes::{Bytes, BytesMut};
-use http_body_util::{BodyExt, Full};
+use bytes::BytesMut;
+use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -63,7 +69,10 @@ use crate::client::{ClientGroup, TrustedProxies, client_ip};
 use crate::error::Error;
 use crate::fairq;
 use crate::http::{Body, Method, Request, Response};
+
+mod body;
 use crate::keyed::Occupancy;
+use body::{OutBody, to_hyper};
 
 /// Headers every response carries unless the handler set its own value.
 const BASELINE_HEADERS: [(&str, &str); 5] = [
@@ -504,7 +513,7 @@ async fn serve(
     req: hyper::Request<Incoming>,
     peer: SocketAddr,
     shared: Arc<Shared>,
-) -> Result<hyper::Response<Full<Bytes>>, Infallible> {
+) -> Result<hyper::Response<OutBody>, Infallible> {
     let config = &shared.config;
     let headers: Vec<(String, String)> = req
         .headers()
@@ -847,47 +856,6 @@ fn is_multipart(headers: &[(String, String)]) -> bool {
         }
         _ => false,
     }
-}
-
-/// A body that holds a lease (e.g. on a memory budget) until it is dropped.
-struct Leased {
-    body: Bytes,
-    _lease: crate::http::Lease,
-}
-
-impl AsRef<[u8]> for Leased {
-    fn as_ref(&self) -> &[u8] {
-        &self.body
-    }
-}
-
-fn to_hyper(mut response: Response) -> hyper::Response<Full<Bytes>> {
-    for (name, value) in BASELINE_HEADERS {
-        if response.header(name).is_none() {
-            response.headers.push((name.to_owned(), value.to_owned()));
-        }
-    }
-    // Defence in depth: no code path sets a cookie, and none may slip through.
-    response.headers.retain(|(n, _)| !n.eq_ignore_ascii_case("set-cookie"));
-    let mut builder = hyper::Response::builder().status(response.status);
-    for (name, value) in &response.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
-    let body = match response.shared_body.take() {
-        Some(shared) => shared,
-        None => Bytes::from(std::mem::take(&mut response.body)),
-    };
-    let body = match response.lease.take() {
-        // The lease is given back once hyper has sent (or dropped) the body.
-        Some(lease) => Bytes::from_owner(Leased { body, _lease: lease }),
-        None => body,
-    };
-    builder.body(Full::new(body)).unwrap_or_else(|e| {
-        eprintln!("anonpoll: could not build a response: {e}");
-        let mut r = hyper::Response::new(Full::new(Bytes::new()));
-        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
-        r
-    })
 }
 
 #[cfg(test)]

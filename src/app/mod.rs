@@ -309,6 +309,25 @@ impl Session {
         self.reader.media(id, today, pick)
     }
 
+    /// This session, made fit for reading media a piece at a time (see
+    /// [`Reader::for_media_streams`]).
+    pub fn for_media_streams(mut self) -> Result<Session, Error> {
+        self.reader.for_media_streams()?;
+        Ok(self)
+    }
+
+    /// More bytes of a media item being sent, if its poll is still live and
+    /// the item still the same (see [`Reader::media_more`]).
+    pub fn media_more(
+        &mut self,
+        item: &crate::domain::MediaItem,
+        offset: u64,
+        len: usize,
+        today: Day,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        self.reader.media_more(item, offset, len, today)
+    }
+
     /// Checks a vote of `client` on `poll`: the poll is open, the answers fit
     /// its questions, and the poll's duplicate check lets it through: the
     /// client within the vote throttle (`network`, counted against it from

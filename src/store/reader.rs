@@ -13,9 +13,9 @@ use crate::error::Error;
 use crate::keyring::Keyring;
 use crate::secret::{MediaId, PollId, ReceiptHash};
 
-use super::engine::{Cols, PollRow};
+use super::engine::{Cols, PollRow, Rows};
 use super::rows::{self, Doc, Layout};
-use super::seal::{DataKey, piece_span};
+use super::seal::{DataKey, PIECE, piece_span};
 use super::{Conn, corrupt, data_key, place};
 
 pub struct Reader {
@@ -254,43 +254,121 @@ impl Reader {
     ) -> Result<Option<(MediaBlob, Vec<u8>)>, Error> {
         let keys = &self.keys;
         self.conn.snapshot(|tx| {
-            let Some(poll) = tx.media_poll(id.as_str())? else { return Ok(None) };
-            let Some((row, blobs)) = tx.poll(&poll, Some(today), Cols::Body)? else { return Ok(None) };
-            let key = match row.key(keys, &poll) {
-                Ok(k) => k,
-                Err(e) if is_erased(&e) => return Ok(None),
-                Err(e) => return Err(e),
+            let Some(live) = live_media(tx, keys, id, today)? else { return Ok(None) };
+            let blob = MediaBlob { item: live.listed.item()?, expires_on: live.expires_on };
+            let bytes = match pick(&blob) {
+                Some((offset, len)) => live.read(tx, offset, len)?,
+                None => Vec::new(),
             };
-            let doc = open_doc(&key, &poll, &blobs[0])?;
-            let Some(listed) = doc.media.iter().find(|m| m.id == id.as_str()) else { return Ok(None) };
-            let blob = MediaBlob { item: listed.item()?, expires_on: row.expires_on };
-            let mut bytes = Vec::new();
-            if let Some((offset, len)) = pick(&blob) {
-                let padded = usize::try_from(listed.padded).map_err(|_| corrupt("media size"))?;
-                let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
-                if offset.checked_add(len).is_none_or(|end| end > padded) {
-                    return Err(corrupt("media range"));
-                }
-                // The sealed pieces that hold the range, read in one go.
-                let first = offset / super::seal::PIECE;
-                let last = (offset + len).saturating_sub(1) / super::seal::PIECE;
-                let indexes: Vec<usize> = if len == 0 { Vec::new() } else { (first..=last).collect() };
-                let spans: Vec<(usize, usize)> = indexes.iter().map(|&i| piece_span(padded, i)).collect();
-                let pieces = tx.media_spans(id.as_str(), &spans)?;
-                let place = place::media(&poll, id.as_str());
-                bytes.reserve(len);
-                let mut at = offset;
-                for (index, sealed) in indexes.into_iter().zip(pieces) {
-                    let piece =
-                        key.open_piece(&place, padded, index, &sealed).map_err(|e| corrupt_sealed("media", e))?;
-                    let from = at - index * super::seal::PIECE;
-                    let take = (offset + len - at).min(piece.len() - from);
-                    bytes.extend_from_slice(&piece[from..from + take]);
-                    at += take;
-                }
-            }
             Ok(Some((blob, bytes)))
         })
+    }
+
+    /// Makes this reader fit for reading media a piece at a time (the
+    /// streams of `/media/`). On SQLite it reads the database file through
+    /// a memory map of up to [`STREAM_MMAP`] bytes: each read of a piece
+    /// opens the file's blob afresh, and SQLite then walks the blob's chain
+    /// of overflow pages from its start to the piece, one page read per
+    /// 4 KiB of offset. Through the page cache that cost 0.3 ms per MiB of
+    /// offset (2.3 ms per piece near the end of a 9 MB file: a fast client
+    /// got 45 MB/s); mapped, 0.1 ms near the end, and 155 MB/s (160 to 180
+    /// MB/s when the worker read the whole file in one go). The mapped
+    /// pages are the file's, shared with the kernel's cache, not a copy; a
+    /// larger page cache (32 MiB) did about as well but would be memory of
+    /// each reader's own. (A mapped file that shrinks under a reader would
+    /// fault; the live database never shrinks: no `VACUUM`, no
+    /// `auto_vacuum`, only `VACUUM INTO` a copy.)
+    pub fn for_media_streams(&mut self) -> Result<(), Error> {
+        if let Conn::Sqlite(c) = &self.conn {
+            c.pragma_update(None, "mmap_size", STREAM_MMAP)?;
+        }
+        Ok(())
+    }
+
+    /// `len` bytes at `offset` of the media item `id`, read in a
+    /// transaction of their own, if its poll is still live on `today` and
+    /// the item is still `item` (the same content, by its hash and size):
+    /// the rest of a file being sent, read as its client takes it. `None`
+    /// once the poll is erased or expired or the item replaced, so that a
+    /// response never sends an erased poll's bytes or a mix of two files.
+    pub fn media_more(
+        &mut self,
+        item: &MediaItem,
+        offset: u64,
+        len: usize,
+        today: Day,
+    ) -> Result<Option<Vec<u8>>, Error> {
+        let keys = &self.keys;
+        self.conn.snapshot(|tx| {
+            let Some(live) = live_media(tx, keys, &item.id, today)? else { return Ok(None) };
+            let now = live.listed.item()?;
+            if now.sha256 != item.sha256 || now.size != item.size {
+                return Ok(None);
+            }
+            live.read(tx, offset, len).map(Some)
+        })
+    }
+}
+
+/// How much of a SQLite database file a stream's reader maps (see
+/// [`Reader::for_media_streams`]): address space, not memory; pages past it
+/// are read as usual.
+pub const STREAM_MMAP: i64 = 1 << 30;
+
+/// A media item as listed by its live poll, with what opens its bytes.
+struct LiveMedia {
+    poll: String,
+    key: DataKey,
+    listed: rows::DocMedia,
+    expires_on: Day,
+}
+
+/// The listing of media item `id` if its poll is live on `today` and its
+/// key exists.
+fn live_media(tx: &mut dyn Rows, keys: &Keyring, id: &MediaId, today: Day) -> Result<Option<LiveMedia>, Error> {
+    let Some(poll) = tx.media_poll(id.as_str())? else { return Ok(None) };
+    let Some((row, blobs)) = tx.poll(&poll, Some(today), Cols::Body)? else { return Ok(None) };
+    let key = match row.key(keys, &poll) {
+        Ok(k) => k,
+        Err(e) if is_erased(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let doc = open_doc(&key, &poll, &blobs[0])?;
+    let Some(listed) = doc.media.into_iter().find(|m| m.id == id.as_str()) else { return Ok(None) };
+    Ok(Some(LiveMedia { poll, key, listed, expires_on: row.expires_on }))
+}
+
+impl LiveMedia {
+    /// `len` bytes at `offset`: only the sealed pieces that hold them are
+    /// read (in one statement) and opened.
+    fn read(&self, tx: &mut dyn Rows, offset: u64, len: usize) -> Result<Vec<u8>, Error> {
+        let id = self.listed.id.as_str();
+        let padded = usize::try_from(self.listed.padded).map_err(|_| corrupt("media size"))?;
+        let offset = usize::try_from(offset).map_err(|_| corrupt("media offset"))?;
+        if offset.checked_add(len).is_none_or(|end| end > padded) {
+            return Err(corrupt("media range"));
+        }
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let first = offset / PIECE;
+        let last = (offset + len - 1) / PIECE;
+        let spans: Vec<(usize, usize)> = (first..=last).map(|i| piece_span(padded, i)).collect();
+        let pieces = tx.media_spans(id, &spans)?;
+        let place = place::media(&self.poll, id);
+        let mut bytes = Vec::with_capacity(len);
+        let mut at = offset;
+        for (index, sealed) in (first..=last).zip(pieces) {
+            let piece = self.key.open_piece(&place, padded, index, &sealed).map_err(|e| corrupt_sealed("media", e))?;
+            let from = at - index * PIECE;
+            let take = (offset + len - at).min(piece.len() - from);
+            bytes.extend_from_slice(&piece[from..from + take]);
+            at += take;
+        }
+        if bytes.len() != len {
+            return Err(corrupt("media pieces"));
+        }
+        Ok(bytes)
     }
 }
 

@@ -7,34 +7,42 @@
 //!   `sandbox` CSP (a file opened on its own can run nothing) and
 //!   `Cross-Origin-Resource-Policy: same-origin`;
 //! - byte ranges (one per request) for seeking in audio and video, read
-//!   straight from the database without loading the whole file, in one
-//!   transaction with the item's listing; a range is answered with at most
-//!   [`CHUNK`] bytes;
+//!   straight from the database without loading the whole file; a range is
+//!   answered with at most [`CHUNK`] bytes;
 //! - caching is keyed by the content hash (`ETag`), `private` (no shared
 //!   cache keeps a file) and `no-cache` (a browser asks before each use and
 //!   gets a bodiless 304), so an erased or replaced file is never shown from
 //!   a cache;
-//! - bounded: at most [`MEDIA_BYTES_IN_FLIGHT`] bytes of media are being sent
-//!   at once across all requests, one client group at most
-//!   [`MEDIA_MIB_PER_GROUP`] MiB of it (503 past either); responses that
-//!   send the same bytes at the same time share one copy (a file read slowly
-//!   by many holds it once), and HEAD reads no bytes.
+//! - streamed (issue 24, item 5): an answer of more than [`WHOLE`] bytes is
+//!   sent piece by piece ([`PIECE`], the sealed pieces of the store) as its
+//!   client takes them. The worker reads the first piece with the item's
+//!   listing; each later piece is read when the connection asks for it, in
+//!   a short read transaction of its own that checks again that the poll
+//!   is live and the item the same (its hash): once the poll is erased or
+//!   expired, or the item replaced, the answer is cut short of its
+//!   `Content-Length`, so no byte read after an erasure is sent and no
+//!   answer mixes two files. A response holds about two pieces whatever
+//!   the file's size and however slowly its client reads;
+//! - bounded: an answer holds at most [`STREAM_HOLD`] bytes (two pieces),
+//!   taken from a budget of [`MEDIA_BYTES_IN_FLIGHT`] bytes, of which one
+//!   client group may hold [`MEDIA_PIECES_PER_GROUP`] pieces, so
+//!   [`ANSWERS_PER_GROUP`] answers at once: 503 past either. HEAD reads no
+//!   bytes.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
 
 use maud::{Markup, html};
 
 use super::layout::Ctx;
-use crate::app::{Links, Session};
+use crate::app::{App, Links, Session};
 use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::{Lang, MediaItem};
 use crate::error::Error;
-use crate::http::{Method, Request, Response};
+use crate::http::{BodySource, Method, Request, Response, Streamed};
 use crate::media::Kind;
 use crate::secret::MediaId;
 
@@ -130,42 +138,54 @@ pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {
     }
 }
 
-/// Bytes of media being sent at once, across all requests: a copy read for
-/// a GET is held until every response that sends it has been written,
-/// however slowly its clients read.
+/// The piece a stream reads at a time: one sealed piece of the store.
+pub const PIECE: usize = crate::store::seal::PIECE;
+
+/// Answers up to this size are read whole by the worker and sent as one
+/// body; longer ones are streamed. Either way an answer holds at most
+/// [`STREAM_HOLD`] bytes.
+pub const WHOLE: usize = STREAM_HOLD;
+
+/// What a streamed answer holds of the budget: the piece hyper is writing
+/// and the one being read for it (hyper asks for the next only once its
+/// buffer is nearly empty, see `server/body.rs`).
+pub const STREAM_HOLD: usize = 2 * PIECE;
+
+/// Bytes that media answers may hold at once, across all requests: 2,048
+/// answers, more than the connections polld admits by default (1,000), so
+/// memory is bounded by whichever is lower.
 pub const MEDIA_BYTES_IN_FLIGHT: usize = 256 * 1024 * 1024;
 
 /// The part of [`MEDIA_BYTES_IN_FLIGHT`] one client group (an IPv4 address
-/// or IPv6 /64) may hold with the copies its requests read, in MiB: a
-/// quarter, so that slow readers behind a few addresses leave the rest to
-/// everyone else. Counted in whole MiB.
-pub const MEDIA_MIB_PER_GROUP: u32 = 64;
+/// or IPv6 /64) may hold, in pieces: 32 MiB, an eighth, so [`ANSWERS_PER_GROUP`]
+/// answers at once: a class behind one address loading a page of
+/// pictures over a slow uplink (40 browsers, 6 connections each) is served,
+/// and spending the whole budget takes 8 groups with 256 slow answers each,
+/// more connections than polld admits.
+pub const MEDIA_PIECES_PER_GROUP: u32 = 512;
 
-const MIB: usize = 1024 * 1024;
+/// Answers being sent that one client group may have at once.
+pub const ANSWERS_PER_GROUP: usize = MEDIA_PIECES_PER_GROUP as usize * PIECE / STREAM_HOLD;
 
-/// The process-wide budget of media bytes being sent, each client group's
-/// share of it, and the copies being sent, so that the readers of one file
-/// (or one range of it) share one copy instead of each holding their own.
+/// Read sessions kept for streams between their reads (the connection
+/// layer reads a few pieces at once, see `server/body.rs`); more are opened
+/// when needed and closed after.
+const IDLE_STREAM_SESSIONS: usize = 4;
+
+/// The process-wide budget of media bytes held by answers, each client
+/// group's share of it, and the read sessions of streams.
 #[derive(Clone)]
 pub struct MediaBudget(Arc<BudgetState>);
 
 struct BudgetState {
     used: AtomicUsize,
     groups: Arc<crate::keyed::Occupancy>,
-    /// Copies being sent, by media id, then by item hash and range. A
-    /// request holds its file's lock while it looks for a copy and reads one,
-    /// so that readers of a file arriving together make one copy, not one
-    /// each; other files are not held up.
-    sending: Mutex<HashMap<String, Arc<Mutex<Copies>>>>,
+    /// Sessions that streams read their pieces with, one read at a time.
+    sessions: Mutex<Vec<Session>>,
 }
 
-/// The copies of one file being sent, by item hash and range; an entry
-/// lives as long as a response still holds its copy.
-type Copies = HashMap<([u8; 32], u64, usize), Weak<Sending>>;
-
-/// One copy of (part of) a file being sent, and what it holds of the budget.
-struct Sending {
-    bytes: Bytes,
+/// What one answer holds of the budget, given back when dropped.
+struct Hold {
     _global: Share,
     _group: Vec<crate::keyed::Held>,
 }
@@ -183,16 +203,16 @@ impl MediaBudget {
     pub fn new() -> anyhow::Result<MediaBudget> {
         Ok(MediaBudget(Arc::new(BudgetState {
             used: AtomicUsize::new(0),
-            groups: crate::keyed::Occupancy::new(MEDIA_MIB_PER_GROUP)?,
-            sending: Mutex::new(HashMap::new()),
+            groups: crate::keyed::Occupancy::new(MEDIA_PIECES_PER_GROUP)?,
+            sessions: Mutex::new(Vec::new()),
         })))
     }
 
-    /// A copy of `n` bytes for `client`: within its group's share and the
-    /// global budget, or `None`.
-    fn take(&self, n: usize, client: ClientGroup) -> Option<(Share, Vec<crate::keyed::Held>)> {
+    /// `n` bytes for an answer to `client`: within its group's share and
+    /// the global budget, or `None`.
+    fn take(&self, n: usize, client: ClientGroup) -> Option<Hold> {
         let mut group = Vec::new();
-        for _ in 0..n.div_ceil(MIB) {
+        for _ in 0..n.div_ceil(PIECE) {
             group.push(self.0.groups.try_take(client)?);
         }
         let state = &self.0;
@@ -202,34 +222,60 @@ impl MediaBudget {
                 return None;
             }
             match state.used.compare_exchange_weak(used, used + n, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Some((Share(state.clone(), n), group)),
+                Ok(_) => return Some(Hold { _global: Share(state.clone(), n), _group: group }),
                 Err(now) => used = now,
             }
         }
     }
 
-    /// The copies of the file `id` being sent, to be locked while a request
-    /// looks for one and reads its own.
-    fn copies_of(&self, id: &str) -> Arc<Mutex<Copies>> {
-        let mut files = self.0.sending.lock().unwrap_or_else(PoisonError::into_inner);
-        // Forget files nobody holds or sends (one being read is locked: kept).
-        files.retain(|_, f| {
-            Arc::strong_count(f) > 1 || f.try_lock().map_or(true, |c| c.values().any(|w| w.strong_count() > 0))
-        });
-        files.entry(id.to_owned()).or_default().clone()
+    /// Runs `f` with a read session of the streams' (kept or new).
+    fn with_session<T>(&self, app: &Arc<App>, f: impl FnOnce(&mut Session) -> Result<T, Error>) -> Result<T, Error> {
+        let kept = self.0.sessions.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut session = match kept {
+            Some(s) => s,
+            None => app.session().map_err(Error::internal)?.for_media_streams()?,
+        };
+        let out = f(&mut session);
+        let mut kept = self.0.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() < IDLE_STREAM_SESSIONS {
+            kept.push(session);
+        }
+        out
     }
 }
 
-fn lock_copies(copies: &Mutex<Copies>) -> std::sync::MutexGuard<'_, Copies> {
-    copies.lock().unwrap_or_else(PoisonError::into_inner)
+/// The rest of a streamed media answer: read a piece at a time, each in a
+/// read of its own that finds the item still live and the same.
+struct Rest {
+    budget: MediaBudget,
+    app: Arc<App>,
+    item: MediaItem,
+    /// The next byte to send, and the end of the answer (exclusive).
+    at: u64,
+    end: u64,
 }
 
-/// A response body that is a shared copy: the copy (and its budget) lives
-/// until the last response that sends it is written.
-fn send_shared(r: Response, copy: Arc<Sending>) -> Response {
-    let mut r = r.with_shared_body(copy.bytes.clone());
-    r.lease = Some(crate::http::Lease(Box::new(copy)));
-    r
+impl BodySource for Rest {
+    fn next(&mut self) -> Option<Result<Bytes, Error>> {
+        if self.at >= self.end {
+            return None;
+        }
+        // Up to the next piece's start: each read opens one sealed piece.
+        let piece = PIECE as u64;
+        let len = (piece - self.at % piece).min(self.end - self.at);
+        let Ok(n) = usize::try_from(len) else { return Some(Err(Error::internal(anyhow::anyhow!("piece size")))) };
+        let (item, at) = (&self.item, self.at);
+        let read = self.budget.with_session(&self.app, |s| s.media_more(item, at, n, Day::today()));
+        Some(match read {
+            Ok(Some(bytes)) => {
+                self.at += len;
+                Ok(Bytes::from(bytes))
+            }
+            // Erased, expired or replaced since the answer began.
+            Ok(None) => Err(Error::NotFound),
+            Err(e) => Err(e),
+        })
+    }
 }
 
 /// What a request for a media item gets.
@@ -238,6 +284,18 @@ enum Plan {
     Unsatisfiable,
     Busy,
     Send { status: u16, start: u64, len: u64 },
+}
+
+/// The bytes of an answer of `len` bytes from `start` that the worker
+/// reads: all of a small one; of a streamed one, up to the next piece's
+/// start.
+fn first_part(start: u64, len: u64) -> Option<usize> {
+    let len = usize::try_from(len).ok()?;
+    if len <= WHOLE {
+        return Some(len);
+    }
+    let into = usize::try_from(start % PIECE as u64).ok()?;
+    Some((PIECE - into).min(len))
 }
 
 /// Answers `GET`/`HEAD /media/{id}`.
@@ -255,25 +313,19 @@ pub fn serve(
     };
     let Some(id) = MediaId::parse(id) else { return Ok(plain(404, "No such file.")) };
     let client = ClientGroup::of(req.client);
-    let file = budget.copies_of(id.as_str());
-    let mut copies = lock_copies(&file);
-    let (mut plan, mut share, mut copy) = (Plan::NotModified, None, None);
+    let (mut plan, mut hold) = (Plan::NotModified, None);
     let read = session.media(&id, today, |blob| {
         plan = plan_for(req, &etag_of(&blob.item), blob.item.size);
         let Plan::Send { start, len, .. } = plan else { return None };
-        let len = usize::try_from(len).ok()?;
         if head {
             return None;
         }
-        // Another response is sending these very bytes: share its copy.
-        if let Some(c) = copies.get(&(blob.item.sha256, start, len)).and_then(Weak::upgrade) {
-            copy = Some(c);
-            return None;
-        }
-        match budget.take(len, client) {
-            Some(s) => {
-                share = Some(s);
-                Some((start, len))
+        let first = first_part(start, len)?;
+        let held = if first as u64 == len { first } else { STREAM_HOLD };
+        match budget.take(held, client) {
+            Some(h) => {
+                hold = Some(h);
+                Some((start, first))
             }
             None => {
                 plan = Plan::Busy;
@@ -302,16 +354,21 @@ pub fn serve(
                 r = r.with_header("Content-Range", format!("bytes {start}-{}/{size}", start + len - 1));
             }
             if head {
-                r.with_header("Content-Length", len.to_string())
-            } else if let Some(copy) = copy {
-                send_shared(r, copy)
-            } else {
-                let Some((global, group)) = share else { return Ok(busy()) };
-                let copy = Arc::new(Sending { bytes: Bytes::from(body), _global: global, _group: group });
-                copies.retain(|_, w| w.strong_count() > 0);
-                copies.insert((item.sha256, start, copy.bytes.len()), Arc::downgrade(&copy));
-                send_shared(r, copy)
+                return Ok(r.with_header("Content-Length", len.to_string()));
             }
+            let Some(hold) = hold else { return Ok(busy()) };
+            let first = Bytes::from(body);
+            let mut r = if first.len() as u64 == len {
+                r.with_shared_body(first)
+            } else {
+                let at = start + first.len() as u64;
+                let rest =
+                    Rest { budget: budget.clone(), app: session.app().clone(), item: blob.item, at, end: start + len };
+                r.with_stream(Streamed { len, first, rest: Box::new(rest) })
+            };
+            // Given back once the body is sent or dropped.
+            r.lease = Some(crate::http::Lease(Box::new(hold)));
+            r
         }
     })
 }
@@ -411,33 +468,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_group_holds_at_most_its_share_and_copies_are_shared() {
+    fn each_group_holds_at_most_its_share_of_streams() {
         let budget = MediaBudget::new().unwrap();
         let group = |n: u8| ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]));
-        let copy = |b: &MediaBudget, n: usize, g: u8| {
-            b.take(n, group(g)).map(|(global, group)| {
-                Arc::new(Sending { bytes: Bytes::from(vec![0; n]), _global: global, _group: group })
-            })
-        };
-        // One group: 64 MiB in copies of 10 MiB is six of them.
-        let mine: Vec<_> = (0..6).map(|_| copy(&budget, 10 * MIB, 1).unwrap()).collect();
-        assert!(copy(&budget, 10 * MIB, 1).is_none(), "over the group's share");
-        assert!(copy(&budget, 10 * MIB, 2).is_some(), "another group still gets its copy");
+        let mine: Vec<_> = (0..ANSWERS_PER_GROUP).map(|_| budget.take(STREAM_HOLD, group(1)).unwrap()).collect();
+        assert_eq!(ANSWERS_PER_GROUP, 256);
+        assert!(budget.take(STREAM_HOLD, group(1)).is_none(), "over the group's share");
+        assert!(budget.take(1, group(1)).is_none(), "even a small answer");
+        assert!(budget.take(STREAM_HOLD, group(2)).is_some(), "another group still streams");
         drop(mine);
-        assert!(copy(&budget, 10 * MIB, 1).is_some(), "shares come back with the copies");
-        // A copy being sent is found by hash and range, and only while sent;
-        // a file's entry is forgotten once nothing of it is held.
-        let sha = [7; 32];
-        let c = copy(&budget, MIB, 3).unwrap();
-        lock_copies(&budget.copies_of("f")).insert((sha, 0, MIB), Arc::downgrade(&c));
-        let found = |start, len| lock_copies(&budget.copies_of("f")).get(&(sha, start, len)).and_then(Weak::upgrade);
-        assert!(found(0, MIB).is_some());
-        assert!(found(1, MIB).is_none() && found(0, MIB - 1).is_none());
-        drop(c);
-        assert!(found(0, MIB).is_none(), "gone with its last response");
-        drop(budget.copies_of("g"));
-        assert_eq!(budget.0.sending.lock().unwrap().len(), 1, "only the file asked for last is listed");
+        assert!(budget.take(WHOLE, group(1)).is_some(), "shares come back with the answers");
         assert_eq!(budget.0.used.load(Ordering::Acquire), 0, "every byte given back");
+    }
+
+    #[test]
+    fn a_streamed_answer_reads_up_to_piece_starts() {
+        let p = PIECE as u64;
+        assert_eq!(first_part(0, WHOLE as u64), Some(WHOLE), "small enough to be read whole");
+        assert_eq!(first_part(0, WHOLE as u64 + 1), Some(PIECE), "streamed");
+        assert_eq!(first_part(0, 10 * p), Some(PIECE));
+        assert_eq!(first_part(100, 10 * p), Some(PIECE - 100), "the rest is read piece by piece");
+        assert_eq!(first_part(3 * p, 10 * p), Some(PIECE));
     }
 
     #[test]
@@ -467,11 +518,12 @@ mod tests {
     fn the_media_budget_is_shared_and_given_back() {
         let budget = MediaBudget::new().unwrap();
         let group = |n: u8| ClientGroup::of(std::net::IpAddr::from([192, 0, 2, n]));
-        // Four groups at their share fill the budget; a fifth finds it spent.
-        let held: Vec<_> = (1..=4).map(|g| budget.take(64 * MIB, group(g)).unwrap()).collect();
-        assert!(budget.take(1, group(5)).is_none());
+        // Eight groups at their share fill the budget; another finds it spent.
+        let share = MEDIA_PIECES_PER_GROUP as usize * PIECE;
+        let held: Vec<_> = (1..=8).map(|g| budget.take(share, group(g)).unwrap()).collect();
+        assert!(budget.take(1, group(9)).is_none());
         drop(held);
-        assert!(budget.take(64 * MIB, group(5)).is_some());
+        assert!(budget.take(share, group(9)).is_some());
         assert_eq!(budget.0.used.load(Ordering::Acquire), 0);
     }
 

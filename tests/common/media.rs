@@ -135,3 +135,21 @@ pub fn minimal_form<'a>(once: &'a str, title: &'a str, alt: &'a str) -> Vec<(&'a
         ("pm-alt", alt),
     ]
 }
+
+/// Creates a poll through the web form with a noise picture of `w` x `h`
+/// pixels (hard to compress, so big) on the poll; the poll and the
+/// picture's /media path.
+pub fn big_noise_picture(server: &super::Server, (w, h): (u32, u32)) -> (super::Created, String) {
+    let big = noise_png(w, h);
+    let code = super::once(server);
+    let resp = server
+        .request("POST", "/")
+        .xff(&super::Server::fresh_client_ip())
+        .header("Content-Type", &multipart_type())
+        .body(multipart(&minimal_form(&code, "Big", "Noise"), &[File("pm", "n.png", "image/png", &big)]))
+        .send();
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let poll = super::Created::from_page(&resp.text());
+    let media = server.get(&format!("/api/polls/{}", poll.id)).json()["media"][0]["id"].as_str().unwrap().to_owned();
+    (poll, format!("/media/{media}"))
+}
