@@ -29,17 +29,20 @@ const NEIGHBOURS: i64 = 100;
 /// Rows the mix holds in memory at once (per kind: settled and staged), and
 /// rewrites in one step (one transaction) at most: small, because the votes
 /// queued behind a step wait for it (it was 1,000 rows in one transaction
-/// for the whole mix before issue 24, item 4).
-pub(super) const MIX_CHUNK: usize = 250;
+/// for the whole mix before issue 24, item 4, then 250: under the audit's
+/// load a step of 250 small ballots took 2.7 ms of the writer's time, 16
+/// ms at the 99th percentile, and the small poll's vote p99 went from 8.6-13
+/// ms to 6.8-8.7 ms with 100; docs/RELIABILITY.md).
+pub(super) const MIX_CHUNK: usize = 100;
 /// Bytes of sealed ballots one step rewrites, about: a poll's steps take
-/// as many rows as this holds of its ballots, [`MIX_CHUNK`] at most. A
-/// step costs about its bytes (each moved ballot is opened and sealed
-/// again), and 250 heavy ballots (20 rankings of 12, about 1.5 KB sealed)
-/// took 8 ms a step, 25 ms at the 99th percentile, under the audit's load:
-/// the small poll's votes waited behind them (its p99 about 10 ms against
-/// 0.5 alone, the database on tmpfs). At this budget a heavy poll's step
-/// takes about 40 rows, a small poll's (about 200 bytes a ballot) the 250.
-pub(super) const MIX_STEP_BYTES: usize = 64 * 1024;
+/// as many rows as this holds of its ballots, [`MIX_CHUNK`] at most. Each
+/// moved ballot is opened and sealed again, so large ballots cost more a
+/// row: 250 heavy ballots (20 rankings of 12, about 1.3 KB sealed) took 8
+/// ms a step, 25 ms at the 99th percentile, under the audit's load, while
+/// every other poll's votes waited behind them. At this budget a heavy
+/// poll's step takes about 25 rows, a small poll's (about 200 bytes a
+/// ballot) the whole chunk.
+pub(super) const MIX_STEP_BYTES: usize = 32 * 1024;
 /// Rows a step takes at least, however large a poll's ballots.
 const MIX_MIN_ROWS: usize = 8;
 /// Under steady load the writer is never idle; it mixes at least this often.
