@@ -72,6 +72,7 @@ use crate::http::{Body, Method, Request, Response};
 
 mod body;
 use crate::keyed::Occupancy;
+pub(crate) use body::STREAM_READS;
 use body::{OutBody, to_hyper};
 
 /// Headers every response carries unless the handler set its own value.
@@ -153,6 +154,14 @@ impl ServerConfig {
 /// Largest request head (request line and headers) accepted; hyper answers
 /// 431 past it. hyper's minimum is 8 KiB.
 const MAX_HEAD: usize = 16 * 1024;
+/// hyper's buffer per connection (`max_buf_size`): a request head's bytes
+/// while it is read, and the answer's queued bytes while it is written.
+/// hyper asks a streamed body for its next piece only once the queue is
+/// under this (`server/body.rs`), so a streamed media answer holds about
+/// two pieces: this must stay below a piece, or the media budget, which
+/// counts two pieces an answer, would count less than answers hold.
+const CONN_BUF: usize = if MAX_HEAD > 8192 { MAX_HEAD } else { 8192 };
+const _: () = assert!(CONN_BUF < crate::web::media::PIECE);
 
 /// How long a busy connection that is shed under pressure has to finish its
 /// answer before it is dropped.
@@ -461,7 +470,7 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                 let conn = http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(header_timeout)
-                    .max_buf_size(MAX_HEAD.max(8192))
+                    .max_buf_size(CONN_BUF)
                     .keep_alive(true)
                     .serve_connection(TokioIo::new(stream), service);
                 let mut stopping = stopping.subscribe();

@@ -36,9 +36,13 @@ impl AsRef<[u8]> for Leased {
 /// I/O threads, which must never wait for a database), and waiting streams
 /// take their turn first come, first served, so a slow client holds no
 /// thread and no database connection between its pieces.
-const STREAM_READS: usize = 4;
+pub(crate) const STREAM_READS: usize = 4;
 
 static STREAM_READ_SLOTS: Semaphore = Semaphore::const_new(STREAM_READS);
+
+/// How long the next piece of a streamed answer may take, waiting for a
+/// read slot included, before the answer is cut short.
+const PIECE_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A response body as hyper sends it: whole, or streamed ([`Streamed`]).
 pub(super) enum OutBody {
@@ -47,7 +51,7 @@ pub(super) enum OutBody {
 }
 
 /// A [`Streamed`] body being sent. hyper asks for the next frame only once
-/// its write buffer is nearly empty (under `max_buf_size`, 16 KiB), so the
+/// its write buffer is nearly empty (under `max_buf_size`, `CONN_BUF` in server.rs, 16 KiB), so the
 /// next piece is read only when the client has taken the one before, and a
 /// response holds about two pieces at most, whatever its length.
 pub(super) struct Streaming {
@@ -111,14 +115,20 @@ impl Streaming {
             None => {
                 let Some(mut source) = self.source.take() else { return Poll::Ready(Some(Err(cut()))) };
                 self.reading.insert(Box::pin(async move {
-                    let permit = STREAM_READ_SLOTS.acquire().await.ok()?;
-                    tokio::task::spawn_blocking(move || {
-                        let _permit = permit;
-                        let next = source.next();
-                        (source, next)
-                    })
-                    .await
-                    .ok()
+                    // A read that waits too long (a database unreachable
+                    // without a reset) cuts its answer instead of holding
+                    // it open; its slot stays taken until the read ends.
+                    let read = async move {
+                        let permit = STREAM_READ_SLOTS.acquire().await.ok()?;
+                        tokio::task::spawn_blocking(move || {
+                            let _permit = permit;
+                            let next = source.next();
+                            (source, next)
+                        })
+                        .await
+                        .ok()
+                    };
+                    tokio::time::timeout(PIECE_READ_TIMEOUT, read).await.ok().flatten()
                 }))
             }
         };

@@ -277,7 +277,10 @@ impl Reader {
     /// larger page cache (32 MiB) did about as well but would be memory of
     /// each reader's own. (A mapped file that shrinks under a reader would
     /// fault; the live database never shrinks: no `VACUUM`, no
-    /// `auto_vacuum`, only `VACUUM INTO` a copy.)
+    /// `auto_vacuum`, only `VACUUM INTO` a copy. A disk's read error on a
+    /// mapped page, or the file replaced or cut by hand while polld runs,
+    /// ends the process (SIGBUS) instead of failing one read: so a backup
+    /// is restored with polld stopped, as docs/OPERATIONS.md says.)
     pub fn for_media_streams(&mut self) -> Result<(), Error> {
         if let Conn::Sqlite(c) = &self.conn {
             c.pragma_update(None, "mmap_size", STREAM_MMAP)?;

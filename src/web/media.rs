@@ -167,10 +167,11 @@ pub const MEDIA_PIECES_PER_GROUP: u32 = 512;
 /// Answers being sent that one client group may have at once.
 pub const ANSWERS_PER_GROUP: usize = MEDIA_PIECES_PER_GROUP as usize * PIECE / STREAM_HOLD;
 
-/// Read sessions kept for streams between their reads (the connection
-/// layer reads a few pieces at once, see `server/body.rs`); more are opened
-/// when needed and closed after.
-const IDLE_STREAM_SESSIONS: usize = 4;
+/// Read sessions kept for streams between their reads: as many as the
+/// connection layer reads pieces at once (`server/body.rs`), so that each
+/// read finds one (on SQLite a session maps the file: opening one per
+/// piece would cost a connection and a map each time).
+const IDLE_STREAM_SESSIONS: usize = crate::server::STREAM_READS;
 
 /// The process-wide budget of media bytes held by answers, each client
 /// group's share of it, and the read sessions of streams.
@@ -236,6 +237,11 @@ impl MediaBudget {
             None => app.session().map_err(Error::internal)?.for_media_streams()?,
         };
         let out = f(&mut session);
+        // A session whose read failed inside is not kept: the next read
+        // opens a fresh one.
+        if matches!(out, Err(Error::Internal(_))) {
+            return out;
+        }
         let mut kept = self.0.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         if kept.len() < IDLE_STREAM_SESSIONS {
             kept.push(session);
