@@ -31,8 +31,9 @@ const NEIGHBOURS: i64 = 100;
 /// queued behind a step wait for it (it was 1,000 rows in one transaction
 /// for the whole mix before issue 24, item 4, then 250: under the audit's
 /// load a step of 250 small ballots took 2.7 ms of the writer's time, 16
-/// ms at the 99th percentile, and the small poll's vote p99 went from 8.6-13
-/// ms to 6.8-8.7 ms with 100; docs/RELIABILITY.md).
+/// ms at the 99th percentile, which votes queued behind it waited for.
+/// What smaller steps did to the small poll's p99 is within the noise on
+/// tmpfs and about a fifth less on disk: docs/RELIABILITY.md).
 pub(super) const MIX_CHUNK: usize = 100;
 /// Bytes of sealed ballots one step rewrites, about: a poll's steps take
 /// as many rows as this holds of its ballots, [`MIX_CHUNK`] at most. Each
