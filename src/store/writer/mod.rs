@@ -48,7 +48,7 @@ mod ops;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::anyhow;
 use rusqlite::{Connection, TransactionBehavior};
@@ -310,18 +310,20 @@ impl Writer {
 }
 
 fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: WriterConfig) {
-    let (max_batch, busy) = (config.max_batch.max(1), config.busy_timeout);
+    let max_batch = config.max_batch.max(1);
     let mut w = Writer::new(keys);
-    // After an erasure the WAL must be truncated; if readers kept it busy, retry
-    // when the queue is idle.
-    // Truncate the WAL once at start: a crash after an erasure and before its
-    // checkpoint must not leave the erased rows in the WAL until the next one.
-    let mut checkpoint_owed = !checkpoint(&conn, busy);
-    let mut last_try = std::time::Instant::now();
-    // Ballots a previous run left staged are looked for at the first idle
-    // moment (or when a mix is overdue): the look reads every poll's last
-    // page, which a busy start need not wait for.
-    let mut look_for_left = config.mix_left_staged;
+    let mut chores = Chores {
+        busy: config.busy_timeout,
+        // Truncate the WAL once at start: a crash after an erasure and before
+        // its checkpoint must not leave the erased rows in the WAL until the
+        // next one.
+        checkpoint_owed: !checkpoint(&conn, config.busy_timeout),
+        last_try: Instant::now(),
+        // Ballots a previous run left staged are looked for at the first idle
+        // moment (or when a mix is overdue): the look reads every poll's last
+        // page, which a busy start need not wait for.
+        look_for_left: config.mix_left_staged,
+    };
     loop {
         // While a mix is under way, each of its steps (one transaction) goes
         // after whatever is queued: a long mix no longer holds the votes of
@@ -333,7 +335,7 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
                     if w.mix_step(&mut conn) {
                         // The WAL holds the votes' frames in commit order,
                         // and the mix's: it is truncated either way.
-                        checkpoint_owed = !settle(&conn, busy);
+                        chores.checkpoint_owed = !settle(&conn, chores.busy);
                     }
                     continue;
                 }
@@ -342,11 +344,11 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
         // Anything staged keeps the writer waking: a mix that failed is
         // retried at an idle moment once its pause is over, not at the next
         // write, which may be hours away.
-        } else if checkpoint_owed || w.fresh.count > 0 || look_for_left {
+        } else if chores.checkpoint_owed || w.fresh.count > 0 || chores.look_for_left {
             match rx.recv_timeout(Duration::from_millis(250)) {
                 Ok(job) => job,
                 Err(RecvTimeoutError::Timeout) => {
-                    if std::mem::take(&mut look_for_left) {
+                    if std::mem::take(&mut chores.look_for_left) {
                         w.fresh.find_left_staged(&conn);
                     }
                     // Idle: the moment to hide the order of new ballots.
@@ -354,8 +356,8 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
                         w.start_mix(mix::MIX_CHUNK);
                         continue;
                     }
-                    if checkpoint_owed {
-                        checkpoint_owed = !checkpoint(&conn, busy);
+                    if chores.checkpoint_owed {
+                        chores.checkpoint_owed = !checkpoint(&conn, chores.busy);
                     }
                     continue;
                 }
@@ -374,49 +376,85 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
                 Err(_) => break,
             }
         }
-        let (mut results, erased) = w.commit(&mut conn, &batch);
-        // A change's old answers leave the WAL at the next idle moment, or
-        // within a second under load: not a checkpoint per change, which
-        // would hold the write lock for every one.
-        checkpoint_owed |= results.iter().any(|r| matches!(r, Ok(Outcome::Amended)));
-        // Under load, a step of the mix after each batch.
-        if !w.mixing() && w.fresh.overdue() {
-            if std::mem::take(&mut look_for_left) {
-                w.fresh.find_left_staged(&conn);
-            }
-            w.start_mix(mix::MIX_CHUNK);
-        }
-        if w.mixing() && w.mix_step(&mut conn) {
-            checkpoint_owed = !settle(&conn, busy);
-        }
-        // Retry an owed checkpoint at most once a second under load: each try
-        // may hold the write lock for up to CHECKPOINT_WAIT.
-        if erased || (checkpoint_owed && last_try.elapsed() >= Duration::from_secs(1)) {
-            checkpoint_owed = !checkpoint(&conn, busy);
-            last_try = std::time::Instant::now();
-        }
-        // The key state moves only once the re-wrapped keys are committed.
-        w.advance_keys(&batch, &mut results);
-        for (job, result) in batch.into_iter().zip(results) {
-            job.answer(result);
-        }
+        let (results, erased) = w.commit(&mut conn, &batch);
+        w.after_commit(&mut conn, &mut chores, batch, results, erased);
     }
     if w.mixing() || w.fresh.count > 0 {
         w.mix(&mut conn);
-        checkpoint_owed = !settle(&conn, busy);
+        chores.checkpoint_owed = !settle(&conn, chores.busy);
     }
-    let give_up = std::time::Instant::now() + FINAL_CHECKPOINT_TRIES;
-    while checkpoint_owed {
-        checkpoint_owed = !checkpoint(&conn, busy);
-        if checkpoint_owed && std::time::Instant::now() > give_up {
+    let give_up = Instant::now() + FINAL_CHECKPOINT_TRIES;
+    while chores.checkpoint_owed {
+        chores.checkpoint_owed = !checkpoint(&conn, chores.busy);
+        if chores.checkpoint_owed && Instant::now() > give_up {
             eprintln!(
                 "anonpoll: could not truncate the WAL after an erasure: readers kept it busy; \
                  the next erasure or `pollctl sweep` will retry"
             );
             break;
         }
-        if checkpoint_owed {
+        if chores.checkpoint_owed {
             std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// What the SQLite writer owes besides the writes themselves, done between
+/// batches.
+struct Chores {
+    busy: Duration,
+    /// After an erasure or a changed ballot the WAL must be truncated; if
+    /// readers kept it busy, this is retried when the queue is idle, or
+    /// within a second under load.
+    checkpoint_owed: bool,
+    last_try: Instant,
+    /// Whether ballots a previous run left staged are still to be looked for.
+    look_for_left: bool,
+}
+
+impl Writer {
+    /// After a batch's commit: its answers, then the chores. An erasure's
+    /// answer waits for the WAL's truncation (so a deleted poll is gone from
+    /// every file when its DELETE is answered), but no answer waits for a
+    /// step of the mix or an owed checkpoint: nobody's write needs them, and
+    /// under load a step ran between every commit and its answers, so every
+    /// vote waited for one (issue 24, item 4).
+    fn after_commit(
+        &mut self,
+        conn: &mut Connection,
+        chores: &mut Chores,
+        batch: Vec<Job>,
+        mut results: Vec<Result<Outcome, Error>>,
+        erased: bool,
+    ) {
+        if erased {
+            chores.checkpoint_owed = !checkpoint(conn, chores.busy);
+            chores.last_try = Instant::now();
+        }
+        // A change's old answers leave the WAL at the next idle moment, or
+        // within a second under load: not a checkpoint per change, which
+        // would hold the write lock for every one.
+        chores.checkpoint_owed |= results.iter().any(|r| matches!(r, Ok(Outcome::Amended)));
+        // The key state moves only once the re-wrapped keys are committed.
+        self.advance_keys(&batch, &mut results);
+        for (job, result) in batch.into_iter().zip(results) {
+            job.answer(result);
+        }
+        // Under load, a step of the mix after each batch.
+        if !self.mixing() && self.fresh.overdue() {
+            if std::mem::take(&mut chores.look_for_left) {
+                self.fresh.find_left_staged(conn);
+            }
+            self.start_mix(mix::MIX_CHUNK);
+        }
+        if self.mixing() && self.mix_step(conn) {
+            chores.checkpoint_owed = !settle(conn, chores.busy);
+        }
+        // Retry an owed checkpoint at most once a second under load: each try
+        // may hold the write lock for up to CHECKPOINT_WAIT.
+        if chores.checkpoint_owed && chores.last_try.elapsed() >= Duration::from_secs(1) {
+            chores.checkpoint_owed = !checkpoint(conn, chores.busy);
+            chores.last_try = Instant::now();
         }
     }
 }

@@ -484,6 +484,44 @@ fn the_mix_goes_step_by_step_and_other_writes_go_between_its_steps() {
     assert_eq!(assert_counts_match(&conn, &w.keys, &id), 60 + during);
 }
 
+/// Issue 24, item 4: a batch's answers go out as soon as it is committed.
+/// Under load the writer takes a step of the mix after every batch; when
+/// that step came between the commit and the answers, every vote waited for
+/// one. Here a mix is under way when a vote's batch commits: at the moment
+/// its answer goes out (its settle hook, which runs just before), no step
+/// has run yet, and right after, one has.
+#[test]
+fn a_batch_is_answered_before_the_mix_step_that_follows_it() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let votes: Vec<Job> = (0..60).map(|i| cast(&id, &[Some(i % 3), None], today)).collect();
+    assert!(w.commit(&mut conn, &votes).0.iter().all(|r| r.is_ok()));
+    w.start_mix(7);
+    let staged = |conn: &Connection| -> i64 {
+        conn.query_row("SELECT count(*) FROM sealed_ballots WHERE id >= ?1", params![&[STAGED][..]], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(staged(&conn), 60);
+    let reader =
+        super::super::connect(&_dir.path().join("w.sqlite3"), OpenFlags::SQLITE_OPEN_READ_ONLY, Duration::from_secs(5))
+            .unwrap();
+    let (seen_tx, seen) = std::sync::mpsc::channel();
+    let mut vote = cast(&id, &[Some(1), None], today);
+    vote.then = Some(crate::store::Settle::new(move |stored| {
+        seen_tx.send((stored, staged(&reader))).unwrap();
+    }));
+    let batch = vec![vote];
+    let (results, erased) = w.commit(&mut conn, &batch);
+    let mut chores =
+        Chores { busy: Duration::from_secs(5), checkpoint_owed: false, last_try: Instant::now(), look_for_left: false };
+    w.after_commit(&mut conn, &mut chores, batch, results, erased);
+    let (stored, at_answer) = seen.recv().unwrap();
+    assert!(stored);
+    assert_eq!(at_answer, 61, "the vote was answered before any step of the mix");
+    let after = staged(&conn);
+    assert!(after < 61, "a step of the mix followed the answer: {after} rows still staged");
+    assert!(w.mixing(), "one step, not the whole mix");
+}
+
 /// Issue 24, item 4: a step of the mix rewrites about [`super::mix::MIX_STEP_BYTES`]
 /// of a poll's ballots, not a fixed number of rows: 250 ballots of 20
 /// rankings of 12 (the audit's heavy poll) took 8 ms a step under load,
