@@ -209,12 +209,7 @@ fn alive(pid: u32) -> bool {
 
 /// Resident memory of a process, in KiB.
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/PID/status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc/PID/status")
+    common::status_kib(pid, "VmRSS:").expect("VmRSS in /proc/PID/status")
 }
 
 // ---------------------------------------------------------------------------

@@ -76,11 +76,7 @@ fn read_head(s: &mut TcpStream) -> (u16, Option<usize>) {
 /// anonymous part (`RssAnon`: the heap, without the pages of the database
 /// file that stream readers map, which are the kernel's cache).
 fn rss_kib(server: &Server) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
-    let field = |name: &str| -> u64 {
-        let line = status.lines().find(|l| l.starts_with(name)).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    };
+    let field = |name: &str| common::status_kib(server.pid(), name).unwrap();
     (field("VmRSS:"), field("RssAnon:"))
 }
 

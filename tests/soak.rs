@@ -42,12 +42,6 @@ fn used_tokens_kib(votes: u64) -> u64 {
     (set(votes.min(max)) + set(votes.saturating_sub(max).min(max))) / 1024
 }
 
-fn vm_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn client_address(n: u64) -> String {
     let n = n % CLIENTS;
     if n.is_multiple_of(4) {
@@ -173,7 +167,7 @@ fn mixed_load_keeps_memory_flat_and_answers_every_request() {
     let mut votes_then: Vec<u64> = Vec::new();
     while started.elapsed() < run {
         std::thread::sleep(Duration::from_secs(1));
-        samples.push(vm_rss_kib(pid).expect("polld is alive and has a VmRSS"));
+        samples.push(common::status_kib(pid, "VmRSS:").expect("polld is alive and has a VmRSS"));
         votes_then.push(counts.votes.load(Ordering::Relaxed));
     }
     stop.store(true, Ordering::Relaxed);

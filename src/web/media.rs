@@ -267,14 +267,14 @@ impl BodySource for Rest {
             return None;
         }
         // Up to the next piece's start: each read opens one sealed piece.
-        let piece = PIECE as u64;
-        let len = (piece - self.at % piece).min(self.end - self.at);
-        let Ok(n) = usize::try_from(len) else { return Some(Err(Error::internal(anyhow::anyhow!("piece size")))) };
+        let Some(n) = to_piece_end(self.at, self.end - self.at) else {
+            return Some(Err(Error::internal(anyhow::anyhow!("piece size"))));
+        };
         let (item, at) = (&self.item, self.at);
         let read = self.budget.with_session(&self.app, |s| s.media_more(item, at, n, Day::today()));
         Some(match read {
             Ok(Some(bytes)) => {
-                self.at += len;
+                self.at += n as u64;
                 Ok(Bytes::from(bytes))
             }
             // Erased, expired or replaced since the answer began.
@@ -296,12 +296,17 @@ enum Plan {
 /// reads: all of a small one; of a streamed one, up to the next piece's
 /// start.
 fn first_part(start: u64, len: u64) -> Option<usize> {
-    let len = usize::try_from(len).ok()?;
-    if len <= WHOLE {
-        return Some(len);
+    if len <= WHOLE as u64 {
+        return usize::try_from(len).ok();
     }
-    let into = usize::try_from(start % PIECE as u64).ok()?;
-    Some((PIECE - into).min(len))
+    to_piece_end(start, len)
+}
+
+/// Of `len` bytes from `at`, those up to the next piece's start (so that a
+/// read opens one sealed piece).
+fn to_piece_end(at: u64, len: u64) -> Option<usize> {
+    let piece = PIECE as u64;
+    usize::try_from((piece - at % piece).min(len)).ok()
 }
 
 /// Answers `GET`/`HEAD /media/{id}`.

@@ -44,6 +44,14 @@ pub use problem::*;
 pub use server::*;
 pub use skip::*;
 
+/// A field of process `pid`'s `/proc/PID/status` in KiB (`"VmRSS:"`,
+/// `"RssAnon:"`); `None` once the process is gone.
+pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Largest accepted JSON body (256 KiB).
 pub const BODY_LIMIT: usize = 262_144;
 /// File name of the database inside a test's data directory.
