@@ -170,7 +170,8 @@ fn a_class_behind_one_address_gets_two_hundred_answers_at_once() {
 /// connection. The answer must stop short of its
 /// Content-Length, and what came must be the file's own start, with no more
 /// after `meanwhile` than was in flight (socket buffers, a piece or two).
-fn download_around(what: &str, meanwhile: impl FnOnce(&Server, &Created)) {
+/// `meanwhile` gets the poll and the file's path.
+fn download_around(what: &str, meanwhile: impl FnOnce(&Server, &Created, &str)) {
     // Loopback is no proxy here: a direct client, whose connection's send
     // buffer polld caps. Behind a proxy, what the proxy has taken and the
     // kernel's buffers (megabytes on loopback) are in flight too.
@@ -188,7 +189,7 @@ fn download_around(what: &str, meanwhile: impl FnOnce(&Server, &Created)) {
         got.extend_from_slice(&buf[..n]);
         std::thread::sleep(Duration::from_millis(1));
     }
-    meanwhile(&server, &poll);
+    meanwhile(&server, &poll, &path);
     let before = got.len();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     loop {
@@ -210,7 +211,7 @@ fn download_around(what: &str, meanwhile: impl FnOnce(&Server, &Created)) {
 /// the deletion are never sent.
 #[test]
 fn a_file_being_sent_stops_when_its_poll_is_deleted() {
-    download_around("deleted", |server, poll| {
+    download_around("deleted", |server, poll, _| {
         assert_eq!(server.delete(&poll.id, &poll.token).status, 204);
     });
 }
@@ -219,7 +220,7 @@ fn a_file_being_sent_stops_when_its_poll_is_deleted() {
 /// answer stops too, and never goes on with the new file's bytes.
 #[test]
 fn a_file_being_sent_stops_when_it_is_replaced() {
-    download_around("replaced", |server, poll| {
+    download_around("replaced", |server, poll, _| {
         let resp = server
             .request("POST", &format!("/p/{}/admin?lang=en", poll.id))
             .header("Content-Type", &multipart_type())
@@ -229,6 +230,33 @@ fn a_file_being_sent_stops_when_it_is_replaced() {
             ))
             .send();
         assert!(resp.text().contains("The file was attached."), "{}", resp.describe());
+    });
+}
+
+/// A file removed on the admin page while a slow client reads it: the
+/// answer stops, so bytes of an erased file are not sent on.
+#[test]
+fn a_file_being_sent_stops_when_it_is_removed() {
+    download_around("removed", |server, poll, path| {
+        let media = path.trim_start_matches("/media/");
+        let resp = server
+            .request("POST", &format!("/p/{}/admin?lang=en", poll.id))
+            .header("Content-Type", &multipart_type())
+            .body(multipart(&[("token", &poll.token), ("action", "media-remove"), ("media", media)], &[]))
+            .send();
+        assert!(resp.text().contains("The file was removed and erased."), "{}", resp.describe());
+    });
+}
+
+/// A poll that expires while a slow client reads its file (its expiry set
+/// to today in the database, as the day turning would): each piece is read
+/// against the day, so the answer stops.
+#[test]
+fn a_file_being_sent_stops_when_its_poll_expires() {
+    download_around("expired", |server, poll, _| {
+        let today = date_from_today(0);
+        let n = server.exec_sql("UPDATE sealed_polls SET expires_on = ?1 WHERE id = ?2", [today.as_str(), &poll.id]);
+        assert_eq!(n, 1);
     });
 }
 
