@@ -56,7 +56,9 @@ pub struct PolldArgs {
     /// its worker until the group commit's fsync; a vote does not (its answer
     /// waits on the connection, so commit groups are not capped by the number
     /// of workers: docs/PERFORMANCE.md). Each idle worker costs a thread and
-    /// a SQLite read connection.
+    /// a SQLite read connection. Besides them, 2 per core (32 at most) at a
+    /// lower priority serve the clients that take much CPU, at the same cost
+    /// each (src/server/workers.rs).
     #[arg(long, env = "POLL_WORKERS", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
 

@@ -6,7 +6,8 @@
 //! connection costs a few kilobytes and no thread, so no connection waits
 //! behind another (see docs/HTTP-LAYER.md for why tiny_http was replaced).
 //! Handlers stay plain synchronous functions: each runs on one of a fixed set
-//! of worker threads, each worker owning its state (e.g. a read connection).
+//! of worker threads, each worker owning its state (e.g. a read connection),
+//! the quiet clients' and the busy clients' apart (`workers.rs`).
 //!
 //! Promises:
 //! - request heads are bounded (size, count, and a read timeout); bodies are
@@ -48,7 +49,6 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -71,9 +71,11 @@ use crate::fairq;
 use crate::http::{Body, Method, Request, Response};
 
 mod body;
+mod workers;
 use crate::keyed::Occupancy;
 pub(crate) use body::STREAM_READS;
 use body::{OutBody, to_hyper};
+use workers::Job;
 
 /// Headers every response carries unless the handler set its own value.
 const BASELINE_HEADERS: [(&str, &str); 5] = [
@@ -193,12 +195,6 @@ pub struct Server {
     shutdown: Shutdown,
 }
 
-/// One request waiting for a worker.
-struct Job {
-    request: Request,
-    reply: oneshot::Sender<Response>,
-}
-
 /// What every connection task shares.
 struct Shared {
     jobs: fairq::Sender<Job>,
@@ -238,29 +234,9 @@ impl Server {
         F: Fn() -> anyhow::Result<H> + Send + Sync + 'static,
         H: FnMut(&Request) -> Response,
     {
-        let workers = self.config.workers.max(1);
         // Fair between clients (issue 24, item 4): a quarter of the queue at
-        // most per client group, and the groups served in turn.
-        let (jobs, queue) = fairq::channel::<Job>(workers * 64, workers * 16);
-        let queue = Arc::new(queue);
-        let make_handler = Arc::new(make_handler);
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-        let mut threads = Vec::with_capacity(workers);
-        for i in 0..workers {
-            let queue = queue.clone();
-            let make = make_handler.clone();
-            let ready = ready_tx.clone();
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("anonpoll-worker-{i}"))
-                    .spawn(move || worker(&queue, &*make, &ready))?,
-            );
-        }
-        drop(ready_tx);
-        // Refuse to serve at all if a worker cannot set up its state.
-        for _ in 0..workers {
-            ready_rx.recv().map_err(|_| anyhow!("a worker thread died while starting"))??;
-        }
+        // most per client group, the groups served in turn (fairq.rs).
+        let (jobs, threads) = workers::start(self.config.workers, make_handler)?;
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -287,40 +263,6 @@ impl Server {
             }
         }
         served
-    }
-}
-
-fn worker<F, H>(queue: &fairq::Receiver<Job>, make: &F, ready: &std::sync::mpsc::Sender<anyhow::Result<()>>)
-where
-    F: Fn() -> anyhow::Result<H>,
-    H: FnMut(&Request) -> Response,
-{
-    let mut handler = match make() {
-        Ok(h) => {
-            let _ = ready.send(Ok(()));
-            h
-        }
-        Err(e) => {
-            let _ = ready.send(Err(e));
-            return;
-        }
-    };
-    loop {
-        let Some(job) = queue.recv() else { return };
-        let response = match catch_unwind(AssertUnwindSafe(|| handler(&job.request))) {
-            Ok(r) => r,
-            Err(_) => {
-                // The panic message went to stderr through the default hook.
-                // Start over with fresh state, since the old may be half-changed.
-                match make() {
-                    Ok(h) => handler = h,
-                    Err(e) => eprintln!("anonpoll: cannot renew a worker after a panic: {e:#}"),
-                }
-                Response::from_error(&Error::internal(anyhow!("a request handler panicked")))
-            }
-        };
-        // A client that hung up needs no answer.
-        let _ = job.reply.send(response);
     }
 }
 

@@ -866,3 +866,91 @@ fn a_class_behind_one_address_is_served_and_shed_only_under_pressure() {
     let kept = keep_alive_round(&mut conns).into_iter().filter(|&s| s == 200).count();
     assert_eq!(kept, 8, "its 8 remaining connections still answer");
 }
+
+/// polld's worker threads whose name starts with `prefix`: (CPU time in
+/// nanoseconds, nice value) each, from /proc/PID/task. The CPU time is the
+/// scheduler's own (`schedstat`): the tick-sampled utime misses short
+/// bursts after an idle CPU.
+fn workers_of(pid: u32, prefix: &str) -> Vec<(u64, i32)> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with(prefix) {
+            continue;
+        }
+        let (Ok(stat), Ok(sched)) =
+            (std::fs::read_to_string(task.path().join("stat")), std::fs::read_to_string(task.path().join("schedstat")))
+        else {
+            continue;
+        };
+        // Fields after the name: the state is field 3, nice field 19.
+        let nice = stat[stat.rfind(')').unwrap() + 2..].split_whitespace().nth(16).unwrap().parse().unwrap();
+        found.push((sched.split_whitespace().next().unwrap().parse().unwrap(), nice));
+    }
+    found
+}
+
+/// The CPU time of `workers`, in milliseconds.
+fn cpu_ms(workers: &[(u64, i32)]) -> u64 {
+    workers.iter().map(|w| w.0).sum::<u64>() / 1_000_000
+}
+
+/// Issue 24, item 4: a client that keeps polld rendering big pages from
+/// many connections is served by the busy workers, which run at a lower
+/// priority than the others, and another client's requests stay with the
+/// quiet workers. (How much sooner a quiet vote is answered is measured by
+/// `httpload fair`, docs/RELIABILITY.md, not here.)
+#[test]
+fn a_client_that_keeps_polld_busy_is_served_by_the_busy_workers_at_a_lower_priority() {
+    let _machine = alone();
+    let server = Server::start();
+    let pid = server.pid();
+    let heavy = server.create_poll(&common::with(common::valid_poll_json(), "/questions", common::questions(20, 12)));
+    let quiet = workers_of(pid, "anonpoll-worker");
+    let busy = workers_of(pid, "anonpoll-busy");
+    assert!(!quiet.is_empty() && !busy.is_empty(), "both kinds of workers: {quiet:?} {busy:?}");
+    let nice = quiet[0].1;
+    assert!(quiet.iter().all(|w| w.1 == nice), "quiet workers at the process's priority: {quiet:?}");
+    assert!(busy.iter().all(|w| w.1 == (nice + 10).min(19)), "busy workers 10 lower: {busy:?}");
+
+    // Six connections of one client fetch the big share page until the
+    // busy workers have taken 0.2 s of CPU (a minute at most).
+    let stop = Arc::new(AtomicBool::new(false));
+    let hammer: Vec<_> = (0..6)
+        .map(|_| {
+            let (addr, path, stop) = (server.addr.clone(), format!("/p/{}", heavy.id), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    common::Request::new(&addr, "GET", &path).xff("198.51.100.77").send().assert_status(200);
+                }
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while cpu_ms(&workers_of(pid, "anonpoll-busy")) < cpu_ms(&busy) + 200 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for h in hammer {
+        h.join().unwrap();
+    }
+    let busy_after = cpu_ms(&workers_of(pid, "anonpoll-busy"));
+    eprintln!("busy workers: {} ms of CPU for the hammering client", busy_after - cpu_ms(&busy));
+    assert!(busy_after >= cpu_ms(&busy) + 200, "the busy workers served the hammering client");
+
+    // Another client fetches the same page, one at a time, until the quiet
+    // workers have taken 30 ms of CPU for it (under the 100 ms that make a
+    // client busy): no busy worker works for it.
+    let quiet_before = cpu_ms(&workers_of(pid, "anonpoll-worker"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut n = 0;
+    while cpu_ms(&workers_of(pid, "anonpoll-worker")) < quiet_before + 30 && Instant::now() < deadline {
+        server.request("GET", &format!("/p/{}", heavy.id)).xff("198.51.100.78").send().assert_status(200);
+        n += 1;
+    }
+    let quiet_after = cpu_ms(&workers_of(pid, "anonpoll-worker"));
+    eprintln!("{n} pages of another client: {} ms of the quiet workers' CPU", quiet_after - quiet_before);
+    assert!(quiet_after >= quiet_before + 30, "the quiet workers served the other client");
+    let busy_since = cpu_ms(&workers_of(pid, "anonpoll-busy")) - busy_after;
+    assert!(busy_since < 5, "the busy workers served the quiet client: {busy_since} ms");
+}
