@@ -14,7 +14,7 @@
 //! that took a light client's, and the kernel gives each thread its slice, so
 //! the light request waits for many heavy ones all the same. So each request
 //! goes into one of two lanes ([`Lane`]) by the CPU time its client group's
-//! requests took of late (each worker reports it, [`Receiver::done`]): past
+//! requests took of late (each worker reports it as it takes its next, [`Receiver::recv_after`]): past
 //! [`BUSY_FROM`], decaying with a half-life of [`HALF_LIFE`], the group is
 //! busy, else quiet. Counting CPU rather than requests tells a client sending
 //! many small votes from a client that has the server render big pages for
@@ -204,7 +204,7 @@ impl<T> State<T> {
     }
 }
 
-/// What a worker gives back with [`Receiver::done`] once it answered.
+/// What a worker gives back with [`Receiver::recv_after`] once it answered.
 #[derive(Clone, Copy, Debug)]
 pub struct Done {
     key: Key,
@@ -337,9 +337,19 @@ impl<T> Drop for Sender<T> {
 impl<T> Receiver<T> {
     /// The next request for a worker of `lane`, taking the client groups in
     /// turn; blocks until one comes. `None` once every sender is gone and
-    /// nothing is left. The worker hands the [`Done`] back once it answered.
+    /// nothing is left.
     pub fn recv(&self, lane: Lane) -> Option<(T, Done)> {
+        self.recv_after(lane, None)
+    }
+
+    /// [`Self::recv`] for a worker that has just answered a request: its
+    /// [`Done`] and the CPU time it took, which counts against its client
+    /// group, under the same lock as the taking of the next.
+    pub fn recv_after(&self, lane: Lane, finished: Option<(Done, Duration)>) -> Option<(T, Done)> {
         let mut state = self.0.lock();
+        if let Some((done, cpu)) = finished {
+            state.spent.charge(done.key, cpu, Instant::now());
+        }
         loop {
             if let Some(taken) = state.take(lane) {
                 return Some(taken);
@@ -350,12 +360,17 @@ impl<T> Receiver<T> {
             state = match lane {
                 Lane::Quiet => {
                     state.idle_quiet += 1;
-                    let (mut s, _) =
+                    let (mut s, woke) =
                         self.0.quiet_arrived.wait_timeout(state, SWEEP_EVERY).unwrap_or_else(PoisonError::into_inner);
                     s.idle_quiet -= 1;
-                    // Awake, called or not (a call another took is spent
-                    // with it, so a called worker is never counted twice).
-                    s.called_quiet = s.called_quiet.saturating_sub(1).min(s.idle_quiet);
+                    // A call is spent by the worker it woke. A worker that
+                    // timed out leaves the count as it is: counting a call
+                    // too many only lets a busy worker take a quiet request
+                    // sooner, too few would leave one waiting.
+                    if !woke.timed_out() {
+                        s.called_quiet = s.called_quiet.saturating_sub(1);
+                    }
+                    s.called_quiet = s.called_quiet.min(s.idle_quiet);
                     // An idle server forgets its clients all the same.
                     s.spent.sweep_if_due(Instant::now());
                     s
@@ -363,12 +378,6 @@ impl<T> Receiver<T> {
                 Lane::Busy => self.0.busy_arrived.wait(state).unwrap_or_else(PoisonError::into_inner),
             };
         }
-    }
-
-    /// A request is answered: `cpu`, the CPU time it took, counts against
-    /// its client group.
-    pub fn done(&self, done: Done, cpu: Duration) {
-        self.0.lock().spent.charge(done.key, cpu, Instant::now());
     }
 }
 
@@ -573,7 +582,8 @@ mod tests {
         let g = group("192.0.2.3");
         tx.try_send(g, ()).unwrap();
         let ((), done) = rx.recv(Lane::Quiet).unwrap();
-        rx.done(done, BUSY_FROM * 2);
+        tx.try_send(group("192.0.2.4"), ()).unwrap();
+        assert!(rx.recv_after(Lane::Quiet, Some((done, BUSY_FROM * 2))).is_some());
         tx.try_send(g, ()).unwrap();
         assert_eq!(rx.0.lock().busy.len_of(&g), 1, "the next request of the client is busy");
         assert_eq!(rx.0.lock().quiet.len_of(&group("192.0.2.4")), 0);

@@ -136,8 +136,10 @@ where
             return;
         }
     };
+    // The request answered last, reported as the next is taken.
+    let mut finished = None;
     loop {
-        let Some((job, done)) = queue.recv(lane) else { return };
+        let Some((job, done)) = queue.recv_after(lane, finished.take()) else { return };
         let started = thread_cpu();
         let response = match catch_unwind(AssertUnwindSafe(|| handler(&job.request))) {
             Ok(r) => r,
@@ -151,7 +153,7 @@ where
                 Response::from_error(&Error::internal(anyhow!("a request handler panicked")))
             }
         };
-        queue.done(done, thread_cpu().saturating_sub(started));
+        finished = Some((done, thread_cpu().saturating_sub(started)));
         // A client that hung up needs no answer.
         let _ = job.reply.send(response);
     }
@@ -214,6 +216,11 @@ mod tests {
         // request goes to the busy lane.
         assert_eq!(jobs.lane_of(group), Lane::Quiet);
         assert_eq!(ask().status, 200);
+        // Counted as the worker takes its next request (it has none yet).
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while jobs.lane_of(group) != Lane::Busy && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         assert_eq!(jobs.lane_of(group), Lane::Busy, "the client's CPU time was counted");
         drop(jobs);
         for t in threads {
