@@ -73,7 +73,9 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     });
     // Listen first: a busy port must not leave a new, empty database behind.
     let server = Server::bind(&args.listen, config)?;
-    let store = Store::open_db(&args.db, &args.keys()?, crate::store::WriterConfig::default())?;
+    // The writer runs above the request threads where allowed.
+    let config = crate::store::WriterConfig { raise_priority: true, ..crate::store::WriterConfig::default() };
+    let store = Store::open_db(&args.db, &args.keys()?, config)?;
     // The day's key work at every start: a node that was down for days
     // re-wraps from its old key state before that state moves on.
     roll_keys(&store, Day::today()).context("the key work at start failed")?;

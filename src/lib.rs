@@ -24,6 +24,7 @@ pub mod keyed;
 pub mod keyring;
 pub mod media;
 pub mod multipart;
+pub mod priority;
 pub mod ratelimit;
 pub mod schema;
 pub mod secret;

@@ -954,3 +954,46 @@ fn a_client_that_keeps_polld_busy_is_served_by_the_busy_workers_at_a_lower_prior
     let busy_since = cpu_ms(&workers_of(pid, "anonpoll-busy")) - busy_after;
     assert!(busy_since < 5, "the busy workers served the quiet client: {busy_since} ms");
 }
+
+/// Issue 24, item 4: polld's writer, whose next batch every vote waits
+/// for, runs 10 nice steps above the request threads where the kernel
+/// allows it (root, CAP_SYS_NICE, or an RLIMIT_NICE such as systemd's
+/// `LimitNICE=-10` in deploy/anonpoll.service), and says once on stderr
+/// that it cannot where not; polld takes votes either way. (How much sooner a
+/// quiet vote is answered is measured by `httpload fair`,
+/// docs/RELIABILITY.md, not here.)
+#[test]
+fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
+    let server = Server::start();
+    let pid = server.pid();
+    // A vote first: the workers are up once it is answered.
+    let poll = server.create_poll(&common::valid_poll_json());
+    server.vote(&poll.id, &[Some(0)], "198.51.100.80").unwrap();
+    let writer = workers_of(pid, "anonpoll-writer");
+    let quiet = workers_of(pid, "anonpoll-worker");
+    assert_eq!(writer.len(), 1, "one writer thread: {writer:?}");
+    let nice = quiet[0].1;
+    // What this machine allows this user (polld's limits are ours): tried on
+    // a thread of the test.
+    let allowed =
+        std::thread::spawn(|| anonpoll::priority::shift_own(-anonpoll::store::WRITER_RAISE).is_ok()).join().unwrap();
+    let says = server.logs().matches("cannot run the writer above").count();
+    if allowed {
+        assert_eq!(
+            writer[0].1,
+            (nice - anonpoll::store::WRITER_RAISE).max(-20),
+            "the writer 10 above the workers at {nice}"
+        );
+        assert_eq!(says, 0, "nothing to say: {}", server.logs());
+    } else {
+        eprintln!("this machine refuses a higher priority: polld's writer stays at the process's");
+        assert_eq!(writer[0].1, nice, "a refused raise leaves the writer as it was");
+        assert_eq!(says, 1, "said once: {}", server.logs());
+    }
+    // The shipped units allow it.
+    for unit in ["deploy/anonpoll.service", "deploy/several-nodes/polld@.service"] {
+        let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(unit)).unwrap();
+        let want = format!("LimitNICE=-{}", anonpoll::store::WRITER_RAISE);
+        assert!(text.lines().any(|l| l.trim() == want), "{unit} sets {want}");
+    }
+}

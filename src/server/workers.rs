@@ -111,10 +111,7 @@ pub const BUSY_NICE: i32 = 10;
 /// quiet clients' head start.
 fn lower_own_priority(by: i32) {
     static SAID: AtomicBool = AtomicBool::new(false);
-    let me = Some(rustix::thread::gettid());
-    let set = rustix::process::getpriority_process(me)
-        .and_then(|now| rustix::process::setpriority_process(me, (now + by).min(19)));
-    if let Err(e) = set
+    if let Err(e) = crate::priority::shift_own(by)
         && !SAID.swap(true, Ordering::Relaxed)
     {
         eprintln!("polld: cannot lower the busy workers' priority ({e}); quiet clients get no head start");
@@ -163,12 +160,8 @@ where
 mod tests {
     use super::*;
 
-    /// Field 19 of /proc/thread-self/stat: this thread's nice value.
     fn own_nice() -> i32 {
-        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-        // The name (field 2) is in parentheses and may hold spaces.
-        let after = &stat[stat.rfind(')').unwrap() + 2..];
-        after.split_whitespace().nth(16).unwrap().parse().unwrap()
+        crate::priority::own().unwrap()
     }
 
     #[test]

@@ -44,7 +44,7 @@ use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 pub(crate) use postgres::is_transient as is_transient_pg;
 pub use postgres::is_url;
 pub use reader::{Due, MediaBlob, Reader};
-pub use writer::{MAX_INVITES, MIX_EVERY, WriterConfig};
+pub use writer::{MAX_INVITES, MIX_EVERY, WRITER_RAISE, WriterConfig};
 
 use engine::Rows;
 use seal::{DataKey, Place, Table};

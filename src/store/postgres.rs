@@ -22,7 +22,6 @@
 //!   restart of polld.
 
 use std::collections::HashMap;
-use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -35,7 +34,7 @@ use crate::error::Error;
 use crate::keyring::{Keyring, RingId};
 
 use super::engine::{BallotRows, Cols, DueRow, Lease, NewRow, RowWith, Rows, day_column, row_with};
-use super::writer::{BatchFailed, FormState, Job, Op, Writer, WriterConfig, batch_error};
+use super::writer::{BatchFailed, FormState, Inbox, Job, Op, Writer, WriterConfig, batch_error};
 use super::{Keys, corrupt};
 
 /// The migrations, in order. Append-only: a released file is never edited.
@@ -673,10 +672,10 @@ pub(super) fn stats(link: &mut Link, today: Day) -> Result<[i64; 4], Error> {
 /// The writer thread of a node: takes what is queued, applies it in one
 /// transaction with the rows of its polls locked, writes its ballots
 /// shuffled, commits, answers.
-pub(super) fn run(mut link: Link, keys: Arc<Keyring>, rx: Receiver<Job>, config: WriterConfig) {
+pub(super) fn run(mut link: Link, keys: Arc<Keyring>, rx: Inbox, config: WriterConfig) {
     let max_batch = config.max_batch.max(1);
     let mut w = Writer::unstaged(keys);
-    while let Ok(first) = rx.recv() {
+    while let Ok(first) = rx.recv(None) {
         let mut batch = vec![first];
         while batch.len() < max_batch {
             match rx.try_recv() {

@@ -42,11 +42,12 @@
 //! ballot sits in the files follows its random key alone ([`mix`]).
 
 mod cache;
+mod inbox;
 mod mix;
 mod ops;
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, TrySendError, sync_channel};
+use std::sync::mpsc::{SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -61,6 +62,7 @@ use crate::keyring::Keyring;
 use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
 
 use cache::PollCache;
+pub(super) use inbox::{Empty, Inbox};
 pub use mix::MIX_EVERY;
 pub(super) use mix::{Fresh, STAGED};
 pub use ops::MAX_INVITES;
@@ -81,13 +83,35 @@ pub struct WriterConfig {
     /// left staged, and mixes them (a scan of all ballots: polld does it,
     /// the short-lived `pollctl` leaves it to polld).
     pub mix_left_staged: bool,
+    /// Whether the writer thread asks to run [`WRITER_RAISE`] nice steps
+    /// above the process (polld: yes, where allowed; tools: no).
+    pub raise_priority: bool,
 }
 
 impl Default for WriterConfig {
     fn default() -> WriterConfig {
-        WriterConfig { queue_capacity: 4096, max_batch: 512, busy_timeout: super::BUSY_TIMEOUT, mix_left_staged: true }
+        WriterConfig {
+            queue_capacity: 4096,
+            max_batch: 512,
+            busy_timeout: super::BUSY_TIMEOUT,
+            mix_left_staged: true,
+            raise_priority: false,
+        }
     }
 }
+
+/// How far above the process's priority polld's writer runs, where the
+/// kernel allows it (CAP_SYS_NICE, or an RLIMIT_NICE such as systemd's
+/// `LimitNICE=-10`, which deploy/anonpoll.service sets). Every vote waits
+/// for the writer's next batch, and a batch is short: run first, it keeps
+/// votes from waiting behind the workers and I/O threads that render and
+/// send a busy client's pages (issue 24, item 4: a small poll's vote under
+/// the audit's load, p99 5.9-6.6 ms with the writer at the process's
+/// priority, 2.9-3.5 ms at 10 steps above it, instrumented builds with
+/// polld on a core of its own: docs/RELIABILITY.md).
+/// At nice -10 a thread weighs about ten times one at 0 in the kernel's
+/// table, and the writer's own work is bounded by its batches.
+pub const WRITER_RAISE: i32 = 10;
 
 pub(super) enum Op {
     Create {
@@ -216,10 +240,19 @@ struct Inner {
     thread: Option<JoinHandle<()>>,
 }
 
+impl Inner {
+    fn wake(&self) {
+        if let Some(t) = &self.thread {
+            inbox::wake(t.thread());
+        }
+    }
+}
+
 impl Drop for Inner {
     fn drop(&mut self) {
         // Closing the queue lets the thread finish what is queued and stop.
         drop(self.tx.take());
+        self.wake();
         if let Some(t) = self.thread.take()
             && t.join().is_err()
         {
@@ -234,12 +267,20 @@ impl Handle {
     }
 
     /// Starts the writer thread `run` of an engine, fed by the queue.
-    pub(super) fn spawn(
-        config: WriterConfig,
-        run: impl FnOnce(Receiver<Job>) + Send + 'static,
-    ) -> anyhow::Result<Handle> {
+    pub(super) fn spawn(config: WriterConfig, run: impl FnOnce(Inbox) + Send + 'static) -> anyhow::Result<Handle> {
         let (tx, rx) = sync_channel(config.queue_capacity.max(1));
-        let thread = std::thread::Builder::new().name("anonpoll-writer".into()).spawn(move || run(rx))?;
+        let thread = std::thread::Builder::new().name("anonpoll-writer".into()).spawn(move || {
+            if config.raise_priority
+                && let Err(e) = crate::priority::shift_own(-WRITER_RAISE)
+            {
+                eprintln!(
+                    "polld: cannot run the writer above the other threads ({e}); under a busy client's load \
+                     votes wait longer. Allow it with LimitNICE=-{WRITER_RAISE} in the systemd unit \
+                     (deploy/anonpoll.service) or CAP_SYS_NICE"
+                );
+            }
+            run(Inbox::new(rx))
+        })?;
         Ok(Handle { inner: Arc::new(Inner { tx: Some(tx), thread: Some(thread) }) })
     }
 
@@ -270,7 +311,10 @@ impl Handle {
             return Err(Error::internal(anyhow!("writer is shut down")));
         };
         match tx.try_send(job) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.inner.wake();
+                Ok(())
+            }
             Err(TrySendError::Full(_)) => {
                 Err(Error::Unavailable { reason: "Too many writes are waiting.", retry_after_secs: 1 })
             }
@@ -309,7 +353,7 @@ impl Writer {
     }
 }
 
-fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: WriterConfig) {
+fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Inbox, config: WriterConfig) {
     let max_batch = config.max_batch.max(1);
     let mut w = Writer::new(keys);
     let mut chores = Chores {
@@ -345,9 +389,9 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
         // retried at an idle moment once its pause is over, not at the next
         // write, which may be hours away.
         } else if chores.checkpoint_owed || w.fresh.count > 0 || chores.look_for_left {
-            match rx.recv_timeout(Duration::from_millis(250)) {
+            match rx.recv(Some(Duration::from_millis(250))) {
                 Ok(job) => job,
-                Err(RecvTimeoutError::Timeout) => {
+                Err(Empty::Timeout) => {
                     if std::mem::take(&mut chores.look_for_left) {
                         w.fresh.find_left_staged(&conn);
                     }
@@ -361,10 +405,10 @@ fn run(mut conn: Connection, keys: Arc<Keyring>, rx: Receiver<Job>, config: Writ
                     }
                     continue;
                 }
-                Err(RecvTimeoutError::Disconnected) => break,
+                Err(Empty::Closed) => break,
             }
         } else {
-            match rx.recv() {
+            match rx.recv(None) {
                 Ok(job) => job,
                 Err(_) => break,
             }

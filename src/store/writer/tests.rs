@@ -54,6 +54,11 @@ fn started() -> Started {
     Started { _dir, conn, today, id, w }
 }
 
+/// A job nobody waits for, for the inbox's tests.
+pub(super) fn job_for_inbox() -> Job {
+    job(Op::Delete { id: PollId::generate().unwrap() })
+}
+
 fn job(op: Op) -> Job {
     // Nobody waits: `commit` returns the results and the test reads them.
     let (reply, _) = sync_channel(1);
