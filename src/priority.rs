@@ -8,7 +8,8 @@
 //! (`server::workers::BUSY_NICE`). On Linux a nice value belongs to a
 //! thread, so each sets its own as it starts.
 //!
-//! Promises: only the calling thread changes. Lowering a thread is always
+//! Promises: only the calling thread changes (threads it starts afterwards
+//! inherit its value, as on Linux they do). Lowering a thread is always
 //! allowed; raising it above the process's priority needs CAP_SYS_NICE or
 //! an RLIMIT_NICE that reaches that far (systemd's `LimitNICE=`). A refusal
 //! (or a sandbox without setpriority) is returned, for the caller to say
@@ -41,10 +42,10 @@ mod tests {
         after.split_whitespace().nth(16).unwrap().parse().unwrap()
     }
 
-    /// Whether this process may raise a thread's priority (root, or an
-    /// RLIMIT_NICE that allows it): tried on a thread of its own.
-    fn may_raise() -> bool {
-        std::thread::spawn(|| shift_own(-1).is_ok()).join().unwrap()
+    /// Whether this process may raise a thread's priority by `by` (root,
+    /// or an RLIMIT_NICE that reaches that far): tried on a thread of its own.
+    fn may_raise(by: i32) -> bool {
+        std::thread::spawn(move || shift_own(-by).is_ok()).join().unwrap()
     }
 
     #[test]
@@ -59,7 +60,7 @@ mod tests {
     #[test]
     fn a_thread_raises_its_own_priority_where_allowed_and_is_told_where_not() {
         let before = nice_in_proc();
-        let allowed = may_raise();
+        let allowed = may_raise(3);
         let (result, after) = std::thread::spawn(|| (shift_own(-3), nice_in_proc())).join().unwrap();
         if allowed {
             assert_eq!(result.unwrap(), (before - 3).max(-20));

@@ -105,8 +105,9 @@ fn thread_cpu() -> Duration {
 pub const BUSY_NICE: i32 = 10;
 
 /// Lowers this thread's priority by `by` nice steps (any thread may lower
-/// its own priority; raising it back would need privileges, hence two kinds
-/// of workers rather than one that changes). A refusal (a sandbox without
+/// its own priority; raising it back needs a privilege or an RLIMIT_NICE
+/// that polld may not have, and two system calls a request, hence two
+/// kinds of workers rather than one that changes). A refusal (a sandbox without
 /// setpriority) leaves it as it was: everything works, only without the
 /// quiet clients' head start.
 fn lower_own_priority(by: i32) {

@@ -28,9 +28,11 @@ use std::time::{Duration, Instant};
 use super::Job;
 
 /// The writer thread's end of the queue. Used by that thread only: it is
-/// the one that [`wake`] unparks.
+/// the one that [`wake`] unparks (hence not `Send`: it cannot be moved to
+/// another thread once made there).
 pub(in crate::store) struct Inbox {
     rx: Receiver<Job>,
+    _this_thread: std::marker::PhantomData<*const ()>,
 }
 
 /// Why a look into the inbox found no job.
@@ -44,7 +46,7 @@ pub(in crate::store) enum Empty {
 
 impl Inbox {
     pub(super) fn new(rx: Receiver<Job>) -> Inbox {
-        Inbox { rx }
+        Inbox { rx, _this_thread: std::marker::PhantomData }
     }
 
     /// A job if one is queued, without waiting.

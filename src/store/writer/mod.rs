@@ -47,6 +47,7 @@ mod mix;
 mod ops;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -106,11 +107,11 @@ impl Default for WriterConfig {
 /// for the writer's next batch, and a batch is short: run first, it keeps
 /// votes from waiting behind the workers and I/O threads that render and
 /// send a busy client's pages (issue 24, item 4: a small poll's vote under
-/// the audit's load, p99 5.9-6.6 ms with the writer at the process's
-/// priority, 2.9-3.5 ms at 10 steps above it, instrumented builds with
-/// polld on a core of its own: docs/RELIABILITY.md).
-/// At nice -10 a thread weighs about ten times one at 0 in the kernel's
-/// table, and the writer's own work is bounded by its batches.
+/// the audit's load, polld on a core of its own, p99 2.4-3.0 ms with the
+/// writer 10 steps above, 4.9-6.5 ms with it reniced back to the process's
+/// priority: docs/RELIABILITY.md). At nice -10 a thread weighs about ten
+/// times one at 0 in the kernel's table; the writer's batches are at most
+/// [`WriterConfig::max_batch`] jobs, and its mix goes in short steps.
 pub const WRITER_RAISE: i32 = 10;
 
 pub(super) enum Op {
@@ -270,8 +271,11 @@ impl Handle {
     pub(super) fn spawn(config: WriterConfig, run: impl FnOnce(Inbox) + Send + 'static) -> anyhow::Result<Handle> {
         let (tx, rx) = sync_channel(config.queue_capacity.max(1));
         let thread = std::thread::Builder::new().name("anonpoll-writer".into()).spawn(move || {
+            // Said once per process, however many stores it opens.
+            static SAID: AtomicBool = AtomicBool::new(false);
             if config.raise_priority
                 && let Err(e) = crate::priority::shift_own(-WRITER_RAISE)
+                && !SAID.swap(true, Ordering::Relaxed)
             {
                 eprintln!(
                     "polld: cannot run the writer above the other threads ({e}); under a busy client's load \
