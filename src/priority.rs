@@ -15,6 +15,19 @@
 //! (or a sandbox without setpriority) is returned, for the caller to say
 //! once, and leaves the thread as it was.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// [`shift_own`], and on a refusal `warning` (given the reason) on stderr,
+/// once per `said`: a refusal changes nothing else, but an operator should
+/// learn it.
+pub fn shift_own_or_say(by: i32, said: &AtomicBool, warning: impl FnOnce(&std::io::Error) -> String) {
+    if let Err(e) = shift_own(by)
+        && !said.swap(true, Ordering::Relaxed)
+    {
+        eprintln!("{}", warning(&e));
+    }
+}
+
 /// The calling thread's nice value.
 pub fn own() -> std::io::Result<i32> {
     Ok(rustix::process::getpriority_process(Some(rustix::thread::gettid()))?)

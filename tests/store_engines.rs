@@ -75,6 +75,33 @@ fn counts(store: &Store, id: &PollId) -> (u64, Vec<u64>) {
     (t.total, t.votes[0].clone())
 }
 
+/// The writer sleeps until a job comes (src/store/writer/inbox.rs): a vote
+/// queued long after it fell asleep is answered, and dropping the store
+/// wakes it to stop. Each step has a deadline, so a lost wake fails here
+/// instead of hanging the suite.
+#[test]
+fn a_sleeping_writer_wakes_for_a_vote_and_to_stop() {
+    let poll = new_poll(json!({}));
+    for (engine, store, dir, db) in engines() {
+        let (id, _) = create(&store, &poll);
+        let b = ballot(&poll, &[Some(0), Some(1)]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _kept = (dir, db);
+            // Past the writer's idle chores (250 ms each): it sleeps untimed.
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            tx.send(store.cast(&id, b, Day::today()).is_ok()).unwrap();
+            // Past the mix of that ballot: asleep untimed again.
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            drop(store);
+            tx.send(true).unwrap();
+        });
+        let deadline = std::time::Duration::from_secs(30);
+        assert_eq!(rx.recv_timeout(deadline), Ok(true), "{engine}: the vote was answered");
+        assert_eq!(rx.recv_timeout(deadline), Ok(true), "{engine}: the store closed");
+    }
+}
+
 #[test]
 fn a_poll_reads_back_as_created_and_its_votes_count_exactly_under_concurrent_casts() {
     for (engine, store, _dir, _db) in engines() {

@@ -21,7 +21,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::anyhow;
@@ -112,11 +112,9 @@ pub const BUSY_NICE: i32 = 10;
 /// quiet clients' head start.
 fn lower_own_priority(by: i32) {
     static SAID: AtomicBool = AtomicBool::new(false);
-    if let Err(e) = crate::priority::shift_own(by)
-        && !SAID.swap(true, Ordering::Relaxed)
-    {
-        eprintln!("polld: cannot lower the busy workers' priority ({e}); quiet clients get no head start");
-    }
+    crate::priority::shift_own_or_say(by, &SAID, |e| {
+        format!("polld: cannot lower the busy workers' priority ({e}); quiet clients get no head start")
+    });
 }
 
 fn worker<F, H>(queue: &fairq::Receiver<Job>, lane: Lane, make: &F, ready: &std::sync::mpsc::Sender<anyhow::Result<()>>)

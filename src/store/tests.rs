@@ -33,29 +33,6 @@ fn setup() -> (tempfile::TempDir, Store, PollId) {
     (dir, store, id)
 }
 
-/// The writer sleeps until a job comes (`writer::inbox`): a vote queued
-/// long after it fell asleep is answered, and dropping the store wakes it
-/// to stop. Each step has a deadline, so a lost wake fails here instead of
-/// hanging the suite.
-#[test]
-fn a_sleeping_writer_wakes_for_a_vote_and_to_stop() {
-    let (dir, store, id) = setup();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _dir = dir;
-        // Past the idle chores (250 ms each): the writer sleeps untimed.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        tx.send(store.cast(&id, ballot(&[Some(0), Some(1)]), Day::today()).is_ok()).unwrap();
-        // Past the mix of that ballot: asleep untimed again.
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        drop(store);
-        tx.send(true).unwrap();
-    });
-    let deadline = std::time::Duration::from_secs(30);
-    assert_eq!(rx.recv_timeout(deadline), Ok(true), "the vote was answered");
-    assert_eq!(rx.recv_timeout(deadline), Ok(true), "the store closed");
-}
-
 #[test]
 fn votes_update_counters_in_the_same_transaction() {
     let (_dir, store, id) = setup();

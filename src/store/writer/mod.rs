@@ -47,7 +47,7 @@ mod mix;
 mod ops;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -271,17 +271,16 @@ impl Handle {
     pub(super) fn spawn(config: WriterConfig, run: impl FnOnce(Inbox) + Send + 'static) -> anyhow::Result<Handle> {
         let (tx, rx) = sync_channel(config.queue_capacity.max(1));
         let thread = std::thread::Builder::new().name("anonpoll-writer".into()).spawn(move || {
-            // Said once per process, however many stores it opens.
-            static SAID: AtomicBool = AtomicBool::new(false);
-            if config.raise_priority
-                && let Err(e) = crate::priority::shift_own(-WRITER_RAISE)
-                && !SAID.swap(true, Ordering::Relaxed)
-            {
-                eprintln!(
-                    "polld: cannot run the writer above the other threads ({e}); under a busy client's load \
-                     votes wait longer. Allow it with LimitNICE=-{WRITER_RAISE} in the systemd unit \
-                     (deploy/anonpoll.service) or CAP_SYS_NICE"
-                );
+            if config.raise_priority {
+                // Said once per process, however many stores it opens.
+                static SAID: AtomicBool = AtomicBool::new(false);
+                crate::priority::shift_own_or_say(-WRITER_RAISE, &SAID, |e| {
+                    format!(
+                        "polld: cannot run the writer above the other threads ({e}); under a busy client's load \
+                         votes wait longer. Allow it with LimitNICE=-{WRITER_RAISE} in the systemd unit \
+                         (deploy/anonpoll.service) or CAP_SYS_NICE"
+                    )
+                });
             }
             run(Inbox::new(rx))
         })?;
