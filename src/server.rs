@@ -18,7 +18,9 @@
 //!   open connections near the cap: then a client at its cap gets no more,
 //!   and the heaviest client's connections beyond it are shut down, idle
 //!   ones at once, busy ones after their answer; so an idle server serves a
-//!   whole class behind one address. Work waiting for a worker is capped,
+//!   whole class behind one address. A newcomer that finds every slot held
+//!   waits a little for one a shed connection gives back (a few such
+//!   newcomers at a time; more are closed at once). Work waiting for a worker is capped,
 //!   and past the cap the answer is 503 at once;
 //! - a reply waits at most `send_timeout` for a client that reads none of
 //!   it, then the connection is dropped; a connection is answered at most
@@ -63,7 +65,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::{Notify, Semaphore, oneshot};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
 
 use crate::client::{ClientGroup, TrustedProxies, client_ip};
 use crate::error::Error;
@@ -168,6 +170,30 @@ const _: () = assert!(CONN_BUF < crate::web::media::PIECE);
 /// How long a busy connection that is shed under pressure has to finish its
 /// answer before it is dropped.
 const SHED_GRACE: Duration = Duration::from_secs(1);
+
+/// How long a newcomer that finds every connection slot held waits for one.
+/// Under pressure the connections beyond their client's cap are shed, and
+/// each gives its slot back within [`SHED_GRACE`]; a newcomer closed at once
+/// meanwhile would be refused for a flood that is already being cut back.
+const SLOT_WAIT: Duration = Duration::from_millis(1500);
+const _: () = assert!(SLOT_WAIT.as_millis() > SHED_GRACE.as_millis());
+
+/// A new connection's place among the `--max-connections`.
+enum Seat {
+    Taken(OwnedSemaphorePermit),
+    /// Every slot was held; the first permit is a place among the waiters.
+    Waiting(OwnedSemaphorePermit, Arc<Semaphore>),
+}
+
+impl Seat {
+    /// The connection's slot, or `None` if none came back within [`SLOT_WAIT`].
+    async fn take(self) -> Option<OwnedSemaphorePermit> {
+        match self {
+            Seat::Taken(slot) => Some(slot),
+            Seat::Waiting(_turn, slots) => tokio::time::timeout(SLOT_WAIT, slots.acquire_owned()).await.ok()?.ok(),
+        }
+    }
+}
 
 /// Requests answered on one connection before it is closed. hyper answers a
 /// connection's requests one after another, so pipelined requests wait in
@@ -355,6 +381,9 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let max = shared.config.max_connections.max(1);
     let slots = Arc::new(Semaphore::new(max));
+    // Newcomers waiting for a slot: as many as the eighth of the cap that
+    // pressure keeps for newcomers (one at least).
+    let waiting = Arc::new(Semaphore::new((max / 8).max(1)));
     // Tells every connection to finish its answer and close, at shutdown.
     let (stopping, _) = tokio::sync::watch::channel(false);
     loop {
@@ -369,12 +398,10 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                         continue;
                     }
                 };
-                let Ok(slot) = slots.clone().try_acquire_owned() else {
-                    drop(stream); // over the connection cap: close at once
-                    continue;
-                };
                 // A trusted proxy's connections carry many clients, who are
                 // told apart only by their requests' headers: no cap per peer.
+                // Admitting first also sheds, under pressure, the heaviest
+                // clients' connections beyond their cap.
                 let member = if shared.config.trusted.trusts(peer.ip()) {
                     None
                 } else {
@@ -385,6 +412,18 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                             continue;
                         }
                     }
+                };
+                let seat = match slots.clone().try_acquire_owned() {
+                    Ok(slot) => Seat::Taken(slot),
+                    // Every slot is held: the newcomer waits for one that a
+                    // shed connection gives back, unless enough wait already.
+                    Err(_) => match waiting.clone().try_acquire_owned() {
+                        Ok(turn) => Seat::Waiting(turn, slots.clone()),
+                        Err(_) => {
+                            drop(stream); // over the connection cap: close at once
+                            continue;
+                        }
+                    },
                 };
                 let _ = stream.set_nodelay(true);
                 if member.is_some() {
@@ -417,6 +456,9 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                     .serve_connection(TokioIo::new(stream), service);
                 let mut stopping = stopping.subscribe();
                 tokio::spawn(async move {
+                    let Some(slot) = seat.take().await else {
+                        return; // no slot came back in time: the connection closes unanswered
+                    };
                     let mut conn = std::pin::pin!(conn);
                     let shed = member.as_ref().map(|m| m.shed.clone());
                     let shed = async move {
@@ -605,7 +647,7 @@ struct UploadRead {
     per_client: Arc<Occupancy>,
     slots: Arc<Semaphore>,
     /// Held while the files arrive.
-    slot: Option<(crate::keyed::Held, tokio::sync::OwnedSemaphorePermit)>,
+    slot: Option<(crate::keyed::Held, OwnedSemaphorePermit)>,
     memory: Reserved,
     /// When the first file part began.
     since: Option<tokio::time::Instant>,

@@ -14,15 +14,16 @@
 
 mod common;
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{Read, Write};
 use std::net::{IpAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Barrier, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
+use common::Server;
 use common::hostile::{connect_from, loopback};
+use common::keepalive::{Conn, Failure, PROMPT, Resp, assert_probes_ok, get_api, probe, probes};
 use common::media::{multipart, multipart_type};
-use common::{Server, find_bytes};
 
 static MACHINE: RwLock<()> = RwLock::new(());
 
@@ -36,165 +37,11 @@ fn alone() -> RwLockWriteGuard<'static, ()> {
     MACHINE.write().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The answer time every well-behaved client is promised.
-const PROMPT: Duration = Duration::from_secs(2);
-
-// ---------------------------------------------------------------------------
-// A keep-alive HTTP/1.1 client that never panics and never waits past a deadline
-// ---------------------------------------------------------------------------
-
-#[derive(Debug)]
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Resp {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn closes(&self) -> bool {
-        self.header("connection").is_some_and(|v| v.to_ascii_lowercase().contains("close"))
-    }
-}
-
-#[derive(Debug)]
-enum Failure {
-    /// Nothing (or not a whole response) before the deadline.
-    Timeout { received: usize },
-    /// The server closed (or reset) the connection before a whole response.
-    Closed { received: usize },
-    /// Anything else: connect error, garbage on the wire.
-    Other(String),
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Timeout { received } => write!(f, "no whole response in time ({received} bytes received)"),
-            Failure::Closed { received } => write!(f, "connection closed after {received} bytes"),
-            Failure::Other(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-struct Conn {
-    stream: TcpStream,
-    buf: Vec<u8>,
-}
-
 static XFF_SEQ: AtomicU32 = AtomicU32::new(1);
 
 fn fresh_xff() -> String {
     let n = XFF_SEQ.fetch_add(1, Ordering::Relaxed);
     format!("10.77.{}.{}", (n >> 8) & 0xff, n & 0xff)
-}
-
-fn get_api(keep_alive: bool) -> Vec<u8> {
-    let connection = if keep_alive { "" } else { "Connection: close\r\n" };
-    format!("GET /api HTTP/1.1\r\nHost: polld\r\n{connection}\r\n").into_bytes()
-}
-
-impl Conn {
-    fn connect(addr: &str) -> Result<Conn, Failure> {
-        let addr = addr.parse().map_err(|e| Failure::Other(format!("bad address {addr}: {e}")))?;
-        let stream = TcpStream::connect_timeout(&addr, PROMPT).map_err(|e| Failure::Other(format!("connect: {e}")))?;
-        stream.set_nodelay(true).map_err(|e| Failure::Other(e.to_string()))?;
-        stream.set_write_timeout(Some(Duration::from_secs(5))).map_err(|e| Failure::Other(e.to_string()))?;
-        Ok(Conn { stream, buf: Vec::new() })
-    }
-
-    fn send(&mut self, bytes: &[u8]) -> Result<(), Failure> {
-        self.stream.write_all(bytes).map_err(|e| Failure::Other(format!("write: {e}")))
-    }
-
-    /// Reads more bytes; `Ok(false)` on EOF or reset.
-    fn fill(&mut self, deadline: Instant) -> Result<bool, Failure> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(Failure::Timeout { received: self.buf.len() });
-        }
-        self.stream.set_read_timeout(Some(left)).map_err(|e| Failure::Other(e.to_string()))?;
-        let mut chunk = [0u8; 65536];
-        match self.stream.read(&mut chunk) {
-            Ok(0) => Ok(false),
-            Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
-                Ok(true)
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => Ok(true),
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => {
-                Err(Failure::Timeout { received: self.buf.len() })
-            }
-            Err(_) => Ok(false),
-        }
-    }
-
-    /// One whole response (status line, headers, Content-Length body).
-    fn response(&mut self, deadline: Instant) -> Result<Resp, Failure> {
-        let head_end = loop {
-            if let Some(pos) = find_bytes(&self.buf, b"\r\n\r\n") {
-                break pos + 4;
-            }
-            if !self.fill(deadline)? {
-                return Err(Failure::Closed { received: self.buf.len() });
-            }
-        };
-        let head = String::from_utf8_lossy(&self.buf[..head_end - 4]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap_or_default();
-        let status = status_line
-            .strip_prefix("HTTP/1.")
-            .and_then(|rest| rest.get(2..5))
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| Failure::Other(format!("bad status line {status_line:?}")))?;
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-            .collect();
-        let mut resp = Resp { status, headers, body: Vec::new() };
-        let len = match resp.header("content-length") {
-            Some(v) => v.parse::<usize>().map_err(|_| Failure::Other(format!("bad Content-Length {v:?}")))?,
-            None if resp.header("transfer-encoding").is_some() => {
-                return Err(Failure::Other("chunked responses are not expected from polld".into()));
-            }
-            None => 0,
-        };
-        while self.buf.len() < head_end + len {
-            if !self.fill(deadline)? {
-                return Err(Failure::Closed { received: self.buf.len() });
-            }
-        }
-        resp.body = self.buf[head_end..head_end + len].to_vec();
-        self.buf.drain(..head_end + len);
-        Ok(resp)
-    }
-}
-
-/// A fresh connection, one `GET /api`, answered 200 by `deadline`.
-fn probe(addr: &str, deadline: Instant) -> Result<Duration, String> {
-    let start = Instant::now();
-    let mut conn = Conn::connect(addr).map_err(|f| format!("{f}"))?;
-    conn.send(&get_api(false)).map_err(|f| format!("{f}"))?;
-    match conn.response(deadline) {
-        Ok(r) if r.status == 200 && !r.body.is_empty() => Ok(start.elapsed()),
-        Ok(r) => Err(format!("status {} with {} body bytes", r.status, r.body.len())),
-        Err(f) => Err(format!("{f} after {:?}", start.elapsed())),
-    }
-}
-
-/// `n` probes in a row, each with its own [`PROMPT`] deadline.
-fn probes(addr: &str, n: usize) -> Vec<Result<Duration, String>> {
-    (0..n).map(|_| probe(addr, Instant::now() + PROMPT)).collect()
-}
-
-fn assert_probes_ok(what: &str, results: &[Result<Duration, String>]) {
-    let ok = results.iter().filter(|r| r.is_ok()).count();
-    let slowest = results.iter().filter_map(|r| r.as_ref().ok()).max();
-    eprintln!("{what}: {ok}/{} probes answered within {PROMPT:?} (slowest {slowest:?}): {results:?}", results.len());
-    assert_eq!(ok, results.len(), "{what}: probes not answered within {PROMPT:?}: {results:?}");
 }
 
 /// polld's process state from /proc (`None` once it is gone); 'Z' is dead.
@@ -865,6 +712,29 @@ fn a_class_behind_one_address_is_served_and_shed_only_under_pressure() {
     assert_eq!(shed, 56, "the heaviest client keeps its 8");
     let kept = keep_alive_round(&mut conns).into_iter().filter(|&s| s == 200).count();
     assert_eq!(kept, 8, "its 8 remaining connections still answer");
+}
+
+/// CI, 2026-11-27: during the hundred-address flood a probe was closed
+/// unanswered. Every slot was held, partly by connections already told to
+/// shut (busy ones have a second to finish), and a newcomer was closed at
+/// once. Now it waits for a slot that a shed connection gives back.
+#[test]
+fn a_newcomer_waits_for_a_slot_that_a_shed_connection_gives_back() {
+    let _machine = shared();
+    // 16 slots; the per-client cap of 8 applies from 14 open.
+    let server = Server::builder().trusted_proxy("192.0.2.1/32").arg("--max-connections").arg("16").start();
+    // 14 busy connections of one client: form bodies half sent.
+    let mut heavy: Vec<Conn> = (0..14).map(|_| begin_upload(&server.addr, loopback(0, 31, 1), 20_000, false)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    // Another client's two take the last slots; admitting them tells the
+    // heavy client's 6 beyond its cap to shut, after their answer or 1 s.
+    let _other = open_from(&server.addr, loopback(0, 31, 2), 2);
+    std::thread::sleep(Duration::from_millis(100));
+    let newcomer = probe(&server.addr, Instant::now() + PROMPT);
+    eprintln!("a newcomer while every slot is held: {newcomer:?}");
+    assert!(newcomer.is_ok(), "a newcomer was refused while shed connections held the slots: {newcomer:?}");
+    let shed = heavy.iter_mut().map(|c| closed(c, Duration::from_millis(300))).filter(|&c| c).count();
+    assert_eq!(shed, 6, "the heavy client keeps its 8 busy connections");
 }
 
 /// polld's worker threads whose name starts with `prefix`: (CPU time in

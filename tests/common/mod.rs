@@ -12,6 +12,7 @@
 //! * `skip`: [`skip_or_fail`] for tests that need a missing tool.
 //! * [`media`]: multipart bodies and pictures with metadata.
 //! * [`hostile`]: clients that misbehave on purpose (issue 13's attacks).
+//! * [`keepalive`]: a keep-alive client with deadlines, and probes.
 //! * `front`: Caddy with the several-node Caddyfile ([`NodesFront`]) and
 //!   requests from other loopback addresses ([`curl_from`]).
 //! * `pg`: throwaway PostgreSQL clusters ([`PgCluster`]: primary, standbys,
@@ -27,6 +28,7 @@ mod db;
 mod front;
 pub mod hostile;
 mod http;
+pub mod keepalive;
 pub mod media;
 mod pg;
 mod problem;
