@@ -39,7 +39,7 @@
 //!   can wait is bounded by the writer's queue and the connection cap;
 //! - a streamed body (a large media file, [`crate::http::Streamed`]) is read
 //!   a piece at a time as hyper asks for it, once the piece before has
-//!   nearly left, each read on a blocking thread and a few at once
+//!   nearly left, each read on one of a few blocking threads
 //!   (`body.rs`): a slow client costs a piece or two of memory and holds
 //!   no thread or database connection; a source that fails or ends early
 //!   cuts the connection, so the client never takes a short body for whole;
@@ -266,6 +266,12 @@ impl Server {
 
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
+            // The blocking threads read the pieces of streamed bodies, at
+            // most STREAM_READS at once (body.rs). Left to tokio's default
+            // (512), a piece read that ends while the next is queued starts
+            // another thread: 14-16 of them for 32 slow readers, each
+            // keeping what its allocator freed.
+            .max_blocking_threads(body::STREAM_READS)
             .thread_name("anonpoll-io")
             .enable_all()
             .build()?;

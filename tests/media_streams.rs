@@ -75,6 +75,15 @@ fn read_head(s: &mut TcpStream) -> (u16, Option<usize>) {
 /// polld's resident memory now, in KiB: all of it (`VmRSS`), and its
 /// anonymous part (`RssAnon`: the heap, without the pages of the database
 /// file that stream readers map, which are the kernel's cache).
+/// How many of a process's threads have a name that starts with `prefix`.
+fn threads_named(pid: u32, prefix: &str) -> usize {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .flatten()
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with(prefix)))
+        .count()
+}
+
 fn rss_kib(server: &Server) -> (u64, u64) {
     let field = |name: &str| common::status_kib(server.pid(), name).unwrap();
     (field("VmRSS:"), field("RssAnon:"))
@@ -273,6 +282,7 @@ fn slow_readers_of_a_big_file_hold_a_few_pieces_each() {
     let before = rss_kib(&server);
     let (readers, statuses) = slow_range_readers(&server, &path, &clients(4), 8);
     let during = rss_kib(&server);
+    let io_threads = threads_named(server.pid(), "anonpoll-io");
     let grown = (during.0.saturating_sub(before.0), during.1.saturating_sub(before.1));
     eprintln!(
         "polld with 32 slow readers of a {size}-byte file: VmRSS {} -> {} KiB (+{} KiB), RssAnon {} -> {} KiB \
@@ -288,5 +298,9 @@ fn slow_readers_of_a_big_file_hold_a_few_pieces_each() {
     assert!(statuses.iter().all(|&s| s == 206), "{statuses:?}");
     assert!(grown.1 < 32 * 1024, "polld's heap grew by {} KiB for 32 slow readers", grown.1);
     assert!(grown.0 < 48 * 1024, "polld grew by {} KiB for 32 slow readers", grown.0);
+    // The pieces are read on at most 4 blocking threads beside the 2 I/O
+    // threads (there were 14-16 blocking threads, each keeping memory).
+    eprintln!("polld's I/O and piece-reading threads: {io_threads}");
+    assert!(io_threads <= 6, "{io_threads} I/O and piece-reading threads for 32 slow readers");
     drop(readers);
 }
