@@ -72,9 +72,6 @@ fn read_head(s: &mut TcpStream) -> (u16, Option<usize>) {
     (status, length)
 }
 
-/// polld's resident memory now, in KiB: all of it (`VmRSS`), and its
-/// anonymous part (`RssAnon`: the heap, without the pages of the database
-/// file that stream readers map, which are the kernel's cache).
 /// How many of a process's threads have a name that starts with `prefix`.
 fn threads_named(pid: u32, prefix: &str) -> usize {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
@@ -84,6 +81,9 @@ fn threads_named(pid: u32, prefix: &str) -> usize {
         .count()
 }
 
+/// polld's resident memory now, in KiB: all of it (`VmRSS`), and its
+/// anonymous part (`RssAnon`: the heap, without the pages of the database
+/// file that stream readers map, which are the kernel's cache).
 fn rss_kib(server: &Server) -> (u64, u64) {
     let field = |name: &str| common::status_kib(server.pid(), name).unwrap();
     (field("VmRSS:"), field("RssAnon:"))
