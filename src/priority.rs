@@ -28,8 +28,9 @@ pub fn shift_own_or_say(by: i32, said: &AtomicBool, warning: impl FnOnce(&std::i
     }
 }
 
-/// The calling thread's nice value.
-pub fn own() -> std::io::Result<i32> {
+/// The calling thread's nice value (for tests: polld only shifts it).
+#[cfg(test)]
+pub(crate) fn own() -> std::io::Result<i32> {
     Ok(rustix::process::getpriority_process(Some(rustix::thread::gettid()))?)
 }
 

@@ -20,10 +20,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Barrier, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
-use common::Server;
 use common::hostile::{connect_from, loopback};
-use common::keepalive::{Conn, Failure, PROMPT, Resp, assert_probes_ok, get_api, probe, probes};
+use common::keepalive::{Conn, Failure, PROMPT, assert_probes_ok, get_api, probe, probes};
 use common::media::{multipart, multipart_type};
+use common::{Response, Server};
 
 static MACHINE: RwLock<()> = RwLock::new(());
 
@@ -64,7 +64,7 @@ fn rss_kib(pid: u32) -> u64 {
 // ---------------------------------------------------------------------------
 
 /// A connection and how its request went: time to a whole response, or why not.
-type Exchange = (Conn, Result<(Duration, Resp), Failure>);
+type Exchange = (Conn, Result<(Duration, Response), Failure>);
 
 /// Sends `request` on every connection at the same moment and reads one
 /// response on each, up to `grace` (the verdict is against [`PROMPT`]).
@@ -432,10 +432,9 @@ fn a_flood_from_a_hundred_addresses_leaves_other_clients_answered() {
     let kept = answered(&mut flood);
     eprintln!("hundred-address flood: polld kept {kept} of its {} connections", flood.len());
     assert_probes_ok("during a flood of 1000 pipelining connections from 100 addresses", &results);
-    // The per-client cap applies only under pressure (from 7/8 of 900):
-    // connections past it were answered before they were shed, so `kept`
-    // (answered anything) is no bound; what others get is the probes'.
-    assert!(kept <= flood.len());
+    // No bound on `kept` (answered anything): the per-client cap applies
+    // only under pressure (from 7/8 of 900), and connections past it were
+    // answered before they were shed. The verdict is the probes' above.
     drop(flood);
 }
 
@@ -743,13 +742,9 @@ fn a_newcomer_waits_for_a_slot_that_a_shed_connection_gives_back() {
 /// bursts after an idle CPU.
 fn workers_of(pid: u32, prefix: &str) -> Vec<(u64, i32)> {
     let mut found = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if !comm.starts_with(prefix) {
-            continue;
-        }
+    for task in common::threads_named(pid, prefix) {
         let (Ok(stat), Ok(sched)) =
-            (std::fs::read_to_string(task.path().join("stat")), std::fs::read_to_string(task.path().join("schedstat")))
+            (std::fs::read_to_string(task.join("stat")), std::fs::read_to_string(task.join("schedstat")))
         else {
             continue;
         };

@@ -72,15 +72,6 @@ fn read_head(s: &mut TcpStream) -> (u16, Option<usize>) {
     (status, length)
 }
 
-/// How many of a process's threads have a name that starts with `prefix`.
-fn threads_named(pid: u32, prefix: &str) -> usize {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
-    tasks
-        .flatten()
-        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.starts_with(prefix)))
-        .count()
-}
-
 /// polld's resident memory now, in KiB: all of it (`VmRSS`), and its
 /// anonymous part (`RssAnon`: the heap, without the pages of the database
 /// file that stream readers map, which are the kernel's cache).
@@ -282,7 +273,7 @@ fn slow_readers_of_a_big_file_hold_a_few_pieces_each() {
     let before = rss_kib(&server);
     let (readers, statuses) = slow_range_readers(&server, &path, &clients(4), 8);
     let during = rss_kib(&server);
-    let io_threads = threads_named(server.pid(), "anonpoll-io");
+    let io_threads = common::threads_named(server.pid(), "anonpoll-io").len();
     let grown = (during.0.saturating_sub(before.0), during.1.saturating_sub(before.1));
     eprintln!(
         "polld with 32 slow readers of a {size}-byte file: VmRSS {} -> {} KiB (+{} KiB), RssAnon {} -> {} KiB \

@@ -169,27 +169,12 @@ impl Conn {
 fn read_response(conn: &mut Conn, head_only: bool) -> Result<Response, String> {
     loop {
         let head_end = conn.find(b"\r\n\r\n", 0)?;
-        let head = String::from_utf8_lossy(&conn.buf[..head_end - 4]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap_or_default().to_string();
-        let mut parts = status_line.splitn(3, ' ');
-        let version = parts.next().unwrap_or_default();
-        if !version.starts_with("HTTP/1.") {
-            return Err(format!("bad status line {status_line:?}"));
-        }
-        let status: u16 =
-            parts.next().and_then(|s| s.parse().ok()).ok_or_else(|| format!("bad status line {status_line:?}"))?;
-        let reason = parts.next().unwrap_or_default().to_string();
-        let mut headers = Vec::new();
-        for line in lines {
-            let (k, v) = line.split_once(':').ok_or_else(|| format!("bad header line {line:?}"))?;
-            headers.push((k.trim().to_string(), v.trim().to_string()));
-        }
+        let mut resp = parse_head(&conn.buf[..head_end - 4])?;
         conn.buf.drain(..head_end);
-        if (100..200).contains(&status) {
+        if (100..200).contains(&resp.status) {
             continue; // 100 Continue and friends
         }
-        let mut resp = Response { request: String::new(), status, reason, headers, body: Vec::new() };
+        let status = resp.status;
         if head_only || status == 204 || status == 304 {
             return Ok(resp);
         }
@@ -233,6 +218,28 @@ fn read_response(conn: &mut Conn, head_only: bool) -> Result<Response, String> {
     }
 }
 
+/// A response's head (status line and header lines, without the blank
+/// line that ends it), as a [`Response`] with no body yet.
+pub fn parse_head(head: &[u8]) -> Result<Response, String> {
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default().to_string();
+    let mut parts = status_line.splitn(3, ' ');
+    let version = parts.next().unwrap_or_default();
+    if !version.starts_with("HTTP/1.") {
+        return Err(format!("bad status line {status_line:?}"));
+    }
+    let status: u16 =
+        parts.next().and_then(|s| s.parse().ok()).ok_or_else(|| format!("bad status line {status_line:?}"))?;
+    let reason = parts.next().unwrap_or_default().to_string();
+    let mut headers = Vec::new();
+    for line in lines {
+        let (k, v) = line.split_once(':').ok_or_else(|| format!("bad header line {line:?}"))?;
+        headers.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    Ok(Response { request: String::new(), status, reason, headers, body: Vec::new() })
+}
+
 #[derive(Debug, Clone)]
 pub struct Response {
     /// "METHOD /path" of the request, for messages.
@@ -255,6 +262,11 @@ impl Response {
 
     pub fn has_header(&self, name: &str) -> bool {
         self.header(name).is_some()
+    }
+
+    /// Whether the server said it closes the connection after this answer.
+    pub fn closes(&self) -> bool {
+        self.header("connection").is_some_and(|v| v.to_ascii_lowercase().contains("close"))
     }
 
     /// Media type of Content-Type, lower-cased, without parameters.

@@ -7,27 +7,10 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use super::find_bytes;
+use super::{Response, find_bytes, parse_head};
 
 /// The answer time every well-behaved client is promised.
 pub const PROMPT: Duration = Duration::from_secs(2);
-
-#[derive(Debug)]
-pub struct Resp {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
-}
-
-impl Resp {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    pub fn closes(&self) -> bool {
-        self.header("connection").is_some_and(|v| v.to_ascii_lowercase().contains("close"))
-    }
-}
 
 #[derive(Debug)]
 pub enum Failure {
@@ -95,7 +78,7 @@ impl Conn {
     }
 
     /// One whole response (status line, headers, Content-Length body).
-    pub fn response(&mut self, deadline: Instant) -> Result<Resp, Failure> {
+    pub fn response(&mut self, deadline: Instant) -> Result<Response, Failure> {
         let head_end = loop {
             if let Some(pos) = find_bytes(&self.buf, b"\r\n\r\n") {
                 break pos + 4;
@@ -104,19 +87,7 @@ impl Conn {
                 return Err(Failure::Closed { received: self.buf.len() });
             }
         };
-        let head = String::from_utf8_lossy(&self.buf[..head_end - 4]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap_or_default();
-        let status = status_line
-            .strip_prefix("HTTP/1.")
-            .and_then(|rest| rest.get(2..5))
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| Failure::Other(format!("bad status line {status_line:?}")))?;
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-            .collect();
-        let mut resp = Resp { status, headers, body: Vec::new() };
+        let mut resp = parse_head(&self.buf[..head_end - 4]).map_err(Failure::Other)?;
         let len = match resp.header("content-length") {
             Some(v) => v.parse::<usize>().map_err(|_| Failure::Other(format!("bad Content-Length {v:?}")))?,
             None if resp.header("transfer-encoding").is_some() => {

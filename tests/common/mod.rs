@@ -54,6 +54,18 @@ pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// The `/proc/PID/task/TID` directories of a process's threads whose name
+/// starts with `prefix` (polld names its kinds: anonpoll-worker, -busy,
+/// -writer, -io).
+pub fn threads_named(pid: u32, prefix: &str) -> Vec<std::path::PathBuf> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .flatten()
+        .map(|t| t.path())
+        .filter(|t| std::fs::read_to_string(t.join("comm")).is_ok_and(|c| c.starts_with(prefix)))
+        .collect()
+}
+
 /// Largest accepted JSON body (256 KiB).
 pub const BODY_LIMIT: usize = 262_144;
 /// File name of the database inside a test's data directory.
