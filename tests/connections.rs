@@ -734,6 +734,16 @@ fn a_newcomer_waits_for_a_slot_that_a_shed_connection_gives_back() {
     assert!(newcomer.is_ok(), "a newcomer was refused while shed connections held the slots: {newcomer:?}");
     let shed = heavy.iter_mut().map(|c| closed(c, Duration::from_millis(300))).filter(|&c| c).count();
     assert_eq!(shed, 6, "the heavy client keeps its 8 busy connections");
+    // Admitting, shedding and waiting name clients by a keyed group in
+    // memory: no address of theirs in polld's files or its log (whose first
+    // line names the address polld listens on, 127.0.0.1, the newcomer's).
+    drop((heavy, _other));
+    for address in ["127.0.31.1", "127.0.31.2", "127.0.0.1"] {
+        common::assert_not_in_db(server.dir(), address.as_bytes(), "a client address");
+    }
+    for address in ["127.0.31.1", "127.0.31.2"] {
+        assert!(!server.logs().contains(address), "{address} in polld's log: {}", server.logs());
+    }
 }
 
 /// polld's worker threads whose name starts with `prefix`: (CPU time in
