@@ -195,30 +195,43 @@ impl Ballot {
         &self.0
     }
 
-    /// The counters this ballot adds one to, each once.
-    pub fn counters(&self) -> Vec<Counter> {
-        let mut out = Vec::new();
+    /// Calls `f` with each counter this ballot adds one to, each once, and
+    /// stops at its first error. A callback rather than a list: the writer
+    /// counts every ballot, and a heavy ranked one has over a thousand
+    /// counters (issue 24, item 4).
+    pub fn try_for_each_counter<E>(&self, mut f: impl FnMut(Counter) -> Result<(), E>) -> Result<(), E> {
         for (question, answer) in self.0.iter().enumerate() {
             match answer {
                 None => {}
-                Some(Answer::Choice(option)) => out.push(Counter::Option { question, option: *option }),
-                Some(Answer::Value(v)) => out.push(Counter::Option { question, option: usize::from(*v) }),
+                Some(Answer::Choice(option)) => f(Counter::Option { question, option: *option })?,
+                Some(Answer::Value(v)) => f(Counter::Option { question, option: usize::from(*v) })?,
                 Some(Answer::Choices(os)) => {
-                    out.push(Counter::Answered { question });
-                    out.extend(os.iter().map(|&option| Counter::Option { question, option }));
+                    f(Counter::Answered { question })?;
+                    for &option in os {
+                        f(Counter::Option { question, option })?;
+                    }
                 }
                 Some(Answer::Ranks(ranks)) => {
                     if let Some(option) = schulze::first_choice(ranks) {
-                        out.push(Counter::Option { question, option });
+                        f(Counter::Option { question, option })?;
                     }
-                    out.extend(schulze::preferred_pairs(ranks).into_iter().map(|(above, below)| Counter::Pair {
-                        question,
-                        above,
-                        below,
-                    }));
+                    for (above, below) in schulze::preferred_pairs(ranks) {
+                        f(Counter::Pair { question, above, below })?;
+                    }
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The counters this ballot adds one to, each once, as a list.
+    #[cfg(test)]
+    pub fn counters(&self) -> Vec<Counter> {
+        let mut out = Vec::new();
+        let _ = self.try_for_each_counter(|c| {
+            out.push(c);
+            Ok::<(), std::convert::Infallible>(())
+        });
         out
     }
 
@@ -310,11 +323,10 @@ mod tests {
         assert_eq!(Answer::from_ranks(0, 3, &[(1, 1), (1, 2)]), Err(Problem::RepeatedChoice { question: 0 }));
     }
 
-    #[test]
-    fn counters_follow_the_answers_and_stored_ballots_read_back() {
-        let q = questions();
-        let b = Ballot::new(
-            &q,
+    /// A ballot with an answer of every kind, to `questions()`.
+    fn every_kind(q: &[Question]) -> Ballot {
+        Ballot::new(
+            q,
             vec![
                 Some(Answer::Choice(1)),
                 Some(Answer::Choices(vec![0, 2])),
@@ -322,7 +334,28 @@ mod tests {
                 Some(Answer::Value(5)),
             ],
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn the_walk_over_counters_stops_at_the_first_error() {
+        let q = questions();
+        let b = every_kind(&q);
+        let mut seen = Vec::new();
+        let r = b.try_for_each_counter(|c| {
+            seen.push(c);
+            if seen.len() == 3 { Err(c) } else { Ok(()) }
+        });
+        // The tally's error (a counter that does not fit) ends the walk there.
+        assert_eq!(r, Err(Counter::Option { question: 1, option: 0 }));
+        assert_eq!(seen.len(), 3);
+        assert_eq!(b.try_for_each_counter(|_| Ok::<(), ()>(())), Ok(()));
+    }
+
+    #[test]
+    fn counters_follow_the_answers_and_stored_ballots_read_back() {
+        let q = questions();
+        let b = every_kind(&q);
         let mut c = b.counters();
         c.sort();
         assert_eq!(

@@ -357,19 +357,19 @@ pub fn tally(t: &mut Tallies, layout: &Layout, ballot: &Ballot, day: Option<Day>
             bump(t.answered.get_mut(q).ok_or_else(|| corrupt("tally index"))?)?;
         }
     }
-    for counter in ballot.counters() {
+    ballot.try_for_each_counter(|counter| {
         let slot = match counter {
             Counter::Option { question, option } => {
                 let first = layout.questions.get(question).map_or(0, |&(_, first, _)| first);
                 t.votes.get_mut(question).and_then(|v| v.get_mut(option.checked_sub(first)?))
             }
-            Counter::Answered { .. } => continue,
+            Counter::Answered { .. } => return Ok(()),
             Counter::Pair { question, above, below } => {
                 t.pairwise.get_mut(question).and_then(|m| m.get_mut(above)).and_then(|r| r.get_mut(below))
             }
         };
-        bump(slot.ok_or_else(|| corrupt("tally index"))?)?;
-    }
+        bump(slot.ok_or_else(|| corrupt("tally index"))?)
+    })?;
     if let Some(day) = day {
         bump(&mut t.total)?;
         let at = t.by_day.partition_point(|(d, _)| *d < day);
