@@ -19,7 +19,7 @@
 //!   httpload mixed ADDR CONNECTIONS SECONDS IDS_FILE
 //!       90 % reads (share page, results page, poll JSON, results JSON in
 //!       turn), 9 % votes (as above: GET + POST), 1 % creates (POST /api/polls).
-//!   httpload fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N]
+//!   httpload fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle]
 //!       The second audit's starvation scenario (issue 24, item 4): creates a
 //!       small poll and a heavy one (20 ranking questions of 12 options,
 //!       `duplicateCheck: none`), votes on the small poll from one
@@ -32,7 +32,10 @@
 //!       fetched first, the load is their POSTs alone; `pages`: the share
 //!       page's GETs alone (the workers' load, no vote). `nice=N`: the heavy
 //!       load runs in a child process at niceness N, so that on one machine
-//!       its own CPU (parsing 241 KB pages) is not taken from polld.
+//!       its own CPU (parsing 241 KB pages) is not taken from polld; `idle`:
+//!       in a child process under `SCHED_IDLE` (`chrt -i 0`), which runs
+//!       only on CPU time no other thread wants, as if the attackers were on
+//!       machines of their own: what is left is polld's doing.
 //!   httpload seq ADDR N IDS_FILE (post|PATH)
 //!       For counting instructions (bench/count.sh): prepares N requests
 //!       (`post`: fetches and fills in N vote forms; a PATH such as
@@ -530,20 +533,40 @@ fn small_votes(addr: &str, id: &str, end: Instant) -> Stats {
     st
 }
 
-/// `fair` mode: see the module's documentation and [`Load`]. With `nice`,
-/// the heavy load runs in a child process at that niceness (`nice -n`), so
+/// Where the heavy load of `fair` runs.
+#[derive(Clone, Copy)]
+enum Attackers {
+    /// Threads of this process.
+    Here,
+    /// A child process at this niceness (`nice -n`).
+    Nice(i32),
+    /// A child process under `SCHED_IDLE` (`chrt -i 0`).
+    Idle,
+}
+
+impl Attackers {
+    fn parse(args: &[String]) -> Attackers {
+        if args.iter().any(|a| a == "idle") {
+            return Attackers::Idle;
+        }
+        args.iter().find_map(|m| m.strip_prefix("nice=")?.parse().ok()).map_or(Attackers::Here, Attackers::Nice)
+    }
+}
+
+/// `fair` mode: see the module's documentation and [`Load`]. In a child
+/// process ([`Attackers`]), the heavy load runs at a lower priority, so
 /// that on a machine shared with the load generator polld's CPU is not
 /// taken by the attackers' own page parsing, as it would not be were they
 /// elsewhere.
-fn fair(addr: &str, conns: usize, secs: f64, load: Load, nice: Option<i32>) {
+fn fair(addr: &str, conns: usize, secs: f64, load: Load, attackers: Attackers) {
     let mut c = Client::new(addr);
     c.xff = Some("198.19.0.2".into());
     let small = create(&mut c, CREATE_BODY);
     let heavy = create(&mut c, &heavy_poll());
     let span = Duration::from_secs_f64(secs);
     let alone = small_votes(addr, &small, Instant::now() + span);
-    let (loaded, (taken, refused, failed)) = match nice {
-        None => {
+    let (loaded, (taken, refused, failed)) = match attackers {
+        Attackers::Here => {
             let ready = std::sync::Arc::new(std::sync::Barrier::new(2));
             let go = ready.clone();
             let (addr2, heavy) = (addr.to_owned(), heavy.clone());
@@ -558,12 +581,16 @@ fn fair(addr: &str, conns: usize, secs: f64, load: Load, nice: Option<i32>) {
             let loaded = small_votes(addr, &small, Instant::now() + span);
             (loaded, load.join().expect("load thread"))
         }
-        Some(n) => {
+        Attackers::Nice(_) | Attackers::Idle => {
             use std::io::BufRead;
             let me = std::env::current_exe().expect("own path");
+            let (command, first) = match attackers {
+                Attackers::Nice(n) => ("nice", ["-n".to_owned(), n.to_string()]),
+                _ => ("chrt", ["-i".to_owned(), "0".to_owned()]),
+            };
             let mut args = vec![
-                "-n".to_owned(),
-                n.to_string(),
+                first[0].clone(),
+                first[1].clone(),
                 me.display().to_string(),
                 "fair-load".into(),
                 addr.into(),
@@ -572,12 +599,12 @@ fn fair(addr: &str, conns: usize, secs: f64, load: Load, nice: Option<i32>) {
                 secs.to_string(),
             ];
             args.push(load.word().into());
-            let mut child = std::process::Command::new("nice")
+            let mut child = std::process::Command::new(command)
                 .args(&args)
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .spawn()
-                .expect("nice httpload fair-load");
+                .unwrap_or_else(|e| panic!("{command} httpload fair-load: {e}"));
             let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
             let mut line = String::new();
             while !line.starts_with("READY") {
@@ -756,22 +783,21 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
                  | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | seq ADDR N IDS_FILE (post|PATH) \
-                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N]";
+                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle]";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     if mode == "fair" {
         let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
         let (Some(addr), Some(conns), Some(secs)) = (addr, conns, secs) else { panic!("{usage}") };
-        let nice = a[5..].iter().find_map(|m| m.strip_prefix("nice=")?.parse().ok());
         return fair(
             addr,
             conns.parse().expect("connections"),
             secs.parse().expect("seconds"),
             Load::parse(&a[5..]),
-            nice,
+            Attackers::parse(&a[5..]),
         );
     }
     if mode == "fair-load" {
-        // The child of `fair ... nice=N`: READY once its connections are
+        // The child of `fair ... nice=N|idle`: READY once its connections are
         // ready, the load once a line arrives on stdin, then its counts.
         let (Some(addr), Some(heavy), Some(conns), Some(secs)) = (a.get(2), a.get(3), a.get(4), a.get(5)) else {
             panic!("{usage}")
