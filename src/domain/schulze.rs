@@ -41,7 +41,8 @@ fn prefers(a: Option<u8>, b: Option<u8>) -> bool {
 ///
 /// An iterator, not a list: the writer counts every ballot through it, and
 /// a ballot of 20 ranked questions of 12 options has 1,320 such pairs
-/// (collected, 12 % of the writer's time under the audit's load).
+/// (made and collected into lists, 11.9 % of the writer's samples under
+/// the audit's load; counting took 13.6 % with the lists, 9.2 % without).
 pub fn preferred_pairs(ranks: &[Option<u8>]) -> impl Iterator<Item = (usize, usize)> + '_ {
     ranks.iter().enumerate().flat_map(move |(i, &a)| {
         ranks.iter().enumerate().filter(move |&(j, &b)| i != j && prefers(a, b)).map(move |(j, _)| (i, j))

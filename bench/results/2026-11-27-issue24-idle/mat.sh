@@ -3,7 +3,7 @@
 out=$1; shift
 # the attackers idle (httpload fair ... idle)
 export ATK=idle
-run() { echo "$1 $(env "${@:2}" ./split.sh ${BIN:-/tmp/fair/polld-head} 2>/dev/null | head -1 | sed 's/small_votes_alone.*heavy_taken/heavy_taken/; s/heavy_refused.*//')" >> $out; }
+run() { echo "$1 $(env "${@:2}" ./split.sh ${BIN:-/tmp/fair/polld-head} 2>/dev/null | head -1 | sed 's/small_votes_alone.*heavy_taken/heavy_taken/; s/heavy_failed.*//')" >> $out; }
 for r in ${ROUNDS:-1 2}; do for c in "$@"; do
   case $c in
     A) run A X=1;;

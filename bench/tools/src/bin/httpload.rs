@@ -33,9 +33,10 @@
 //!       page's GETs alone (the workers' load, no vote). `nice=N`: the heavy
 //!       load runs in a child process at niceness N, so that on one machine
 //!       its own CPU (parsing 241 KB pages) is not taken from polld; `idle`:
-//!       in a child process under `SCHED_IDLE` (`chrt -i 0`), which runs
-//!       only on CPU time no other thread wants, as if the attackers were on
-//!       machines of their own: what is left is polld's doing.
+//!       in a child process under `SCHED_IDLE` (`chrt -i 0`), the kernel's
+//!       lowest weight, which any other thread that wakes preempts, so
+//!       that what is left is mostly polld's doing (the attackers may then
+//!       send less: compare the heavy counts).
 //!   httpload seq ADDR N IDS_FILE (post|PATH)
 //!       For counting instructions (bench/count.sh): prepares N requests
 //!       (`post`: fetches and fills in N vote forms; a PATH such as
