@@ -585,21 +585,20 @@ fn fair(addr: &str, conns: usize, secs: f64, load: Load, attackers: Attackers) {
         Attackers::Nice(_) | Attackers::Idle => {
             use std::io::BufRead;
             let me = std::env::current_exe().expect("own path");
-            let (command, first) = match attackers {
-                Attackers::Nice(n) => ("nice", ["-n".to_owned(), n.to_string()]),
-                _ => ("chrt", ["-i".to_owned(), "0".to_owned()]),
+            // `nice -n N` or `chrt -i 0`, then this program in fair-load mode.
+            let (command, mut args) = match attackers {
+                Attackers::Nice(n) => ("nice", vec!["-n".to_owned(), n.to_string()]),
+                _ => ("chrt", vec!["-i".to_owned(), "0".to_owned()]),
             };
-            let mut args = vec![
-                first[0].clone(),
-                first[1].clone(),
+            args.extend([
                 me.display().to_string(),
                 "fair-load".into(),
                 addr.into(),
                 heavy.clone(),
                 conns.to_string(),
                 secs.to_string(),
-            ];
-            args.push(load.word().into());
+                load.word().into(),
+            ]);
             let mut child = std::process::Command::new(command)
                 .args(&args)
                 .stdin(std::process::Stdio::piped())
