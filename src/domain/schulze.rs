@@ -4,9 +4,8 @@
 //! or leaves it unranked. Results are computed with the Schulze method from
 //! a square matrix of pairwise counters, where `pairwise[i][j]` is the number
 //! of ballots that strictly prefer option `i` to option `j`. The store updates
-//! these counters as each ballot arrives ([`add_ballot`], or
-//! [`preferred_pairs`] to learn exactly which cells to increment), so
-//! computing results never rescans ballots.
+//! these counters as each ballot arrives ([`preferred_pairs`] says exactly
+//! which cells to increment), so computing results never rescans ballots.
 //!
 //! Ballot semantics:
 //! - a ranked option is preferred to every unranked option;
@@ -55,7 +54,11 @@ pub fn preferred_pairs(ranks: &[Option<u8>]) -> impl Iterator<Item = (usize, usi
 /// The number of options is `pairwise.len()`. Options missing from `ranks`
 /// count as unranked; ranks beyond the matrix and cells missing from short
 /// rows are ignored. Counters saturate instead of overflowing.
-pub fn add_ballot(pairwise: &mut [Vec<u64>], ranks: &[Option<u8>]) {
+///
+/// For the tests of the method: polld counts a ballot through
+/// `Ballot::try_for_each_counter` into its sealed tallies (`store::rows::tally`).
+#[cfg(test)]
+fn add_ballot(pairwise: &mut [Vec<u64>], ranks: &[Option<u8>]) {
     let padded: Vec<Option<u8>> = (0..pairwise.len()).map(|i| ranks.get(i).copied().flatten()).collect();
     for (i, j) in preferred_pairs(&padded) {
         if let Some(cell) = pairwise.get_mut(i).and_then(|row| row.get_mut(j)) {
