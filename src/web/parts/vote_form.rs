@@ -159,30 +159,27 @@ pub fn question_fieldset(
                     @if kind == "radio" && !q.required { (no_answer(ctx, i, entered.none(i))) }
                 }
                 QuestionKind::Ranked => {
-                    // The script shows the move buttons and keeps the rows in
-                    // the order of their ranks; the live region says where a
-                    // moved option now is.
+                    // The script makes each row's move buttons (named from
+                    // data-up and data-down: without script they would do
+                    // nothing, and a ranking of 20 x 12 would carry 100 KB
+                    // of them), keeps the rows in the order of their ranks,
+                    // and the live region says where a moved option now is.
                     ol.ranking data-ranking data-live=(format!("q{i}-live"))
-                        data-moved=((t.rank_now)("{option}", "{rank}")) data-unranked=((t.rank_now_none)("{option}")) {
+                        data-moved=((t.rank_now)("{option}", "{rank}")) data-unranked=((t.rank_now_none)("{option}"))
+                        data-up=(t.rank_up) data-down=(t.rank_down) {
                         @for j in order {
                             @let id = format!("q{i}r{j}");
                             @let text = texts.options[j].as_str();
                             li.rank-row {
                                 select id=(id) name=(id) aria-label=((t.rank_of)(text)) aria-invalid=[invalid] {
                                     option value="" selected[entered.rank(i, j) == 0] { (t.rank_none) }
+                                    // An option without a value sends its text (HTML's
+                                    // rule), the rank: 12 x 240 values fewer.
                                     @for r in 1..=texts.options.len() {
-                                        option value=(r) selected[entered.rank(i, j) == r] { (r) }
+                                        option selected[entered.rank(i, j) == r] { (r) }
                                     }
                                 }
                                 label for=(id) lang=[clang] { (text) }
-                                span.rank-move data-move-buttons hidden {
-                                    @for (dir, arrow, name) in [("up", "▲", t.rank_up), ("down", "▼", t.rank_down)] {
-                                        button.secondary.move type="button" data-move=(dir) title=(name) {
-                                            span aria-hidden="true" { (arrow) }
-                                            span.visually-hidden { (name) ", " span lang=[clang] { (text) } }
-                                        }
-                                    }
-                                }
                             }
                         }
                     }

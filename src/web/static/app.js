@@ -615,10 +615,36 @@
       if (button.disabled) row.querySelector(dir < 0 ? "[data-move=down]" : "[data-move=up]").focus();
       announce(changed);
     }
+    // The move buttons, named for their option: "Move up, Chess".
+    function moveButton(row, dir, arrow, name) {
+      var label = row.querySelector("label");
+      var button = document.createElement("button");
+      button.className = "secondary move";
+      button.type = "button";
+      button.setAttribute("data-move", dir);
+      button.title = name;
+      var shown = document.createElement("span");
+      shown.setAttribute("aria-hidden", "true");
+      shown.textContent = arrow;
+      var said = document.createElement("span");
+      said.className = "visually-hidden";
+      said.textContent = name + ", ";
+      var option = document.createElement("span");
+      if (label.hasAttribute("lang")) option.setAttribute("lang", label.getAttribute("lang"));
+      option.textContent = label.textContent;
+      said.appendChild(option);
+      button.appendChild(shown);
+      button.appendChild(said);
+      return button;
+    }
     arrange(rows()[0]);
     rows().forEach(function (row) {
       row.setAttribute("data-rank", String(rank(row)));
-      row.querySelector("[data-move-buttons]").hidden = false;
+      var buttons = document.createElement("span");
+      buttons.className = "rank-move";
+      buttons.appendChild(moveButton(row, "up", "\u25B2", list.getAttribute("data-up")));
+      buttons.appendChild(moveButton(row, "down", "\u25BC", list.getAttribute("data-down")));
+      row.appendChild(buttons);
       row.querySelector("[data-move=up]").addEventListener("click", function (e) { move(row, -1, e.currentTarget); });
       row.querySelector("[data-move=down]").addEventListener("click", function (e) { move(row, 1, e.currentTarget); });
       // The rank chosen in the select is the row's rank: a row that held it
