@@ -42,6 +42,8 @@ pub struct PolldArgs {
     pub listen: String,
 
     /// Public base URL used in links (default: http://<listen address>).
+    // The text is --help's, where the angle brackets are meant.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long, env = "POLL_BASE_URL")]
     pub base_url: Option<String>,
 

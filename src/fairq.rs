@@ -67,7 +67,7 @@ const FORGET_UNDER: Duration = Duration::from_millis(1);
 const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
 /// A group is forgotten within this time of its last request: enough half
-/// lives to fall from a minute of CPU under [`FORGET_UNDER`], and a sweep.
+/// lives to fall from a minute of CPU under `FORGET_UNDER`, and a sweep.
 pub const FORGOTTEN_WITHIN: Duration = Duration::from_secs(16 + 5);
 
 /// Which requests a worker takes.

@@ -1,6 +1,6 @@
 //! The connection layer: accepts HTTP/1.1 connections and runs a fixed pool of
-//! worker threads that turn each request into an [`http::Request`], call the
-//! handler, and write its [`http::Response`].
+//! worker threads that turn each request into an [`crate::http::Request`], call the
+//! handler, and write its [`crate::http::Response`].
 //!
 //! Connections are served by hyper on a small tokio runtime: an idle or slow
 //! connection costs a few kilobytes and no thread, so no connection waits
@@ -197,7 +197,7 @@ impl Seat {
 
 /// Requests answered on one connection before it is closed. hyper answers a
 /// connection's requests one after another, so pipelined requests wait in
-/// its read buffer (at most [`MAX_HEAD`]) and in the kernel's; this bounds
+/// its read buffer (at most `MAX_HEAD`) and in the kernel's; this bounds
 /// the work one connection can queue in all, whether or not its client reads.
 pub const MAX_REQUESTS_PER_CONNECTION: u32 = 100;
 

@@ -464,7 +464,7 @@ fn receipt_for(poll: &Poll, text: &str) -> Result<Receipt, Error> {
     Receipt::parse(text).ok_or(Error::ReceiptRefused(ReceiptRefusal::NotAReceipt))
 }
 
-/// Whether `poll` takes receipts now (see [`receipt_for`]): the web asks
+/// Whether `poll` takes receipts now (see `receipt_for`): the web asks
 /// before it even offers the receipt form.
 pub fn receipts_open(poll: &Poll) -> Result<(), Error> {
     if poll.closed {

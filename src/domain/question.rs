@@ -265,7 +265,7 @@ fn end_label(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Erro
 
 /// One question of a language version: every text of the question in
 /// another language. Its shape is checked against the poll's question
-/// ([`LanguageVersion::mismatches`]), not here.
+/// (`LanguageVersion::mismatches`), not here.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct VersionQuestion {

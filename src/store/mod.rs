@@ -2,14 +2,14 @@
 //!
 //! Promises:
 //! - every byte of a poll is stored sealed under the poll's own data key
-//!   ([`seal`], [`rows`]), itself stored only wrapped under a day key of the
+//!   ([`seal`], `rows`), itself stored only wrapped under a day key of the
 //!   [`Keyring`]; what stays readable is the poll's id, its creation and
 //!   expiry days, the day its key is leased until, row counts and sizes
 //!   rounded up to buckets (docs/PRIVACY.md, section 8);
 //! - every connection runs with `secure_delete=ON`, WAL, `synchronous=FULL`,
 //!   foreign keys and a busy timeout, so an acknowledged write survives a
 //!   crash and deleted rows are overwritten, not merely unlinked;
-//! - all writes go through one writer thread ([`writer`]) that commits what is
+//! - all writes go through one writer thread (`writer`) that commits what is
 //!   queued in one transaction (group commit) and checkpoints the WAL with
 //!   TRUNCATE after any erasure, so no byte of an erased poll stays on disk;
 //! - reads use per-thread [`Reader`] connections with cached statements and
@@ -130,13 +130,13 @@ fn data_key(keys: &Keyring, id: &str, key_day: Day, wrapped: &[u8]) -> Result<Da
 /// for a receipt someone kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReceiptKeys {
-    /// Until the writer's mix: [`writer::STAGED`] and 15 bytes of a keyed hash.
+    /// Until the writer's mix: `writer::STAGED` and 15 bytes of a keyed hash.
     pub staged: [u8; 16],
     /// After the mix.
     pub settled: [u8; 16],
     /// Where a ballot goes that the mix could not place by its receipt: one
     /// a crashed run left staged, or one staged in a backup
-    /// ([`fallback_key`]).
+    /// (`fallback_key`).
     pub fallback: [u8; 16],
 }
 

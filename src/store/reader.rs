@@ -266,7 +266,7 @@ impl Reader {
 
     /// Makes this reader fit for reading media a piece at a time (the
     /// streams of `/media/`). On SQLite it reads the database file through
-    /// a memory map of up to [`STREAM_MMAP`] bytes: each read of a piece
+    /// a memory map of up to `STREAM_MMAP` bytes: each read of a piece
     /// opens the file's blob afresh, and SQLite then walks the blob's chain
     /// of overflow pages from its start to the piece, one page read per
     /// 4 KiB of offset. Through the page cache that cost 0.3 ms per MiB of

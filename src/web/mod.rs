@@ -16,7 +16,7 @@
 //! - every action goes through the application layer (`app`), exactly like
 //!   the JSON API; forms are validated by `domain` alone;
 //! - a request can never crash a worker: every failure is a page, made by
-//!   one function ([`errors::page`]) with the status that fits the error.
+//!   one function (`errors::page`) with the status that fits the error.
 
 mod admin;
 pub mod assets;

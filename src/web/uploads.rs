@@ -175,10 +175,8 @@ impl Uploads {
 
     /// The cleaned picture held under `reference`, for its thumbnail on the
     /// form (`GET /held/{reference}`): pictures only (a held sound or video
-    /// is never served), and only for a reference of the shape [`hold`]
-    /// makes, so that nothing else is even looked up.
-    ///
-    /// [`hold`]: Uploads::hold
+    /// is never served), and only for a reference of the shape
+    /// `Uploads::hold` makes, so that nothing else is even looked up.
     pub fn held_picture(&self, reference: &str) -> Option<Arc<Clean>> {
         if !is_reference(reference) {
             return None;
