@@ -814,18 +814,19 @@ fn a_client_that_keeps_polld_busy_is_served_by_the_busy_workers_at_a_lower_prior
     assert!(busy_after >= cpu_ms(&busy) + 200, "the busy workers served the hammering client");
 
     // Another client fetches the same page, one at a time, until the quiet
-    // workers have taken 30 ms of CPU for it (under the 100 ms that make a
-    // client busy): no busy worker works for it.
+    // workers have taken half of BUSY_FROM (the CPU that makes a client
+    // busy) for it: no busy worker works for it.
+    let half = u64::try_from(anonpoll::fairq::BUSY_FROM.as_millis() / 2).unwrap();
     let quiet_before = cpu_ms(&workers_of(pid, "anonpoll-worker"));
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut n = 0;
-    while cpu_ms(&workers_of(pid, "anonpoll-worker")) < quiet_before + 30 && Instant::now() < deadline {
+    while cpu_ms(&workers_of(pid, "anonpoll-worker")) < quiet_before + half && Instant::now() < deadline {
         server.request("GET", &format!("/p/{}", heavy.id)).xff("198.51.100.78").send().assert_status(200);
         n += 1;
     }
     let quiet_after = cpu_ms(&workers_of(pid, "anonpoll-worker"));
     eprintln!("{n} pages of another client: {} ms of the quiet workers' CPU", quiet_after - quiet_before);
-    assert!(quiet_after >= quiet_before + 30, "the quiet workers served the other client");
+    assert!(quiet_after >= quiet_before + half, "the quiet workers served the other client");
     let busy_since = cpu_ms(&workers_of(pid, "anonpoll-busy")) - busy_after;
     assert!(busy_since < 5, "the busy workers served the quiet client: {busy_since} ms");
 }

@@ -563,6 +563,64 @@ fn a_poll_without_duplicate_check_takes_ten_budgets_from_one_client_then_refuses
     assert_eq!(api["totalResponses"], 21);
 }
 
+/// Issue 24, item 4: a `none` poll is also paced by the work its ballots
+/// make for the single writer (`PACE_PER_SECOND`, 20,000 counters a second
+/// per client group and poll). A ballot of 20 rankings of 12 options adds
+/// 1,340 counters, so of 40 sent at once from one address about 15 are
+/// taken and the rest refused (429, the form back); a second later the
+/// pace lets more in. The same address's ballots to another `none` poll
+/// are counted apart.
+#[test]
+fn a_heavy_poll_without_duplicate_check_is_paced_by_its_ballots_work() {
+    let server = Server::start();
+    let options: Vec<String> = (0..12).map(|o| format!("Option {o}")).collect();
+    let mut body = valid_poll_json();
+    body["duplicateCheck"] = json!("none");
+    body["resultsPublic"] = json!(true);
+    body["questions"] = json!(
+        (0..20)
+            .map(|q| json!({"type": "ranked", "label": format!("Rank {q}"), "options": options}))
+            .collect::<Vec<_>>()
+    );
+    let heavy = server.create_poll(&body);
+    let path = format!("/p/{}", heavy.id);
+    let ranks: Vec<(String, String)> =
+        (0..20).flat_map(|q| (0..12).map(move |j| (format!("q{q}r{j}"), (j + 1).to_string()))).collect();
+    let ip = Server::fresh_client_ip();
+    let forms: Vec<String> = (0..41).map(|_| ballot(&server.request("GET", &path).xff(&ip).send().text())).collect();
+    let send = |code: &str| {
+        let mut pairs: Vec<(&str, &str)> = vec![("ballot", code)];
+        pairs.extend(ranks.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        post_form(&server, &path, &ip, &pairs)
+    };
+    let answers: Vec<Response> = std::thread::scope(|s| {
+        forms[..40]
+            .iter()
+            .map(|code| s.spawn(|| send(code)))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .collect()
+    });
+    let taken = answers.iter().filter(|r| r.status == 200).count();
+    let refused: Vec<&Response> = answers.iter().filter(|r| r.status == 429).collect();
+    assert_eq!(taken + refused.len(), 40, "{:?}", answers.iter().map(|r| r.status).collect::<Vec<_>>());
+    assert!((14..=30).contains(&taken), "{taken} of 40 heavy ballots taken at once");
+    assert_eq!(refused[0].header("retry-after"), Some("1"), "{}", refused[0].describe());
+    assert!(refused[0].text().contains(r#"<option selected>12</option>"#), "the form comes back with the ranks");
+    // Another `none` poll of the same address is paced apart.
+    let mut small = valid_poll_json();
+    small["duplicateCheck"] = json!("none");
+    let small = server.create_poll(&small);
+    let (resp, _) = vote_form(&server, &small.id, &ip, &[("q0", "0")]);
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    // A second on, the pace has room again.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(send(&forms[40]).status, 200);
+    let results = server.get(&format!("/api/polls/{}/results", heavy.id)).json();
+    assert_eq!(results["totalResponses"], taken as u64 + 1);
+}
+
 #[test]
 fn the_vote_budget_refills_one_vote_every_window_over_n_across_windows() {
     // 4 votes at once, then one back every 4 s / 4 = 1 s; a client tries

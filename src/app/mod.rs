@@ -50,6 +50,8 @@ pub struct App {
     throttle: VoteThrottle,
     /// The looser throttle of `none` polls ([`ROOM_FACTOR`]).
     room: VoteThrottle,
+    /// The pace of `none` polls, in counters ([`PACE_PER_SECOND`]).
+    pace: VoteThrottle,
     links: Links,
 }
 
@@ -60,6 +62,20 @@ pub struct App {
 /// `none` poll and hold the single writer for every other poll (issue 24,
 /// item 4).
 pub const ROOM_FACTOR: u32 = 10;
+
+/// The counters (`Ballot::weight`) one client group's ballots may add to
+/// one `none` poll per second, with a burst of one second's worth. The
+/// room's budget alone lets 1,000 ballots in at once, and the single
+/// writer counts a heavy ballot (20 rankings of 12 options: 1,340
+/// counters) in about half a millisecond: 6 client groups hammering such a
+/// poll took half of a core from every other poll's votes for seconds
+/// (issue 24, item 4; bench/results/2026-11-28-issue24-ninth). At this pace
+/// such a client gets 15 heavy ballots a second, and a lecture hall of 300
+/// behind one address needs 20 s to answer 20 rankings of 12 options; a
+/// poll of ordinary size (a few questions, a few counters each) is paced
+/// at thousands of ballots a second, which no room reaches. A refusal is a
+/// 429 like the throttle's, the form back with what was entered.
+pub const PACE_PER_SECOND: u32 = 20_000;
 
 /// A poll just created, with the token to show once.
 pub struct Created {
@@ -145,6 +161,7 @@ impl App {
             limiter,
             throttle: VoteThrottle::new(votes.per_window, votes.window)?,
             room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
+            pace: VoteThrottle::new(PACE_PER_SECOND, Duration::from_secs(1))?,
             links: Links::new(base_url),
         })
     }
@@ -171,6 +188,7 @@ impl App {
         self.limiter.tick();
         self.throttle.tick();
         self.room.tick();
+        self.pace.tick();
     }
 
     /// A per-worker session with its own read connection.
@@ -359,6 +377,11 @@ impl Session {
                 }
             },
             DuplicateCheck::None => {
+                // The pace first: a ballot it refuses spends none of the
+                // room's budget, which takes ten minutes to come back.
+                if !self.app.pace.spend(client, &poll.id, u32::try_from(ballot.weight()).unwrap_or(u32::MAX)) {
+                    return Err(Error::VotesThrottled { retry_after_secs: 1 });
+                }
                 self.throttled(&self.app.room, client, poll)?;
                 None
             }

@@ -12,6 +12,11 @@
 //! so the limit must be generous and it only slows a script down; the
 //! one-time ballot tokens (`ballot.rs`) do the rest.
 //!
+//! The same budget can count work instead of responses ([`VoteThrottle::spend`]):
+//! the pace of a `none` poll is counted in the counters its ballots add, so
+//! that a heavy poll's ballots take their share of the single writer and
+//! not all of it (`app::PACE_PER_SECOND`).
+//!
 //! Privacy: a client is known here only as HMAC-SHA256(key, client group ‖
 //! poll id) truncated to 128 bits, with a random key that lives in memory for
 //! one window and is dropped with its entries after the next one (by then
@@ -77,6 +82,18 @@ impl VoteThrottle {
     }
 
     pub fn admit_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
+        self.spend_at(ip, poll, 1, now)
+    }
+
+    /// Spends `cost` units of `ip`'s budget for `poll` (a budget counted in
+    /// the writer's work rather than in responses), or refuses it; a cost
+    /// above the whole budget is charged as the whole budget, so that it
+    /// passes when the budget is full.
+    pub fn spend(&self, ip: IpAddr, poll: &PollId, cost: u32) -> bool {
+        self.spend_at(ip, poll, cost, Instant::now())
+    }
+
+    pub fn spend_at(&self, ip: IpAddr, poll: &PollId, cost: u32, now: Instant) -> bool {
         let group = ClientGroup::of(ip);
         let parts: [&[u8]; 2] = [group.as_bytes(), poll.as_str().as_bytes()];
         let mut state = self.lock();
@@ -91,13 +108,14 @@ impl VoteThrottle {
         let left = last.map_or(limit, |b| {
             (b.left + now.saturating_duration_since(b.at).as_secs_f64() * limit / window).min(limit)
         });
-        if left < 1.0 {
+        let cost = f64::from(cost.clamp(1, self.limit.max(1)));
+        if left < cost {
             return false;
         }
         if known.is_none() && state.current.entries.len() >= MAX_TRACKED {
             return false;
         }
-        state.current.entries.insert(key, Budget { left: left - 1.0, at: now });
+        state.current.entries.insert(key, Budget { left: left - cost, at: now });
         true
     }
 }
@@ -141,6 +159,26 @@ mod tests {
         assert!(t.admit_at(ip("192.0.2.1"), &a, at(5000)));
         assert!(t.lock().previous.is_none());
         assert_eq!(t.lock().current.entries.len(), 1);
+    }
+
+    #[test]
+    fn a_budget_of_work_is_spent_by_cost_and_refills_by_cost() {
+        // 1,000 units a second: a ballot of 400 counters twice, not three times.
+        let t = VoteThrottle::new(1_000, Duration::from_secs(1)).unwrap();
+        let t0 = t.lock().current.started;
+        let a = PollId::parse("AAAAAAAAAAAAAAAA").unwrap();
+        assert!(t.spend_at(ip("192.0.2.1"), &a, 400, t0));
+        assert!(t.spend_at(ip("192.0.2.1"), &a, 400, t0));
+        assert!(!t.spend_at(ip("192.0.2.1"), &a, 400, t0), "only 200 left");
+        assert!(t.spend_at(ip("192.0.2.1"), &a, 200, t0), "what is left is spent by a smaller one");
+        assert!(t.spend_at(ip("192.0.2.2"), &a, 400, t0), "another client is counted apart");
+        // 400 come back in 0.4 s.
+        assert!(!t.spend_at(ip("192.0.2.1"), &a, 400, t0 + Duration::from_millis(399)));
+        assert!(t.spend_at(ip("192.0.2.1"), &a, 400, t0 + Duration::from_millis(800)));
+        // A cost above the whole budget passes once the budget is whole.
+        assert!(t.spend_at(ip("192.0.2.3"), &a, 5_000, t0));
+        assert!(!t.spend_at(ip("192.0.2.3"), &a, 5_000, t0 + Duration::from_millis(999)));
+        assert!(t.spend_at(ip("192.0.2.3"), &a, 5_000, t0 + Duration::from_secs(1)));
     }
 
     #[test]

@@ -224,6 +224,18 @@ impl Ballot {
         Ok(())
     }
 
+    /// How many counters this ballot adds one to: the writer's work for it,
+    /// which grows with the square of a ranking's options (a ranking of 12
+    /// adds 66 pairs and its first choice).
+    pub fn weight(&self) -> usize {
+        let mut n = 0usize;
+        let _ = self.try_for_each_counter(|_| {
+            n += 1;
+            Ok::<(), std::convert::Infallible>(())
+        });
+        n
+    }
+
     /// The counters this ballot adds one to, each once, as a list.
     #[cfg(test)]
     pub fn counters(&self) -> Vec<Counter> {
@@ -372,6 +384,7 @@ mod tests {
                 Counter::Pair { question: 2, above: 2, below: 1 },
             ]
         );
+        assert_eq!(b.weight(), c.len(), "the weight is the count of counters");
         let stored = b.to_stored();
         assert_eq!(stored, "[1,[0,2],[2,null,1],5]");
         assert_eq!(Ballot::from_stored(&q, &stored), Some(b));
