@@ -96,6 +96,10 @@ pub enum Error {
     /// 429: too many votes on one poll from one client (web only: no API
     /// endpoint takes votes, so it shares the creation limit's problem code).
     VotesThrottled { retry_after_secs: u64 },
+    /// 429: a `none` poll's ballots from one client group add more counters
+    /// a second than its pace allows (`app::PACE_PER_SECOND`); send again in
+    /// a second (web only, like [`Error::VotesThrottled`]).
+    VotesPaced,
     /// 503: the write queue is full or storage refuses writes (disk full, locked).
     Unavailable { reason: &'static str, retry_after_secs: u64 },
     /// 500: anything else. The cause is logged, the client sees a generic text.
@@ -131,7 +135,7 @@ impl Error {
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
             Error::Invalid(_) => 422,
-            Error::RateLimited(_) | Error::VotesThrottled { .. } => 429,
+            Error::RateLimited(_) | Error::VotesThrottled { .. } | Error::VotesPaced => 429,
             Error::Internal(_) => 500,
             Error::Unavailable { .. } => 503,
         }
@@ -156,7 +160,7 @@ impl Error {
             Error::TooLarge { .. } => "body-too-large",
             Error::UnsupportedMediaType { .. } => "unsupported-media-type",
             Error::Invalid(_) => "validation-failed",
-            Error::RateLimited(_) | Error::VotesThrottled { .. } => "rate-limited",
+            Error::RateLimited(_) | Error::VotesThrottled { .. } | Error::VotesPaced => "rate-limited",
             Error::Internal(_) => "internal-error",
             Error::Unavailable { .. } => "unavailable",
         }
@@ -177,7 +181,7 @@ impl Error {
             Error::TooLarge { .. } => "Request body too large",
             Error::UnsupportedMediaType { .. } => "Unsupported media type",
             Error::Invalid(_) => "Validation failed",
-            Error::RateLimited(_) | Error::VotesThrottled { .. } => "Too many requests",
+            Error::RateLimited(_) | Error::VotesThrottled { .. } | Error::VotesPaced => "Too many requests",
             Error::Internal(_) => "Internal server error",
             Error::Unavailable { .. } => "Service unavailable",
         }
@@ -246,6 +250,9 @@ impl Error {
             ),
             Error::VotesThrottled { retry_after_secs } => {
                 format!("Too many responses to this poll from one client; retry in {retry_after_secs} seconds.")
+            }
+            Error::VotesPaced => {
+                "Too many long responses to this poll from one client at once; retry in a second.".to_owned()
             }
             Error::Unavailable { reason, .. } => format!("{reason} Please retry shortly."),
             Error::Internal(_) => "An internal error occurred; it has been logged without request data.".into(),
@@ -367,6 +374,7 @@ mod tests {
             Error::Invalid(vec![FieldError::new(crate::domain::Key::Title, crate::domain::Problem::Blank)]),
             Error::RateLimited(RateLimited { limit: 1, window_secs: 3600, retry_after_secs: 5 }),
             Error::VotesThrottled { retry_after_secs: 5 },
+            Error::VotesPaced,
             Error::internal(anyhow::anyhow!("secret internal detail")),
             Error::Unavailable { reason: "Storage is full.", retry_after_secs: 1 },
         ];

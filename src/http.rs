@@ -330,6 +330,7 @@ impl Response {
             Error::Unavailable { retry_after_secs, .. } | Error::VotesThrottled { retry_after_secs } => {
                 r = r.with_header("Retry-After", retry_after_secs.to_string());
             }
+            Error::VotesPaced => r = r.with_header("Retry-After", "1"),
             _ => {}
         }
         r

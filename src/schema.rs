@@ -384,7 +384,7 @@ fn duplicate_check_mode(check: DuplicateCheck) -> &'static str {
              nothing pairs a code with the ballot it cast"
         }
         DuplicateCheck::None => {
-            "`none`: no duplicate check, only a flood cap: one network may send ten times the `network` limit (a room of people behind one address), at a pace of 20,000 counted answers a second (a choice counts 1, a ranking of n options up to n(n-1)/2 + 1), so that a poll of many large rankings cannot take the server from the others; past either, 429"
+            "`none`: no duplicate check, only limits against floods: one network may send ten times the `network` limit (a room of people behind one address), and its ballots to `none` polls may add 20,000 counted answers a second in all (a single choice or a scale value counts 1, a multiple-choice answer 1 and each box ticked, a ranking of n options up to n(n-1)/2 + 1), so that a poll of many large rankings cannot take the server from the others; past either, 429"
         }
     }
 }

@@ -563,13 +563,13 @@ fn a_poll_without_duplicate_check_takes_ten_budgets_from_one_client_then_refuses
     assert_eq!(api["totalResponses"], 21);
 }
 
-/// Issue 24, item 4: a `none` poll is also paced by the work its ballots
+/// Issue 24, item 4: `none` polls are also paced by the work their ballots
 /// make for the single writer (`PACE_PER_SECOND`, 20,000 counters a second
-/// per client group and poll). A ballot of 20 rankings of 12 options adds
-/// 1,340 counters, so of 40 sent at once from one address about 15 are
-/// taken and the rest refused (429, the form back); a second later the
-/// pace lets more in. The same address's ballots to another `none` poll
-/// are counted apart.
+/// per client group, over all its `none` polls). A ballot of 20 rankings of
+/// 12 options adds 1,340 counters, so of 40 sent at once from one address
+/// about 15 are taken (one more for each 67 ms they take) and the rest
+/// refused (429, the form back); a second later the pace lets more in.
+/// Another address is counted apart, and so is a small poll's ballot.
 #[test]
 fn a_heavy_poll_without_duplicate_check_is_paced_by_its_ballots_work() {
     let server = Server::start();
@@ -593,6 +593,7 @@ fn a_heavy_poll_without_duplicate_check_is_paced_by_its_ballots_work() {
         pairs.extend(ranks.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         post_form(&server, &path, &ip, &pairs)
     };
+    let started = std::time::Instant::now();
     let answers: Vec<Response> = std::thread::scope(|s| {
         forms[..40]
             .iter()
@@ -602,23 +603,35 @@ fn a_heavy_poll_without_duplicate_check_is_paced_by_its_ballots_work() {
             .map(|h| h.join().unwrap())
             .collect()
     });
+    // What the pace gave back while they came in: one more heavy ballot
+    // per 67 ms (so a slow machine takes more, and the bound says so).
+    let refilled = usize::try_from(started.elapsed().as_millis() / 67).unwrap();
     let taken = answers.iter().filter(|r| r.status == 200).count();
     let refused: Vec<&Response> = answers.iter().filter(|r| r.status == 429).collect();
     assert_eq!(taken + refused.len(), 40, "{:?}", answers.iter().map(|r| r.status).collect::<Vec<_>>());
-    assert!((14..=30).contains(&taken), "{taken} of 40 heavy ballots taken at once");
-    assert_eq!(refused[0].header("retry-after"), Some("1"), "{}", refused[0].describe());
-    assert!(refused[0].text().contains(r#"<option selected>12</option>"#), "the form comes back with the ranks");
-    // Another `none` poll of the same address is paced apart.
+    assert!(taken >= 14 && taken <= 15 + refilled, "{taken} of 40 heavy ballots taken, {refilled} given back");
+    let refusal = refused.first().unwrap_or_else(|| panic!("none of 40 heavy ballots refused"));
+    assert_eq!(refusal.header("retry-after"), Some("1"), "{}", refusal.describe());
+    let page = refusal.text();
+    assert!(page.contains(r#"<option selected>12</option>"#), "the form comes back with the ranks");
+    assert!(page.contains("Many long responses to this poll are arriving from your network at once"), "{page}");
+    // Another address is paced apart.
+    let other = Server::fresh_client_ip();
+    let code = ballot(&server.request("GET", &path).xff(&other).send().text());
+    let mut pairs: Vec<(&str, &str)> = vec![("ballot", &code)];
+    pairs.extend(ranks.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    assert_eq!(post_form(&server, &path, &other, &pairs).status, 200);
+    // A small ballot (2 counters) needs only what a millisecond gives back.
     let mut small = valid_poll_json();
     small["duplicateCheck"] = json!("none");
     let small = server.create_poll(&small);
-    let (resp, _) = vote_form(&server, &small.id, &ip, &[("q0", "0")]);
+    let (resp, _) = vote_form(&server, &small.id, &ip, &[("q0", "0"), ("q1", "1")]);
     assert_eq!(resp.status, 200, "{}", resp.describe());
     // A second on, the pace has room again.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     assert_eq!(send(&forms[40]).status, 200);
     let results = server.get(&format!("/api/polls/{}/results", heavy.id)).json();
-    assert_eq!(results["totalResponses"], taken as u64 + 1);
+    assert_eq!(results["totalResponses"], taken as u64 + 2);
 }
 
 #[test]

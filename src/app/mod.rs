@@ -50,7 +50,8 @@ pub struct App {
     throttle: VoteThrottle,
     /// The looser throttle of `none` polls ([`ROOM_FACTOR`]).
     room: VoteThrottle,
-    /// The pace of `none` polls, in counters ([`PACE_PER_SECOND`]).
+    /// The pace of `none` polls, in counters, per client group over all
+    /// of them ([`PACE_PER_SECOND`]).
     pace: VoteThrottle,
     links: Links,
 }
@@ -64,7 +65,8 @@ pub struct App {
 pub const ROOM_FACTOR: u32 = 10;
 
 /// The counters (`Ballot::weight`) one client group's ballots may add to
-/// one `none` poll per second, with a burst of one second's worth. The
+/// `none` polls per second, all of them together (so that a client cannot
+/// multiply it by creating polls), with a burst of one second's worth. The
 /// room's budget alone lets 1,000 ballots in at once, and the single
 /// writer counts a heavy ballot (20 rankings of 12 options: 1,340
 /// counters) in about half a millisecond: 6 client groups hammering such a
@@ -379,8 +381,8 @@ impl Session {
             DuplicateCheck::None => {
                 // The pace first: a ballot it refuses spends none of the
                 // room's budget, which takes ten minutes to come back.
-                if !self.app.pace.spend(client, &poll.id, u32::try_from(ballot.weight()).unwrap_or(u32::MAX)) {
-                    return Err(Error::VotesThrottled { retry_after_secs: 1 });
+                if !self.app.pace.spend(client, u32::try_from(ballot.weight()).unwrap_or(u32::MAX)) {
+                    return Err(Error::VotesPaced);
                 }
                 self.throttled(&self.app.room, client, poll)?;
                 None

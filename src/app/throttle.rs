@@ -12,13 +12,15 @@
 //! so the limit must be generous and it only slows a script down; the
 //! one-time ballot tokens (`ballot.rs`) do the rest.
 //!
-//! The same budget can count work instead of responses ([`VoteThrottle::spend`]):
-//! the pace of a `none` poll is counted in the counters its ballots add, so
-//! that a heavy poll's ballots take their share of the single writer and
-//! not all of it (`app::PACE_PER_SECOND`).
+//! The same budget can count work instead of responses, per client over
+//! all polls ([`VoteThrottle::spend`]): the pace of `none` polls is counted
+//! in the counters their ballots add, so that a heavy poll's ballots take
+//! their share of the single writer and not all of it
+//! (`app::PACE_PER_SECOND`).
 //!
 //! Privacy: a client is known here only as HMAC-SHA256(key, client group ‖
-//! poll id) truncated to 128 bits, with a random key that lives in memory for
+//! poll id) (for the work budget, of the client group alone) truncated to
+//! 128 bits, with a random key that lives in memory for
 //! one window and is dropped with its entries after the next one (by then
 //! every budget it keyed is whole again, so forgetting it changes nothing).
 //! Nothing is written anywhere.
@@ -82,27 +84,31 @@ impl VoteThrottle {
     }
 
     pub fn admit_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
-        self.spend_at(ip, poll, 1, now)
-    }
-
-    /// Spends `cost` units of `ip`'s budget for `poll` (a budget counted in
-    /// the writer's work rather than in responses), or refuses it; a cost
-    /// above the whole budget is charged as the whole budget, so that it
-    /// passes when the budget is full.
-    pub fn spend(&self, ip: IpAddr, poll: &PollId, cost: u32) -> bool {
-        self.spend_at(ip, poll, cost, Instant::now())
-    }
-
-    pub fn spend_at(&self, ip: IpAddr, poll: &PollId, cost: u32, now: Instant) -> bool {
         let group = ClientGroup::of(ip);
-        let parts: [&[u8]; 2] = [group.as_bytes(), poll.as_str().as_bytes()];
+        self.take(&[group.as_bytes(), poll.as_str().as_bytes()], 1, now)
+    }
+
+    /// Spends `cost` units of `ip`'s budget over all polls (a budget
+    /// counted in the writer's work rather than in responses), or refuses
+    /// it; a cost above the whole budget is charged as the whole budget, so
+    /// that it passes when the budget is full.
+    pub fn spend(&self, ip: IpAddr, cost: u32) -> bool {
+        self.spend_at(ip, cost, Instant::now())
+    }
+
+    pub fn spend_at(&self, ip: IpAddr, cost: u32, now: Instant) -> bool {
+        self.take(&[ClientGroup::of(ip).as_bytes()], cost, now)
+    }
+
+    /// Takes `cost` from the budget keyed by `parts`.
+    fn take(&self, parts: &[&[u8]], cost: u32, now: Instant) -> bool {
         let mut state = self.lock();
         state.rotate(now);
-        let key = state.current.key(&parts);
+        let key = state.current.key(parts);
         let known = state.current.entries.get(&key).copied();
         // A budget last touched in the previous generation carries over; one
         // older than that is whole again anyway.
-        let last = known.or_else(|| state.previous.as_ref().and_then(|p| p.entries.get(&p.key(&parts)).copied()));
+        let last = known.or_else(|| state.previous.as_ref().and_then(|p| p.entries.get(&p.key(parts)).copied()));
         let limit = f64::from(self.limit);
         let window = self.window.as_secs_f64();
         let left = last.map_or(limit, |b| {
@@ -166,19 +172,23 @@ mod tests {
         // 1,000 units a second: a ballot of 400 counters twice, not three times.
         let t = VoteThrottle::new(1_000, Duration::from_secs(1)).unwrap();
         let t0 = t.lock().current.started;
+        assert!(t.spend_at(ip("192.0.2.1"), 400, t0));
+        assert!(t.spend_at(ip("192.0.2.1"), 400, t0));
+        assert!(!t.spend_at(ip("192.0.2.1"), 400, t0), "only 200 left");
+        assert!(t.spend_at(ip("192.0.2.1"), 200, t0), "what is left is spent by a smaller one");
+        assert!(t.spend_at(ip("192.0.2.2"), 400, t0), "another client is counted apart");
+        // One budget per client, not per poll: the votes' budget of the same
+        // client and a poll is another entry.
         let a = PollId::parse("AAAAAAAAAAAAAAAA").unwrap();
-        assert!(t.spend_at(ip("192.0.2.1"), &a, 400, t0));
-        assert!(t.spend_at(ip("192.0.2.1"), &a, 400, t0));
-        assert!(!t.spend_at(ip("192.0.2.1"), &a, 400, t0), "only 200 left");
-        assert!(t.spend_at(ip("192.0.2.1"), &a, 200, t0), "what is left is spent by a smaller one");
-        assert!(t.spend_at(ip("192.0.2.2"), &a, 400, t0), "another client is counted apart");
+        assert!(t.admit_at(ip("192.0.2.1"), &a, t0));
+        assert!(!t.spend_at(ip("192.0.2.1"), 1, t0), "nothing left of the work budget");
         // 400 come back in 0.4 s.
-        assert!(!t.spend_at(ip("192.0.2.1"), &a, 400, t0 + Duration::from_millis(399)));
-        assert!(t.spend_at(ip("192.0.2.1"), &a, 400, t0 + Duration::from_millis(800)));
+        assert!(!t.spend_at(ip("192.0.2.1"), 400, t0 + Duration::from_millis(399)));
+        assert!(t.spend_at(ip("192.0.2.1"), 400, t0 + Duration::from_millis(800)));
         // A cost above the whole budget passes once the budget is whole.
-        assert!(t.spend_at(ip("192.0.2.3"), &a, 5_000, t0));
-        assert!(!t.spend_at(ip("192.0.2.3"), &a, 5_000, t0 + Duration::from_millis(999)));
-        assert!(t.spend_at(ip("192.0.2.3"), &a, 5_000, t0 + Duration::from_secs(1)));
+        assert!(t.spend_at(ip("192.0.2.3"), 5_000, t0));
+        assert!(!t.spend_at(ip("192.0.2.3"), 5_000, t0 + Duration::from_millis(999)));
+        assert!(t.spend_at(ip("192.0.2.3"), 5_000, t0 + Duration::from_secs(1)));
     }
 
     #[test]

@@ -185,6 +185,7 @@ pub const DE: Catalogue = Catalogue {
     ],
     err_create_expired: "Dieses Formular ist abgelaufen. Ihre Eingaben sind unten erhalten: Bitte schicken Sie das Formular erneut ab.",
     err_throttled: "In den letzten Minuten kamen aus Ihrem Netzwerk sehr viele Antworten auf diese Umfrage. Bitte versuchen Sie es etwas später erneut.",
+    err_paced: "Aus Ihrem Netzwerk kommen gerade viele lange Antworten auf diese Umfrage gleichzeitig an. Bitte senden Sie Ihre in einem Moment erneut.",
     err_vote_not_saved: "Ihre Antwort konnte gerade nicht gespeichert werden. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
     thanks_title: "Vielen Dank!",
     thanks_text: "Ihre Antwort wurde gezählt.",

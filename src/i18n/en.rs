@@ -179,6 +179,7 @@ pub const EN: Catalogue = Catalogue {
     ],
     err_create_expired: "This form has expired. What you typed is kept below: please send it again.",
     err_throttled: "Many responses to this poll have come from your network in the last few minutes. Please try again a little later.",
+    err_paced: "Many long responses to this poll are arriving from your network at once. Please send yours again in a moment.",
     err_vote_not_saved: "Your response could not be saved just now. Your choices are kept below: please send them again.",
     thanks_title: "Thank you!",
     thanks_text: "Your response has been counted.",

@@ -193,6 +193,7 @@ pub const FR: Catalogue = Catalogue {
     ],
     err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{202F}: veuillez l’envoyer à nouveau.",
     err_throttled: "De nombreuses réponses à ce sondage sont venues de votre réseau ces dernières minutes. Veuillez réessayer un peu plus tard.",
+    err_paced: "De nombreuses réponses longues à ce sondage arrivent en même temps de votre réseau. Veuillez renvoyer la vôtre dans un instant.",
     err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
     thanks_title: "Merci\u{202F}!",
     thanks_text: "Votre réponse a bien été comptée.",

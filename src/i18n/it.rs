@@ -190,6 +190,7 @@ pub const IT: Catalogue = Catalogue {
     ],
     err_create_expired: "Questo modulo è scaduto. Quanto hai inserito è stato mantenuto qui sotto: invialo di nuovo.",
     err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla tua rete. Riprova un po’ più tardi.",
+    err_paced: "Dalla tua rete stanno arrivando molte risposte lunghe a questo sondaggio nello stesso momento. Invia di nuovo la tua tra un attimo.",
     err_vote_not_saved: "Non è stato possibile salvare la tua risposta. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
     thanks_title: "Grazie!",
     thanks_text: "La tua risposta è stata contata.",

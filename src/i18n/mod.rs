@@ -141,6 +141,7 @@ pub struct Catalogue {
     /// The creation form's one-time code is unknown or from a rotated key.
     pub err_create_expired: &'static str,
     pub err_throttled: &'static str,
+    pub err_paced: &'static str,
     pub err_vote_not_saved: &'static str,
     pub thanks_title: &'static str,
     pub thanks_text: &'static str,
@@ -683,6 +684,7 @@ mod tests {
                 c.create_sent_title,
                 c.err_create_expired,
                 c.err_throttled,
+                c.err_paced,
                 c.err_vote_not_saved,
                 c.thanks_title,
                 c.thanks_text,

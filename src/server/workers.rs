@@ -204,7 +204,7 @@ mod tests {
             assert!(jobs.try_send(group, Job { request, reply }).is_ok());
             answer.blocking_recv().unwrap()
         };
-        // One request of 150 ms of CPU (BUSY_FROM is 100): the client's next
+        // One request of 150 ms of CPU (past BUSY_FROM): the client's next
         // request goes to the busy lane.
         assert_eq!(jobs.lane_of(group), Lane::Quiet);
         assert_eq!(ask().status, 200);

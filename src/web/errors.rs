@@ -44,6 +44,7 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             (429, t.error_title, rate_limited.as_str())
         }
         Error::VotesThrottled { .. } => (429, t.error_title, t.err_throttled),
+        Error::VotesPaced => (429, t.error_title, t.err_paced),
         Error::Unavailable { .. } => (503, t.error_title, t.err_unavailable),
         Error::Internal(cause) => {
             eprintln!("anonpoll: internal error: {cause:#}");
@@ -72,6 +73,7 @@ pub fn with_headers(r: Response, e: &Error) -> Response {
         Error::VotesThrottled { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
             r.with_header("Retry-After", retry_after_secs.to_string())
         }
+        Error::VotesPaced => r.with_header("Retry-After", "1"),
         Error::MethodNotAllowed(allowed) => r.with_header("Allow", allowed.join(", ")),
         Error::TooLarge { .. } => r.with_header("Connection", "close"),
         _ => r,
@@ -100,6 +102,7 @@ mod tests {
             (Error::ResultsWithheld(Withheld::UntilClose { closes_on: crate::day::Day::parse("2026-01-02") }), 403),
             (Error::RateLimited(RateLimited { limit: 1, window_secs: 60, retry_after_secs: 61 }), 429),
             (Error::VotesThrottled { retry_after_secs: 5 }, 429),
+            (Error::VotesPaced, 429),
             (Error::Unavailable { reason: "x", retry_after_secs: 1 }, 503),
         ];
         for (e, status) in cases {

@@ -173,6 +173,10 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(t.err_throttled))?;
             return Ok(with_headers(r, &e));
         }
+        Err(e @ Error::VotesPaced) => {
+            let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(t.err_paced))?;
+            return Ok(with_headers(r, &e));
+        }
         Err(e) => return Err(e),
     };
     // Reserved only now, so a refused attempt leaves the form usable; two

@@ -19,7 +19,7 @@
 //!   httpload mixed ADDR CONNECTIONS SECONDS IDS_FILE
 //!       90 % reads (share page, results page, poll JSON, results JSON in
 //!       turn), 9 % votes (as above: GET + POST), 1 % creates (POST /api/polls).
-//!   httpload fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle]
+//!   httpload fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle] [warm]
 //!       The second audit's starvation scenario (issue 24, item 4): creates a
 //!       small poll and a heavy one (20 ranking questions of 12 options,
 //!       `duplicateCheck: none`), votes on the small poll from one
@@ -32,11 +32,15 @@
 //!       fetched first, the load is their POSTs alone; `pages`: the share
 //!       page's GETs alone (the workers' load, no vote). `nice=N`: the heavy
 //!       load runs in a child process at niceness N, so that on one machine
-//!       its own CPU (parsing 241 KB pages) is not taken from polld; `idle`:
+//!       its own CPU (parsing 109 KB pages) is not taken from polld; `idle`:
 //!       in a child process under `SCHED_IDLE` (`chrt -i 0`), the kernel's
 //!       lowest weight, which any other thread that wakes preempts, so
 //!       that what is left is mostly polld's doing (the attackers may then
-//!       send less: compare the heavy counts).
+//!       send less: compare the heavy counts). `warm`: the small poll's
+//!       votes run SECONDS first, unmeasured, so that the alone half begins
+//!       with the mix of the votes before it as the loaded half does (polld
+//!       mixes at least every 10 s under load; without it only the loaded
+//!       half begins with a mix, of the alone half's votes).
 //!   httpload seq ADDR N IDS_FILE (post|PATH)
 //!       For counting instructions (bench/count.sh): prepares N requests
 //!       (`post`: fetches and fills in N vote forms; a PATH such as
@@ -559,12 +563,18 @@ impl Attackers {
 /// that on a machine shared with the load generator polld's CPU is not
 /// taken by the attackers' own page parsing, as it would not be were they
 /// elsewhere.
-fn fair(addr: &str, conns: usize, secs: f64, load: Load, attackers: Attackers) {
+fn fair(addr: &str, conns: usize, secs: f64, load: Load, attackers: Attackers, warm: bool) {
     let mut c = Client::new(addr);
     c.xff = Some("198.19.0.2".into());
     let small = create(&mut c, CREATE_BODY);
     let heavy = create(&mut c, &heavy_poll());
     let span = Duration::from_secs_f64(secs);
+    if warm {
+        // Not measured: so that the alone half, too, begins with the mix
+        // of the votes before it (polld mixes every 10 s under load), as
+        // the loaded half begins with the alone half's.
+        small_votes(addr, &small, Instant::now() + span);
+    }
     let alone = small_votes(addr, &small, Instant::now() + span);
     let (loaded, (taken, refused, failed)) = match attackers {
         Attackers::Here => {
@@ -783,7 +793,7 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
                  | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | seq ADDR N IDS_FILE (post|PATH) \
-                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle]";
+                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle] [warm]";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
     if mode == "fair" {
         let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
@@ -794,6 +804,7 @@ fn main() {
             secs.parse().expect("seconds"),
             Load::parse(&a[5..]),
             Attackers::parse(&a[5..]),
+            a[5..].iter().any(|w| w == "warm"),
         );
     }
     if mode == "fair-load" {
