@@ -123,6 +123,19 @@ impl Error {
         Error::Internal(e.into())
     }
 
+    /// The seconds a client should wait before it tries again (the
+    /// `Retry-After` header of both front ends), where the error says.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Error::RateLimited(r) => Some(r.retry_after_secs),
+            Error::VotesThrottled { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
+                Some(*retry_after_secs)
+            }
+            Error::VotesPaced => Some(1),
+            _ => None,
+        }
+    }
+
     pub fn status(&self) -> u16 {
         match self {
             Error::Malformed(_) => 400,
@@ -386,6 +399,12 @@ mod tests {
             let p = e.to_problem();
             assert_eq!(p.status, e.status());
             assert!(!p.detail.contains("secret internal detail"));
+            // Every 429 and 503 says when to come back (RFC 9110 §10.2.3);
+            // nothing else does.
+            let busy = matches!(e.status(), 429 | 503);
+            assert_eq!(e.retry_after_secs().is_some(), busy, "{}", e.code());
+            let r = crate::http::Response::from_error(e);
+            assert_eq!(r.header("Retry-After").is_some(), busy, "{}", e.code());
         }
     }
 }

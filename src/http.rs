@@ -316,7 +316,6 @@ impl Response {
             Error::UnsupportedMediaType { accepted } => r = r.with_header("Accept", accepted.join(", ")),
             Error::TooLarge { .. } => r = r.with_header("Connection", "close"),
             Error::RateLimited(rl) => {
-                r = r.with_header("Retry-After", rl.retry_after_secs.to_string());
                 let quota = crate::ratelimit::Quota {
                     limit: rl.limit,
                     window_secs: rl.window_secs,
@@ -327,11 +326,10 @@ impl Response {
                     r = r.with_header(name, value);
                 }
             }
-            Error::Unavailable { retry_after_secs, .. } | Error::VotesThrottled { retry_after_secs } => {
-                r = r.with_header("Retry-After", retry_after_secs.to_string());
-            }
-            Error::VotesPaced => r = r.with_header("Retry-After", "1"),
             _ => {}
+        }
+        if let Some(secs) = err.retry_after_secs() {
+            r = r.with_header("Retry-After", secs.to_string());
         }
         r
     }

@@ -43,8 +43,7 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             rate_limited = (t.err_rate_limited)(rl.retry_after_secs.div_ceil(60));
             (429, t.error_title, rate_limited.as_str())
         }
-        Error::VotesThrottled { .. } => (429, t.error_title, t.err_throttled),
-        Error::VotesPaced => (429, t.error_title, t.err_paced),
+        Error::VotesThrottled { .. } | Error::VotesPaced => (429, t.error_title, too_many_text(t, e)),
         Error::Unavailable { .. } => (503, t.error_title, t.err_unavailable),
         Error::Internal(cause) => {
             eprintln!("anonpoll: internal error: {cause:#}");
@@ -53,6 +52,15 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
     };
     let r = message_page(ctx, status, title, text);
     with_headers(r, e)
+}
+
+/// Why votes from the reader's network are held back for now: the throttle
+/// (minutes) or the pace of `none` polls (a second).
+pub fn too_many_text(t: &Catalogue, e: &Error) -> &'static str {
+    match e {
+        Error::VotesPaced => t.err_paced,
+        _ => t.err_throttled,
+    }
 }
 
 /// Why results are withheld, and until when, in the reader's language.
@@ -68,12 +76,11 @@ pub fn withheld_text(t: &Catalogue, e: &Error) -> String {
 
 /// The headers an error's status calls for (the same as the API's).
 pub fn with_headers(r: Response, e: &Error) -> Response {
+    let r = match e.retry_after_secs() {
+        Some(secs) => r.with_header("Retry-After", secs.to_string()),
+        None => r,
+    };
     match e {
-        Error::RateLimited(rl) => r.with_header("Retry-After", rl.retry_after_secs.to_string()),
-        Error::VotesThrottled { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
-            r.with_header("Retry-After", retry_after_secs.to_string())
-        }
-        Error::VotesPaced => r.with_header("Retry-After", "1"),
         Error::MethodNotAllowed(allowed) => r.with_header("Allow", allowed.join(", ")),
         Error::TooLarge { .. } => r.with_header("Connection", "close"),
         _ => r,
