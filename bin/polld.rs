@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    anonpoll::harden::no_core_dumps_or_say("polld");
     let args = anonpoll::config::PolldArgs::parse();
     match anonpoll::daemon::run(args) {
         Ok(()) => ExitCode::SUCCESS,

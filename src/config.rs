@@ -25,17 +25,26 @@ pub struct PolldArgs {
     pub db: PathBuf,
 
     /// The key file every poll is sealed under (created with a fresh random
-    /// key chain on first start; default: beside the database,
-    /// `anonpoll.keys`). Never back it up with the database: without a
-    /// current key file a copy cannot be read (docs/OPERATIONS.md).
+    /// key chain on first start, mode 0600; default: in a folder of its own
+    /// beside the database's, `./data-keys/anonpoll.keys` for
+    /// `./data/anonpoll.sqlite3`). Never back it up with the database:
+    /// without a current key file a copy cannot be read (docs/OPERATIONS.md).
     #[arg(long, env = "POLL_KEYS")]
     pub keys: Option<PathBuf>,
 
     /// Days ahead a poll's data key is wrapped at most: a deleted or
-    /// shortened poll cannot be read from any copy older than this.
-    #[arg(long, env = "POLL_KEY_LEASE_DAYS", default_value_t = crate::keyring::DEFAULT_LEASE_DAYS,
+    /// shortened poll cannot be read from any copy older than this. Stored
+    /// in the database, for every process of it (`pollctl sweep` too);
+    /// default: the database's, 7 for a new one.
+    #[arg(long, env = "POLL_KEY_LEASE_DAYS",
           value_parser = clap::value_parser!(u16).range(1..=crate::keyring::MAX_LEASE_DAYS as i64))]
-    pub key_lease_days: u16,
+    pub key_lease_days: Option<u16>,
+
+    /// Use a key file that is behind the day the database's key state has
+    /// reached (refused otherwise, as an old copy): for a node that was
+    /// down for more than a day. Says so on stderr.
+    #[arg(long, env = "POLL_ACCEPT_OLD_KEY_FILE")]
+    pub accept_old_key_file: bool,
 
     /// Address to listen on (use port 0 for any free port).
     #[arg(long, env = "POLL_LISTEN", default_value = DEFAULT_LISTEN)]
@@ -147,7 +156,7 @@ impl PolldArgs {
     /// The vote window these options set.
     /// Where the key file is and how long a lease lasts.
     pub fn keys(&self) -> anyhow::Result<crate::store::Keys> {
-        crate::store::Keys::for_db(&self.db, self.keys.as_deref(), self.key_lease_days)
+        crate::store::Keys::for_db(&self.db, self.keys.as_deref(), self.key_lease_days, self.accept_old_key_file)
     }
 
     /// The database as polld says it at its start: a PostgreSQL URL without

@@ -41,15 +41,22 @@ pub struct Cli {
     pub db: PathBuf,
 
     /// The key file that the database's polls are sealed under (the same
-    /// one polld uses; default: beside the database, `anonpoll.keys` for
-    /// `anonpoll.sqlite3`).
+    /// one polld uses; default, as polld's: in a folder of its own beside
+    /// the database's, `./data-keys/anonpoll.keys` for
+    /// `./data/anonpoll.sqlite3`).
     #[arg(long, env = "POLL_KEYS", global = true)]
     pub keys: Option<PathBuf>,
 
-    /// Days ahead a poll's data key is wrapped at most (the same as polld's).
-    #[arg(long, env = "POLL_KEY_LEASE_DAYS", default_value_t = crate::keyring::DEFAULT_LEASE_DAYS, global = true,
+    /// Days ahead a poll's data key is wrapped at most. The database keeps
+    /// polld's: give it only to change it for every process.
+    #[arg(long, env = "POLL_KEY_LEASE_DAYS", global = true,
           value_parser = clap::value_parser!(u16).range(1..=crate::keyring::MAX_LEASE_DAYS as i64))]
-    pub key_lease_days: u16,
+    pub key_lease_days: Option<u16>,
+
+    /// Use a key file that is behind the database's key state (refused
+    /// otherwise, as an old copy); says so on stderr.
+    #[arg(long, env = "POLL_ACCEPT_OLD_KEY_FILE", global = true)]
+    pub accept_old_key_file: bool,
 
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
@@ -114,7 +121,12 @@ pub enum Command {
         /// The copy to create; must not exist.
         file: PathBuf,
     },
-    /// Run SQLite's integrity check and report the schema version.
+    /// Check the database: the engine's own integrity check and the schema
+    /// version; the key state against today; and every poll opened whole,
+    /// its ballot rows against the digest its counts carry (a row deleted,
+    /// added or put back is found) and its counts against a recount.
+    /// Names each poll that does not check out; exits 1 if any does, or if
+    /// the key state is behind today.
     Check,
     /// Print a poll as the API shows it, with its share and results links
     /// (absolute: see --base-url).
@@ -337,7 +349,7 @@ fn execute(cli: &Cli) -> Result<(), Failure> {
     if !url && !cli.db.exists() {
         return Err(anyhow!("no database at {}", cli.db.display()).into());
     }
-    let keys = Keys::for_db(&cli.db, cli.keys.as_deref(), cli.key_lease_days)?;
+    let keys = Keys::for_db(&cli.db, cli.keys.as_deref(), cli.key_lease_days, cli.accept_old_key_file)?;
     let store = Store::open_patient(&cli.db, &keys)?;
     let today = Day::today();
     let kept = store.clone();
@@ -416,13 +428,27 @@ fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
             let as_of = as_of.unwrap_or(today);
             let report = store.sweep(as_of)?;
             let v = json!({"asOf": as_of.to_string(), "pollsErased": report.polls_erased,
-                "pollsRewrapped": report.polls_rewrapped, "keyDay": report.key_day.to_string()});
+                "pollsRewrapped": report.polls_rewrapped, "pollsSetAside": report.polls_set_aside,
+                "keyDay": report.key_day.to_string()});
             print(cli, &v, || {
-                format!(
+                let mut out = format!(
                     "erased {} expired poll(s) as of {as_of}; re-wrapped {} poll key(s); key state at {}",
                     report.polls_erased, report.polls_rewrapped, report.key_day
-                )
+                );
+                for poll in &report.polls_set_aside {
+                    out.push_str(&format!("\nset aside (its row cannot be read; see pollctl check): {poll}"));
+                }
+                out
             });
+            // The key state must have reached the day asked (the work is
+            // idempotent: a state already ahead is fine).
+            if report.key_day < as_of {
+                return Err(anyhow!(
+                    "the key state is at {}, not {as_of}: the day's key work did not finish",
+                    report.key_day
+                )
+                .into());
+            }
         }
         Command::Stats => {
             let s = store.stats(today)?;
@@ -444,14 +470,27 @@ fn command(cli: &Cli, store: Store, today: Day) -> Result<(), Failure> {
         }
         Command::Check => {
             let h = store.health()?;
-            let ok = h.integrity == "ok" && h.schema_version == h.binary_schema_version;
+            let polls = store.check_polls(today)?;
+            let key_day = store.keys().day();
+            let behind = key_day < today;
+            let ok = h.integrity == "ok" && h.schema_version == h.binary_schema_version && polls.is_empty() && !behind;
+            let listed: Vec<Value> = polls.iter().map(|c| json!({"poll": c.poll, "problem": c.problem})).collect();
             let v = json!({"integrity": h.integrity, "schemaVersion": h.schema_version,
-                "expectedSchemaVersion": h.binary_schema_version, "ok": ok});
+                "expectedSchemaVersion": h.binary_schema_version, "keyDay": key_day.to_string(),
+                "keyStateBehind": behind, "pollsWithProblems": listed, "ok": ok});
             print(cli, &v, || {
-                format!(
-                    "integrity: {}\nschema version: {} (this pollctl: {})",
-                    h.integrity, h.schema_version, h.binary_schema_version
-                )
+                let mut out = format!(
+                    "integrity: {}\nschema version: {} (this pollctl: {})\nkey state: {key_day}{}\npolls checked: {}",
+                    h.integrity,
+                    h.schema_version,
+                    h.binary_schema_version,
+                    if behind { " (behind today: the day's key work has not run; run pollctl sweep)" } else { "" },
+                    if polls.is_empty() { "every poll opens, and its counts are a recount of its ballots" } else { "" },
+                );
+                for c in &polls {
+                    out.push_str(&format!("\n  poll {}: {}", c.poll, c.problem));
+                }
+                out
             });
             if !ok {
                 return Err(anyhow!("the database is not healthy").into());

@@ -38,18 +38,26 @@ const UPLOAD_MIN_RATE: MinRate = MinRate { bytes_per_sec: 16 * 1024, head_start:
 /// multipart headers of every field, come to about 300 KB.
 const FORM_MAX: usize = 2 * MAX_JSON_BODY;
 
-/// The day's key work when the key state is behind `today`: erases what
-/// expired, re-wraps every live poll's key under its lease, and moves the key
-/// state to `today` (`Store::sweep`). Nothing to do when it is not behind.
-pub fn roll_keys(store: &Store, today: Day) -> anyhow::Result<()> {
-    if store.keys().day() < today {
-        let report = store.sweep(today)?;
-        eprintln!(
-            "polld: key state moved to {}; {} poll(s) re-wrapped, {} erased",
-            report.key_day, report.polls_rewrapped, report.polls_erased
-        );
-    }
-    Ok(())
+/// How far above the process's priority polld's writer runs, where the
+/// kernel allows it (CAP_SYS_NICE, or an RLIMIT_NICE such as systemd's
+/// `LimitNICE=-10`, which deploy/anonpoll.service sets). Every vote waits
+/// for the writer's next batch, and a batch is short: run first, it keeps
+/// votes from waiting behind the workers and I/O threads that render and
+/// send a busy client's pages (docs/RELIABILITY.md, "The writer's
+/// priority").
+pub const WRITER_RAISE: i32 = 10;
+
+/// Raises the calling thread (polld's writer, as it starts) by
+/// [`WRITER_RAISE`], or says once why it cannot.
+fn raise_writer() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    crate::priority::shift_own_or_say(-WRITER_RAISE, &SAID, |e| {
+        format!(
+            "polld: cannot run the writer above the other threads ({e}); under a busy client's load votes wait \
+             longer. Allow it with LimitNICE=-{WRITER_RAISE} in the systemd unit (deploy/anonpoll.service) or \
+             CAP_SYS_NICE"
+        )
+    });
 }
 
 pub fn run(args: PolldArgs) -> anyhow::Result<()> {
@@ -74,16 +82,20 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     // Listen first: a busy port must not leave a new, empty database behind.
     let server = Server::bind(&args.listen, config)?;
     // The writer runs above the request threads where allowed.
-    let config = crate::store::WriterConfig { raise_priority: true, ..crate::store::WriterConfig::default() };
+    let config = crate::store::WriterConfig { on_start: Some(raise_writer), ..crate::store::WriterConfig::default() };
     let store = Store::open_db(&args.db, &args.keys()?, config)?;
-    // The day's key work at every start: a node that was down for days
-    // re-wraps from its old key state before that state moves on.
-    roll_keys(&store, Day::today()).context("the key work at start failed")?;
     let addr = server.local_addr();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
     let votes = VoteLimits { per_window: args.vote_limit, window: args.vote_window() };
     let app = Arc::new(App::new(store, limiter, votes, &base_url)?);
+    // The day's key work at every start: a node that was down for days
+    // re-wraps from its old key state before that state moves on. A
+    // failure does not stop polld (it serves with the state it has);
+    // `/healthz` reports it until the work succeeds, retried each minute.
+    if let Err(e) = app.roll_keys(Day::today()) {
+        eprintln!("polld: the day's key work at start failed (retried in a minute): {e}");
+    }
 
     let shutdown = server.shutdown_handle();
     ctrlc::set_handler(move || shutdown.trigger()).context("cannot install the signal handler")?;
@@ -107,8 +119,8 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
                 // Without cron too: each day change re-wraps every poll's
                 // key and moves the key state on (a failure is retried
                 // the next minute).
-                if let Err(e) = roll_keys(&app.store, Day::today()) {
-                    eprintln!("polld: the day's key work failed (retried in a minute): {e:#}");
+                if let Err(e) = app.roll_keys(Day::today()) {
+                    eprintln!("polld: the day's key work failed (retried in a minute): {e}");
                 }
             }
         })?

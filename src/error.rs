@@ -312,35 +312,6 @@ fn problem_type(code: &str) -> String {
     format!("/api#problem-{code}")
 }
 
-/// PostgreSQL: a database that is away, starting, shutting down, read-only
-/// (a standby not yet promoted), full, or in another node's way is a 503;
-/// anything else is a bug (internal, details to stderr only).
-impl From<postgres::Error> for Error {
-    fn from(e: postgres::Error) -> Error {
-        if crate::store::is_transient_pg(&e) {
-            eprintln!("anonpoll: PostgreSQL: {e}");
-            Error::Unavailable { reason: "The database cannot be reached; nothing was written.", retry_after_secs: 5 }
-        } else {
-            Error::Internal(e.into())
-        }
-    }
-}
-
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Error {
-        use rusqlite::ErrorCode;
-        match e.sqlite_error_code() {
-            Some(ErrorCode::DiskFull) => {
-                Error::Unavailable { reason: "Storage is full; nothing was written.", retry_after_secs: 30 }
-            }
-            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
-                Error::Unavailable { reason: "Storage is busy; nothing was written.", retry_after_secs: 1 }
-            }
-            _ => Error::Internal(e.into()),
-        }
-    }
-}
-
 impl From<anyhow::Error> for Error {
     fn from(e: anyhow::Error) -> Error {
         Error::Internal(e)

@@ -72,6 +72,11 @@ pub enum KeyError {
     Corrupted(PathBuf),
     /// A key file of another database.
     WrongDatabase(PathBuf),
+    /// Readable or writable by others than its owner (its mode).
+    Exposed(PathBuf, u32),
+    /// Behind the day the database's key state has reached: an old copy
+    /// (restored from a backup, say).
+    Behind { path: PathBuf, file: Day, database: Day },
     /// Reading, creating or writing it failed.
     Io(PathBuf, std::io::Error),
 }
@@ -103,6 +108,21 @@ impl std::fmt::Display for KeyError {
                 write!(f, "key file {} is corrupted: neither of its slots checks out", p.display())
             }
             KeyError::WrongDatabase(p) => write!(f, "key file {} belongs to another database", p.display()),
+            KeyError::Exposed(p, mode) => write!(
+                f,
+                "key file {} has mode {mode:04o}: others than its owner can read it, and with it any copy of \
+                 the database. Fix it with: chmod 600 {}",
+                p.display(),
+                p.display()
+            ),
+            KeyError::Behind { path, file, database } => write!(
+                f,
+                "key file {} is at {file}, but the database's key state has reached {database}: this is an old \
+                 copy of the key file (from a backup?), and whoever kept it can read every backup it reaches. \
+                 Use the current key file (on several nodes: copy it from a live node, docs/OPERATIONS.md); if \
+                 this node was merely down, start it once with --accept-old-key-file",
+                path.display()
+            ),
             KeyError::Io(p, e) => write!(f, "key file {}: {e}", p.display()),
         }
     }
@@ -177,13 +197,22 @@ impl std::fmt::Debug for Keyring {
 }
 
 impl Keyring {
-    /// Reads the key file at `path`.
+    /// Reads the key file at `path`; refuses one that others than its
+    /// owner may read or write.
     pub fn open(path: &Path, lease: u16) -> Result<Keyring, KeyError> {
         let mut file = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(KeyError::Missing(path.to_owned())),
             Err(e) => return Err(KeyError::Io(path.to_owned(), e)),
         };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = file.metadata().map_err(|e| KeyError::Io(path.to_owned(), e))?.permissions().mode() & 0o7777;
+            if mode & 0o077 != 0 {
+                return Err(KeyError::Exposed(path.to_owned(), mode));
+            }
+        }
         let (ring, day, key) = read_state(&mut file, path)?;
         Ok(Keyring { path: path.to_owned(), ring, lease, chain: RwLock::new(Chain::new(day, key, lease + 2)) })
     }
@@ -460,8 +489,10 @@ mod tests {
         assert!(matches!(Keyring::create(&path, 7, day("2026-01-10")), Err(KeyError::Io(..))), "never over a file");
         let bytes = std::fs::read(&path).unwrap();
         let case = |name: &str, content: &[u8]| {
+            use std::os::unix::fs::PermissionsExt;
             let p = dir.path().join(name);
             std::fs::write(&p, content).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
             let err = Keyring::open(&p, 7).unwrap_err();
             assert!(err.to_string().contains(&p.display().to_string()), "{err} names the file");
             assert_eq!(std::fs::read(&p).unwrap(), content, "untouched");
@@ -482,6 +513,17 @@ mod tests {
         let other = Keyring::create(&dir.path().join("k2"), 7, day("2026-01-10")).unwrap();
         assert!(matches!(good.check_ring(&other.ring()), Err(KeyError::WrongDatabase(_))));
         good.check_ring(&good.ring()).unwrap();
+        // A key file that others may read is refused, and left as it is.
+        use std::os::unix::fs::PermissionsExt;
+        for mode in [0o640, 0o604, 0o660] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let err = Keyring::open(&path, 7).unwrap_err();
+            assert!(matches!(err, KeyError::Exposed(_, m) if m == mode), "{mode:o}: {err}");
+            assert!(err.to_string().contains("chmod 600"), "{err}");
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "untouched");
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        Keyring::open(&path, 7).unwrap();
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod day;
 pub mod domain;
 pub mod error;
 pub mod fairq;
+pub mod harden;
 pub mod http;
 pub mod i18n;
 pub mod keyed;

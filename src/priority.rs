@@ -4,7 +4,7 @@
 //! Why: where the cores are short, the kernel serves threads by their
 //! weight, and polld's threads do not matter alike (issue 24, item 4). The
 //! writer, whose next batch every vote waits for, runs first where it may
-//! (`store::writer::WRITER_RAISE`); the busy clients' workers run last
+//! (`daemon::WRITER_RAISE`); the busy clients' workers run last
 //! (`server::workers::BUSY_NICE`). On Linux a nice value belongs to a
 //! thread, so each sets its own as it starts.
 //!

@@ -852,7 +852,7 @@ fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
     // What this machine allows this user (polld's limits are ours): tried on
     // a thread of the test.
     let allowed =
-        std::thread::spawn(|| anonpoll::priority::shift_own(-anonpoll::store::WRITER_RAISE).is_ok()).join().unwrap();
+        std::thread::spawn(|| anonpoll::priority::shift_own(-anonpoll::daemon::WRITER_RAISE).is_ok()).join().unwrap();
     // The warning is read from polld's stderr as it comes: wait for it a little.
     let says = || server.logs().matches("cannot run the writer above").count();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -863,7 +863,7 @@ fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
     if allowed {
         assert_eq!(
             writer[0].1,
-            (nice - anonpoll::store::WRITER_RAISE).max(-20),
+            (nice - anonpoll::daemon::WRITER_RAISE).max(-20),
             "the writer 10 above the workers at {nice}"
         );
         assert_eq!(says, 0, "nothing to say: {}", server.logs());
@@ -875,7 +875,7 @@ fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
     // The shipped units allow it.
     for unit in ["deploy/anonpoll.service", "deploy/several-nodes/polld@.service"] {
         let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(unit)).unwrap();
-        let want = format!("LimitNICE=-{}", anonpoll::store::WRITER_RAISE);
+        let want = format!("LimitNICE=-{}", anonpoll::daemon::WRITER_RAISE);
         assert!(text.lines().any(|l| l.trim() == want), "{unit} sets {want}");
     }
 }

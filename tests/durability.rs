@@ -253,7 +253,7 @@ fn voter_process() {
     let (Ok(db), Ok(id)) = (std::env::var(VOTER_DB), std::env::var(VOTER_POLL)) else {
         panic!("run only by acknowledged_writes_survive_kill_9 (needs {VOTER_DB} and {VOTER_POLL})");
     };
-    let store = anonpoll::store::Store::open(Path::new(&db)).expect("voter: open the store");
+    let store = common::open_store(Path::new(&db)).expect("voter: open the store");
     let mut out = std::io::stdout().lock();
     writeln!(out, "ready").and_then(|()| out.flush()).expect("voter: stdout");
     let start = Instant::now();

@@ -205,24 +205,42 @@ fn a_node_back_after_forty_days_loses_no_live_poll() {
     }
 }
 
-/// A missing, truncated or foreign key file: polld refuses to start and
-/// pollctl exits 6, each naming the file; neither file is touched, and no
-/// key file is ever created over a database that has polls.
+/// A missing, truncated or foreign key file, one others can read, or an
+/// old copy of it (restored from a backup: behind the day the database's
+/// key state has reached): polld refuses to start and pollctl exits 6, each
+/// naming the file (and for a readable one, the command that fixes it);
+/// neither file is touched, and no key file is ever created over a
+/// database that has polls. An old copy is taken when the operator says so
+/// (`--accept-old-key-file`), with a warning.
 #[test]
 fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
+    use std::os::unix::fs::PermissionsExt;
     let mut server = Server::start();
     let poll = server.create_default();
     assert!(server.terminate().success());
     let dir = server.into_dir();
     let db = dir.path().join(DB_NAME);
     let keys = keys_path(dir.path());
+    let old_copy = std::fs::read(&keys).unwrap();
+    // Three days later (the key state moved on, the database noted it).
+    pollctl_ok(&db, &["sweep", "--as-of", &date_from_today(3)]);
     let good = std::fs::read(&keys).unwrap();
     let other = Server::start();
     let foreign = std::fs::read(keys_path(other.dir())).unwrap();
     drop(other);
-    for (what, content) in [("missing", None), ("truncated", Some(good[..64].to_vec())), ("foreign", Some(foreign))] {
+    let write = |content: &[u8], mode: u32| {
+        std::fs::write(&keys, content).unwrap();
+        std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    for (what, content, mode, says) in [
+        ("missing", None, 0o600, "missing"),
+        ("truncated", Some(good[..64].to_vec()), 0o600, "truncated"),
+        ("foreign", Some(foreign), 0o600, "another database"),
+        ("readable by others", Some(good.clone()), 0o644, "chmod 600"),
+        ("an old copy", Some(old_copy.clone()), 0o600, "old copy"),
+    ] {
         match &content {
-            Some(c) => std::fs::write(&keys, c).unwrap(),
+            Some(c) => write(c, mode),
             None => std::fs::remove_file(&keys).unwrap(),
         }
         let before = db_state(dir.path());
@@ -234,12 +252,18 @@ fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "polld started with a {what} key file");
         assert!(stderr.contains(&keys.display().to_string()) && !stderr.contains("panicked"), "{what}: {stderr}");
+        assert!(stderr.contains(says), "{what}: {stderr}");
         let out = pollctl(&db, &["show", &poll.id, "--token", &poll.token]);
         assert_eq!(out.status.code(), Some(6), "{what}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(std::fs::read(&keys).ok(), content, "{what}: the key file untouched");
         assert!(db_state(dir.path()) == before, "{what}: the database untouched");
     }
-    std::fs::write(&keys, &good).unwrap();
+    // The old copy, when the operator says the node was merely down.
+    write(&old_copy, 0o600);
+    let out = pollctl(&db, &["--accept-old-key-file", "show", &poll.id, "--token", &poll.token]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("used as told"), "a warning");
+    write(&good, 0o600);
     let server = Server::builder().in_dir(dir).start();
     server.get(&poll.path()).assert_status(200);
 }

@@ -71,6 +71,7 @@ fn the_readme_walkthrough_runs_as_written() {
         .args(["-e", "-c", &script])
         .current_dir(work.path())
         .env("POLL_DB", server.db_path())
+        .env("POLL_KEYS", keys_path(server.dir()))
         .env_remove("POLL_ADMIN_TOKEN")
         .env_remove("POLL_BASE_URL")
         .env_remove("POLL_LISTEN")
@@ -105,6 +106,10 @@ fn the_readme_walkthrough_runs_as_written() {
     server.get(&format!("/api/polls/{id}")).assert_status(404);
 }
 
+/// polld on its defaults creates its data folder, database and key file
+/// private to its user, the key file in a folder of its own beside the
+/// data folder (`data-keys/`), so that a backup of the data folder does not
+/// take it along; the data folder holds no key.
 #[test]
 fn polld_creates_its_data_folder_and_database_private() {
     let dir = tempfile::tempdir().unwrap();
@@ -131,13 +136,25 @@ fn polld_creates_its_data_folder_and_database_private() {
     let started = rx.recv_timeout(Duration::from_secs(20));
     let modes = started.is_ok().then(|| {
         let wal = ["-wal", "-shm"].map(|end| data.join(format!("anonpoll.sqlite3{end}")));
-        (mode(&data), mode(&db), wal.iter().filter(|p| p.exists()).map(|p| mode(p)).collect::<Vec<_>>())
+        let keys = dir.path().join("data-keys");
+        (
+            (mode(&data), mode(&db), wal.iter().filter(|p| p.exists()).map(|p| mode(p)).collect::<Vec<_>>()),
+            (mode(&keys), mode(&keys.join("anonpoll.keys"))),
+        )
     });
     let _ = polld.kill();
     let _ = polld.wait();
-    let (data_mode, db_mode, wal_modes) = modes.expect("polld did not announce its address within 20 s");
+    let ((data_mode, db_mode, wal_modes), (keys_dir, key_file)) =
+        modes.expect("polld did not announce its address within 20 s");
     assert_eq!(data_mode, 0o700, "the data folder");
     assert_eq!(db_mode, 0o600, "the database");
+    assert_eq!((keys_dir, key_file), (0o700, 0o600), "the key file's folder and the key file, apart from the data");
+    let in_data: Vec<String> =
+        std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(
+        in_data.iter().all(|n| n.starts_with("anonpoll.sqlite3")),
+        "the data folder holds only the database: {in_data:?}"
+    );
     let octal: Vec<String> = wal_modes.iter().map(|m| format!("{m:o}")).collect();
     assert!(wal_modes.iter().all(|m| *m == 0o600), "the WAL and shared-memory files: {octal:?}");
 }

@@ -426,13 +426,16 @@ fn a_deleted_or_expired_poll_takes_its_media_with_it() {
         }
         assert_not_in_db(server.dir(), marker.as_bytes(), "an erased poll's alt text");
     }
-    // Nothing else beside the database (and its key file, or on
-    // PostgreSQL the file naming its database) either.
+    // Nothing else beside the database (and the test's folder of its key
+    // file, or on PostgreSQL the file naming its database) either.
+    let keys_folder = std::path::Path::new(KEYS_NAME).parent().unwrap().to_string_lossy().into_owned();
     for entry in std::fs::read_dir(server.dir()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        let known = name.starts_with(DB_NAME) || name == KEYS_NAME || (on_postgres() && name == PG_URL_FILE);
+        let known = name.starts_with(DB_NAME) || name == keys_folder || (on_postgres() && name == PG_URL_FILE);
         assert!(known, "unexpected file {name} in the data directory");
     }
+    let keys: Vec<_> = std::fs::read_dir(server.dir().join(&keys_folder)).unwrap().collect();
+    assert_eq!(keys.len(), 1, "the key file alone in its folder");
 }
 
 /// Every accepted format, as real files made by ffmpeg and exiftool with GPS,

@@ -30,7 +30,7 @@ const VOTERS: usize = 2;
 const VOTING_POLLS: usize = 3;
 
 fn pollctl(db: &Path, args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pollctl")).arg("--db").arg(db).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pollctl")).args(db_args(db)).args(args).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
 }

@@ -231,7 +231,7 @@ fn schema_has_no_ip_or_timestamp_columns() {
     server.record(&poll.id, &[Some(0), None]).unwrap();
     let columns = db_columns(server.dir());
     let tables: std::collections::BTreeSet<&str> = columns.iter().map(|(t, _, _)| t.as_str()).collect();
-    for t in ["keyring", "sealed_polls", "sealed_ballots", "sealed_invites", "sealed_media"] {
+    for t in ["keyring", "sealed_polls", "sealed_ballots", "poll_codes", "sealed_media"] {
         assert!(tables.contains(t), "table {t} missing: {tables:?}");
     }
     let forbidden = [
@@ -277,6 +277,12 @@ fn schema_has_no_ip_or_timestamp_columns() {
         "ballots must hold nothing but poll, random key (for a ballot with a receipt, from the receipt's keyed \
          hash) and the sealed day and choices"
     );
+    // A code's row is its keyed hash and its slot: nothing in it changes
+    // when the code votes (the spent codes are bits of the sealed counts).
+    let mut code_cols: Vec<&str> =
+        columns.iter().filter(|(t, _, _)| t == "poll_codes").map(|(_, c, _)| c.as_str()).collect();
+    code_cols.sort_unstable();
+    assert_eq!(code_cols, ["mac", "poll_id", "slot"], "a code's row holds nothing a vote changes");
     // The key is random: 16 bytes that order the table by nothing else.
     let n =
         server.query_ints("SELECT count(*), sum(CASE WHEN length(id) = 16 THEN 1 ELSE 0 END) FROM sealed_ballots", &[]);
@@ -574,7 +580,7 @@ fn delete_erases_every_byte_of_the_poll() {
         assert_in_db(server.dir(), &v, "the other poll's sealed values");
     }
 
-    for table in ["sealed_ballots", "sealed_invites", "sealed_media"] {
+    for table in ["sealed_ballots", "poll_codes", "sealed_media"] {
         let n = server.query_int(&format!("SELECT count(*) FROM {table} WHERE poll_id = ?1"), &[&poll.id]);
         assert_eq!(n, 0, "{table} still has rows of the deleted poll");
     }
@@ -840,19 +846,12 @@ fn assert_no_cast_order(dir: &std::path::Path, poll: &str, n: usize) {
 }
 
 /// Waits (up to 5 s) until polld's writer has gone idle and emptied the WAL.
-fn wait_for_empty_wal(dir: &std::path::Path) {
-    let wal = dir.join(format!("{DB_NAME}-wal"));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-}
-
-/// SQLite's writer mixes the ballots it has stored (`MIX_EVERY`) and
-/// empties the WAL. PostgreSQL has no mix: a node writes each batch in
-/// shuffled order, so ballots cast one at a time lie in cast order there
-/// (docs/PRIVACY.md says what a batch of one still shows); what covers
-/// PostgreSQL is that nothing is in clear (tests/several_nodes.rs).
+/// The writer mixes a poll's ballots soon after they are stored (at its
+/// next idle moment, `MIX_EVERY` at the latest) and SQLite's writer then
+/// empties the WAL: where each ballot lies in the file follows its new
+/// random key alone. This test reads SQLite's pages; its PostgreSQL twin,
+/// by `xmin` and `ctid`, is
+/// `on_postgres_nothing_at_rest_pairs_an_invite_code_or_a_vote_form_with_its_ballot`.
 #[test]
 fn the_database_files_do_not_keep_the_order_ballots_were_cast_in() {
     if sqlite_only("the writer's mix and SQLite's pages") {
@@ -867,12 +866,12 @@ fn the_database_files_do_not_keep_the_order_ballots_were_cast_in() {
         let [a, b, c] = digits(i);
         server.vote(&poll.id, &[Some(a), Some(b), Some(c)], &Server::fresh_client_ip()).unwrap();
     }
-    wait_for_empty_wal(server.dir());
+    wait_for_mix(server.dir());
     assert_no_cast_order(server.dir(), &poll.id, N);
     // One more ballot: now only the rows around it are rewritten. Every
     // ballot is still there once, and counted.
     server.vote(&poll.id, &[Some(9), Some(9), Some(9)], &Server::fresh_client_ip()).unwrap();
-    wait_for_empty_wal(server.dir());
+    wait_for_mix(server.dir());
     let stored: Vec<String> = audit(server.dir()).ballots(&poll.id).unwrap().into_iter().map(|b| b.choices).collect();
     let distinct: std::collections::BTreeSet<&String> = stored.iter().collect();
     assert_eq!((stored.len(), distinct.len()), (N + 1, N + 1), "every ballot stored once");
@@ -918,7 +917,7 @@ fn ballots_stored_before_the_upgrade_lose_their_order_too() {
     }
     // Opening it with this release migrates it (sealing every poll under a
     // new key file beside it) and truncates the WAL.
-    drop(anonpoll::store::Store::open(&db).unwrap());
+    drop(open_store(&db).unwrap());
     assert_no_cast_order(dir.path(), "UPGRADEDPOLL0001", N);
     let conn = rusqlite::Connection::open(&db).unwrap();
     let stored: i64 = conn.query_row("SELECT count(*) FROM sealed_ballots", [], |r| r.get(0)).unwrap();
@@ -1034,7 +1033,7 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
         ];
         thanks.push(cast(&server, &poll.id, &fields, &Server::fresh_client_ip()));
     }
-    wait_for_empty_wal(server.dir());
+    wait_for_mix(server.dir());
     // The attacker of the audit (issue 24): a copy of the database, its WAL
     // and its WAL index (-shm) at rest, and (stronger) the key file too,
     // to read every row in clear.
@@ -1042,6 +1041,7 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     for (name, bytes) in db_files(server.dir()) {
         std::fs::write(copy.path().join(&name), bytes).unwrap();
     }
+    std::fs::create_dir_all(keys_path(copy.path()).parent().unwrap()).unwrap();
     std::fs::copy(keys_path(server.dir()), keys_path(copy.path())).unwrap();
     let at_rest = copy.path();
     assert_no_cast_order(at_rest, &poll.id, N);
@@ -1194,8 +1194,12 @@ fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
         }
     }
     // ... nor does a code's row hold anything of a receipt's hash.
-    let invite_rows: Vec<Vec<u8>> =
-        audit.invites(&poll.id).unwrap().into_iter().map(|(mac, used)| [mac, vec![u8::from(used)]].concat()).collect();
+    let invite_rows: Vec<Vec<u8>> = audit
+        .invites(&poll.id)
+        .unwrap()
+        .into_iter()
+        .map(|c| [c.mac.to_vec(), vec![u8::from(c.used)]].concat())
+        .collect();
     assert_eq!(invite_rows.len(), N + UNUSED);
     for h in &receipt_hashes {
         for w in h.windows(8) {
@@ -1290,7 +1294,7 @@ fn a_deleted_or_expired_invite_only_poll_leaves_no_code_hash() {
         for mac in macs.iter().filter(|_| erasure_overwrites_sealed_bytes()) {
             assert_not_in_db(server.dir(), mac, &format!("a code's keyed hash after {how}"));
         }
-        let n = server.query_int("SELECT count(*) FROM sealed_invites WHERE poll_id = ?1", &[&poll.id]);
+        let n = server.query_int("SELECT count(*) FROM poll_codes WHERE poll_id = ?1", &[&poll.id]);
         assert_eq!(n, 0, "invites rows survived {how}");
     }
     for mac in code_macs(&server, &keep.id, &kept) {
@@ -1347,8 +1351,7 @@ fn receipt_keys(dir: &std::path::Path, poll: &str, receipt: &str) -> Vec<Vec<u8>
     let mut labelled = b"anonpoll receipt\0".to_vec();
     labelled.extend(receipt.replace('-', "").to_uppercase().bytes());
     assert_eq!(hash.0.to_vec(), sha256(&labelled), "the hash is the labelled SHA-256 of the letters");
-    let k = audit(dir).receipt_keys(poll, &hash).unwrap();
-    vec![k.staged.to_vec(), k.settled.to_vec(), k.fallback.to_vec()]
+    audit(dir).receipt_keys(poll, &hash).unwrap().iter().map(|k| k.to_vec()).collect()
 }
 
 /// The key a shown receipt gave its ballot, among `stored`.
@@ -1384,7 +1387,7 @@ fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
     };
     let keep = make(30);
     let kept_pages = vote(&keep, 3);
-    wait_for_empty_wal(server.dir());
+    wait_for_mix(server.dir());
     let kept = stored_receipt_hashes(&server, &keep.id);
     assert_eq!(kept.len(), 3, "each ballot of a voteChanges poll has its receipt hash");
     let mut erased = Vec::new();
@@ -1393,7 +1396,7 @@ fn a_deleted_or_expired_poll_leaves_no_receipt_hash() {
         let pages = vote(&poll, 6);
         // As a poll erased days after its votes: the writer has mixed them
         // to their settled keys.
-        wait_for_empty_wal(server.dir());
+        wait_for_mix(server.dir());
         let hashes = stored_receipt_hashes(&server, &poll.id);
         assert_eq!(hashes.len(), 6, "each ballot of a voteChanges poll has its receipt hash");
         assert!(hashes.iter().all(|h| h[0] != 0xff), "the ballots are mixed before the erasure");
@@ -1459,4 +1462,828 @@ fn without_vote_changes_no_receipt_is_given_or_stored() {
     );
     let n = server.query_int("SELECT count(*) FROM sealed_ballots WHERE poll_id = ?1", &[&poll.id]);
     assert_eq!(n, 1, "the ballot is stored (with a random key: no receipt exists to derive one from)");
+}
+
+// ===========================================================================
+// PostgreSQL: what xmin, ctid and the WAL pair (the outside audit of
+// 2026-12-05: shared/research/pg-linkage.md; docs/PRIVACY.md 5b, 5c, 9)
+// ===========================================================================
+
+use common::pg_attack::{self, RowPlace, RowVersion, Table, WalTxn};
+
+/// For a PostgreSQL twin of a SQLite test (what it reads, `xmin`, `ctid`,
+/// heap pages and the WAL, is PostgreSQL's): true when this run is on
+/// SQLite, after a one-line NOTICE written straight to stderr (libtest
+/// hides a passing test's prints); the caller then returns. Not counted
+/// apart (scripts/test counts SQLite-only tests only): the SQLite sibling
+/// named in `why` covers the promise there.
+#[track_caller]
+fn postgres_only(why: &str) -> bool {
+    if on_postgres() {
+        return false;
+    }
+    let file = std::panic::Location::caller().file();
+    let thread = std::thread::current();
+    let test = thread.name().filter(|n| *n != "main").unwrap_or("(unnamed test)");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "NOTICE {file}: {test} runs on PostgreSQL only ({why})");
+    true
+}
+
+/// One voter of the PostgreSQL attacks, and what the attacker is granted
+/// knowing of them: the invite code they voted with (whoever handed the
+/// codes out knows who got which), the nonce of the vote form they sent (a
+/// voter's device, or a proxy, saw it), and, to score a guess, the answers
+/// their ballot holds (`[a,b,c]`).
+struct Voter {
+    code: Option<String>,
+    nonce: [u8; 16],
+    answers: String,
+}
+
+/// The answers ballot `i` is cast with ([`digits`]), as the audit shows them.
+fn answers_of(i: usize) -> String {
+    let [a, b, c] = digits(i);
+    format!("[{a},{b},{c}]")
+}
+
+/// The share form's fields for ballot `i`, with `code` if the poll takes
+/// invite codes.
+fn fields_of(i: usize, code: Option<&str>) -> Vec<(String, String)> {
+    let mut fields: Vec<(String, String)> =
+        digits(i).iter().enumerate().map(|(q, o)| (format!("q{q}"), o.to_string())).collect();
+    fields.extend(code.map(|c| ("invite".to_owned(), c.to_owned())));
+    fields
+}
+
+/// The share page of `poll` loaded from `xff` (polld at `addr`): its form's
+/// one-time `ballot` token, and the token's nonce (`tag(4) ‖ nonce(16) ‖
+/// mac(16)`, base64url: src/web/ballot.rs), which a spent form leaves in
+/// `redeemed_forms` on PostgreSQL.
+fn share_form(addr: &str, poll: &str, xff: &str) -> (String, [u8; 16]) {
+    let page = Request::new(addr, "GET", &format!("/p/{poll}")).xff(xff).send();
+    assert_eq!(page.status, 200, "share page: {}", page.describe());
+    let token = ballot_code(&page.text()).expect("the share page's form carries a ballot token");
+    let raw = base64url_decode(&token).expect("the ballot token is base64url");
+    assert_eq!(raw.len(), 36, "a ballot token is tag(4) || nonce(16) || mac(16)");
+    (token, raw[4..20].try_into().unwrap())
+}
+
+/// Sends the share form with `token` and `fields` from `xff`; the
+/// thank-you page. Panics unless the vote was taken.
+fn send_form(addr: &str, poll: &str, token: &str, fields: &[(String, String)], xff: &str) -> String {
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    form.extend_pairs(fields);
+    form.append_pair("ballot", token);
+    let resp = Request::new(addr, "POST", &format!("/p/{poll}"))
+        .xff(xff)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form.finish().into_bytes())
+        .send();
+    assert_eq!(resp.status, 200, "the vote was not taken: {}", resp.describe());
+    resp.text()
+}
+
+/// Casts ballot `i` with `code` as a person does, keeping what its voter
+/// knows: the nonce of the form sent.
+fn cast_as_voter(server: &Server, poll: &str, i: usize, code: Option<&str>) -> Voter {
+    let xff = Server::fresh_client_ip();
+    let (token, nonce) = share_form(&server.addr, poll, &xff);
+    send_form(&server.addr, poll, &token, &fields_of(i, code), &xff);
+    Voter { code: code.map(str::to_owned), nonce, answers: answers_of(i) }
+}
+
+/// Casts ballots `from..from + n` at once, from `n` threads that load their
+/// forms first and then send them together (so the writer takes several in
+/// one batch), ballot `i` with `codes[i]`.
+fn cast_burst(server: &Server, poll: &str, from: usize, n: usize, codes: &[String]) -> Vec<Voter> {
+    let barrier = std::sync::Barrier::new(n);
+    std::thread::scope(|s| {
+        let voters: Vec<_> = (from..from + n)
+            .map(|i| {
+                let (barrier, addr, code) = (&barrier, &server.addr, codes[i].as_str());
+                s.spawn(move || {
+                    let xff = Server::fresh_client_ip();
+                    let (token, nonce) = share_form(addr, poll, &xff);
+                    barrier.wait();
+                    send_form(addr, poll, &token, &fields_of(i, Some(code)), &xff);
+                    Voter { code: Some(code.to_owned()), nonce, answers: answers_of(i) }
+                })
+            })
+            .collect();
+        voters.into_iter().map(|v| v.join().expect("a voter's thread")).collect()
+    })
+}
+
+/// A connection to the PostgreSQL database of the test directory `dir`.
+fn pg_of(dir: &std::path::Path) -> postgres::Client {
+    let url = pg_url(dir).expect("the test's PostgreSQL database");
+    postgres::Client::connect(&url, postgres::NoTls).unwrap_or_else(|e| panic!("connect to {url}: {e}"))
+}
+
+/// The WAL's current position: evidence is read from there on.
+fn wal_lsn(dir: &std::path::Path) -> String {
+    pg_of(dir).query_one("SELECT pg_current_wal_lsn()::text", &[]).unwrap().get(0)
+}
+
+/// Waits until poll `poll`'s rows stop moving: the `xmin` and `ctid` of its
+/// row and of each of its ballots unchanged for 2 s, at most 30 s. A store
+/// that rewrites a poll's ballots after votes (under a fresh key, at new
+/// places) has done so then; one that does not is waited for 2 s.
+fn wait_until_settled(dir: &std::path::Path, poll: &str) {
+    const QUIET: std::time::Duration = std::time::Duration::from_secs(2);
+    let mut pg = pg_of(dir);
+    let mut state = || -> String {
+        pg.query_one(
+            "SELECT coalesce((SELECT xmin::text || ctid::text FROM sealed_polls WHERE id = $1), '') || ' ' ||
+                    coalesce((SELECT string_agg(xmin::text || ctid::text, ' ' ORDER BY ctid)
+                              FROM sealed_ballots WHERE poll_id = $1), '')",
+            &[&poll],
+        )
+        .unwrap()
+        .get(0)
+    };
+    let started = std::time::Instant::now();
+    let (mut last, mut since) = (state(), std::time::Instant::now());
+    while since.elapsed() < QUIET {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "poll {poll}'s rows still move after 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let now = state();
+        if now != last {
+            (last, since) = (now, std::time::Instant::now());
+        }
+    }
+}
+
+/// Where the attacker reads heap pages from.
+enum Pages<'a> {
+    /// The running server, through pageinspect (a role with SELECT and
+    /// pageinspect, as the audit had).
+    Live,
+    /// The relation files of a data directory read at once, as a file-level
+    /// copy or a base backup holds them (after a `CHECKPOINT`, so they hold
+    /// what the server's buffers held).
+    Files(&'a std::path::Path),
+}
+
+/// Every version, live or dead, of one table's rows (those of the poll
+/// attacked, where the table has a poll column), and where its live rows
+/// lie (what `SELECT ctid` shows).
+struct Versions {
+    table: Table,
+    rows: Vec<RowVersion>,
+    live: std::collections::BTreeSet<(u32, u16)>,
+}
+
+impl Versions {
+    /// Column `name`'s bytes in row version `v`.
+    fn get<'v>(&self, v: &'v RowVersion, name: &str) -> Option<&'v [u8]> {
+        v.value(self.table.column(name)?)
+    }
+
+    /// The relfilenode the WAL names the table by.
+    fn rel(&self) -> u32 {
+        self.table.relfilenode
+    }
+
+    fn is_live(&self, v: &RowVersion) -> bool {
+        self.live.contains(&v.place)
+    }
+}
+
+/// A row version of a table other than the ballots', with its table.
+type Own<'e> = (&'e Versions, &'e RowVersion);
+
+/// What the attacker holds of one poll: every version of its rows in every
+/// table of its database, from raw heap pages (so a code's row is found
+/// wherever the store keeps it); the WAL's transactions since the test
+/// began; every data key of the poll found in the versions of its row, and
+/// those of them that still unwrap with the key file, opened; and each
+/// ballot version's answers under the poll's current key and under any key
+/// that opens it.
+struct Evidence {
+    ballots: Versions,
+    /// Every other table: the poll's row, the invite codes', the spent forms'...
+    others: Vec<Versions>,
+    /// Every distinct wrapped key of the poll found, unwrapping or not; the
+    /// live row's first.
+    wrapped: Vec<StoredKey>,
+    /// The keys that unwrap; the live row's is `current`.
+    keys: Vec<KeyedAudit>,
+    current: Option<usize>,
+    wal: Vec<WalTxn>,
+    /// Per ballot version: its answers under the current key, and under any key.
+    opened: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Evidence {
+    /// Reads it all from the database of the test directory `dir` (heap
+    /// pages as `pages` says; the WAL from `wal_from` on, copied from
+    /// `pg_wal/` and the archive into `wal`), with the key file beside it.
+    fn gather(dir: &std::path::Path, poll: &str, pages: Pages, wal: &std::path::Path, wal_from: &str) -> Evidence {
+        let mut pg = pg_of(dir);
+        let cluster = PgCluster::shared().expect("the shared cluster");
+        pg_attack::copy_wal(&[cluster.wal_dir(), cluster.archive_dir()], wal_from, wal);
+        let names: Vec<String> = pg
+            .query(
+                "SELECT relname::text FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace
+                 ORDER BY 1",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut tables = Vec::new();
+        for name in &names {
+            let table = Table::of(&mut pg, name).expect("a table just listed");
+            let bytes = match pages {
+                Pages::Live => pg_attack::live_pages(&mut pg, &table),
+                Pages::Files(data) => pg_attack::file_pages(data, &table),
+            };
+            let mut rows = pg_attack::row_versions(&bytes, &table);
+            let poll_column = if name == "sealed_polls" { "id" } else { "poll_id" };
+            if let Some(i) = table.column(poll_column) {
+                rows.retain(|v| v.value(i) == Some(poll.as_bytes()));
+            }
+            let live = pg
+                .query(&format!("SELECT ctid::text FROM \"{name}\""), &[])
+                .unwrap()
+                .iter()
+                .filter_map(|r| ctid(&r.get::<_, String>(0)))
+                .collect();
+            tables.push(Versions { table, rows, live });
+        }
+        let at = |name: &str| tables.iter().position(|t| t.table.name == name);
+        let ballots = tables.remove(at("sealed_ballots").expect("a sealed_ballots table"));
+        let others = tables;
+        // The poll's keys: the live row's, and every version of the row.
+        let mut wrapped = vec![stored_key(dir, poll)];
+        for polls in others.iter().filter(|t| t.table.name == "sealed_polls") {
+            for v in &polls.rows {
+                if let (Some(day), Some(key), Some(body)) =
+                    (polls.get(v, "key_day"), polls.get(v, "data_key"), polls.get(v, "body"))
+                {
+                    let found = StoredKey {
+                        key_day: String::from_utf8_lossy(day).into_owned(),
+                        wrapped: key.to_vec(),
+                        body: body.to_vec(),
+                    };
+                    if !wrapped.iter().any(|k| (&k.key_day, &k.wrapped) == (&found.key_day, &found.wrapped)) {
+                        wrapped.push(found);
+                    }
+                }
+            }
+        }
+        let mut keys = Vec::new();
+        let mut current = None;
+        for (i, k) in wrapped.iter().enumerate() {
+            if let Some(opened) = KeyedAudit::open(dir, &keys_path(dir), poll, k) {
+                current = current.or((i == 0).then_some(keys.len()));
+                keys.push(opened);
+            }
+        }
+        let opened = ballots
+            .rows
+            .iter()
+            .map(|v| match (ballots.get(v, "id"), ballots.get(v, "sealed")) {
+                (Some(key), Some(sealed)) => {
+                    let under = |k: &KeyedAudit| k.ballot(key, sealed);
+                    (current.and_then(|c| under(&keys[c])), keys.iter().find_map(under))
+                }
+                _ => (None, None),
+            })
+            .collect();
+        let db: u32 = pg
+            .query_one("SELECT oid::bigint FROM pg_database WHERE datname = current_database()", &[])
+            .map(|r| r.get::<_, i64>(0) as u32)
+            .unwrap();
+        let wal = pg_attack::wal_transactions(wal, wal_from, db);
+        Evidence { ballots, others, wrapped, keys, current, wal, opened }
+    }
+
+    /// Table `name`, if the database has it.
+    fn table(&self, name: &str) -> Option<&Versions> {
+        self.others.iter().find(|t| t.table.name == name)
+    }
+
+    /// The row versions, in any table but the poll's, that hold one of
+    /// `needles`.
+    fn rows_holding(&self, needles: &[Vec<u8>]) -> Vec<Own<'_>> {
+        self.others
+            .iter()
+            .filter(|t| t.table.name != "sealed_polls")
+            .flat_map(|t| t.rows.iter().map(move |v| (t, v)))
+            .filter(|(_, v)| needles.iter().any(|n| v.holds(n)))
+            .collect()
+    }
+
+    /// The rows of invite code `code`: versions keyed by its hash under any
+    /// of the poll's keys, wherever they are.
+    fn code_rows(&self, code: &str) -> Vec<Own<'_>> {
+        let mut macs: Vec<Vec<u8>> = self.keys.iter().map(|k| k.invite_mac(code)).collect();
+        macs.dedup();
+        self.rows_holding(&macs)
+    }
+
+    /// The ballot versions that row versions `own` point at by transaction
+    /// id: those written or replaced by one of their xids, or by the nearest
+    /// ballot-writing xid below it within 64 (the parent of a savepoint: a
+    /// subtransaction's id comes after its parent's).
+    fn by_xid(&self, own: &[Own]) -> std::collections::BTreeSet<usize> {
+        let mut out = std::collections::BTreeSet::new();
+        for e in own.iter().flat_map(|(_, v)| [v.xmin, v.xmax]).filter(|&x| x != 0) {
+            let parent = self.ballots.rows.iter().map(|b| b.xmin).filter(|&b| b <= e && e - b <= 64).max();
+            for (i, b) in self.ballots.rows.iter().enumerate() {
+                if b.xmin == e || b.xmax == e || Some(b.xmin) == parent {
+                    out.insert(i);
+                }
+            }
+        }
+        out
+    }
+
+    /// The ballot versions the WAL ties to row versions `own`: each
+    /// transaction whose records, or its subtransactions', touched their
+    /// places, and the ballot versions it wrote or replaced at the places it
+    /// touched in the ballots' table.
+    fn by_wal(&self, own: &[Own]) -> std::collections::BTreeSet<usize> {
+        let places: Vec<RowPlace> =
+            own.iter().map(|(t, v)| RowPlace { rel: t.rel(), block: v.place.0, offset: v.place.1 }).collect();
+        let mut out = std::collections::BTreeSet::new();
+        for txn in self.wal.iter().filter(|t| places.iter().any(|p| t.touched.contains(p))) {
+            let touched: Vec<&RowPlace> = txn.places_in(self.ballots.rel()).collect();
+            for (i, b) in self.ballots.rows.iter().enumerate() {
+                let here = touched.iter().any(|p| (p.block, p.offset) == b.place);
+                if here && (txn.owns(b.xmin) || txn.owns(b.xmax)) {
+                    out.insert(i);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A `ctid` as text, `(block,offset)`.
+fn ctid(text: &str) -> Option<(u32, u16)> {
+    let (b, o) = text.trim_matches(|c| c == '(' || c == ')').split_once(',')?;
+    Some((b.parse().ok()?, o.parse().ok()?))
+}
+
+/// A row place as one number that sorts as the table's order does.
+fn place_rank(p: (u32, u16)) -> usize {
+    p.0 as usize * 1000 + usize::from(p.1)
+}
+
+/// What one way of pairing found, over all voters: how many it pointed at
+/// some ballot version; how many of those the pointed versions open to that
+/// voter's answers alone (an exact pair), with the poll's current key and
+/// with any key the copy holds; and how many point at a group holding the
+/// voter's ballot among others (a batch).
+#[derive(Default, Debug)]
+struct Found {
+    pointed: usize,
+    exact_current: usize,
+    exact_any: usize,
+    in_group_any: usize,
+}
+
+impl Found {
+    /// Scores `candidates[k]` (ballot version indices) against voter k.
+    fn score(ev: &Evidence, voters: &[Voter], candidates: &[std::collections::BTreeSet<usize>]) -> Found {
+        let mut found = Found::default();
+        for (voter, pointed) in voters.iter().zip(candidates) {
+            if pointed.is_empty() {
+                continue;
+            }
+            found.pointed += 1;
+            let answers = |any: bool| -> std::collections::BTreeSet<&String> {
+                pointed
+                    .iter()
+                    .filter_map(|&i| if any { ev.opened[i].1.as_ref() } else { ev.opened[i].0.as_ref() })
+                    .collect()
+            };
+            let exact = |set: std::collections::BTreeSet<&String>| set.len() == 1 && set.contains(&voter.answers);
+            found.exact_current += usize::from(exact(answers(false)));
+            found.exact_any += usize::from(exact(answers(true)));
+            found.in_group_any += usize::from(answers(true).contains(&voter.answers));
+        }
+        found
+    }
+}
+
+impl std::fmt::Display for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} pointed at a ballot, {} exact pairs opening with the current key, {} with any key found, \
+             {} in a group holding the voter's ballot",
+            self.pointed, self.exact_current, self.exact_any, self.in_group_any
+        )
+    }
+}
+
+/// The outside audit's attack on `voters` (in the order they voted) with
+/// evidence `ev`: each way of pairing a voter's code or form with a ballot,
+/// and the place orders.
+struct Attack {
+    codes_found: usize,
+    forms_found: usize,
+    /// Whether forms were found by their nonce (in clear), or only by the
+    /// order of their xids against the order of the votes.
+    forms_by_nonce: bool,
+    code_xid: Found,
+    code_wal: Found,
+    form_xid: Found,
+    form_wal: Found,
+    /// Spearman's rho of the used codes' live places against the order of
+    /// use, and against their ballots' live places; codes whose place rank
+    /// equals their ballot's; how many had both.
+    rho_use: f64,
+    rho_ballot: f64,
+    right_by_rank: usize,
+    placed: usize,
+    /// Spearman's rho of the live ballots' places against the order of the
+    /// votes (what section 9 says a batch of one still shows).
+    rho_cast: f64,
+    /// Every ballot version some way pointed some voter at.
+    pointed: std::collections::BTreeSet<usize>,
+}
+
+impl Attack {
+    fn run(ev: &Evidence, voters: &[Voter]) -> Attack {
+        let code_rows: Vec<Vec<Own>> =
+            voters.iter().map(|v| v.code.as_deref().map(|c| ev.code_rows(c)).unwrap_or_default()).collect();
+        let mut form_rows: Vec<Vec<Own>> = voters.iter().map(|v| ev.rows_holding(&[v.nonce.to_vec()])).collect();
+        let forms_by_nonce = form_rows.iter().filter(|r| !r.is_empty()).count() * 2 >= voters.len();
+        if !forms_by_nonce && let Some(forms) = ev.table("redeemed_forms") {
+            // No nonce in clear: the k-th spent form by xid is taken for the
+            // k-th voter (the attacker knows the order people voted in).
+            let mut by_xid: Vec<&RowVersion> = forms.rows.iter().filter(|f| !f.aborted()).collect();
+            by_xid.sort_by_key(|f| (f.xmin, f.place));
+            form_rows = (0..voters.len()).map(|k| by_xid.get(k).map(|&f| (forms, f)).into_iter().collect()).collect();
+        }
+        let mut pointed = std::collections::BTreeSet::new();
+        let mut score = |rows: &[Vec<Own>]| {
+            let xid: Vec<_> = rows.iter().map(|r| ev.by_xid(r)).collect();
+            let wal: Vec<_> = rows.iter().map(|r| ev.by_wal(r)).collect();
+            pointed.extend(xid.iter().chain(&wal).flatten());
+            (Found::score(ev, voters, &xid), Found::score(ev, voters, &wal))
+        };
+        let (code_xid, code_wal) = score(&code_rows);
+        let (form_xid, form_wal) = score(&form_rows);
+        // Places of the live rows: each used code's, and its ballot's (the
+        // live version that opens, with the current key, to its answers).
+        let ballot_at = |answers: &String| {
+            ev.ballots.rows.iter().enumerate().find_map(|(i, b)| {
+                (ev.ballots.is_live(b) && ev.opened[i].0.as_ref() == Some(answers)).then_some(b.place)
+            })
+        };
+        let mut uses = Vec::new();
+        for (k, (voter, rows)) in voters.iter().zip(&code_rows).enumerate() {
+            let code_at = rows.iter().find(|(t, v)| t.is_live(v)).map(|(_, v)| v.place);
+            if let (Some(c), Some(b)) = (code_at, ballot_at(&voter.answers)) {
+                uses.push((k, place_rank(c), place_rank(b)));
+            }
+        }
+        let order: Vec<usize> = uses.iter().map(|u| u.0).collect();
+        let code_places: Vec<usize> = uses.iter().map(|u| u.1).collect();
+        let ballot_places: Vec<usize> = uses.iter().map(|u| u.2).collect();
+        let (code_rank, ballot_rank) = (ranks(&code_places), ranks(&ballot_places));
+        let cast: Vec<(usize, usize)> =
+            voters.iter().enumerate().filter_map(|(k, v)| ballot_at(&v.answers).map(|b| (k, place_rank(b)))).collect();
+        Attack {
+            codes_found: code_rows.iter().filter(|r| !r.is_empty()).count(),
+            forms_found: form_rows.iter().filter(|r| !r.is_empty()).count(),
+            forms_by_nonce,
+            code_xid,
+            code_wal,
+            form_xid,
+            form_wal,
+            rho_use: rho_between(&order, &code_places),
+            rho_ballot: rho_between(&code_places, &ballot_places),
+            right_by_rank: (0..uses.len()).filter(|&i| code_rank[i] == ballot_rank[i]).count(),
+            placed: uses.len(),
+            rho_cast: rho_between(
+                &cast.iter().map(|c| c.0).collect::<Vec<_>>(),
+                &cast.iter().map(|c| c.1).collect::<Vec<_>>(),
+            ),
+            pointed,
+        }
+    }
+
+    /// The figures, on stderr.
+    fn print(&self, what: &str, ev: &Evidence, voters: usize) {
+        let others: Vec<String> = ev
+            .others
+            .iter()
+            .filter(|t| !t.rows.is_empty())
+            .map(|t| format!("{} {}", t.table.name, t.rows.len()))
+            .collect();
+        eprintln!(
+            "{what}: {voters} voters; row versions read: sealed_ballots {}, {}; {} data keys found, {} unwrap with \
+             the key file; {} WAL transactions",
+            ev.ballots.rows.len(),
+            others.join(", "),
+            ev.wrapped.len(),
+            ev.keys.len(),
+            ev.wal.len()
+        );
+        eprintln!("  codes located: {}; by xid: {}", self.codes_found, self.code_xid);
+        eprintln!("  codes by the WAL: {}", self.code_wal);
+        let how = if self.forms_by_nonce { "by their nonce" } else { "by xid order only (no nonce in clear)" };
+        eprintln!("  forms located {how}: {}; by xid: {}", self.forms_found, self.form_xid);
+        eprintln!("  forms by the WAL: {}", self.form_wal);
+        eprintln!(
+            "  places of {} used codes: rho(code place, order of use) {:.3}, rho(code place, ballot place) {:.3}, \
+             {} pairs right by rank; rho(ballot place, order of votes) {:.3}",
+            self.placed, self.rho_use, self.rho_ballot, self.right_by_rank, self.rho_cast
+        );
+    }
+}
+
+/// docs/PRIVACY.md 5b and 9: on PostgreSQL, nothing at rest pairs an invite
+/// code, or a vote form, with the ballot it cast. The outside audit's attack
+/// (shared/research/pg-linkage.md): 100 codes, 70 used in random order (40
+/// one at a time, 30 in bursts of 10), ballot `i` telling which it is; once
+/// the store has settled, every row version of the poll, live or dead
+/// (pageinspect), the WAL and its archive (`pg_waldump`) and the key file,
+/// knowing who used which code and form. A pair is found when a code's or
+/// form's rows point, by transaction id or through the WAL, at ballot
+/// versions that open with the poll's current key to that voter's answers
+/// alone: fewer than 8 of 70 (chance: about 1; the audit: 53). The used
+/// codes' places follow neither the order of use nor their ballots' places
+/// (|rho| < 0.4, which random places at n = 70 meet with probability 0.999;
+/// the audit: 0.78). What older keys found in the files open is printed;
+/// that they die with the lease is the in-window test's.
+#[test]
+fn on_postgres_nothing_at_rest_pairs_an_invite_code_or_a_vote_form_with_its_ballot() {
+    if postgres_only(
+        "xmin, ctid, heap pages and the WAL; nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot covers SQLite",
+    ) {
+        return;
+    }
+    const ISSUED: usize = 100;
+    const ALONE: usize = 40;
+    const BURST: usize = 10;
+    const USED: usize = ALONE + 3 * BURST;
+    let server = Server::start();
+    let wal_from = wal_lsn(server.dir());
+    let mut body = valid_poll_json();
+    body["questions"] = questions(3, 10);
+    body["duplicateCheck"] = json!("invite");
+    let poll = server.create_poll(&body);
+    let mut codes = issue_codes(&server, &poll, ISSUED);
+    // Used in random order: codes[i] casts ballot i.
+    rand::seq::SliceRandom::shuffle(codes.as_mut_slice(), &mut rand::rng());
+    let mut voters: Vec<Voter> =
+        (0..ALONE).map(|i| cast_as_voter(&server, &poll.id, i, Some(codes[i].as_str()))).collect();
+    for from in (ALONE..USED).step_by(BURST) {
+        voters.extend(cast_burst(&server, &poll.id, from, BURST, &codes));
+    }
+    wait_until_settled(server.dir(), &poll.id);
+
+    let wal = tempfile::tempdir().unwrap();
+    let ev = Evidence::gather(server.dir(), &poll.id, Pages::Live, wal.path(), &wal_from);
+    let attack = Attack::run(&ev, &voters);
+    attack.print("at rest, pageinspect and pg_waldump", &ev, USED);
+
+    // The attacker sees what the audit saw: every live ballot opens with
+    // the current key, every used code's row is located (by the code's
+    // keyed hash) and, if the nonce is stored in clear, every form's row, so
+    // the checks below can fail.
+    assert!(ev.current.is_some(), "the poll's live key does not unwrap with the key file");
+    let live_ballots = (0..ev.ballots.rows.len())
+        .filter(|&i| ev.ballots.is_live(&ev.ballots.rows[i]) && ev.opened[i].0.is_some())
+        .count();
+    assert_eq!(live_ballots, USED, "every ballot is read, live, with the current key");
+    assert_eq!(attack.codes_found, USED, "every used code's row is located by its keyed hash (Audit::invite_mac)");
+    if attack.forms_by_nonce {
+        assert_eq!(attack.forms_found, USED, "every voter's form row is located by its nonce");
+    }
+
+    for (what, found) in [
+        ("an invite code and its ballot by transaction id", &attack.code_xid),
+        ("an invite code and its ballot through the WAL", &attack.code_wal),
+        ("a vote form and its ballot by transaction id", &attack.form_xid),
+        ("a vote form and its ballot through the WAL", &attack.form_wal),
+    ] {
+        assert!(found.exact_current < 8, "{what}: {} of {USED} pairs found ({found})", found.exact_current);
+    }
+    assert!(attack.rho_use.abs() < 0.4, "used codes lie in the order of use (rho {:.3})", attack.rho_use);
+    assert!(attack.rho_ballot.abs() < 0.4, "codes lie as their ballots do (rho {:.3})", attack.rho_ballot);
+    assert!(attack.right_by_rank < 8, "pairing codes and ballots by place finds {} pairs", attack.right_by_rank);
+}
+
+/// Posts `action` with `receipt` (and `fields`) to `poll`'s ballot page,
+/// as the voter's browser does (docs/WEB.md); the answer must be 200.
+fn own_ballot(server: &Server, poll: &str, receipt: &str, action: &str, fields: &[(String, String)]) {
+    let mut form = form_urlencoded::Serializer::new(String::new());
+    form.append_pair("receipt", receipt).append_pair("action", action).extend_pairs(fields);
+    let resp = server
+        .request("POST", &format!("/p/{poll}/ballot"))
+        .xff(&Server::fresh_client_ip())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form.finish().into_bytes())
+        .send();
+    assert_eq!(resp.status, 200, "{action} with a receipt: {}", resp.describe());
+}
+
+/// docs/PRIVACY.md 5c, 8 and 9: on PostgreSQL, a withdrawn ballot and a
+/// changed ballot's first answers are gone from every copy within the
+/// lease. Five ballots with answers of their own; one withdrawn, one
+/// changed through the ballot page; then at once a copy (the heap files,
+/// the WAL and its archive), which still holds their old sealed bytes (the
+/// precondition, shown: what makes it an attack). Then: (1) the poll's
+/// current data key opens none of those bytes, nor any ballot version the
+/// heap keeps to the old answers; (2) once the key state has moved past the
+/// lease (`pollctl sweep --as-of`), no data key of the poll found then or
+/// since unwraps with the key file, and the poll's key then (still live,
+/// its four ballots open) opens nothing of the old answers: no key left
+/// opens them.
+#[test]
+fn on_postgres_a_withdrawn_or_changed_ballot_is_gone_from_every_copy_within_the_lease() {
+    if postgres_only("dead row versions and the WAL; SQLite overwrites freed bytes (docs/PRIVACY.md 5c)") {
+        return;
+    }
+    let mut server = Server::start();
+    let wal_from = wal_lsn(server.dir());
+    let mut body = valid_poll_json();
+    body["questions"] = questions(3, 10);
+    assert!(body["expiryDays"].as_u64().unwrap() > u64::from(anonpoll::keyring::DEFAULT_LEASE_DAYS) + 1);
+    let poll = server.create_poll(&body);
+    // Ballot j (1 to 5) answers [j,j,j].
+    let receipts: Vec<String> = (1..=5)
+        .map(|j| {
+            let fields: Vec<(String, String)> = (0..3).map(|q| (format!("q{q}"), j.to_string())).collect();
+            shown_receipt(&cast(&server, &poll.id, &fields, &Server::fresh_client_ip()))
+        })
+        .collect();
+    let first_key = stored_key(server.dir(), &poll.id);
+    let stored = audit(server.dir()).ballots(&poll.id).unwrap();
+    let ballot_saying = |answers: &str| stored.iter().find(|b| b.choices == answers).cloned().unwrap();
+    let old = [
+        (ballot_saying("[1,1,1]"), "the withdrawn ballot"),
+        (ballot_saying("[2,2,2]"), "the changed ballot's first answers"),
+    ];
+    own_ballot(&server, &poll.id, &receipts[0], "withdraw", &[]);
+    let changed: Vec<(String, String)> =
+        [0, 9, 0].iter().enumerate().map(|(q, o)| (format!("q{q}"), o.to_string())).collect();
+    own_ballot(&server, &poll.id, &receipts[1], "change", &changed);
+
+    // At once, a copy: the heap files (after a checkpoint), the WAL and its
+    // archive (the segment ended, so the archive has it too).
+    let cluster = PgCluster::shared().expect("the shared cluster");
+    cluster.checkpoint();
+    cluster.switch_wal();
+    let wal = tempfile::tempdir().unwrap();
+    let copy = Evidence::gather(server.dir(), &poll.id, Pages::Files(&cluster.data_dir()), wal.path(), &wal_from);
+    let segments: Vec<Vec<u8>> =
+        std::fs::read_dir(wal.path()).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap()).collect();
+    for (b, what) in &old {
+        let in_heap = copy.ballots.rows.iter().filter(|v| v.holds(&b.sealed)).count();
+        let in_wal = segments.iter().filter(|bytes| contains_bytes(bytes, &b.sealed)).count();
+        eprintln!(
+            "{what}: its old sealed bytes are in {in_heap} heap row versions and {in_wal} WAL segments of the copy"
+        );
+        assert!(in_heap + in_wal > 0, "precondition: the copy holds {what}'s old sealed bytes");
+    }
+
+    // (1) The poll's current key, once the store has settled.
+    wait_until_settled(server.dir(), &poll.id);
+    let wal_later = tempfile::tempdir().unwrap();
+    let later = Evidence::gather(server.dir(), &poll.id, Pages::Live, wal_later.path(), &wal_from);
+    let now = KeyedAudit::open(server.dir(), &keys_path(server.dir()), &poll.id, &stored_key(server.dir(), &poll.id))
+        .expect("the poll's current key unwraps");
+    let old_answers = ["[1,1,1]", "[2,2,2]"];
+    let mut breaches = std::collections::BTreeSet::new();
+    for (b, what) in &old {
+        if let Some(a) = now.ballot(&b.key, &b.sealed) {
+            breaches.insert(format!("the poll's current key opens {what} ({a}), as the copy holds it"));
+        }
+    }
+    for ev in [&copy, &later] {
+        for v in &ev.ballots.rows {
+            if let (Some(k), Some(s)) = (ev.ballots.get(v, "id"), ev.ballots.get(v, "sealed"))
+                && let Some(a) = now.ballot(k, s).filter(|a| old_answers.contains(&a.as_str()))
+            {
+                breaches
+                    .insert(format!("the current key opens a heap row version at {:?} to old answers {a}", v.place));
+            }
+        }
+    }
+
+    // (2) Past the lease: the key state moved to today + lease + 1.
+    server.terminate();
+    server.sweep_as_of(&date_from_today(i64::from(anonpoll::keyring::DEFAULT_LEASE_DAYS) + 1));
+    let keys = keys_path(server.dir());
+    let after = stored_key(server.dir(), &poll.id);
+    let then = KeyedAudit::open(server.dir(), &keys, &poll.id, &after)
+        .expect("the poll is live past the lease, its key re-wrapped");
+    let mut left: Vec<String> = audit(server.dir()).ballots(&poll.id).unwrap().into_iter().map(|b| b.choices).collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["[0,9,0]", "[3,3,3]", "[4,4,4]", "[5,5,5]"],
+        "the poll's ballots after the withdrawal and the change"
+    );
+    let mut remembered = vec![first_key];
+    remembered.extend(copy.wrapped.iter().chain(&later.wrapped).cloned());
+    remembered.retain(|k| (&k.key_day, &k.wrapped) != (&after.key_day, &after.wrapped));
+    remembered.sort();
+    remembered.dedup();
+    for k in &remembered {
+        if KeyedAudit::open(server.dir(), &keys, &poll.id, k).is_some() {
+            breaches.insert(format!("a data key wrapped for {} still unwraps past the lease", k.key_day));
+        }
+    }
+    for (b, what) in &old {
+        if let Some(a) = then.ballot(&b.key, &b.sealed) {
+            breaches.insert(format!("past the lease, the poll's key opens {what} ({a})"));
+        }
+    }
+    eprintln!("{} other data keys of the poll remembered; {} breaches", remembered.len(), breaches.len());
+    let breaches: Vec<String> = breaches.into_iter().collect();
+    assert!(breaches.is_empty(), "old answers still open:\n{}", breaches.join("\n"));
+}
+
+/// docs/PRIVACY.md 9, the window: inside it (from a vote until the store
+/// has moved on, plus the lease) a copy of the files and the key file may
+/// pair a batch of one; past it, nothing of that copy opens. Eight ballots
+/// cast one at a time with invite codes (batches of one, the worst case);
+/// at once a copy (a `pg_basebackup`, and the WAL archive): the attack
+/// of [`on_postgres_nothing_at_rest_pairs_an_invite_code_or_a_vote_form_with_its_ballot`]
+/// on it is printed, and every ballot opens there with a key the copy holds
+/// (the precondition). Then one more vote (so the store has something to
+/// move on from after the copy, even if it settled just before it), the
+/// store settles, and the key state moves past the lease (`pollctl sweep
+/// --as-of`): no data key the copy holds unwraps, and the poll's key then
+/// (the poll is live, its ballots open) opens no ballot version of the
+/// copy, paired or not.
+#[test]
+fn on_postgres_a_copy_made_inside_the_window_opens_only_with_keys_gone_after_the_lease() {
+    if postgres_only("xmin, ctid, heap pages and the WAL; on SQLite, tests/erasure.rs covers copies") {
+        return;
+    }
+    const USED: usize = 8;
+    let mut server = Server::start();
+    let wal_from = wal_lsn(server.dir());
+    let mut body = valid_poll_json();
+    body["questions"] = questions(3, 10);
+    body["duplicateCheck"] = json!("invite");
+    let poll = server.create_poll(&body);
+    let codes = issue_codes(&server, &poll, 12);
+    let voters: Vec<Voter> = (0..USED).map(|i| cast_as_voter(&server, &poll.id, i, Some(codes[i].as_str()))).collect();
+
+    let backup = tempfile::tempdir().unwrap();
+    PgCluster::shared().expect("the shared cluster").basebackup(&backup.path().join("data"));
+    std::fs::create_dir(backup.path().join("wal")).unwrap();
+    let copy = Evidence::gather(
+        server.dir(),
+        &poll.id,
+        Pages::Files(&backup.path().join("data")),
+        &backup.path().join("wal"),
+        &wal_from,
+    );
+    let attack = Attack::run(&copy, &voters);
+    attack.print("a copy inside the window", &copy, USED);
+    for v in &voters {
+        assert!(
+            copy.opened.iter().any(|(_, any)| any.as_ref() == Some(&v.answers)),
+            "precondition: ballot {} opens in the copy with a key it holds",
+            v.answers
+        );
+    }
+
+    cast_as_voter(&server, &poll.id, USED, Some(codes[USED].as_str()));
+    wait_until_settled(server.dir(), &poll.id);
+    server.terminate();
+    server.sweep_as_of(&date_from_today(i64::from(anonpoll::keyring::DEFAULT_LEASE_DAYS) + 1));
+    let keys = keys_path(server.dir());
+    let then = KeyedAudit::open(server.dir(), &keys, &poll.id, &stored_key(server.dir(), &poll.id))
+        .expect("the poll is live past the lease, its key re-wrapped");
+    assert_eq!(audit(server.dir()).ballots(&poll.id).unwrap().len(), USED + 1, "every ballot is still there");
+    let mut breaches = Vec::new();
+    for k in &copy.wrapped {
+        if KeyedAudit::open(server.dir(), &keys, &poll.id, k).is_some() {
+            breaches.push(format!("a data key the copy holds (wrapped for {}) still unwraps", k.key_day));
+        }
+    }
+    for (i, v) in copy.ballots.rows.iter().enumerate() {
+        if let (Some(k), Some(s)) = (copy.ballots.get(v, "id"), copy.ballots.get(v, "sealed"))
+            && let Some(a) = then.ballot(k, s)
+        {
+            let paired = if attack.pointed.contains(&i) { ", which the attack paired" } else { "" };
+            breaches
+                .push(format!("the poll's key past the lease opens the copy's ballot at {:?} ({a}){paired}", v.place));
+        }
+    }
+    eprintln!(
+        "{} data keys in the copy, {} ballot versions ({} paired); {} breaches past the lease",
+        copy.wrapped.len(),
+        copy.ballots.rows.len(),
+        attack.pointed.len(),
+        breaches.len()
+    );
+    assert!(breaches.is_empty(), "the copy made inside the window still opens:\n{}", breaches.join("\n"));
 }

@@ -29,12 +29,13 @@ use common::PgCluster;
 fn engines() -> Vec<(&'static str, Store, tempfile::TempDir, Option<common::PgDb>)> {
     let mut out = Vec::new();
     let dir = tempfile::tempdir().unwrap();
-    let sqlite = Store::open(&dir.path().join("s.sqlite3")).unwrap();
+    let keys = Keys::at(&dir.path().join("keys").join("s.keys"));
+    let sqlite = Store::open_db(&dir.path().join("s.sqlite3"), &keys, WriterConfig::default()).unwrap();
     out.push(("sqlite", sqlite, dir, None));
     if let Some(db) = PgCluster::shared_db() {
         let dir = tempfile::tempdir().unwrap();
-        let keys = Keys { path: dir.path().join("pg.keys"), lease_days: anonpoll::keyring::DEFAULT_LEASE_DAYS };
-        let store = Store::open_url(&db.url(), &keys, WriterConfig::default()).unwrap();
+        let keys = Keys::at(&dir.path().join("pg.keys"));
+        let store = Store::open_db(std::path::Path::new(&db.url()), &keys, WriterConfig::default()).unwrap();
         out.push(("postgres", store, dir, Some(db)));
     }
     out

@@ -33,7 +33,8 @@ fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("p.sqlite3")).unwrap();
+        let keys = anonpoll::store::Keys::at(&dir.path().join("p.keys"));
+        let store = Store::open_db(&dir.path().join("p.sqlite3"), &keys, Default::default()).unwrap();
         let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
         let app = Arc::new(
             App::new(

@@ -92,18 +92,21 @@ impl Worker {
         self.dispatch(req).unwrap_or_else(|e| Response::from_error(&e))
     }
 
-    /// `GET /healthz`: 200 `ok` while this node's database answers, 503
-    /// (with Retry-After) while it does not. For load balancers' health
-    /// checks (deploy/several-nodes/Caddyfile); tells nothing about any poll.
+    /// `GET /healthz`: 200 `ok` and the key state's day while this node's
+    /// database answers and its day's key work is done; 503 (with
+    /// Retry-After) while the database does not answer, or while the key
+    /// state is behind the day because the day's key work failed. For load
+    /// balancers' health checks (deploy/several-nodes/Caddyfile) and
+    /// monitoring; tells nothing about any poll.
     pub fn health(&mut self, req: &Request) -> Response {
         if !matches!(req.method, Method::Get | Method::Head) {
             return Response::new(405).with_header("Allow", "GET, HEAD");
         }
-        match self.session.healthy() {
-            Ok(()) => Response::new(200)
+        match self.session.healthy(Day::today()) {
+            Ok(key_day) => Response::new(200)
                 .with_header("Content-Type", "text/plain; charset=utf-8")
                 .with_header("Cache-Control", "no-store")
-                .with_body(b"ok\n".to_vec()),
+                .with_body(format!("ok\nkey state: {key_day}\n").into_bytes()),
             Err(e) => Response::from_error(&e),
         }
     }

@@ -54,6 +54,8 @@ pub struct App {
     /// of them ([`PACE_PER_SECOND`]).
     pace: VoteThrottle,
     links: Links,
+    /// Why the day's key work last failed, until it next succeeds.
+    key_work: std::sync::Mutex<Option<String>>,
 }
 
 /// A `none` poll (no duplicate check: a room of people behind one address)
@@ -165,6 +167,7 @@ impl App {
             room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
             pace: VoteThrottle::new(PACE_PER_SECOND, Duration::from_secs(1))?,
             links: Links::new(base_url),
+            key_work: std::sync::Mutex::new(None),
         })
     }
 
@@ -191,6 +194,37 @@ impl App {
         self.throttle.tick();
         self.room.tick();
         self.pace.tick();
+    }
+
+    /// The day's key work when the key state is behind `today`
+    /// (`Store::sweep`): erases what expired, re-wraps every live poll's
+    /// key under its lease, sets aside any poll whose row cannot be read,
+    /// and moves the key state to `today`. Nothing to do when it is not
+    /// behind. A failure is kept, for `/healthz` to report
+    /// ([`Session::healthy`]) until the work next succeeds.
+    pub fn roll_keys(&self, today: Day) -> Result<(), Error> {
+        if self.store.keys().day() >= today {
+            return Ok(());
+        }
+        let done = self.store.sweep(today);
+        let mut failed = self.key_work.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &done {
+            Ok(report) => {
+                *failed = None;
+                eprintln!(
+                    "polld: key state moved to {}; {} poll(s) re-wrapped, {} erased{}",
+                    report.key_day,
+                    report.polls_rewrapped,
+                    report.polls_erased,
+                    match report.polls_set_aside.len() {
+                        0 => String::new(),
+                        n => format!(", {n} set aside (pollctl check)"),
+                    }
+                );
+            }
+            Err(e) => *failed = Some(e.to_string()),
+        }
+        done.map(drop)
     }
 
     /// A per-worker session with its own read connection.
@@ -263,10 +297,26 @@ impl Session {
     }
 
     /// The live poll with id `id` (as given: a malformed id is unknown).
-    /// Whether the database answers now (`GET /healthz`: a load balancer
-    /// sends no traffic to a node whose database is away).
-    pub fn healthy(&mut self) -> Result<(), Error> {
-        self.reader.ping()
+    /// Whether this node is fit to serve (`GET /healthz`): its database
+    /// answers now (a load balancer sends no traffic to a node whose
+    /// database is away), and its key state is not behind the day because
+    /// the day's key work failed (then deleted polls stay readable in
+    /// copies longer than the lease promises, and the operator must
+    /// know). Answers the key state's day.
+    pub fn healthy(&mut self, today: Day) -> Result<Day, Error> {
+        self.reader.ping()?;
+        let key_day = self.app.store.keys().day();
+        let failed = self.app.key_work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if key_day < today
+            && let Some(why) = failed
+        {
+            eprintln!("polld: /healthz: the day's key work has not finished: {why}");
+            return Err(Error::Unavailable {
+                reason: "The day's key work failed: the key state is behind; see polld's log.",
+                retry_after_secs: 60,
+            });
+        }
+        Ok(key_day)
     }
 
     pub fn poll(&mut self, id: &str, today: Day) -> Result<Poll, Error> {
@@ -520,3 +570,6 @@ fn withheld(poll: &Poll) -> Error {
 pub fn check_token(poll: &Poll, token: &str) -> Result<(), Error> {
     if poll.token_hash.matches(token) { Ok(()) } else { Err(Error::Unauthorized(AuthFailure::InvalidToken)) }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,8 +1,9 @@
-//! Reading a database as someone holding it and its key file would: what
-//! each sealed row holds in clear, and where a receipt's or an invite code's
-//! row is. For the privacy tests (which look for the order of arrival in the
-//! raw files, as an attacker with the files and the keys would) and for
-//! operators checking a copy.
+//! Reading a database as someone holding it and its key file would, on
+//! either engine: what each sealed row holds in clear, where a receipt's
+//! or an invite code's row is, and whether a sealed value found anywhere
+//! (a dead row version, a log record, a copy) opens with a given wrapped
+//! key. For the privacy tests (which play that attacker) and for operators
+//! checking a copy.
 //!
 //! It opens the key file read-only and never moves the key state; its one
 //! change, [`Audit::edit_document`], exists for tests of states no front end
@@ -11,25 +12,28 @@
 use std::path::Path;
 
 use anyhow::Context;
-use rusqlite::{Connection, OpenFlags, params};
 
 use crate::day::Day;
+use crate::error::Error;
 use crate::keyring::Keyring;
 use crate::secret::{InviteHash, PollId, ReceiptHash};
 
-use super::reader::open_doc;
-use super::rows::{self, Doc};
+use super::engine::{ReadConn, Rows};
+use super::keys::data_key;
+use super::open::{open_doc, open_state, receipt_keys};
+use super::rows::{self, Doc, Layout, State};
 use super::seal::DataKey;
-use super::{ReceiptKeys, data_key, place, receipt_keys};
+use super::seen::Seen;
+use super::vocab::{Cols, place};
 
 /// A database and its key file, opened to be read in clear.
 pub struct Audit {
-    conn: Connection,
+    conn: std::cell::RefCell<Box<dyn ReadConn>>,
     keys: Keyring,
 }
 
-/// One stored ballot: its key, its sealed bytes as they lie in the file,
-/// and what they hold.
+/// One stored ballot: its key, its sealed bytes as they lie in the
+/// database, and what they hold.
 #[derive(Clone, Debug)]
 pub struct SealedBallot {
     pub key: Vec<u8>,
@@ -37,44 +41,87 @@ pub struct SealedBallot {
     pub day: Day,
     /// The answers' stored form (`Ballot::to_stored`).
     pub choices: String,
+    /// The receipt tag it carries, if it came with a receipt.
+    pub tag: Option<[u8; 16]>,
+}
+
+/// One invite code's row, and whether the poll's counts say it voted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSeen {
+    pub mac: [u8; 32],
+    pub slot: u32,
+    pub used: bool,
+}
+
+/// Where a sealed value lives, for [`Audit::opens`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SealedAt<'a> {
+    /// A ballot row's `sealed`, under its key.
+    Ballot(&'a [u8]),
+    /// The poll's document.
+    Body,
+    /// The poll's counts.
+    Tallies,
 }
 
 impl Audit {
+    /// `db`: a SQLite file or a `postgresql://` URL.
     pub fn open(db: &Path, keys: &Path) -> anyhow::Result<Audit> {
-        let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE)
-            .with_context(|| format!("cannot open {}", db.display()))?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        let conn: Box<dyn ReadConn> = match db.to_str().filter(|d| super::is_url(d)) {
+            Some(url) => super::postgres::audit_conn(url)?,
+            None => super::sqlite::audit_conn(db).with_context(|| format!("cannot open {}", db.display()))?,
+        };
         let keys = Keyring::open(keys, crate::keyring::DEFAULT_LEASE_DAYS)?;
-        if let Some(ring) = super::stored_ring(&conn)? {
-            keys.check_ring(&ring)?;
+        let audit = Audit { conn: std::cell::RefCell::new(conn), keys };
+        if let Some(ring) = audit.run(|r| r.keyring_ring())? {
+            audit.keys.check_ring(&ring)?;
         }
-        Ok(Audit { conn, keys })
+        Ok(audit)
     }
 
-    fn key(&self, poll: &str) -> anyhow::Result<(DataKey, Doc)> {
-        let (day, wrapped, body): (String, Vec<u8>, Vec<u8>) = self
-            .conn
-            .query_row("SELECT key_day, data_key, body FROM sealed_polls WHERE id = ?1", [poll], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+    fn run<T>(&self, f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>) -> anyhow::Result<T> {
+        let mut f = Some(f);
+        let mut out = None;
+        self.conn
+            .borrow_mut()
+            .snapshot(&mut |rows| {
+                if let Some(f) = f.take() {
+                    out = Some(f(rows)?);
+                }
+                Ok(())
             })
-            .with_context(|| format!("no poll {poll}"))?;
-        let day = Day::parse(&day).context("a stored key day is malformed")?;
-        let key = data_key(&self.keys, poll, day, &wrapped).map_err(|e| anyhow::anyhow!("poll {poll}: {e}"))?;
-        let doc = open_doc(&key, poll, &body).map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok((key, doc))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        out.context("the read did not run")
+    }
+
+    /// `poll`'s data key, document and counts.
+    fn opened(&self, poll: &str) -> anyhow::Result<(DataKey, Doc, State)> {
+        let found = self.run(|r| r.poll(poll, None, Cols::BodyTallies))?.with_context(|| format!("no poll {poll}"))?;
+        let key = data_key(&self.keys, poll, found.row.key_day, &found.row.data_key)
+            .map_err(|e| anyhow::anyhow!("poll {poll}: {e}"))?;
+        let doc = open_doc(&key, poll, found.body().map_err(|e| anyhow::anyhow!("{e}"))?)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let layout = Layout::of(&doc.questions);
+        let tallies = found.tallies().map_err(|e| anyhow::anyhow!("{e}"))?;
+        let state = open_state(&key, (&Seen::default(), std::time::Instant::now()), poll, &layout, tallies)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok((key, doc, state))
     }
 
     /// Every ballot of `poll`, in key order.
     pub fn ballots(&self, poll: &str) -> anyhow::Result<Vec<SealedBallot>> {
-        let (key, doc) = self.key(poll)?;
-        let mut stmt = self.conn.prepare("SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 ORDER BY id")?;
-        let rows = stmt.query_map([poll], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+        let (key, doc, _) = self.opened(poll)?;
         let mut out = Vec::new();
-        for row in rows {
-            let (k, sealed) = row?;
-            let plain = key.open(&place::ballot(poll, &k), &sealed).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let (day, ballot) = rows::ballot_from(&doc.questions, &plain).map_err(|e| anyhow::anyhow!("{e}"))?;
-            out.push(SealedBallot { key: k, sealed, day, choices: ballot.to_stored() });
+        for row in self.run(|r| r.ballots(poll))? {
+            let plain = key.open(&place::ballot(poll, &row.key), &row.sealed).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let stored = rows::ballot_from(&doc.questions, &plain).map_err(|e| anyhow::anyhow!("{e}"))?;
+            out.push(SealedBallot {
+                key: row.key,
+                sealed: row.sealed,
+                day: stored.day,
+                choices: stored.ballot.to_stored(),
+                tag: stored.tag,
+            });
         }
         Ok(out)
     }
@@ -82,39 +129,92 @@ impl Audit {
     /// `poll`'s document (every setting and text, its language versions and
     /// media listing, the admin token's hash) as the JSON sealed in it.
     pub fn document(&self, poll: &str) -> anyhow::Result<serde_json::Value> {
-        Ok(serde_json::to_value(self.key(poll)?.1)?)
+        Ok(serde_json::to_value(self.opened(poll)?.1)?)
     }
 
     /// `poll`'s counts: total, by day, per option.
     pub fn tallies(&self, poll: &str) -> anyhow::Result<crate::domain::Tallies> {
-        let (key, doc) = self.key(poll)?;
-        let sealed: Vec<u8> =
-            self.conn.query_row("SELECT tallies FROM sealed_polls WHERE id = ?1", [poll], |r| r.get(0))?;
-        super::reader::open_tallies(&key, poll, &rows::Layout::of(&doc.questions), &sealed)
-            .map_err(|e| anyhow::anyhow!("{e}"))
+        Ok(self.opened(poll)?.2.tallies)
     }
 
-    /// The keys the ballot cast with the receipt hashed `receipt` can have.
-    pub fn receipt_keys(&self, poll: &str, receipt: &ReceiptHash) -> anyhow::Result<ReceiptKeys> {
-        Ok(receipt_keys(&self.key(poll)?.0, receipt))
+    /// The version of `poll`'s counts.
+    pub fn counts_version(&self, poll: &str) -> anyhow::Result<u64> {
+        Ok(self.opened(poll)?.2.version)
+    }
+
+    /// Every key the ballot cast with the receipt hashed `receipt` can have.
+    pub fn receipt_keys(&self, poll: &str, receipt: &ReceiptHash) -> anyhow::Result<Vec<[u8; 16]>> {
+        let (key, doc, _) = self.opened(poll)?;
+        Ok(receipt_keys(&key, &doc, receipt))
     }
 
     /// What `poll`'s invite row of the code hashed `code` is keyed by.
     pub fn invite_mac(&self, poll: &str, code: &InviteHash) -> anyhow::Result<[u8; 32]> {
-        Ok(super::writer::invite_mac(&self.key(poll)?.0, code))
+        self.opened(poll)?.1.invite_mac(code).map_err(|e| anyhow::anyhow!("{e}"))
     }
 
-    /// `poll`'s invite rows: each code's keyed hash, and whether it voted.
-    pub fn invites(&self, poll: &str) -> anyhow::Result<Vec<(Vec<u8>, bool)>> {
-        let mut stmt = self.conn.prepare("SELECT code_mac, used FROM sealed_invites WHERE poll_id = ?1")?;
-        let rows = stmt.query_map([poll], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+    /// `poll`'s invite rows, each with whether the counts say it voted.
+    pub fn invites(&self, poll: &str) -> anyhow::Result<Vec<CodeSeen>> {
+        let (_, _, state) = self.opened(poll)?;
+        let rows = self.run(|r| r.codes(poll))?;
+        Ok(rows.into_iter().map(|c| CodeSeen { used: state.is_spent(c.slot), mac: c.mac, slot: c.slot }).collect())
     }
 
-    /// The connection, to hold a transaction around edits (as another
-    /// process holding the write lock would).
-    pub fn connection(&self) -> &Connection {
-        &self.conn
+    /// Whether `sealed`, found anywhere, opens as `poll`'s value `at` under
+    /// the data key `wrapped` (wrapped under the day key of `key_day`) with
+    /// this key file: its plaintext if so. `None` when the key file no
+    /// longer has that day's key, or the value does not open there.
+    pub fn opens(
+        &self,
+        poll: &str,
+        (key_day, wrapped): (Day, &[u8]),
+        at: SealedAt<'_>,
+        sealed: &[u8],
+    ) -> Option<Vec<u8>> {
+        let key = data_key(&self.keys, poll, key_day, wrapped).ok()?;
+        let place = match at {
+            SealedAt::Ballot(row) => place::ballot(poll, row),
+            SealedAt::Body => place::body(poll),
+            SealedAt::Tallies => place::tallies(poll),
+        };
+        key.open(&place, sealed).ok().map(|p| p.to_vec())
+    }
+
+    /// `poll`'s sealed document as `edit` changes its JSON, sealed for its
+    /// place, not written: for a test that writes it in a transaction of
+    /// its own (another process holding the write lock).
+    pub fn edited_document(&self, poll: &str, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<Vec<u8>> {
+        let (key, doc, _) = self.opened(poll)?;
+        let mut json = serde_json::to_value(doc)?;
+        edit(&mut json);
+        let doc: Doc = serde_json::from_value(json).context("the edited document does not read back")?;
+        let id = PollId::parse(poll).context("not a poll id")?;
+        key.seal(&place::body(id.as_str()), &doc.to_bytes().map_err(|e| anyhow::anyhow!("{e}"))?)
+    }
+
+    /// A ballot value found anywhere (a dead row version, a log record, a
+    /// copy), opened as `poll`'s ballot at row key `row` under the data key
+    /// `wrapped` (wrapped for `key_day`) with this key file, and read as
+    /// [`Audit::ballots`] reads a row (the questions from the poll's
+    /// current document). `None` when the key file no longer has that day's
+    /// key, or the value does not open there.
+    pub fn open_ballot(
+        &self,
+        poll: &str,
+        (key_day, wrapped): (Day, &[u8]),
+        row: &[u8],
+        sealed: &[u8],
+    ) -> Option<SealedBallot> {
+        let plain = self.opens(poll, (key_day, wrapped), SealedAt::Ballot(row), sealed)?;
+        let (_, doc, _) = self.opened(poll).ok()?;
+        let stored = rows::ballot_from(&doc.questions, &plain).ok()?;
+        Some(SealedBallot {
+            key: row.to_vec(),
+            sealed: sealed.to_vec(),
+            day: stored.day,
+            choices: stored.ballot.to_stored(),
+            tag: stored.tag,
+        })
     }
 
     /// Rewrites `poll`'s sealed document as `edit` changes its JSON, past
@@ -123,13 +223,7 @@ impl Audit {
     /// while polld's writer has votes queued). A running polld notices at
     /// its next write.
     pub fn edit_document(&self, poll: &str, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<()> {
-        let (key, doc) = self.key(poll)?;
-        let mut json = serde_json::to_value(doc)?;
-        edit(&mut json);
-        let doc: Doc = serde_json::from_value(json).context("the edited document does not read back")?;
-        let id = PollId::parse(poll).context("not a poll id")?;
-        let sealed = key.seal(&place::body(id.as_str()), &doc.to_bytes().map_err(|e| anyhow::anyhow!("{e}"))?)?;
-        self.conn.execute("UPDATE sealed_polls SET body = ?2 WHERE id = ?1", params![poll, sealed])?;
-        Ok(())
+        let sealed = self.edited_document(poll, edit)?;
+        self.conn.borrow_mut().once(&mut |rows| rows.set_body(poll, &sealed)).map_err(|e| anyhow::anyhow!("{e}"))
     }
 }

@@ -1,147 +1,84 @@
-//! The row operations every engine answers: the one seam between the
-//! store's shared logic (sealing, the writer's batches, the reader, the
-//! day's key work) and the SQL of each engine ([`super::sqlite`],
-//! [`super::postgres`]).
+//! The one seam between the store's engine-neutral logic (sealing, the
+//! writer's batches and mix, the reader, the day's key work) and each
+//! engine ([`super::sqlite`], [`super::postgres`]).
 //!
-//! Why a trait of named operations rather than SQL strings passed through:
-//! the two engines differ in placeholders, types and what is cheap (SQLite
-//! reads a range of a blob in place; PostgreSQL writes a batch of ballots
-//! in one statement), and a named operation lets each do it its own way
-//! while the logic above is written once. Every operation takes and returns
-//! only what is stored: sealed bytes, ids, and days as text
-//! (`YYYY-MM-DD`, which sorts as the days do on both engines).
+//! Three traits, each named for who uses it:
+//! - [`Rows`]: the row operations, inside whatever transaction the caller
+//!   opened (or none, for a single read). The logic above is written once
+//!   against it.
+//! - [`ReadConn`]: a [`Reader`](super::Reader)'s connection: one read, or a
+//!   few in one snapshot.
+//! - [`Engine`]: what the [`Store`](super::Store) asks of an engine besides
+//!   its writer thread: read connections, figures, checks, a backup.
 //!
-//! Promise: nothing here decides anything. Checks (is the poll live, is
-//! the invite code right, is the ballot well-formed) happen above; an
-//! engine only moves bytes.
+//! Why named operations rather than SQL passed through: the engines differ
+//! in placeholders, types and what is cheap (SQLite reads a range of a blob
+//! in place; PostgreSQL writes a batch of ballots in one statement), and a
+//! named operation lets each do it its own way.
+//!
+//! Promise: nothing here decides anything. Checks (is the poll live, is the
+//! code right, is the ballot well-formed) happen above; an engine only
+//! moves bytes, and orders rows only as its storage needs (the ballots a
+//! mix writes go in a random order, or in key order where the key decides
+//! where a row lies).
+
+use std::path::Path;
 
 use crate::day::Day;
 use crate::error::Error;
 
-use super::corrupt;
+use super::vocab::{BallotRow, CodeRow, Cols, DueRow, LeaseRow, NewPollRow, PollWith, ResealedRow};
 
-/// A poll row as stored: its days and its wrapped data key.
-pub(super) struct PollRow {
-    pub created_on: Day,
-    pub expires_on: Day,
-    pub key_day: Day,
-    pub data_key: Vec<u8>,
-}
-
-/// A poll row and the sealed columns asked for with it, in the order of
-/// [`Cols`].
-pub(super) type RowWith = (PollRow, Vec<Vec<u8>>);
-
-/// Which sealed columns of a poll row a read wants besides its days and key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Cols {
-    None,
-    Body,
-    Tallies,
-    BodyTallies,
-}
-
-impl Cols {
-    /// The columns as a select list continuation (shared by both engines,
-    /// whose column names are the same).
-    pub(super) fn sql(self) -> &'static str {
-        match self {
-            Cols::None => "",
-            Cols::Body => ", body",
-            Cols::Tallies => ", tallies",
-            Cols::BodyTallies => ", body, tallies",
-        }
-    }
-
-    pub(super) fn count(self) -> usize {
-        match self {
-            Cols::None => 0,
-            Cols::Body | Cols::Tallies => 1,
-            Cols::BodyTallies => 2,
-        }
-    }
-}
-
-/// A new poll's row.
-pub(super) struct NewRow<'a> {
-    pub id: &'a str,
-    pub created_on: Day,
-    pub expires_on: Day,
-    pub key_day: Day,
-    pub data_key: &'a [u8],
-    pub body: &'a [u8],
-    pub tallies: &'a [u8],
-}
-
-/// A poll's lease as the day's key work reads it: id, expiry, key day,
-/// wrapped key.
-pub(super) type Lease = (String, Day, Day, Vec<u8>);
-
-/// What a sweep as of some day erases, per expiry day: the day, and the
-/// polls, ballots, media items and media bytes.
-pub(super) type DueRow = (String, [i64; 4]);
-
-/// Stored ballots of a poll: key and sealed bytes.
-pub(super) type BallotRows = Vec<(Vec<u8>, Vec<u8>)>;
-
-/// A stored day read back.
-pub(super) fn day_column(s: &str, what: &str) -> Result<Day, Error> {
-    Day::parse(s).ok_or_else(|| corrupt(what))
-}
-
-/// Builds a [`RowWith`] from the columns as read.
-pub(super) fn row_with(
-    created_on: &str,
-    expires_on: &str,
-    key_day: &str,
-    data_key: Vec<u8>,
-    blobs: Vec<Vec<u8>>,
-) -> Result<RowWith, Error> {
-    Ok((
-        PollRow {
-            created_on: day_column(created_on, "created_on")?,
-            expires_on: day_column(expires_on, "expires_on")?,
-            key_day: day_column(key_day, "key_day")?,
-            data_key,
-        },
-        blobs,
-    ))
-}
-
-/// The row operations of one engine, inside whatever transaction the
-/// caller opened (or none, for a single read).
+/// The row operations of one engine.
 pub(super) trait Rows {
     /// Poll `id`'s row with the columns `cols`; only if it is live on
-    /// `live_on` (`today < expires_on`) when that is given.
-    fn poll(&mut self, id: &str, live_on: Option<Day>, cols: Cols) -> Result<Option<RowWith>, Error>;
-    fn insert_poll(&mut self, row: &NewRow) -> Result<(), Error>;
+    /// `live_on` (`live_on < expires_on`) when that is given.
+    fn poll(&mut self, id: &str, live_on: Option<Day>, cols: Cols) -> Result<Option<PollWith>, Error>;
+    fn insert_poll(&mut self, row: &NewPollRow) -> Result<(), Error>;
     fn set_body(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error>;
     fn set_tallies(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error>;
-    /// Stores a new lease (and, when given, a new expiry day).
-    fn set_lease(&mut self, id: &str, expires_on: Option<Day>, key_day: Day, wrapped: &[u8]) -> Result<(), Error>;
+    /// Stores a poll's key wrapped anew (and, when given, a new expiry day).
+    fn set_key(&mut self, id: &str, expires_on: Option<Day>, key_day: Day, wrapped: &[u8]) -> Result<(), Error>;
+    /// Rewrites a poll's row whole under a new data key, at format
+    /// [`FORMAT`](super::vocab::FORMAT).
+    fn reseal_poll(&mut self, id: &str, row: &ResealedRow) -> Result<(), Error>;
     /// Erases a poll with all its rows; how many polls went (0 or 1).
     fn delete_poll(&mut self, id: &str) -> Result<u64, Error>;
     /// Erases every poll expired by `day`; how many went.
     fn delete_expired(&mut self, day: Day) -> Result<u64, Error>;
-    /// Every poll's lease, in id order.
-    fn leases(&mut self) -> Result<Vec<Lease>, Error>;
+    /// Every poll's lease, as stored, in id order.
+    fn leases(&mut self) -> Result<Vec<LeaseRow>, Error>;
     /// Poll `id`'s key day as stored, expired or not.
     fn key_day(&mut self, id: &str) -> Result<Option<String>, Error>;
+    /// The polls whose sealed values have format `format`, in id order.
+    fn polls_of_format(&mut self, format: i64) -> Result<Vec<String>, Error>;
 
     fn ballot(&mut self, poll: &str, key: &[u8]) -> Result<Option<Vec<u8>>, Error>;
-    /// Every ballot of `poll` (key, sealed), in key order.
-    fn ballots(&mut self, poll: &str) -> Result<BallotRows, Error>;
+    /// Every ballot of `poll`, in key order.
+    fn ballots(&mut self, poll: &str) -> Result<Vec<BallotRow>, Error>;
     /// Stores a new ballot. An engine may hold it until
     /// [`Rows::finish_batch`] (within the same transaction).
     fn insert_ballot(&mut self, poll: &str, key: &[u8], sealed: Vec<u8>) -> Result<(), Error>;
-    fn update_ballot(&mut self, poll: &str, key: &[u8], sealed: &[u8]) -> Result<(), Error>;
-    fn delete_ballot(&mut self, poll: &str, key: &[u8]) -> Result<(), Error>;
+    /// Deletes every ballot of `poll`, then stores `rows` (the mix: each in
+    /// a new place, in random order; an engine whose rows lie in key order
+    /// may write them in key order).
+    fn replace_ballots(&mut self, poll: &str, rows: Vec<BallotRow>) -> Result<(), Error>;
+    /// The polls holding staged ballots (a run that stopped before its mix).
+    fn staged_polls(&mut self) -> Result<Vec<String>, Error>;
 
-    fn insert_invite(&mut self, poll: &str, mac: &[u8]) -> Result<(), Error>;
-    /// Marks an unused code used; how many rows changed (0 or 1).
-    fn spend_invite(&mut self, poll: &str, mac: &[u8]) -> Result<u64, Error>;
-    /// A poll's invite codes: issued, used.
-    fn invite_counts(&mut self, poll: &str) -> Result<(u64, u64), Error>;
+    /// Stores the rows of new invite codes.
+    fn insert_codes(&mut self, poll: &str, rows: &[CodeRow]) -> Result<(), Error>;
+    /// The slot of `poll`'s code hashed `mac`, if it has one.
+    fn code_slot(&mut self, poll: &str, mac: &[u8; 32]) -> Result<Option<u32>, Error>;
+    /// How many codes `poll` has.
+    fn codes_issued(&mut self, poll: &str) -> Result<u64, Error>;
+    /// Every code row of `poll` (the audit).
+    fn codes(&mut self, poll: &str) -> Result<Vec<CodeRow>, Error>;
+    /// Format 1's invite rows of `poll` (its code hashes and whether each
+    /// voted), for the upgrade; they are deleted with
+    /// [`Rows::delete_format_one_codes`].
+    fn format_one_codes(&mut self, poll: &str) -> Result<Vec<([u8; 32], bool)>, Error>;
+    fn delete_format_one_codes(&mut self, poll: &str) -> Result<(), Error>;
 
     fn insert_media(&mut self, id: &str, poll: &str, sealed: &[u8]) -> Result<(), Error>;
     /// Erases media item `id` (of `poll`, when given); how many went.
@@ -154,17 +91,12 @@ pub(super) trait Rows {
     /// Per expiry day up to `as_of`, what a sweep would erase.
     fn due(&mut self, as_of: Day) -> Result<Vec<DueRow>, Error>;
 
-    /// Whether this engine records spent vote forms (several nodes share it,
-    /// so a node's memory of the forms it took is not enough).
-    fn records_forms(&self) -> bool {
-        false
-    }
+    /// The id binding the key file to the database, if it has one yet.
+    fn keyring_ring(&mut self) -> Result<Option<[u8; 16]>, Error>;
 
-    /// Records a vote form (its key's day and nonce) as spent; false if it
-    /// was spent already, on any node.
-    fn redeem_form(&mut self, _day: Day, _nonce: &[u8; 16]) -> Result<bool, Error> {
-        Ok(true)
-    }
+    /// Notes that the key state has moved to `day` (the furthest day of any
+    /// node's), so that a key file behind it is noticed at its next use.
+    fn note_key_day(&mut self, day: Day) -> Result<(), Error>;
 
     /// Whether the database answers (a trivial read).
     fn ping(&mut self) -> Result<(), Error>;
@@ -172,7 +104,8 @@ pub(super) trait Rows {
     /// Runs a statement both engines spell alike (savepoints).
     fn exec(&mut self, sql: &'static str) -> Result<(), Error>;
 
-    /// Writes whatever the engine held back (ballots) before the commit.
+    /// Writes whatever the engine held back (ballots) before the commit, or
+    /// before another write reads the rows.
     fn finish_batch(&mut self) -> Result<(), Error> {
         Ok(())
     }
@@ -185,14 +118,19 @@ pub(super) trait Rows {
     }
 }
 
-/// A savepoint around `f`: its writes stay only if it succeeds.
+/// A savepoint around `f`: its writes stay only if it succeeds. For the
+/// writes of a batch other than votes, so that one failing is undone
+/// alone; a vote is checked whole before its one row goes in, and needs
+/// none.
 pub(super) fn in_savepoint<T>(
     rows: &mut dyn Rows,
     f: impl FnOnce(&mut dyn Rows) -> Result<T, Error>,
 ) -> Result<T, Error> {
+    rows.finish_batch()?;
     rows.exec("SAVEPOINT op")?;
     match f(rows) {
         Ok(v) => {
+            rows.finish_batch()?;
             rows.exec("RELEASE op")?;
             Ok(v)
         }
@@ -203,5 +141,54 @@ pub(super) fn in_savepoint<T>(
             let _ = rows.exec("RELEASE op");
             Err(e)
         }
+    }
+}
+
+/// A reader's connection.
+pub(super) trait ReadConn: Send {
+    /// One read, or a few that need not agree with each other.
+    fn once(&mut self, f: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>) -> Result<(), Error>;
+    /// Reads that see one snapshot of the database.
+    fn snapshot(&mut self, f: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>) -> Result<(), Error>;
+    /// Makes the connection fit for reading media a piece at a time.
+    fn for_media_streams(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// Operator-level figures: nothing about any single poll.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub live_polls: u64,
+    pub expired_polls: u64,
+    pub responses: u64,
+    pub database_bytes: u64,
+}
+
+/// What an engine says of its database's health (`pollctl check`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Health {
+    /// `ok`, or what the engine's own check found.
+    pub integrity: String,
+    pub schema_version: i64,
+    pub binary_schema_version: i64,
+}
+
+/// What the store asks of an engine besides its writer thread.
+pub(super) trait Engine: Send + Sync {
+    /// A new read connection, for one worker thread.
+    fn reader(&self) -> anyhow::Result<Box<dyn ReadConn>>;
+    /// Figures for `pollctl stats`, as of `today`.
+    fn stats(&self, today: Day) -> anyhow::Result<Stats>;
+    /// The engine's own check of its files and its schema version.
+    fn health(&self) -> anyhow::Result<Health>;
+    /// Writes a consistent copy of the database to `target` (which must
+    /// not exist yet), or says why this engine leaves that to its own tools.
+    fn backup(&self, target: &Path, copy: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>) -> anyhow::Result<()>;
+    /// Whether spent vote forms are recorded in the database ([`Rows::redeem_form`]).
+    fn records_forms(&self) -> bool;
+    /// The SQLite file, or `None`.
+    fn path(&self) -> Option<&Path> {
+        None
     }
 }

@@ -8,10 +8,19 @@ use proptest::prelude::*;
 use rusqlite::{Connection, params};
 use serde_json::json;
 
+use std::path::Path;
+
 use super::*;
 use crate::domain::{NewPoll, Slot};
 use crate::secret::{AdminToken, InviteCode, Receipt};
-use crate::store::testkit::key_of;
+use crate::store::seal::{DataKey, Place};
+use crate::store::sqlite::testing::{
+    FORMAT_TWO_VERSION, SCHEMA_VERSION, SEALED_VERSION, connect, legacy, migrate, open_keys,
+};
+use crate::store::testkit::{data_dir, key_of};
+use crate::store::vocab::place;
+
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 fn poll_json(title: &str, expiry: u16) -> NewPoll {
     NewPoll::from_json(&json!({
@@ -82,7 +91,7 @@ proptest! {
     /// another row, column or poll, not under another poll's key.
     #[test]
     fn no_sealed_value_opens_in_another_row_column_or_poll(votes in prop::collection::vec((0usize..2, 0usize..3), 1..12)) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = data_dir();
         let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
         let today = Day::today();
         let poll = poll_json("Places", 30);
@@ -116,7 +125,7 @@ proptest! {
 /// or in a backup.
 #[test]
 fn no_marker_is_in_any_file_or_backup_of_live_polls() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
     let today = Day::today();
     let poll = poll_json("Title marker zq", 30);
@@ -157,7 +166,7 @@ fn no_marker_is_in_any_file_or_backup_of_live_polls() {
     assert_eq!(bytes, picture.bytes);
     let (_, range) = r.media(&media.id, today, |_| Some((70_000, 1000))).unwrap().unwrap();
     assert_eq!(range, picture.bytes[70_000..71_000]);
-    for (name, bytes) in files(dir.path()) {
+    for (name, bytes) in files(&dir.path()) {
         for marker in [
             "Title marker zq",
             "Q1 label marker",
@@ -181,7 +190,7 @@ fn no_marker_is_in_any_file_or_backup_of_live_polls() {
 /// open, were re-wrapped, and count exactly.
 #[test]
 fn an_old_copy_does_not_open_a_deleted_or_expired_poll_once_its_key_is_gone() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let path = dir.path().join("t.sqlite3");
     let store = Store::open(&path).unwrap();
     let today = Day::today();
@@ -207,13 +216,13 @@ fn an_old_copy_does_not_open_a_deleted_or_expired_poll_once_its_key_is_gone() {
         let mut r = copy.reader().unwrap();
         (r.poll(&deleted, within).unwrap().is_some(), r.erased(&deleted).unwrap())
     };
-    assert_eq!(copy_within(&Keys::beside(&path)), (true, false), "up to L days, a restored backup still opens");
+    assert_eq!(copy_within(&Keys::apart_from(&path)), (true, false), "up to L days, a restored backup still opens");
     // ...from the day after its lease, never again.
     let after = within.next();
     let report = store.sweep(after).unwrap();
     assert_eq!(report.key_day, after);
     assert!(report.polls_rewrapped >= 1, "{report:?}");
-    let copy = Store::open_patient(&backup, &Keys::beside(&path)).unwrap();
+    let copy = Store::open_patient(&backup, &Keys::apart_from(&path)).unwrap();
     let mut r = copy.reader().unwrap();
     assert!(r.poll(&deleted, after).unwrap().is_none());
     assert!(r.erased(&deleted).unwrap(), "its row is there, its key is not");
@@ -246,7 +255,7 @@ fn an_old_copy_does_not_open_a_deleted_or_expired_poll_once_its_key_is_gone() {
 /// moving it, and loses no live poll.
 #[test]
 fn a_store_down_for_forty_days_rewraps_and_loses_no_live_poll() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
     let today = Day::today();
     let poll = poll_json("Long", 365);
@@ -257,7 +266,7 @@ fn a_store_down_for_forty_days_rewraps_and_loses_no_live_poll() {
         }
     }
     let back = today.plus_days(40);
-    let report = crate::daemon::roll_keys(&store, back).map(|()| store.keys().day()).unwrap();
+    let report = store.sweep(back).unwrap().key_day;
     assert_eq!(report, back);
     let mut r = store.reader().unwrap();
     for (i, id) in ids.iter().enumerate() {
@@ -270,7 +279,7 @@ fn a_store_down_for_forty_days_rewraps_and_loses_no_live_poll() {
 /// readable across three times the lease, day after day.
 #[test]
 fn day_changes_alone_keep_every_live_poll_readable() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
     let today = Day::today();
     let poll = poll_json("Daily", 365);
@@ -280,14 +289,14 @@ fn day_changes_alone_keep_every_live_poll_readable() {
     let mut r = store.reader().unwrap();
     for n in 1..=3 * lease {
         let day = today.plus_days(n);
-        crate::daemon::roll_keys(&store, day).unwrap();
+        store.sweep(day).unwrap();
         assert_eq!(store.keys().day(), day);
         let p = r.poll(&id, day).unwrap().unwrap_or_else(|| panic!("lost on day {n}"));
         assert_eq!(r.tallies(&p).unwrap().votes[0], vec![0, 0, 1]);
         assert!(store.keys().wrap_key(day.previous()).is_none(), "yesterday's key is gone");
     }
     // Without the day changes the same poll would be gone: its lease ran out.
-    let dir2 = tempfile::tempdir().unwrap();
+    let dir2 = data_dir();
     let other = Store::open(&dir2.path().join("t.sqlite3")).unwrap();
     let id2 = create(&other, &poll, today);
     other.keys().advance(today.plus_days(lease + 1)).unwrap();
@@ -300,7 +309,7 @@ fn day_changes_alone_keep_every_live_poll_readable() {
 /// re-wrapped meanwhile is read with its new wrapping.
 #[test]
 fn a_reader_remembers_no_key_the_keyring_has_lost() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
     let today = Day::today();
     let poll = poll_json("Remembered", 365);
@@ -313,7 +322,7 @@ fn a_reader_remembers_no_key_the_keyring_has_lost() {
     // The next day's key work re-wraps both; the memo must not serve the
     // old wrapping, or the check below would still pass on a stale key.
     let next = today.plus_days(1);
-    crate::daemon::roll_keys(&store, next).unwrap();
+    store.sweep(next).unwrap();
     assert_eq!(r.poll(&kept, next).unwrap().expect("re-wrapped, still live").title.as_str(), "Remembered");
     // Past the lease without re-wrapping: both keys are gone.
     store.keys().advance(next.plus_days(store.keys().lease() + 1)).unwrap();
@@ -325,17 +334,17 @@ fn a_reader_remembers_no_key_the_keyring_has_lost() {
 /// it, and nothing touched (database and key file byte for byte).
 #[test]
 fn a_bad_key_file_is_a_clear_error_and_touches_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let path = dir.path().join("t.sqlite3");
     let store = Store::open(&path).unwrap();
     create(&store, &poll_json("Touch nothing", 30), Day::today());
     drop(store);
-    let keys = Keys::beside(&path);
+    let keys = Keys::apart_from(&path);
     let good = std::fs::read(&keys.path).unwrap();
     let db = std::fs::read(&path).unwrap();
-    let other_dir = tempfile::tempdir().unwrap();
+    let other_dir = data_dir();
     drop(Store::open(&other_dir.path().join("o.sqlite3")).unwrap());
-    let foreign = std::fs::read(other_dir.path().join("o.keys")).unwrap();
+    let foreign = std::fs::read(Keys::apart_from(&other_dir.path().join("o.sqlite3")).path).unwrap();
     let mut flipped = good.clone();
     for b in &mut flipped[40..] {
         *b ^= 0x55;
@@ -350,7 +359,7 @@ fn a_bad_key_file_is_a_clear_error_and_touches_nothing() {
         ("newer", Some(newer), "newer than this anonpoll"),
     ] {
         match &content {
-            Some(c) => std::fs::write(&keys.path, c).unwrap(),
+            Some(c) => write_private(&keys.path, c),
             None => std::fs::remove_file(&keys.path).unwrap(),
         }
         let err = Store::open(&path).err().unwrap_or_else(|| panic!("{what} key file accepted"));
@@ -359,9 +368,16 @@ fn a_bad_key_file_is_a_clear_error_and_touches_nothing() {
         assert!(err.chain().any(|c| c.is::<crate::keyring::KeyError>()), "{what}: typed for pollctl's exit code");
         assert_eq!(std::fs::read(&keys.path).ok(), content, "{what}: the key file untouched (never created anew)");
         assert_eq!(std::fs::read(&path).unwrap(), db, "{what}: the database untouched");
-        std::fs::write(&keys.path, &good).unwrap();
+        write_private(&keys.path, &good);
     }
     drop(Store::open(&path).unwrap());
+}
+
+/// Writes a key file as its owner alone may read it (as one is made).
+fn write_private(path: &Path, content: &[u8]) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, content).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
 }
 
 /// A database of schema 8 (before encryption): sealed in place at the first
@@ -369,7 +385,7 @@ fn a_bad_key_file_is_a_clear_error_and_touches_nothing() {
 /// open their ballots, codes still vote once; no cleartext is left.
 #[test]
 fn a_database_from_before_encryption_is_sealed_in_place() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let path = dir.path().join("t.sqlite3");
     migrate(&path, BUSY_TIMEOUT, 8).unwrap();
     let today = Day::today();
@@ -378,7 +394,7 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
     let token = AdminToken::generate().unwrap();
     let receipt = Receipt::generate().unwrap();
     let code = InviteCode::generate().unwrap();
-    let legacy_keys = legacy::receipt_keys(&receipt.hash());
+    let legacy_keys = crate::store::keys::before_sealing_keys(&receipt.hash());
     let polls = ["OLDPOLL000000001", "OLDPOLL000000002", "OLDPOLL000000003"];
     for (n, id) in polls.iter().enumerate() {
         conn.execute(
@@ -428,10 +444,11 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
     {
         migrate(&path, BUSY_TIMEOUT, SEALED_VERSION).unwrap();
         let conn = connect(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE, BUSY_TIMEOUT).unwrap();
-        let keys = open_keys(&conn, &Keys::beside(&path), today).unwrap();
+        let keys = open_keys(&conn, &Keys::apart_from(&path), today).unwrap();
         assert_eq!(legacy::seal_all(&conn, &keys, today, 1).unwrap(), 1);
         assert!(legacy::pending(&conn).unwrap());
         assert!(migrate(&path, BUSY_TIMEOUT, SCHEMA_VERSION).is_err(), "010 refuses to drop unsealed polls");
+        let _ = FORMAT_TWO_VERSION;
     }
     let store = Store::open(&path).unwrap();
     let conn = Connection::open(&path).unwrap();
@@ -474,7 +491,7 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
     }
     drop(r);
     drop(store);
-    for (name, bytes) in files(dir.path()) {
+    for (name, bytes) in files(&dir.path()) {
         for marker in [
             "Old title marker",
             "Old label marker",
@@ -487,4 +504,254 @@ fn a_database_from_before_encryption_is_sealed_in_place() {
         }
         assert!(!bytes.windows(32).any(|w| w == code.hash().0), "a code's plain hash survived in {name}");
     }
+}
+
+/// One poll whose wrapped key does not open (a flipped bit, a row restored
+/// from another installation) or whose key day lies beyond any lease does
+/// not stop the day's key work for the others: it is set aside, named, and
+/// the key state moves on; once its key day is gone, it is erased.
+#[test]
+fn a_damaged_poll_row_is_set_aside_and_the_key_state_moves_on() {
+    let dir = data_dir();
+    let path = dir.path().join("t.sqlite3");
+    let store = Store::open(&path).unwrap();
+    let today = Day::today();
+    let poll = poll_json("Rows", 365);
+    let [good, flipped, far] = [(); 3].map(|()| create(&store, &poll, today));
+    store.cast(&good, a_ballot(&poll, 1), today).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    conn.busy_timeout(BUSY_TIMEOUT).unwrap();
+    let mut wrapped: Vec<u8> =
+        conn.query_row("SELECT data_key FROM sealed_polls WHERE id = ?1", [flipped.as_str()], |r| r.get(0)).unwrap();
+    wrapped[30] ^= 1;
+    conn.execute("UPDATE sealed_polls SET data_key = ?2 WHERE id = ?1", params![flipped.as_str(), wrapped]).unwrap();
+    conn.execute("UPDATE sealed_polls SET key_day = '9999-12-31' WHERE id = ?1", [far.as_str()]).unwrap();
+    let next = today.next();
+    let report = store.sweep(next).unwrap();
+    assert_eq!(report.key_day, next, "the key state moved on");
+    let mut aside = report.polls_set_aside.clone();
+    aside.sort();
+    let mut expected = vec![flipped.as_str().to_owned(), far.as_str().to_owned()];
+    expected.sort();
+    assert_eq!(aside, expected);
+    let mut r = store.reader().unwrap();
+    let p = r.poll(&good, next).unwrap().expect("the good poll is unharmed");
+    assert_eq!(r.tallies(&p).unwrap().total, 1);
+    // pollctl check names them.
+    let named: Vec<String> = store.check_polls(next).unwrap().into_iter().map(|c| c.poll).collect();
+    assert!(named.contains(&flipped.as_str().to_owned()), "{named:?}");
+    // Once the key state is past the damaged row's key day, it is erased.
+    let key_day: String =
+        conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [flipped.as_str()], |r| r.get(0)).unwrap();
+    let beyond = Day::parse(&key_day).unwrap().next();
+    let report = store.sweep(beyond).unwrap();
+    assert_eq!(report.key_day, beyond);
+    let report = store.sweep(beyond.next()).unwrap();
+    assert!(!report.polls_set_aside.contains(&flipped.as_str().to_owned()), "{report:?}");
+    let left: i64 =
+        conn.query_row("SELECT count(*) FROM sealed_polls WHERE id = ?1", [flipped.as_str()], |r| r.get(0)).unwrap();
+    assert_eq!(left, 0, "erased once nothing could open it");
+    assert!(r.poll(&good, beyond).unwrap().is_some(), "the good poll still opens");
+}
+
+/// The key file is checked, not trusted: one others can read is refused
+/// with the command that fixes it; one behind the day the database's key
+/// state has reached (an old copy, from a backup) is refused, or used with
+/// a warning when the operator says so; one day behind (a node whose day's
+/// work has not run yet) is taken.
+#[test]
+fn an_exposed_or_rolled_back_key_file_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = data_dir();
+    let path = dir.path().join("t.sqlite3");
+    let store = Store::open(&path).unwrap();
+    let today = Day::today();
+    create(&store, &poll_json("Checked", 365), today);
+    let keys = store.keys().path().to_owned();
+    let old_copy = std::fs::read(&keys).unwrap();
+    store.sweep(today.plus_days(1)).unwrap();
+    let one_day = std::fs::read(&keys).unwrap();
+    store.sweep(today.plus_days(3)).unwrap();
+    drop(store);
+    let reopen = |accept: bool| {
+        let k = Keys { path: keys.clone(), lease_days: None, accept_behind: accept };
+        Store::open_db(&path, &k, WriterConfig::default())
+    };
+    // Readable by others.
+    std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let err = format!("{:#}", reopen(false).err().expect("a 0644 key file is refused"));
+    assert!(err.contains("chmod 600") && err.contains("0644"), "{err}");
+    std::fs::set_permissions(&keys, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // Rolled back three days: refused, unless told.
+    let current = std::fs::read(&keys).unwrap();
+    write_private(&keys, &old_copy);
+    let err = reopen(false).err().expect("an old copy of the key file is refused");
+    assert!(err.chain().any(|c| c.is::<crate::keyring::KeyError>()), "typed for pollctl's exit code");
+    assert!(format!("{err:#}").contains("old"), "{err:#}");
+    drop(reopen(true).expect("used when the operator says so"));
+    // One day behind the database: taken.
+    write_private(&keys, &current);
+    drop(reopen(false).unwrap());
+    let _ = one_day;
+}
+
+/// The lease is stored once, in the database: a process opened without
+/// `--key-lease-days` (the cron's `pollctl sweep`) wraps for polld's lease,
+/// not the default.
+#[test]
+fn the_lease_is_the_databases_for_every_process() {
+    let dir = data_dir();
+    let path = dir.path().join("t.sqlite3");
+    let keys = Keys::apart_from(&path);
+    let polld = Store::open_db(&path, &Keys { lease_days: Some(3), ..keys.clone() }, WriterConfig::default()).unwrap();
+    let today = Day::today();
+    let id = create(&polld, &poll_json("Leased", 365), today);
+    assert_eq!(polld.keys().lease(), 3);
+    drop(polld);
+    let cron = Store::open_patient(&path, &keys).unwrap();
+    assert_eq!(cron.keys().lease(), 3, "the database's lease, not the default");
+    cron.sweep(today.next()).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let key_day: String =
+        conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
+    assert_eq!(Day::parse(&key_day).unwrap(), today.next().plus_days(3));
+}
+
+/// A database of format 1 (schema 10, as the last release wrote it): each
+/// poll is brought to format 2 at the first open. A receipt given then
+/// still finds its ballot (through the hashes of format 1 the document now
+/// keeps), a code that voted then stays spent and the others still vote
+/// once, its media opens under a key of its own, and every value of before
+/// is left only under the old data key.
+#[test]
+fn a_database_of_format_one_is_brought_to_format_two() {
+    let dir = data_dir();
+    let path = dir.path().join("t.sqlite3");
+    migrate(&path, BUSY_TIMEOUT, 10).unwrap();
+    let today = Day::today();
+    let conn = connect(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE, BUSY_TIMEOUT).unwrap();
+    let keys = open_keys(&conn, &Keys::apart_from(&path), today).unwrap();
+    // A poll written as format 1 did: its own data key, receipts keyed
+    // under it, codes with a `used` flag, media sealed under the data key.
+    let poll = poll_json("Format one", 30);
+    let id = PollId::generate().unwrap();
+    let key = DataKey::generate().unwrap();
+    let expires = today.plus_days(30);
+    let key_day = keys.lease_day(expires.previous(), today);
+    let wrapped = key.wrap(&keys.wrap_key(key_day).unwrap(), &keys.ring(), id.as_str(), key_day).unwrap();
+    let mut doc = rows::Doc::new(&AdminToken::generate().unwrap().hash(), &poll, Vec::new()).unwrap();
+    doc.invite_key = None;
+    doc.duplicate_check = crate::domain::DuplicateCheck::Invite;
+    let picture = b"format one media bytes".repeat(10);
+    let media_id = MediaId::generate().unwrap();
+    let padded_len = seal::bucket(picture.len());
+    doc.media.push(
+        serde_json::from_value(json!({
+            "id": media_id.as_str(), "question": null, "kind": "image", "mime": "image/png",
+            "size": picture.len(), "padded": padded_len, "sha256": crate::secret::hex(&[0u8; 32]),
+            "alt": "", "width": 1, "height": 1
+        }))
+        .unwrap(),
+    );
+    let receipt = Receipt::generate().unwrap();
+    let settled_then = {
+        let mut out = [0u8; 16];
+        for round in 0..=u8::MAX {
+            out.copy_from_slice(&key.mac(b"receipt settled", &[&[round], &receipt.hash().0])[..16]);
+            if out[0] != 0xff {
+                break;
+            }
+        }
+        out
+    };
+    let layout = rows::Layout::of(&poll.questions);
+    let mut tallies = rows::empty_tallies(&layout);
+    let v1 = |b: &Ballot| {
+        let mut plain = today.to_string().into_bytes();
+        plain.extend_from_slice(b.to_stored().as_bytes());
+        seal::padded(plain, rows::ballot_width(&poll.questions), b' ')
+    };
+    let mine = a_ballot(&poll, 0);
+    let other = a_ballot(&poll, 2);
+    for (_, b) in [(settled_then, &mine), ([0x21; 16], &other)] {
+        rows::tally(&mut tallies, &layout, b, Some(today), 1).unwrap();
+    }
+    conn.execute(
+        "INSERT INTO sealed_polls (id, created_on, expires_on, key_day, data_key, body, tallies)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            id.as_str(),
+            today.to_string(),
+            expires.to_string(),
+            key_day.to_string(),
+            wrapped,
+            key.seal(&place::body(id.as_str()), &doc.to_bytes().unwrap()).unwrap(),
+            key.seal(&place::tallies(id.as_str()), &rows::tallies_bytes(&tallies).unwrap()).unwrap()
+        ],
+    )
+    .unwrap();
+    for (k, b) in [(settled_then, &mine), ([0x21; 16], &other)] {
+        conn.execute(
+            "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",
+            params![id.as_str(), &k[..], key.seal(&place::ballot(id.as_str(), &k), &v1(b)).unwrap()],
+        )
+        .unwrap();
+    }
+    let codes: Vec<InviteCode> = (0..3).map(|_| InviteCode::generate().unwrap()).collect();
+    for (i, c) in codes.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO sealed_invites (poll_id, code_mac, used) VALUES (?1, ?2, ?3)",
+            params![id.as_str(), &key.mac(b"invite", &[&c.hash().0])[..], i == 0],
+        )
+        .unwrap();
+    }
+    let sealed_media = key
+        .seal_pieces(&place::media(id.as_str(), media_id.as_str()), &seal::padded(picture.clone(), padded_len, 0))
+        .unwrap();
+    conn.execute(
+        "INSERT INTO sealed_media (id, poll_id, bytes) VALUES (?1, ?2, ?3)",
+        params![media_id.as_str(), id.as_str(), sealed_media],
+    )
+    .unwrap();
+    let old_values: Vec<(Place, Vec<u8>)> = vec![(place::ballot(id.as_str(), &settled_then), {
+        conn.query_row("SELECT sealed FROM sealed_ballots WHERE id = ?1", [&settled_then[..]], |r| r.get(0)).unwrap()
+    })];
+    drop(conn);
+    drop(keys);
+
+    let store = Store::open(&path).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let format: i64 = conn.query_row("SELECT format FROM sealed_polls", [], |r| r.get(0)).unwrap();
+    assert_eq!(format, 2);
+    let mut r = store.reader().unwrap();
+    let read = r.poll(&id, today).unwrap().expect("the poll is kept");
+    assert_eq!(r.tallies(&read).unwrap().total, 2);
+    assert_eq!(
+        r.own_ballot(&read, &receipt.hash()).unwrap(),
+        Some(mine.clone()),
+        "a receipt of format 1 finds its ballot"
+    );
+    assert_eq!(r.invite_counts(&read).unwrap(), (3, 1), "the code that voted stays spent");
+    let (_, bytes) = r.media(&media_id, today, |b| Some((0, b.item.size as usize))).unwrap().unwrap();
+    assert_eq!(bytes, picture);
+    let vote = |code: &InviteCode| {
+        store
+            .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), None, None), today, None)
+            .unwrap()
+            .committed_blocking()
+    };
+    assert!(vote(&codes[0]).is_err(), "spent before the upgrade");
+    vote(&codes[1]).unwrap();
+    assert!(vote(&codes[1]).is_err(), "spent once");
+    store.amend(&id, receipt.hash(), Some(a_ballot(&poll, 1)), today).unwrap();
+    assert_eq!(r.own_ballot(&read, &receipt.hash()).unwrap(), Some(a_ballot(&poll, 1)));
+    let now = key_of(&conn, store.keys(), &id);
+    for (at, sealed) in &old_values {
+        assert!(now.open(at, sealed).is_err(), "a value of format 1 opens under the poll's key now");
+    }
+    let tables: i64 =
+        conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'sealed_invites'", [], |r| r.get(0)).unwrap();
+    assert_eq!(tables, 0, "format 1's invite rows are gone");
 }

@@ -16,8 +16,9 @@
 //! - lengths are padded to [`bucket`]s before sealing, so a ciphertext's
 //!   length tells its content's length only to within 1/8;
 //! - hashes that someone holding a code or a receipt could look up
-//!   ([`DataKey::mac`]) are keyed under the data key: an old copy cannot be
-//!   checked against a code someone kept;
+//!   ([`DataKey::mac`], [`MacKey`]) are keyed under a key of the poll: an
+//!   old copy cannot be checked against a code someone kept once that key
+//!   is gone;
 //! - keys are zeroized in memory when dropped; failures to open are errors,
 //!   never a panic.
 
@@ -38,6 +39,10 @@ use crate::secret::random_bytes;
 pub const OVERHEAD: usize = NONCE + TAG;
 const NONCE: usize = 24;
 const TAG: usize = 16;
+/// Where a sealed value's nonce ends (it comes first) and how long its tag
+/// is (it comes last).
+pub const NONCE_LEN: usize = NONCE;
+pub const TAG_LEN: usize = TAG;
 
 /// Where a ciphertext lives; its associated data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,6 +146,24 @@ impl DataKey {
         Ok(DataKey::new(key))
     }
 
+    /// The key's bytes, to be kept inside another sealed value (a media
+    /// item's key in its poll's document).
+    pub fn export(&self) -> SecretKey {
+        self.key.clone()
+    }
+
+    /// A key [`DataKey::export`] gave.
+    pub fn import(key: &[u8; 32]) -> DataKey {
+        DataKey::new(Zeroizing::new(*key))
+    }
+
+    /// The key of one `purpose`'s keyed hashes ([`DataKey::mac`]), to be
+    /// kept where it must outlive this data key: the hashes made with it
+    /// stay the same, and it tells nothing of this key.
+    pub fn mac_key(&self, purpose: &[u8]) -> MacKey {
+        MacKey(self.subkey(purpose))
+    }
+
     fn wrap_aad(ring: &RingId, poll: &str, day: Day) -> Vec<u8> {
         let mut aad = b"anonpoll data key v1\0".to_vec();
         aad.extend_from_slice(ring);
@@ -196,6 +219,11 @@ impl DataKey {
 
     /// The HMAC of `purpose`, keyed with HKDF(data key, purpose).
     fn keyed_mac(&self, purpose: &[u8]) -> Hmac<Sha256> {
+        hmac_with(&self.subkey(purpose))
+    }
+
+    /// HKDF(data key, purpose): the key of one purpose's hashes.
+    fn subkey(&self, purpose: &[u8]) -> SecretKey {
         let mut sub = Zeroizing::new([0u8; 32]);
         let mut info = b"anonpoll mac v1 ".to_vec();
         info.extend_from_slice(purpose);
@@ -204,8 +232,7 @@ impl DataKey {
         if let Ok(h) = Hkdf::<Sha256>::from_prk(self.key.as_slice()) {
             let _ = h.expand(&info, sub.as_mut_slice());
         }
-        <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(sub.as_slice())
-            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"))
+        sub
     }
 
     /// A value of `len` bytes (already padded) sealed in pieces of
@@ -241,6 +268,50 @@ impl DataKey {
             return Err(Unsealed);
         }
         open_with(&self.key, &place.piece(index, count), sealed)
+    }
+}
+
+fn hmac_with(key: &[u8; 32]) -> Hmac<Sha256> {
+    <Hmac<Sha256> as hmac::KeyInit>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"))
+}
+
+/// A key of keyed hashes that must outlive the data key it began under:
+/// an invite code's hash (`sealed` invite rows are never rewritten when
+/// the poll's data key changes), or the hashes that found a ballot of a
+/// receipt before the poll's data key changed. Kept sealed in the poll's
+/// document; zeroized when dropped.
+#[derive(Clone)]
+pub struct MacKey(SecretKey);
+
+impl MacKey {
+    pub fn generate() -> anyhow::Result<MacKey> {
+        let mut key = Zeroizing::new([0u8; 32]);
+        random_bytes(key.as_mut_slice())?;
+        Ok(MacKey(key))
+    }
+
+    pub fn from_bytes(key: &[u8; 32]) -> MacKey {
+        MacKey(Zeroizing::new(*key))
+    }
+
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
+    /// HMAC-SHA256 of the concatenated `input` under this key.
+    pub fn mac(&self, input: &[&[u8]]) -> [u8; 32] {
+        let mut mac = hmac_with(&self.0);
+        for part in input {
+            mac.update(part);
+        }
+        mac.finalize().into_bytes().into()
+    }
+}
+
+impl std::fmt::Debug for MacKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MacKey(..)")
     }
 }
 
@@ -394,5 +465,22 @@ mod tests {
             assert_eq!(key.mac(purpose, &input), fresh(purpose, &input));
         }
         assert_eq!(key.macs.lock().unwrap().len(), 2, "one keyed HMAC per purpose");
+    }
+
+    /// A purpose's key taken out of the data key hashes as the data key
+    /// does for that purpose, and as nothing else: hashes stored before it
+    /// was taken out are still found with it.
+    #[test]
+    fn a_mac_key_taken_out_hashes_as_its_data_key_did() {
+        let key = DataKey::generate().unwrap();
+        let invite = key.mac_key(b"invite");
+        assert_eq!(invite.mac(&[b"code"]), key.mac(b"invite", &[b"code"]));
+        assert_ne!(invite.mac(&[b"code"]), key.mac(b"receipt staged", &[b"code"]));
+        let back = MacKey::from_bytes(invite.bytes());
+        assert_eq!(back.mac(&[b"co", b"de"]), invite.mac(&[b"code"]));
+        assert_ne!(MacKey::generate().unwrap().mac(&[b"code"]), invite.mac(&[b"code"]));
+        let moved = DataKey::import(&key.export());
+        let place = Place::new(Table::Ballots, "P", b"k", "sealed");
+        assert_eq!(moved.open(&place, &key.seal(&place, b"x").unwrap()).unwrap().as_slice(), b"x");
     }
 }

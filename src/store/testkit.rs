@@ -1,6 +1,6 @@
 //! Test helpers of the store's own tests: reading sealed rows back in clear
-//! with a store's keys, writing rows as another process would, and
-//! recounting a poll's ballots.
+//! with a store's keys (through the same code the store opens them with),
+//! writing rows as another process would, and recounting a poll's ballots.
 
 use rusqlite::{Connection, params};
 
@@ -9,46 +9,45 @@ use crate::domain::{Ballot, Tallies};
 use crate::keyring::Keyring;
 use crate::secret::PollId;
 
-use super::rows::{self, Doc, Layout};
+use super::rows::{self, Doc, Layout, State};
 use super::seal::DataKey;
-use super::{data_key, place};
+use super::seen::Seen;
+use super::sqlite::Lite;
+use super::vocab::place;
+use super::writer::mix::{Image, open_image};
+
+/// A connection of a test's own to `store`'s file, as another process has.
+pub fn conn_of(store: &super::Store) -> Connection {
+    let conn = Connection::open(store.path().unwrap()).unwrap();
+    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    conn
+}
+
+/// Poll `id` opened whole (its ballot rows checked against its counts'
+/// digest).
+pub fn image_of(conn: &Connection, keys: &Keyring, id: &PollId) -> Image {
+    open_image(&mut Lite(conn), keys, &Seen::default(), id.as_str(), None).unwrap().unwrap()
+}
 
 pub fn key_of(conn: &Connection, keys: &Keyring, id: &PollId) -> DataKey {
-    let (day, wrapped): (String, Vec<u8>) = conn
-        .query_row("SELECT key_day, data_key FROM sealed_polls WHERE id = ?1", [id.as_str()], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap();
-    data_key(keys, id.as_str(), Day::parse(&day).unwrap(), &wrapped).unwrap()
+    image_of(conn, keys, id).key
 }
 
 pub fn doc_of(conn: &Connection, keys: &Keyring, id: &PollId) -> Doc {
-    let body: Vec<u8> =
-        conn.query_row("SELECT body FROM sealed_polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
-    super::reader::open_doc(&key_of(conn, keys, id), id.as_str(), &body).unwrap()
+    image_of(conn, keys, id).doc
+}
+
+pub fn state_of(conn: &Connection, keys: &Keyring, id: &PollId) -> State {
+    image_of(conn, keys, id).state
 }
 
 pub fn tallies_of(conn: &Connection, keys: &Keyring, id: &PollId) -> Tallies {
-    let sealed: Vec<u8> =
-        conn.query_row("SELECT tallies FROM sealed_polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
-    let layout = Layout::of(&doc_of(conn, keys, id).questions);
-    super::reader::open_tallies(&key_of(conn, keys, id), id.as_str(), &layout, &sealed).unwrap()
+    state_of(conn, keys, id).tallies
 }
 
 /// Every ballot of `id` in key order: its key, day and answers.
 pub fn ballots_of(conn: &Connection, keys: &Keyring, id: &PollId) -> Vec<(Vec<u8>, Day, Ballot)> {
-    let key = key_of(conn, keys, id);
-    let questions = doc_of(conn, keys, id).questions;
-    let mut stmt = conn.prepare("SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 ORDER BY id").unwrap();
-    stmt.query_map([id.as_str()], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))
-        .unwrap()
-        .map(|row| {
-            let (k, sealed) = row.unwrap();
-            let plain = key.open(&place::ballot(id.as_str(), &k), &sealed).unwrap();
-            let (day, ballot) = rows::ballot_from(&questions, &plain).unwrap();
-            (k, day, ballot)
-        })
-        .collect()
+    image_of(conn, keys, id).ballots.into_iter().map(|(k, s)| (k, s.day, s.ballot)).collect()
 }
 
 /// The counts a recount of `ballots` gives.
@@ -60,32 +59,20 @@ pub fn recount(layout: &Layout, ballots: &[(Day, Ballot)]) -> Tallies {
     t
 }
 
-/// Asserts that `id`'s stored counts are a recount of its stored ballots;
-/// returns how many there are.
+/// Asserts that `id`'s stored counts are a recount of its stored ballots,
+/// which are those its digest counted; returns how many there are.
 pub fn assert_counts_match(conn: &Connection, keys: &Keyring, id: &PollId) -> usize {
-    let ballots: Vec<(Day, Ballot)> = ballots_of(conn, keys, id).into_iter().map(|(_, d, b)| (d, b)).collect();
-    let layout = Layout::of(&doc_of(conn, keys, id).questions);
-    assert_eq!(tallies_of(conn, keys, id), recount(&layout, &ballots), "counts vs the stored ballots of {id}");
+    let image = image_of(conn, keys, id);
+    let ballots: Vec<(Day, Ballot)> = image.ballots.iter().map(|(_, s)| (s.day, s.ballot.clone())).collect();
+    assert_eq!(image.state.tallies, recount(&image.layout, &ballots), "counts vs the stored ballots of {id}");
     ballots.len()
 }
 
-/// Stores `ballot` at `key`, sealed, as a write of the store's own would
-/// (no counts: for tests that place rows).
-pub fn put_ballot(conn: &Connection, keys: &Keyring, id: &PollId, key: &[u8; 16], ballot: &Ballot, day: Day) {
-    let layout = Layout::of(&doc_of(conn, keys, id).questions);
-    let sealed = key_of(conn, keys, id)
-        .seal(&place::ballot(id.as_str(), key), &rows::ballot_bytes(&layout, day, ballot).unwrap())
-        .unwrap();
-    conn.execute(
-        "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",
-        params![id.as_str(), &key[..], sealed],
-    )
-    .unwrap();
-}
-
-/// Moves ballot `from` of `id` to `to`, sealed again for its new place.
+/// Moves ballot `from` of `id` to `to`, sealed again for its new place, as
+/// another process would, keeping the counts' digest right (so that what
+/// is tested is where the row lies, not the digest).
 pub fn move_ballot(conn: &Connection, keys: &Keyring, id: &PollId, from: &[u8], to: &[u8; 16]) {
-    let key = key_of(conn, keys, id);
+    let image = image_of(conn, keys, id);
     let sealed: Vec<u8> = conn
         .query_row(
             "SELECT sealed FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2",
@@ -93,11 +80,97 @@ pub fn move_ballot(conn: &Connection, keys: &Keyring, id: &PollId, from: &[u8], 
             |r| r.get(0),
         )
         .unwrap();
-    let plain = key.open(&place::ballot(id.as_str(), from), &sealed).unwrap();
-    let sealed = key.seal(&place::ballot(id.as_str(), to), &plain).unwrap();
+    let plain = image.key.open(&place::ballot(id.as_str(), from), &sealed).unwrap();
+    let moved = image.key.seal(&place::ballot(id.as_str(), to), &plain).unwrap();
     conn.execute(
         "UPDATE sealed_ballots SET id = ?3, sealed = ?4 WHERE poll_id = ?1 AND id = ?2",
-        params![id.as_str(), from, &to[..], sealed],
+        params![id.as_str(), from, &to[..], moved],
     )
     .unwrap();
+    let mut state = image.state;
+    state.digest.count(from, &sealed, false);
+    state.digest.count(to, &moved, true);
+    write_state(conn, &image.key, id, &mut state);
+}
+
+/// Writes `state` as `id`'s counts, one version on, as the writer would.
+pub fn write_state(conn: &Connection, key: &DataKey, id: &PollId, state: &mut State) {
+    super::writer::write_state_for_tests(&mut Lite(conn), &Seen::default(), id.as_str(), key, state).unwrap();
+}
+
+/// Stores `ballot` of `day` at `key`, carrying `tag`, counted as a vote of
+/// the store's own would be (counts, digest): for tests that place rows
+/// where no vote would.
+pub fn put_ballot(
+    conn: &Connection,
+    keys: &Keyring,
+    id: &PollId,
+    key: &[u8; 16],
+    (ballot, day, tag): (&Ballot, Day, Option<[u8; 16]>),
+) {
+    let image = image_of(conn, keys, id);
+    let plain = rows::ballot_bytes(&image.layout, day, ballot, tag.as_ref()).unwrap();
+    let sealed = image.key.seal(&place::ballot(id.as_str(), key), &plain).unwrap();
+    conn.execute(
+        "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",
+        params![id.as_str(), &key[..], sealed],
+    )
+    .unwrap();
+    let mut state = image.state;
+    rows::tally(&mut state.tallies, &image.layout, ballot, Some(day), 1).unwrap();
+    state.digest.count(key, &sealed, true);
+    write_state(conn, &image.key, id, &mut state);
+}
+
+/// Every key of a stored ballot, in key order, in the SQLite file `path`.
+pub fn ballot_keys(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let conn = Connection::open(path).unwrap();
+    let mut stmt = conn.prepare("SELECT id FROM sealed_ballots ORDER BY id").unwrap();
+    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
+/// Whether any byte sequence of `needles` lies in any file of `dir`.
+pub fn in_files(dir: &std::path::Path, needles: &[&[u8]]) -> bool {
+    std::fs::read_dir(dir).unwrap().any(|e| {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        needles.iter().any(|n| bytes.windows(n.len()).any(|w| w == *n))
+    })
+}
+
+/// Waits (up to 10 s) until the WAL of the SQLite file `db` is empty.
+pub fn wait_for_empty_wal(db: &std::path::Path) {
+    let wal = db.with_extension(format!("{}-wal", db.extension().and_then(|e| e.to_str()).unwrap_or("")));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::metadata(&wal).map_or(0, |m| m.len()) > 0 {
+        assert!(std::time::Instant::now() < deadline, "the writer did not truncate the WAL");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Waits (up to 10 s) until no ballot of the SQLite file `db` is staged:
+/// the writer's mix has run.
+pub fn wait_for_mix(db: &std::path::Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while ballot_keys(db).iter().any(|k| k[0] == super::vocab::STAGED) {
+        assert!(std::time::Instant::now() < deadline, "the writer did not mix");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    wait_for_empty_wal(db);
+}
+
+/// A test's data folder, inside a temporary folder that also holds the
+/// default key folder beside it (`data/` and `data-keys/`): both go when
+/// it drops, and a scan of the data folder sees the database's files only.
+pub struct DataDir(tempfile::TempDir);
+
+impl DataDir {
+    pub fn path(&self) -> std::path::PathBuf {
+        self.0.path().join("data")
+    }
+}
+
+pub fn data_dir() -> DataDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    DataDir(dir)
 }

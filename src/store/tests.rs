@@ -1,10 +1,18 @@
 //! Store-level tests: migrations, group commit, counters and erasure.
 
-use super::*;
-use crate::domain::{Lang, NewPoll};
-use crate::secret::AdminToken;
-use crate::store::testkit::{assert_counts_match, ballots_of, key_of, move_ballot, put_ballot};
+use std::path::Path;
+
+use rusqlite::Connection;
 use serde_json::json;
+
+use super::*;
+use crate::domain::NewPoll;
+use crate::secret::AdminToken;
+use crate::store::sqlite::testing::{MIGRATIONS, SCHEMA_VERSION};
+use crate::store::testkit::{
+    DataDir, assert_counts_match, ballot_keys, ballots_of, conn_of, data_dir, image_of, in_files, move_ballot,
+    put_ballot, wait_for_mix,
+};
 
 fn new_poll() -> NewPoll {
     NewPoll::from_json(&json!({
@@ -24,8 +32,8 @@ fn ballot(choices: &[Option<usize>]) -> crate::domain::Ballot {
     crate::domain::Ballot::of_choices(&new_poll().questions, choices).unwrap()
 }
 
-fn setup() -> (tempfile::TempDir, Store, PollId) {
-    let dir = tempfile::tempdir().unwrap();
+fn setup() -> (DataDir, Store, PollId) {
+    let dir = data_dir();
     let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
     let id = PollId::generate().unwrap();
     let token = AdminToken::generate().unwrap();
@@ -46,10 +54,8 @@ fn votes_update_counters_in_the_same_transaction() {
     assert_eq!(t.total, 3);
     assert_eq!(t.votes, vec![vec![2, 0, 1], vec![0, 2]]);
     assert_eq!(t.by_day, vec![(today, 3)]);
-    // Counts agree with the stored ballots.
-    let stored: i64 = r.conn.sqlite().query_row("SELECT count(*) FROM sealed_ballots", [], |x| x.get(0)).unwrap();
-    assert_eq!(stored, 3);
-    assert_eq!(assert_counts_match(r.conn.sqlite(), store.keys(), &id), 3);
+    // Counts agree with the stored ballots, which are those their digest counted.
+    assert_eq!(assert_counts_match(&conn_of(&store), store.keys(), &id), 3);
 }
 
 #[test]
@@ -128,7 +134,7 @@ fn delete_leaves_no_byte_of_the_poll_in_any_file() {
 
 #[test]
 fn opening_truncates_a_wal_left_by_a_crash_after_an_erasure() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let path = dir.path().join("t.sqlite3");
     drop(Store::open(&path).unwrap());
     // A process that erased a poll and died before its checkpoint: the WAL
@@ -159,7 +165,7 @@ fn opening_truncates_a_wal_left_by_a_crash_after_an_erasure() {
 
 #[test]
 fn newer_schema_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let path = dir.path().join("t.sqlite3");
     drop(Store::open(&path).unwrap());
     let conn = Connection::open(&path).unwrap();
@@ -182,7 +188,6 @@ fn migrations_match_the_sql_folder() {
     for (i, name) in listed.iter().enumerate() {
         assert!(name.starts_with(&format!("{:03}_", i + 1)), "{name} is out of order");
     }
-    let _ = Lang::En;
 }
 
 // ---- Counters against a recount of the stored ballots. ----
@@ -327,7 +332,7 @@ mod recount {
                 })
                 .collect();
 
-            let dir = tempfile::tempdir().unwrap();
+            let dir = data_dir();
             let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
             let id = PollId::generate().unwrap();
             let today = Day::today();
@@ -371,7 +376,7 @@ mod recount {
                 }
                 Ballot::new(&qs, answers).unwrap()
             };
-            let dir = tempfile::tempdir().unwrap();
+            let dir = data_dir();
             let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
             let id = PollId::generate().unwrap();
             let today = Day::today();
@@ -415,23 +420,15 @@ mod recount {
     }
 }
 
-// ---- Staged keys (writer.rs): never in a backup. ----
-
-/// Keys of all stored ballots.
-fn ballot_keys(path: &Path) -> Vec<Vec<u8>> {
-    let conn = Connection::open(path).unwrap();
-    let mut stmt = conn.prepare("SELECT id FROM sealed_ballots ORDER BY id").unwrap();
-    stmt.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-}
+// ---- Staged keys: never in a backup. ----
 
 /// Moves every settled ballot of `id` back to a staged key, as if the
 /// writer had not mixed yet (it does 250 ms after going idle).
 fn restage(store: &Store, id: &PollId) {
-    let conn = Connection::open(store.path().unwrap()).unwrap();
-    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+    let conn = conn_of(store);
     for (key, _, _) in ballots_of(&conn, store.keys(), id) {
-        if key[0] != writer::STAGED {
-            let mut staged = [writer::STAGED; 16];
+        if key[0] != vocab::STAGED {
+            let mut staged = [vocab::STAGED; 16];
             staged[1..].copy_from_slice(&key[1..]);
             move_ballot(&conn, store.keys(), id, &key, &staged);
         }
@@ -444,6 +441,7 @@ fn a_backup_holds_no_staged_ballot() {
     for choices in [[Some(0), Some(1)], [Some(2), None], [None, Some(0)]] {
         store.cast(&id, ballot(&choices), Day::today()).unwrap();
     }
+    wait_for_mix(store.path().unwrap());
     restage(&store, &id);
     assert_eq!(ballot_keys(store.path().unwrap()).iter().filter(|k| k[0] == 0xff).count(), 3, "the set-up stages them");
     let copy = dir.path().join("backup.sqlite3");
@@ -456,14 +454,27 @@ fn a_backup_holds_no_staged_ballot() {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(&copy).unwrap().permissions().mode() & 0o777, 0o600, "owner only");
     }
-    // The copy opens with the live key file, every ballot where it was.
+    // The copy opens with the live key file, every ballot counted.
+    let keys_file = store.keys().path().to_owned();
     drop(store);
-    let restored =
-        Store::open_with(&copy, &Keys::beside(&dir.path().join("t.sqlite3")), WriterConfig::default()).unwrap();
+    let restored = Store::open_db(&copy, &Keys::at(&keys_file), WriterConfig::default()).unwrap();
     let mut r = restored.reader().unwrap();
     let poll = r.poll(&id, Day::today()).unwrap().unwrap();
     assert_eq!(r.ballots(&poll).unwrap().len(), 3);
     assert_eq!(r.tallies(&poll).unwrap().total, 3);
+}
+
+/// A backup is never written into the key file's folder: it would go
+/// wherever that folder goes.
+#[test]
+fn a_backup_is_refused_beside_the_key_file() {
+    let (_dir, store, _) = setup();
+    let keys_dir = store.keys().path().parent().unwrap().to_owned();
+    let err = store.backup(&keys_dir.join("backup.sqlite3")).unwrap_err().to_string();
+    assert!(err.contains("key file's folder"), "{err}");
+    assert!(!keys_dir.join("backup.sqlite3").exists());
+    let err = store.backup(&keys_dir.join("sub").join("backup.sqlite3")).unwrap_err().to_string();
+    assert!(err.contains("key file's folder"), "{err}");
 }
 
 // ---- Invite codes. ----
@@ -577,28 +588,15 @@ fn a_poll_has_at_most_ten_thousand_invite_codes() {
 
 // ---- Receipts. ----
 
-/// Waits (up to 10 s) until the WAL of the store in `dir` is empty.
-fn wait_for_empty_wal(dir: &Path) {
-    let wal = dir.join("t.sqlite3-wal");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::fs::metadata(&wal).map_or(0, |m| m.len()) > 0 {
-        assert!(std::time::Instant::now() < deadline, "the writer did not truncate the WAL");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
-/// The keys a receipt gives its ballot in poll `id` of `store`.
-fn keys_of(store: &Store, id: &PollId, receipt: &crate::secret::Receipt) -> ReceiptKeys {
-    let conn = Connection::open(store.path().unwrap()).unwrap();
-    receipt_keys(&key_of(&conn, store.keys(), id), &receipt.hash())
+/// Every key a receipt can give its ballot in poll `id` of `store` now.
+fn keys_of(store: &Store, id: &PollId, receipt: &crate::secret::Receipt) -> Vec<[u8; 16]> {
+    let image = image_of(&conn_of(store), store.keys(), id);
+    super::open::receipt_keys(&image.key, &image.doc, &receipt.hash())
 }
 
 /// Whether any file of `dir` holds one of `keys`.
-fn keys_in_files(dir: &Path, k: &ReceiptKeys) -> bool {
-    std::fs::read_dir(dir).unwrap().any(|e| {
-        let bytes = std::fs::read(e.unwrap().path()).unwrap();
-        [k.staged, k.settled, k.fallback].iter().any(|key| bytes.windows(16).any(|w| w == key))
-    })
+fn keys_in_files(dir: &Path, keys: &[[u8; 16]]) -> bool {
+    in_files(dir, &keys.iter().map(|k| &k[..]).collect::<Vec<_>>())
 }
 
 #[test]
@@ -621,13 +619,16 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     assert!(poll.vote_changes, "on by default");
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(0), Some(1)])));
     assert_eq!(r.own_ballot(&poll, &Receipt::generate().unwrap().hash()).unwrap(), None);
+    wait_for_mix(&dir.path().join("t.sqlite3"));
     let k = keys_of(&store, &id, &receipt);
-    // The ballot's key comes from the hash (so the scans below look for the
-    // right bytes).
-    assert!(keys_in_files(dir.path(), &k));
+    // The ballot's key comes from the receipt (so the scans below look for
+    // the right bytes).
+    assert!(keys_in_files(&dir.path(), &k));
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(0), Some(1)])), "after the mix");
 
     store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
     assert_eq!(r.tallies(&poll).unwrap().votes, vec![vec![0, 1, 1], vec![0, 0]]);
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(1), None])), "found after the change");
     let patch = |body: serde_json::Value| store.patch_poll(&id, &PollPatch::from_json(&body).unwrap(), today);
     patch(json!({"voteChanges": false})).unwrap();
     assert!(!r.poll(&id, today).unwrap().unwrap().vote_changes);
@@ -652,6 +653,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     assert_eq!(r.tallies(&poll).unwrap().by_day, vec![(today, 2)], "a withdrawal takes its own day's count");
 
     // Withdrawn: the ballot and its keys leave every file.
+    let k = keys_of(&store, &id, &receipt);
     store.amend(&id, receipt.hash(), None, today).unwrap();
     let t = r.tallies(&poll).unwrap();
     assert_eq!((t.total, t.votes.clone(), t.by_day.clone()), (1, vec![vec![0, 0, 1], vec![0, 0]], vec![(today, 1)]));
@@ -661,14 +663,17 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
     ));
     drop(r);
     // The writer truncates the WAL at its next idle moment.
-    wait_for_empty_wal(dir.path());
-    assert!(!keys_in_files(dir.path(), &k), "a withdrawn ballot's key survived");
+    crate::store::testkit::wait_for_empty_wal(&dir.path().join("t.sqlite3"));
+    assert!(!keys_in_files(&dir.path(), &k), "a withdrawn ballot's key survived");
 }
 
-/// A changed ballot keeps its length (every ballot of a poll has one), so
-/// it is rewritten in place: the change moves no row (audit finding 6).
+/// A change or withdrawal mixes its poll under a new data key: every
+/// ballot gets a new key and a new ciphertext, the old ones leave every
+/// file, and the old sealed values (which a copy made before would hold)
+/// do not open under the poll's key now. Every ballot of a poll still has
+/// one length.
 #[test]
-fn a_changed_ballot_is_rewritten_in_place() {
+fn a_change_mixes_its_poll_under_a_new_key() {
     use crate::secret::Receipt;
     let (dir, store, id) = setup();
     let today = Day::today();
@@ -677,35 +682,46 @@ fn a_changed_ballot_is_rewritten_in_place() {
         let b = if i % 2 == 0 { ballot(&[Some(0), None]) } else { ballot(&[Some(2), Some(1)]) };
         store.cast_later(&id, b, (None, Some(r.hash()), None), today, None).unwrap().committed_blocking().unwrap();
     }
-    wait_for_empty_wal(dir.path());
-    let file = dir.path().join("t.sqlite3");
-    let places = |store: &Store| -> Vec<(usize, Vec<u8>)> {
-        let conn = Connection::open(store.path().unwrap()).unwrap();
-        let bytes = std::fs::read(&file).unwrap();
-        let mut stmt = conn.prepare("SELECT id, sealed FROM sealed_ballots ORDER BY id").unwrap();
-        stmt.query_map([], |r| Ok((r.get::<_, Vec<u8>>(0)?, r.get::<_, Vec<u8>>(1)?)))
-            .unwrap()
-            .map(|row| {
-                let (key, sealed) = row.unwrap();
-                let at = bytes.windows(sealed.len()).position(|w| w == sealed).expect("a ballot's bytes in the file");
-                (at, key)
-            })
-            .collect()
-    };
-    let before = places(&store);
-    // Narrow ballots made wide and wide ones narrow.
+    wait_for_mix(&dir.path().join("t.sqlite3"));
+    let conn = conn_of(&store);
+    let before = image_of(&conn, store.keys(), &id);
+    let rows_before: Vec<(Vec<u8>, Vec<u8>)> = conn
+        .prepare("SELECT id, sealed FROM sealed_ballots ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // Narrow ballots made wide and wide ones narrow, and one withdrawn.
     for (i, r) in receipts.iter().enumerate().take(20) {
         let b = if i % 2 == 0 { ballot(&[Some(2), Some(1)]) } else { ballot(&[None, Some(0)]) };
         store.amend(&id, r.hash(), Some(b), today).unwrap();
     }
-    wait_for_empty_wal(dir.path());
-    assert_eq!(places(&store), before, "every ballot at the same place, in key order");
-    let lens: std::collections::BTreeSet<usize> = {
-        let conn = Connection::open(store.path().unwrap()).unwrap();
-        let mut stmt = conn.prepare("SELECT length(sealed) FROM sealed_ballots").unwrap();
-        stmt.query_map([], |r| r.get::<_, i64>(0)).unwrap().map(|n| n.unwrap() as usize).collect()
-    };
+    store.amend(&id, receipts[59].hash(), None, today).unwrap();
+    crate::store::testkit::wait_for_empty_wal(&dir.path().join("t.sqlite3"));
+    let after = image_of(&conn, store.keys(), &id);
+    assert_eq!(after.ballots.len(), 59);
+    assert_eq!(assert_counts_match(&conn, store.keys(), &id), 59);
+    let place = |key: &[u8]| vocab::place::ballot(id.as_str(), key);
+    for (key, sealed) in &rows_before {
+        assert!(!in_files(&dir.path(), &[sealed]), "a ballot's old ciphertext survived the change");
+        assert!(after.key.open(&place(key), sealed).is_err(), "the poll's key now opens an old value");
+        assert!(before.key.open(&place(key), sealed).is_ok(), "the old key opened it (the test can fail)");
+    }
+    let old_keys: std::collections::BTreeSet<&Vec<u8>> = rows_before.iter().map(|(k, _)| k).collect();
+    assert!(after.ballots.iter().all(|(k, _)| !old_keys.contains(k)), "every ballot moved");
+    let lens: std::collections::BTreeSet<usize> = conn
+        .prepare("SELECT length(sealed) FROM sealed_ballots")
+        .unwrap()
+        .query_map([], |r| r.get::<_, i64>(0))
+        .unwrap()
+        .map(|n| n.unwrap() as usize)
+        .collect();
     assert_eq!(lens.len(), 1, "one length per poll: {lens:?}");
+    let mut r = store.reader().unwrap();
+    let poll = r.poll(&id, today).unwrap().unwrap();
+    assert_eq!(r.own_ballot(&poll, &receipts[0].hash()).unwrap(), Some(ballot(&[Some(2), Some(1)])));
+    assert_eq!(r.own_ballot(&poll, &receipts[59].hash()).unwrap(), None);
 }
 
 #[test]
@@ -722,14 +738,14 @@ fn deleting_a_poll_erases_its_receipt_keys_from_every_file() {
             .unwrap();
     }
     // As a poll deleted days after its votes: mixed to their settled keys.
-    wait_for_empty_wal(dir.path());
-    let keys: Vec<ReceiptKeys> = receipts.iter().map(|r| keys_of(&store, &id, r)).collect();
+    wait_for_mix(&dir.path().join("t.sqlite3"));
+    let keys: Vec<Vec<[u8; 16]>> = receipts.iter().map(|r| keys_of(&store, &id, r)).collect();
     let settled = ballot_keys(store.path().unwrap());
-    assert!(keys.iter().all(|k| settled.contains(&k.settled.to_vec())), "every ballot settled");
-    assert!(keys.iter().all(|k| keys_in_files(dir.path(), k)));
+    assert!(keys.iter().all(|k| k.iter().any(|k| settled.contains(&k.to_vec()))), "every ballot settled");
+    assert!(keys.iter().all(|k| keys_in_files(&dir.path(), k)));
     store.delete_poll(&id).unwrap();
     for k in &keys {
-        assert!(!keys_in_files(dir.path(), k), "a receipt's ballot key survived its poll");
+        assert!(!keys_in_files(&dir.path(), k), "a receipt's ballot key survived its poll");
     }
 }
 
@@ -739,47 +755,46 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     let (dir, store, id) = setup();
     let today = Day::today();
     let receipt = Receipt::generate().unwrap();
-    let k = keys_of(&store, &id, &receipt);
-    assert!(k.staged[0] == 0xff && k.settled[0] != 0xff && k.fallback[0] != 0xff);
-    assert!(!k.settled.windows(8).any(|w| k.staged.windows(8).any(|v| v == w)), "settled shares nothing with staged");
+    let tag = keys::receipt_tag(&receipt.hash());
+    let conn = conn_of(&store);
+    let key = image_of(&conn, store.keys(), &id).key;
+    let (staged, settled) = (keys::staged_key(&key, &tag), keys::settled_key(&key, &tag));
+    assert!(staged[0] == 0xff && settled[0] != 0xff);
+    assert!(!settled.windows(8).any(|w| staged.windows(8).any(|v| v == w)), "settled shares nothing with staged");
     let theirs = Some(ballot(&[Some(2), Some(0)]));
     let mut r = store.reader().unwrap();
     let poll = r.poll(&id, today).unwrap().unwrap();
-    // Placed at each of its keys by a write of the store's own.
-    let conn = Connection::open(store.path().unwrap()).unwrap();
-    conn.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
-    let delete = || conn.execute("DELETE FROM sealed_ballots", []).unwrap();
-    for key in [k.staged, k.settled, k.fallback] {
-        put_ballot(&conn, store.keys(), &id, &key, &ballot(&[Some(2), Some(0)]), today);
-        assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found at {key:?}");
-        delete();
-    }
-    put_ballot(&conn, store.keys(), &id, &[0x11; 16], &ballot(&[Some(2), Some(0)]), today);
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), None);
-    delete();
-    // Cast: the writer's mix (250 ms after going idle) settles it.
-    store
-        .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash()), None), today, None)
-        .unwrap()
-        .committed_blocking()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !ballot_keys(store.path().unwrap()).contains(&k.settled.to_vec()) {
-        assert!(std::time::Instant::now() < deadline, "the writer did not settle the ballot");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs);
+    // Placed at each of its keys, with its tag, by a write of the store's
+    // own kind.
+    let placed = ballot(&[Some(2), Some(0)]);
+    put_ballot(&conn, store.keys(), &id, &staged, (&placed, today, Some(tag)));
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found staged");
+    move_ballot(&conn, store.keys(), &id, &staged, &settled);
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found settled");
+    move_ballot(&conn, store.keys(), &id, &settled, &[0x11; 16]);
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), None, "not found elsewhere");
+    move_ballot(&conn, store.keys(), &id, &[0x11; 16], &staged);
+    // The writer's mix (250 ms after going idle, as after a vote) moves it
+    // under a new data key, where its tag finds it.
+    store.cast(&id, ballot(&[Some(1), Some(1)]), today).unwrap();
+    wait_for_mix(&dir.path().join("t.sqlite3"));
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found after the mix");
     store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
-    // A backup of a staged receipt ballot: the copy settles it at the
-    // fallback key, where the receipt still finds it.
-    move_ballot(&conn, store.keys(), &id, &k.settled, &k.staged);
+    // A backup of a staged receipt ballot: the copy mixes it, where the
+    // receipt still finds it.
+    let now = image_of(&conn, store.keys(), &id).key;
+    let here =
+        ballots_of(&conn, store.keys(), &id).into_iter().find(|(k, _, _)| *k == keys::settled_key(&now, &tag).to_vec());
+    let (at, _, _) = here.expect("the receipt's ballot at its settled key");
+    move_ballot(&conn, store.keys(), &id, &at, &keys::staged_key(&now, &tag));
     drop(conn);
     let copy = dir.path().join("backup.sqlite3");
     store.backup(&copy).unwrap();
-    assert_eq!(ballot_keys(&copy), vec![k.fallback.to_vec()]);
+    assert!(ballot_keys(&copy).iter().all(|k| k[0] != 0xff), "nothing staged in the copy");
     drop(r);
+    let keys_file = store.keys().path().to_owned();
     drop(store);
-    let restored = Store::open_patient(&copy, &Keys::beside(&dir.path().join("t.sqlite3"))).unwrap();
+    let restored = Store::open_patient(&copy, &Keys::at(&keys_file)).unwrap();
     let mut r = restored.reader().unwrap();
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), Some(ballot(&[Some(1), None])));
 }

@@ -32,8 +32,9 @@
 //!   keys are not random but the day's form key of the shared key state
 //!   ([`BallotBox::keyed`]), so a form fetched from one node is good on
 //!   every node; and the nonce of each vote is also recorded in the
-//!   database in the ballot's own transaction ([`BallotBox::form_of`]), so a
-//!   form sent to two nodes counts once. Each node's memory of used tokens
+//!   database in the ballot's own transaction, as a keyed hash under the
+//!   day's key ([`BallotBox::form_of`]), so a form sent to two nodes counts
+//!   once. Each node's memory of used tokens
 //!   stays what opens `afterVote` results on that node.
 
 use std::collections::HashMap;
@@ -158,11 +159,15 @@ impl BallotBox {
         Ok(BallotBox { state: Mutex::new(State { current, previous: None }), source })
     }
 
-    /// The day and nonce of a token this box issued for `poll`: what the
-    /// database records as spent with its ballot.
-    pub fn form_of(&self, poll: &PollId, token: &str) -> Option<(Day, [u8; NONCE])> {
+    /// What the database records as spent for a token this box issued for
+    /// `poll`: the day of its key, and a keyed hash of its nonce under that
+    /// key (the same on every node). Not the nonce: once the key state has
+    /// moved past that day, no one can tell which form a record was, even
+    /// with the form in hand.
+    pub fn form_of(&self, poll: &PollId, token: &str) -> Option<(Day, [u8; 16])> {
         let mut state = self.lock();
-        find(&mut state, poll, token).map(|(generation, nonce)| (generation.keyed, nonce))
+        find(&mut state, poll, token)
+            .map(|(generation, nonce)| (generation.keyed, generation.key.tag::<16>(&[b"spent form\0", &nonce])))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

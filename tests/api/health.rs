@@ -1,8 +1,9 @@
 //! `GET /healthz`, the load balancers' check (docs/OPERATIONS.md, "Running
-//! several nodes"): 200 `ok` while the node's database answers, on either
-//! engine (this suite runs on both: scripts/test); other methods 405; and it
-//! tells nothing about any poll. Its 503 while PostgreSQL is away is in
-//! tests/several_nodes.rs.
+//! several nodes"): 200 `ok` and the key state's day while the node's
+//! database answers, on either engine (this suite runs on both:
+//! scripts/test); other methods 405; and it tells nothing about any poll.
+//! Its 503 while PostgreSQL is away is in tests/several_nodes.rs; while the
+//! day's key work fails, in `app::tests`.
 
 use crate::common::*;
 
@@ -11,7 +12,8 @@ fn healthz_answers_ok_while_the_database_answers_and_takes_only_reads() {
     let server = Server::start();
     let ok = server.get("/healthz");
     ok.assert_status(200);
-    assert_eq!(ok.text(), "ok\n");
+    let expected = format!("ok\nkey state: {}\n", today());
+    assert_eq!(ok.text(), expected);
     assert_eq!(ok.header("cache-control"), Some("no-store"));
     assert!(ok.header("content-type").is_some_and(|t| t.starts_with("text/plain")));
     let head = server.request("HEAD", "/healthz").send();
@@ -24,6 +26,6 @@ fn healthz_answers_ok_while_the_database_answers_and_takes_only_reads() {
     // The same answer with polls in the store: nothing about them.
     let poll = server.create_public();
     let after = server.get("/healthz").text();
-    assert_eq!(after, "ok\n");
+    assert_eq!(after, expected);
     assert!(!after.contains(&poll.id));
 }

@@ -2,7 +2,8 @@
 //! (main file, WAL, shared memory), or on PostgreSQL over the cluster's data
 //! directory, WAL and archive, so a privacy test sees what is really on
 //! disk, including freed pages and WAL frames no SQL query would return; the
-//! database read in clear with its key file ([`audit`]) on either engine;
+//! database read in clear with its key file ([`audit`], [`KeyedAudit`]) on
+//! either engine;
 //! and a way to record a response through the library's own store.
 
 use std::path::Path;
@@ -78,109 +79,81 @@ pub fn keys_path(dir: &Path) -> std::path::PathBuf {
 }
 
 /// The database in `dir` opened with its key file, to be read in clear as
-/// someone holding both would, on either engine: the library's
-/// [`Audit`](anonpoll::store::audit::Audit) reads a SQLite file, so on
-/// PostgreSQL it reads a copy of the sealed rows instead ([`Audited`]).
-pub fn audit(dir: &Path) -> Audited {
+/// someone holding both would, on either engine: the library's own
+/// [`Audit`](anonpoll::store::audit::Audit), on the SQLite file or the
+/// PostgreSQL database named beside it. So every way of opening a row
+/// (data keys, documents, counts, ballots, receipt keys, invite hashes) is
+/// the library's own on both engines, and a test checks the same promise
+/// whichever engine stored the rows.
+pub fn audit(dir: &Path) -> Audit {
     let keys = keys_path(dir);
-    match super::pg_url(dir) {
-        None => Audited {
-            audit: anonpoll::store::audit::Audit::open(&dir.join(DB_NAME), &keys)
-                .expect("open the database with its keys"),
-            pg: None,
-        },
-        Some(url) => {
-            let copy = tempfile::tempdir().expect("a directory for the copy");
-            let at = copy.path().join(DB_NAME);
-            copy_sealed_rows(&url, &at).unwrap_or_else(|e| panic!("cannot copy the sealed rows of {url}: {e:#}"));
-            let audit = anonpoll::store::audit::Audit::open(&at, &keys).expect("open the copy with the key file");
-            Audited { audit, pg: Some((url, copy)) }
-        }
+    let db = match super::pg_url(dir) {
+        Some(url) => std::path::PathBuf::from(url),
+        None => dir.join(DB_NAME),
+    };
+    Audit::open(&db, &keys).expect("open the database with its keys")
+}
+
+pub use anonpoll::store::audit::{Audit, SealedAt};
+
+/// One data key of a poll as a version of its `sealed_polls` row holds it
+/// (the live row, a dead version, a copy's): the day of the wrap key it is
+/// wrapped under, the wrapped key, and the document sealed under that key.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct StoredKey {
+    pub key_day: String,
+    pub wrapped: Vec<u8>,
+    pub body: Vec<u8>,
+}
+
+/// Poll `poll`'s live row's key in the database of the test directory
+/// `dir`, on either engine.
+pub fn stored_key(dir: &Path, poll: &str) -> StoredKey {
+    StoredKey {
+        key_day: db_texts(dir, "SELECT key_day FROM sealed_polls WHERE id = ?1", &[poll]).remove(0),
+        wrapped: db_blob(dir, "SELECT data_key FROM sealed_polls WHERE id = ?1", &[poll]),
+        body: db_blob(dir, "SELECT body FROM sealed_polls WHERE id = ?1", &[poll]),
     }
 }
 
-/// A test's database opened to be read in clear ([`audit`]): the library's
-/// audit on the SQLite file, or on PostgreSQL on a SQLite copy of the
-/// database's sealed rows, byte for byte (both engines' sealed tables have
-/// the same columns: sql/009_sealed.sql, sql/postgres/001_init.sql). So
-/// every way of opening a row (data keys, documents, counts, ballots,
-/// receipt keys, invite hashes) is the library's own on both engines, and a
-/// test checks the same promise whichever engine stored the rows. The copy
-/// is taken when opened: open it again after more writes.
-pub struct Audited {
-    audit: anonpoll::store::audit::Audit,
-    /// The PostgreSQL database's URL, and the directory of its copy.
-    pg: Option<(String, tempfile::TempDir)>,
+/// Poll `poll` of the database in `dir` opened with a key file and one
+/// [`StoredKey`] of it, found anywhere: a sealed value found in raw bytes
+/// (a dead row version, a copy) opens exactly as the store opens it, and
+/// only with what the key file still derives.
+pub struct KeyedAudit {
+    audit: Audit,
+    poll: String,
+    key: (anonpoll::day::Day, Vec<u8>),
 }
 
-impl std::ops::Deref for Audited {
-    type Target = anonpoll::store::audit::Audit;
+impl KeyedAudit {
+    /// `None` when `key` does not unwrap with the key file at `keys` (the
+    /// day of its wrap key is behind the key state: the key is gone) or
+    /// does not open its document.
+    pub fn open(dir: &Path, keys: &Path, poll: &str, key: &StoredKey) -> Option<KeyedAudit> {
+        let db = match super::pg_url(dir) {
+            Some(url) => std::path::PathBuf::from(url),
+            None => dir.join(DB_NAME),
+        };
+        let audit = Audit::open(&db, keys).expect("open the database with the key file");
+        let day = anonpoll::day::Day::parse(&key.key_day).expect("a key day");
+        audit.opens(poll, (day, &key.wrapped), SealedAt::Body, &key.body)?;
+        Some(KeyedAudit { audit, poll: poll.to_owned(), key: (day, key.wrapped.clone()) })
+    }
 
-    fn deref(&self) -> &Self::Target {
-        &self.audit
+    /// The answers (`[a,b,c]`, as [`Audit::ballots`] gives them) of the
+    /// sealed ballot value `sealed` stored at row key `row_key`, if it opens
+    /// with this key.
+    pub fn ballot(&self, row_key: &[u8], sealed: &[u8]) -> Option<String> {
+        self.audit.open_ballot(&self.poll, (self.key.0, &self.key.1), row_key, sealed).map(|b| b.choices)
     }
-}
 
-impl Audited {
-    /// [`Audit::edit_document`](anonpoll::store::audit::Audit::edit_document)
-    /// on the database itself: on PostgreSQL, the copy's edited row is
-    /// written back.
-    pub fn edit_document(&self, poll: &str, edit: impl FnOnce(&mut serde_json::Value)) -> anyhow::Result<()> {
-        self.audit.edit_document(poll, edit)?;
-        if let Some((url, _)) = &self.pg {
-            let body: Vec<u8> =
-                self.audit
-                    .connection()
-                    .query_row("SELECT body FROM sealed_polls WHERE id = ?1", [poll], |r| r.get(0))?;
-            let mut pg = postgres::Client::connect(url, postgres::NoTls)?;
-            let n = pg.execute("UPDATE sealed_polls SET body = $2 WHERE id = $1", &[&poll, &body])?;
-            anyhow::ensure!(n == 1, "poll {poll} is not in {url}");
-        }
-        Ok(())
+    /// What an invite code's row is keyed by (the code's hash keyed under
+    /// the poll's invite key, which outlives its data keys).
+    pub fn invite_mac(&self, code: &str) -> Vec<u8> {
+        let hash = anonpoll::secret::InviteCode::parse(code).expect("an invite code").hash();
+        self.audit.invite_mac(&self.poll, &hash).expect("the poll's key").to_vec()
     }
-}
-
-/// Copies the rows [`Audit`](anonpoll::store::audit::Audit) reads (the key
-/// ring's id, every poll's sealed row, its ballots and invite rows) from
-/// the PostgreSQL database at `url` into a new SQLite file at `at`.
-fn copy_sealed_rows(url: &str, at: &Path) -> anyhow::Result<()> {
-    let mut pg = postgres::Client::connect(url, postgres::NoTls)?;
-    let mut lite = rusqlite::Connection::open(at)?;
-    lite.execute_batch(
-        "CREATE TABLE keyring (ring BLOB NOT NULL);
-         CREATE TABLE sealed_polls (id TEXT PRIMARY KEY, key_day TEXT NOT NULL, data_key BLOB NOT NULL,
-                                    body BLOB NOT NULL, tallies BLOB NOT NULL);
-         CREATE TABLE sealed_ballots (poll_id TEXT NOT NULL, id BLOB NOT NULL, sealed BLOB NOT NULL,
-                                      PRIMARY KEY (poll_id, id));
-         CREATE TABLE sealed_invites (poll_id TEXT NOT NULL, code_mac BLOB NOT NULL, used INTEGER NOT NULL,
-                                      PRIMARY KEY (poll_id, code_mac));",
-    )?;
-    // One snapshot, so the copy is one state of the database.
-    let mut snap =
-        pg.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
-    let tx = lite.transaction()?;
-    for r in snap.query("SELECT ring FROM keyring", &[])? {
-        tx.execute("INSERT INTO keyring VALUES (?1)", [r.try_get::<_, Vec<u8>>(0)?])?;
-    }
-    for r in snap.query("SELECT id, key_day, data_key, body, tallies FROM sealed_polls", &[])? {
-        let (id, day): (String, String) = (r.try_get(0)?, r.try_get(1)?);
-        let (key, body, tallies): (Vec<u8>, Vec<u8>, Vec<u8>) = (r.try_get(2)?, r.try_get(3)?, r.try_get(4)?);
-        tx.execute(
-            "INSERT INTO sealed_polls VALUES (?1, ?2, ?3, ?4, ?5)",
-            rusqlite::params![id, day, key, body, tallies],
-        )?;
-    }
-    for r in snap.query("SELECT poll_id, id, sealed FROM sealed_ballots", &[])? {
-        let (poll, id, sealed): (String, Vec<u8>, Vec<u8>) = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
-        tx.execute("INSERT INTO sealed_ballots VALUES (?1, ?2, ?3)", rusqlite::params![poll, id, sealed])?;
-    }
-    for r in snap.query("SELECT poll_id, code_mac, used FROM sealed_invites", &[])? {
-        let (poll, mac, used): (String, Vec<u8>, bool) = (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
-        tx.execute("INSERT INTO sealed_invites VALUES (?1, ?2, ?3)", rusqlite::params![poll, mac, used])?;
-    }
-    snap.commit()?;
-    tx.commit()?;
-    Ok(())
 }
 
 /// The page numbers SQLite's WAL index (a `-shm` file's bytes) lists for
@@ -205,6 +178,23 @@ pub fn wal_index_pages(shm: &[u8]) -> Vec<u32> {
     pages
 }
 
+/// Waits (up to 15 s) until the writer has mixed every ballot of the
+/// database of `dir` (none is left at a staged key, whose first byte is
+/// 0xff) and, on SQLite, truncated its WAL after.
+pub fn wait_for_mix(dir: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let keys = db_blobs(dir, "SELECT id FROM sealed_ballots WHERE poll_id <> ?1", &[""]);
+        let wal = dir.join(format!("{DB_NAME}-wal"));
+        let wal_empty = super::on_postgres() || std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
+        if keys.iter().all(|k| k.first() != Some(&0xff)) && wal_empty {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "the writer did not mix within 15 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Record one response through the library's store, as the share page would.
 pub fn record_response(db: &Path, poll_id: &str, choices: &[Option<usize>]) -> anyhow::Result<()> {
     open_store(db)?.record_response(poll_id, choices)
@@ -215,7 +205,7 @@ pub fn record_response(db: &Path, poll_id: &str, choices: &[Option<usize>]) -> a
 pub fn open_store(db: &Path) -> anyhow::Result<anonpoll::store::Store> {
     let args = super::db_args(db);
     let at = Path::new(&args[1]);
-    let keys = anonpoll::store::Keys::for_db(at, args.get(3).map(Path::new), anonpoll::keyring::DEFAULT_LEASE_DAYS)?;
+    let keys = anonpoll::store::Keys::for_db(at, args.get(3).map(Path::new), None, false)?;
     anonpoll::store::Store::open_db(at, &keys, anonpoll::store::WriterConfig::default())
 }
 
@@ -478,7 +468,7 @@ pub fn hold_write_lock(dir: &Path) -> WriteLock {
         Live::Sqlite(conn) => conn.execute_batch("BEGIN IMMEDIATE").expect("take SQLite's write lock"),
         Live::Pg(pg) => pg
             .batch_execute(
-                "BEGIN; LOCK TABLE sealed_polls, sealed_ballots, sealed_invites, redeemed_forms IN EXCLUSIVE MODE",
+                "BEGIN; LOCK TABLE sealed_polls, sealed_ballots, poll_codes, redeemed_forms IN EXCLUSIVE MODE",
             )
             .expect("lock PostgreSQL's tables"),
     }

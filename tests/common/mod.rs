@@ -31,6 +31,7 @@ mod http;
 pub mod keepalive;
 pub mod media;
 mod pg;
+pub mod pg_attack;
 mod problem;
 mod server;
 mod skip;
@@ -70,7 +71,10 @@ pub fn threads_named(pid: u32, prefix: &str) -> Vec<std::path::PathBuf> {
 pub const BODY_LIMIT: usize = 262_144;
 /// File name of the database inside a test's data directory.
 pub const DB_NAME: &str = "anonpoll.sqlite3";
-/// File name of its key file (polld's default: beside the database).
-pub const KEYS_NAME: &str = "anonpoll.keys";
+/// Where a test keeps its key file, in a folder of its own inside the
+/// test's data directory (given to every polld and pollctl with `--keys`:
+/// polld's default, a folder beside the data directory, would lie outside
+/// the test's temporary directory).
+pub const KEYS_NAME: &str = "keys/anonpoll.keys";
 /// How long a single HTTP exchange may take before the test fails.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(15);

@@ -193,14 +193,15 @@ pub fn pg_url(dir: &Path) -> Option<String> {
     std::fs::read_to_string(dir.join(PG_URL_FILE)).ok()
 }
 
-/// `--db` (and `--keys`) for the database a test keeps at `db`: the SQLite
+/// `--db` and `--keys` for the database a test keeps at `db`: the SQLite
 /// file itself, or on PostgreSQL the database named beside it (made on
-/// first use), with the key file beside it too.
+/// first use); the key file in the `keys` folder beside it
+/// ([`super::KEYS_NAME`]).
 pub fn db_args(db: &Path) -> Vec<std::ffi::OsString> {
-    if !on_postgres() {
-        return vec!["--db".into(), db.as_os_str().to_owned()];
-    }
     let dir = db.parent().expect("the database's directory");
+    if !on_postgres() {
+        return vec!["--db".into(), db.as_os_str().to_owned(), "--keys".into(), dir.join(super::KEYS_NAME).into()];
+    }
     let named = dir.join(PG_URL_FILE);
     let url = match std::fs::read_to_string(&named) {
         Ok(url) => url,

@@ -21,15 +21,16 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use crate::day::Day;
 use crate::domain::{Ballot, DuplicateCheck, Lang, LanguageVersion, Question, ResultsVisibility, Title};
 use crate::keyring::Keyring;
-use crate::secret::{InviteHash, ReceiptHash, TokenHash};
+use crate::secret::{InviteHash, TokenHash};
 
-use super::rows::{self, Doc, DocMedia, Layout};
-use super::seal::{DataKey, bucket, padded};
-use super::writer::STAGED;
-use super::{SEALED_VERSION, place};
+use super::super::keys::before_sealing_fallback;
+use super::super::rows::{self, Doc, DocMedia, Layout, ballot_width};
+use super::super::seal::{DataKey, bucket, padded};
+use super::super::vocab::{STAGED, place};
+use super::SEALED_VERSION;
 
 /// Whether polls are left in the cleartext tables.
-pub(super) fn pending(conn: &Connection) -> rusqlite::Result<bool> {
+pub(in crate::store) fn pending(conn: &Connection) -> rusqlite::Result<bool> {
     let has_table: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'polls')",
         [],
@@ -40,7 +41,7 @@ pub(super) fn pending(conn: &Connection) -> rusqlite::Result<bool> {
 
 /// Seals at most `limit` polls left in the cleartext tables (each in its own
 /// transaction); the number sealed or erased.
-pub(super) fn seal_all(conn: &Connection, keys: &Keyring, today: Day, limit: usize) -> anyhow::Result<usize> {
+pub(in crate::store) fn seal_all(conn: &Connection, keys: &Keyring, today: Day, limit: usize) -> anyhow::Result<usize> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version != SEALED_VERSION {
         return Ok(0);
@@ -181,6 +182,7 @@ fn seal_one(tx: &Connection, keys: &Keyring, id: &str, today: Day) -> anyhow::Re
             alt: alt.clone(),
             width: *width,
             height: *height,
+            key: None,
         });
     }
 
@@ -204,9 +206,13 @@ fn seal_one(tx: &Connection, keys: &Keyring, id: &str, today: Day) -> anyhow::Re
         rows::tally(&mut tallies, &layout, &ballot, Some(cast_on), 1).map_err(|e| anyhow!("{e}"))?;
         let mut k = <[u8; 16]>::try_from(k.as_slice()).map_err(|_| bad("ballot key"))?;
         if k[0] == STAGED {
-            k = legacy_fallback(&k);
+            k = before_sealing_fallback(&k);
         }
-        let plain = rows::ballot_bytes(&layout, cast_on, &ballot).map_err(|e| anyhow!("{e}"))?;
+        // Format 1: the day and the answers, padded (the format pass that
+        // follows gives each ballot its tag).
+        let mut plain = cast_on.to_string().into_bytes();
+        plain.extend_from_slice(ballot.to_stored().as_bytes());
+        let plain = padded(plain, ballot_width(&questions), b' ');
         sealed_ballots.push((k, key.seal(&place::ballot(id, &k), &plain)?));
     }
     let body = key.seal(&place::body(id), &doc.to_bytes().map_err(|e| anyhow!("{e}"))?)?;
@@ -237,7 +243,7 @@ fn seal_one(tx: &Connection, keys: &Keyring, id: &str, today: Day) -> anyhow::Re
         .iter()
         .map(|(sha, used)| {
             let hash = InviteHash(<[u8; 32]>::try_from(sha.as_slice()).map_err(|_| bad("invite hash"))?);
-            Ok((super::writer::invite_mac(&key, &hash), *used))
+            Ok((key.mac(b"invite", &[&hash.0]), *used))
         })
         .collect::<anyhow::Result<_>>()?;
     macs.sort();
@@ -248,30 +254,4 @@ fn seal_one(tx: &Connection, keys: &Keyring, id: &str, today: Day) -> anyhow::Re
         )?;
     }
     Ok(())
-}
-
-/// The keys a ballot cast with a receipt had before encryption (schema 8),
-/// drawn from the receipt's hash alone: staged, settled and fallback.
-pub(super) fn receipt_keys(r: &ReceiptHash) -> [[u8; 16]; 3] {
-    let mut staged = [STAGED; 16];
-    staged[1..].copy_from_slice(&r.0[..15]);
-    [staged, drawn(b"anonpoll settled ballot key\0", &r.0), legacy_fallback(&staged)]
-}
-
-/// Where schema 8 put a staged ballot whose receipt it did not know.
-fn legacy_fallback(staged: &[u8; 16]) -> [u8; 16] {
-    drawn(b"anonpoll fallback ballot key\0", staged)
-}
-
-fn drawn(label: &[u8], input: &[u8]) -> [u8; 16] {
-    use sha2::{Digest, Sha256};
-    let mut key = [0u8; 16];
-    for round in 0..=u8::MAX {
-        let digest = Sha256::new().chain_update(label).chain_update([round]).chain_update(input).finalize();
-        key.copy_from_slice(&digest[..16]);
-        if key[0] != STAGED {
-            break;
-        }
-    }
-    key
 }
