@@ -267,3 +267,83 @@ fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
     let server = Server::builder().in_dir(dir).start();
     server.get(&poll.path()).assert_status(200);
 }
+
+/// One poll whose row cannot be read (its wrapped key damaged) does not
+/// stop the day's key work for the others, nor polld: the sweep sets it
+/// aside and names it, the key state moves on, polld starts and serves the
+/// other polls, and `pollctl check` names it and exits 1.
+#[test]
+fn a_damaged_poll_row_stops_neither_the_key_work_nor_polld() {
+    let mut server = Server::start();
+    let good = server.create_default();
+    let bad = server.create_default();
+    server.vote(&good.id, &[Some(0)], &Server::fresh_client_ip()).unwrap();
+    assert!(server.terminate().success());
+    let dir = server.into_dir();
+    let db = dir.path().join(DB_NAME);
+    let mut wrapped = db_blob(dir.path(), "SELECT data_key FROM sealed_polls WHERE id = ?1", &[&bad.id]);
+    wrapped[30] ^= 1;
+    db_exec_bytes(dir.path(), "UPDATE sealed_polls SET data_key = ?1 WHERE id = ?2", &wrapped, &bad.id);
+    let tomorrow = date_from_today(1);
+    let out = pollctl(&db, &["--json", "sweep", "--as-of", &tomorrow]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["keyDay"], json!(tomorrow), "the key state moved on");
+    assert_eq!(report["pollsSetAside"], json!([bad.id]));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&bad.id), "named on stderr");
+    let check = pollctl(&db, &["--json", "check"]);
+    assert_eq!(check.status.code(), Some(1));
+    let found: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(found["pollsWithProblems"][0]["poll"], json!(bad.id), "{found}");
+    let server = Server::builder().in_dir(dir).start();
+    assert_eq!(server.get("/healthz").status, 200);
+    assert_eq!(total(&server, &good), 1, "the other poll is served");
+}
+
+/// Someone who can write to the database puts older counts back at their
+/// place, or deletes a ballot row: each still opens (sealed there), but
+/// the running polld refuses counts older than ones it has read, and
+/// `pollctl check` names the poll, its ballot rows not being those its
+/// counts were written with.
+#[test]
+fn rolled_back_counts_and_a_deleted_ballot_row_are_found() {
+    let server = Server::start();
+    let poll = server.create_public();
+    let ip = Server::fresh_client_ip();
+    server.vote(&poll.id, &[Some(0), None], &ip).unwrap();
+    wait_for_mix(server.dir());
+    let older = db_blob(server.dir(), "SELECT tallies FROM sealed_polls WHERE id = ?1", &[&poll.id]);
+    let key = db_blob(server.dir(), "SELECT data_key FROM sealed_polls WHERE id = ?1", &[&poll.id]);
+    // A vote in the same window: the counts move on under the same data
+    // key (the mix, which takes a new one, waits for the writer to idle).
+    server.vote(&poll.id, &[Some(1), None], &ip).unwrap();
+    let results = server.get(&poll.results_path());
+    results.assert_status(200);
+    if db_blob(server.dir(), "SELECT data_key FROM sealed_polls WHERE id = ?1", &[&poll.id]) == key {
+        db_exec_bytes(server.dir(), "UPDATE sealed_polls SET tallies = ?1 WHERE id = ?2", &older, &poll.id);
+        let read = server.get(&poll.results_path());
+        assert_eq!(read.status, 500, "counts put back were served: {}", read.text());
+        assert!(server.logs().contains("rolled back") || server.logs().contains("put back"), "{}", server.logs());
+    } else {
+        eprintln!("the mix ran between the votes: the counts put back would not open; the digest is checked below");
+    }
+    let check = pollctl(&server.db_path(), &["--json", "check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", String::from_utf8_lossy(&check.stdout));
+    // A deleted ballot row, in another poll.
+    let other = server.create_public();
+    for i in 0..3 {
+        server.vote(&other.id, &[Some(i % 2), None], &Server::fresh_client_ip()).unwrap();
+    }
+    wait_for_mix_of(server.dir(), Some(&other.id));
+    let rows = db_blobs(server.dir(), "SELECT id FROM sealed_ballots WHERE poll_id = ?1", &[&other.id]);
+    assert_eq!(rows.len(), 3);
+    let first =
+        db_exec_bytes(server.dir(), "DELETE FROM sealed_ballots WHERE id = ?1 AND poll_id = ?2", &rows[0], &other.id);
+    assert_eq!(first, 1);
+    let check = pollctl(&server.db_path(), &["--json", "check"]);
+    assert_eq!(check.status.code(), Some(1));
+    let found: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    let named: Vec<&str> =
+        found["pollsWithProblems"].as_array().unwrap().iter().map(|p| p["poll"].as_str().unwrap()).collect();
+    assert!(named.contains(&other.id.as_str()), "{found}");
+}

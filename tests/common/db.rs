@@ -182,9 +182,17 @@ pub fn wal_index_pages(shm: &[u8]) -> Vec<u32> {
 /// database of `dir` (none is left at a staged key, whose first byte is
 /// 0xff) and, on SQLite, truncated its WAL after.
 pub fn wait_for_mix(dir: &Path) {
+    wait_for_mix_of(dir, None);
+}
+
+/// [`wait_for_mix`] of one poll's ballots only.
+pub fn wait_for_mix_of(dir: &Path, poll: Option<&str>) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
     loop {
-        let keys = db_blobs(dir, "SELECT id FROM sealed_ballots WHERE poll_id <> ?1", &[""]);
+        let keys = match poll {
+            Some(poll) => db_blobs(dir, "SELECT id FROM sealed_ballots WHERE poll_id = ?1", &[poll]),
+            None => db_blobs(dir, "SELECT id FROM sealed_ballots WHERE poll_id <> ?1", &[""]),
+        };
         let wal = dir.join(format!("{DB_NAME}-wal"));
         let wal_empty = super::on_postgres() || std::fs::metadata(&wal).map_or(true, |m| m.len() == 0);
         if keys.iter().all(|k| k.first() != Some(&0xff)) && wal_empty {
@@ -260,6 +268,18 @@ pub fn db_exec(dir: &Path, sql: &str, params: &[&str]) -> usize {
         Live::Sqlite(conn) => conn.execute(sql, rusqlite::params_from_iter(params)).map_err(|e| e.to_string()),
         Live::Pg(mut pg) => {
             pg.execute(&numbered_for_pg(sql), &pg_params(params)).map(|n| n as usize).map_err(|e| e.to_string())
+        }
+    };
+    changed.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))
+}
+
+/// [`db_exec`] with a bytes value as `?1` and a text as `?2` (a sealed value
+/// put back at its place, as someone who can write to the database could).
+pub fn db_exec_bytes(dir: &Path, sql: &str, bytes: &[u8], text: &str) -> usize {
+    let changed = match Live::open(dir) {
+        Live::Sqlite(conn) => conn.execute(sql, rusqlite::params![bytes, text]).map_err(|e| e.to_string()),
+        Live::Pg(mut pg) => {
+            pg.execute(&numbered_for_pg(sql), &[&bytes, &text]).map(|n| n as usize).map_err(|e| e.to_string())
         }
     };
     changed.unwrap_or_else(|e| panic!("sql {sql:?} failed: {e}"))

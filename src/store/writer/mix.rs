@@ -29,9 +29,11 @@
 //!
 //! When: a poll with new ballots is mixed once the writer is idle
 //! ([`IDLE`]), or at the latest [`MIX_EVERY`] after its oldest new ballot
-//! under steady load; never more often than [`COOL`] times its last mix's
-//! length after it, so that mixing a large poll takes at most a fifth of
-//! the writer's time. A change or withdrawal mixes its poll at once.
+//! under steady load; but a poll's next mix waits [`COOL`] times as long as
+//! its last one took, and at least [`MIN_GAP`], so that mixing one poll
+//! takes at most a tenth of the writer's time, however large the poll and
+//! however its votes trickle in. A change or withdrawal mixes its poll at
+//! once.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -58,8 +60,11 @@ pub const MIX_EVERY: Duration = Duration::from_secs(10);
 /// How long without a write makes the writer idle, the moment to mix.
 pub(in crate::store) const IDLE: Duration = Duration::from_millis(250);
 /// After a poll's mix, the next waits at least this many times as long as
-/// it took: a fifth of the writer's time at most.
-pub(super) const COOL: u32 = 4;
+/// it took: a tenth of the writer's time at most.
+pub(super) const COOL: u32 = 9;
+/// After a poll's mix, the next waits at least this long (a poll whose
+/// votes trickle in is mixed once a second, not after each vote).
+pub(super) const MIN_GAP: Duration = Duration::from_secs(1);
 /// After a failed mix, the poll's next is not tried before this.
 pub(super) const MIX_RETRY: Duration = Duration::from_secs(60);
 /// New ballots remembered before the writer mixes whatever the time.
@@ -106,7 +111,9 @@ impl Fresh {
             .iter()
             .filter(|(_, since)| idle || overdue_all || now.saturating_duration_since(**since) >= MIX_EVERY)
             .filter(|(poll, _)| self.retry.get(*poll).is_none_or(|t| now >= *t))
-            .filter(|(poll, _)| self.last.get(*poll).is_none_or(|(end, took)| now >= *end + *took * COOL))
+            .filter(|(poll, _)| {
+                self.last.get(*poll).is_none_or(|(end, took)| now >= *end + (*took * COOL).max(MIN_GAP))
+            })
             .min_by_key(|(_, since)| **since)
             .map(|(poll, _)| poll.clone())
     }
@@ -302,8 +309,13 @@ mod tests {
         assert!(!f.pending());
         f.add("a");
         let now = Instant::now();
-        assert_eq!(f.next(now, true), None, "cooling: four times its last mix");
-        assert_eq!(f.next(now + Duration::from_secs(5), true), Some("a".into()));
+        assert_eq!(f.next(now + Duration::from_secs(8), true), None, "cooling: nine times its last mix");
+        assert_eq!(f.next(now + Duration::from_secs(10), true), Some("a".into()));
+        f.mixed("a", Some(Duration::from_millis(1)));
+        f.add("a");
+        let now = Instant::now();
+        assert_eq!(f.next(now + Duration::from_millis(500), true), None, "a second at least");
+        assert_eq!(f.next(now + MIN_GAP, true), Some("a".into()));
         f.failed("a");
         assert_eq!(f.next(now + Duration::from_secs(5), true), None, "a failed mix waits");
         assert_eq!(f.next(now + MIX_RETRY + Duration::from_secs(1), true), Some("a".into()));
