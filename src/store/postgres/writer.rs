@@ -51,13 +51,7 @@ pub(super) fn run(mut link: Link, keys: Arc<Keyring>, seen: Arc<Seen>, rx: Inbox
             }
             Err(Empty::Closed) => break,
         };
-        let mut batch = vec![first];
-        while batch.len() < max_batch {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+        let batch = rx.batch(first, max_batch);
         let mut results = commit(&mut link, &mut w, &batch);
         w.advance_keys(&batch, &mut results);
         for (job, result) in batch.into_iter().zip(results) {

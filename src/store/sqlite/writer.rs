@@ -13,7 +13,6 @@
 //!   writer's memory of polls is dropped.
 
 use std::sync::Arc;
-use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, TransactionBehavior};
@@ -79,13 +78,7 @@ pub(super) fn run(mut conn: Connection, keys: Arc<Keyring>, seen: Arc<Seen>, rx:
             }
             Err(Empty::Closed) => break,
         };
-        let mut batch = vec![first];
-        while batch.len() < max_batch {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-            }
-        }
+        let batch = rx.batch(first, max_batch);
         let (results, erased) = commit(&mut w, &mut conn, &batch);
         after_commit(&mut w, &conn, &mut chores, batch, results, erased);
         // Under load, a poll whose mix is overdue is mixed after a batch.

@@ -49,9 +49,16 @@ impl Inbox {
         Inbox { rx, _this_thread: std::marker::PhantomData }
     }
 
-    /// A job if one is queued, without waiting.
-    pub(in crate::store) fn try_recv(&self) -> Result<Job, TryRecvError> {
-        self.rx.try_recv()
+    /// A batch: `first`, and whatever else is queued now, `max` jobs at most.
+    pub(in crate::store) fn batch(&self, first: Job, max: usize) -> Vec<Job> {
+        let mut batch = vec![first];
+        while batch.len() < max.max(1) {
+            match self.rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        batch
     }
 
     /// The next job, waiting up to `timeout` (for ever with `None`).
