@@ -49,6 +49,7 @@ POLLD_PID=
 cleanup() {
     [ -n "$POLLD_PID" ] && kill "$POLLD_PID" 2>/dev/null && wait "$POLLD_PID" 2>/dev/null || true
     [ -z "${BENCH_WORK:-}" ] && rm -rf "$WORK"
+    return 0
 }
 trap cleanup EXIT
 say() { printf '[count %s] %s\n' "$(date +%H:%M:%S)" "$*" | tee -a "$OUT/count.log" >&2; }
@@ -100,7 +101,11 @@ for build in before after; do
     POLLD_PID=$!
     ADDR=
     for _ in $(seq 600); do
-        ADDR=$(sed -n 's/.*listening on http:\/\/\([0-9.:]*\).*/\1/p' "$WORK/polld.log" | head -1)
+        # Only once the log ends with a newline: polld writes its line in
+        # pieces, and under valgrind a read may fall between them (a port
+        # cut short: "invalid socket address").
+        [ "$(tail -c 1 "$WORK/polld.log" | od -An -tx1 | tr -d ' \n')" = 0a ] &&
+            ADDR=$(sed -n 's/.*listening on http:\/\/\([0-9.:]*\).*/\1/p' "$WORK/polld.log" | head -1)
         [ -n "$ADDR" ] && break
         sleep 0.1
     done

@@ -132,7 +132,9 @@ fn populate(db: &str, responses: usize, fillers: usize, hot: usize, ids_out: &st
     // own key: no SQL can write a poll any more), in large group commits.
     let path = std::path::Path::new(db);
     let config = WriterConfig { queue_capacity: 1 << 20, max_batch: 20_000, ..WriterConfig::default() };
-    let store = Store::open_with(path, &Keys::beside(path), config)?;
+    // The key file beside the database, where count.sh and compare.sh copy
+    // it from (polld still takes a key file found there, with a warning).
+    let store = Store::open_db(path, &Keys::at(&path.with_extension("keys")), config)?;
     let poll = bench_poll("Benchmark poll");
     let create = |n: usize, title: &str| -> anyhow::Result<Vec<String>> {
         // Many at once, so that the group commit batches them.
@@ -219,7 +221,7 @@ fn cast(db: &str, secs: f64, threads: usize, ids_file: &str, kind: QuestionKind,
     // A SQLite file, or a `postgresql://` URL with its key file in
     // ANONBENCH_KEYS (a PostgreSQL database has no "beside").
     let path = std::path::Path::new(db);
-    let mut keys = Keys::beside(path);
+    let mut keys = Keys::at(&path.with_extension("keys"));
     if let Some(k) = std::env::var_os("ANONBENCH_KEYS").filter(|k| !k.is_empty()) {
         keys.path = k.into();
     }

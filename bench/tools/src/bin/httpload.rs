@@ -47,6 +47,22 @@
 //!       `/p/{id}` cycles over the ids), prints `READY`, waits for a line on
 //!       stdin (the caller zeroes the server's counters then), and sends
 //!       them one after another on one connection.
+//!   httpload fill ADDR POLL_ID N CONNECTIONS
+//!       N votes (GET + POST, as `vote`) on one poll over CONNECTIONS
+//!       connections, as fast as they are answered: to fill a poll
+//!       (bench/mix.sh). `ops` is the votes acknowledged.
+//!   httpload receipts ADDR POLL_ID N
+//!       N votes on one poll, one after another; prints `RECEIPT <receipt>`
+//!       for each (the thank-you page's `<code id="receipt">` of a poll with
+//!       `voteChanges`).
+//!   httpload own ADDR POLL_ID RECEIPT (change|withdraw)
+//!       `POST /p/{id}/ballot` with the receipt: `change` sends a random
+//!       answer to every question of the share page's form with
+//!       `action=change`, `withdraw` sends `action=withdraw`. The form is
+//!       read first; only the ballot POST is timed (`p50_ms` = its time).
+//!   httpload trickle ADDR PER_SECOND SECONDS IDS_FILE
+//!       A steady trickle: one connection votes (GET + POST) every
+//!       1/PER_SECOND s on the polls of IDS_FILE in turn, for SECONDS.
 //!
 //! Prints one line: `RESULT rps=<ops/s> p50_ms= p99_ms= requests=<HTTP
 //! requests> ops=<operations> errors=<failed operations> ...`.
@@ -785,6 +801,182 @@ fn sequential(addr: &str, n: usize, ids: &[String], target: &str) {
     }
 }
 
+/// One vote (GET + POST) on `id`: the POST's reply, or why it failed.
+fn vote_reply(c: &mut Client, id: &str, rng: &mut Rng) -> Result<(Reply, Duration), String> {
+    let (action, body) = fill_form(c, id, rng)?;
+    let t = Instant::now();
+    match c.request("POST", &action, Some("application/x-www-form-urlencoded"), body.as_bytes()) {
+        Ok(r) if (200..400).contains(&r.status) => Ok((r, t.elapsed())),
+        Ok(r) => Err(format!(
+            "POST {action}: {} {}",
+            r.status,
+            String::from_utf8_lossy(&r.body).chars().take(200).collect::<String>()
+        )),
+        Err(e) => Err(format!("POST {action}: {e}")),
+    }
+}
+
+/// `fill ADDR POLL_ID N CONNECTIONS`: N votes on one poll.
+fn fill(addr: &str, id: &str, n: usize, conns: usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let left = std::sync::Arc::new(AtomicUsize::new(n));
+    let start = Instant::now();
+    let handles: Vec<_> = (0..conns.max(1))
+        .map(|t| {
+            let (addr, id, left) = (addr.to_owned(), id.to_owned(), left.clone());
+            std::thread::spawn(move || {
+                let mut c = Client::new(&addr);
+                let mut rng = Rng(0x5EED_0000 + t as u64 * 7_919);
+                let mut st = Stats::default();
+                while left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |l| l.checked_sub(1)).is_ok() {
+                    st.requests += 2;
+                    match vote_reply(&mut c, &id, &mut rng) {
+                        Ok((_, took)) => {
+                            st.lat.push(took.as_micros() as u32);
+                            st.ops += 1;
+                        }
+                        Err(e) => {
+                            st.fail(e);
+                            // A refused vote is tried again, after a pause (429: the pace).
+                            left.fetch_add(1, Ordering::SeqCst);
+                            std::thread::sleep(Duration::from_millis(200));
+                            if st.errors > 1000 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                st
+            })
+        })
+        .collect();
+    let mut all = Stats::default();
+    for h in handles {
+        let st = h.join().expect("fill thread");
+        all.lat.extend(st.lat);
+        all.requests += st.requests;
+        all.ops += st.ops;
+        all.errors += st.errors;
+        if all.first_error.is_none() {
+            all.first_error = st.first_error;
+        }
+    }
+    all.lat.sort_unstable();
+    let el = start.elapsed().as_secs_f64();
+    println!(
+        "RESULT rps={:.1} p50_ms={:.3} p99_ms={:.3} requests={} ops={} errors={}",
+        all.ops as f64 / el,
+        pct(&all.lat, 0.5),
+        pct(&all.lat, 0.99),
+        all.requests,
+        all.ops,
+        all.errors
+    );
+    if let Some(e) = all.first_error {
+        eprintln!("httpload: first error: {e}");
+    }
+}
+
+/// `receipts ADDR POLL_ID N`: N votes, each one's receipt printed.
+fn receipts(addr: &str, id: &str, n: usize) {
+    let mut c = Client::new(addr);
+    let mut rng = Rng(0xCAFE_F00D);
+    let mut lat = Vec::new();
+    for _ in 0..n {
+        let (r, took) = vote_reply(&mut c, id, &mut rng).unwrap_or_else(|e| panic!("vote: {e}"));
+        let html = String::from_utf8_lossy(&r.body);
+        let receipt = html
+            .find("id=\"receipt\"")
+            .and_then(|i| html[i..].find('>').map(|j| i + j + 1))
+            .and_then(|s| html[s..].find('<').map(|e| html[s..s + e].trim().to_owned()))
+            .unwrap_or_else(|| panic!("no receipt on the thank-you page (status {})", r.status));
+        println!("RECEIPT {receipt}");
+        lat.push(took.as_micros() as u32);
+    }
+    lat.sort_unstable();
+    println!("RESULT p50_ms={:.3} p99_ms={:.3} ops={} errors=0", pct(&lat, 0.5), pct(&lat, 0.99), lat.len());
+}
+
+/// `own ADDR POLL_ID RECEIPT (change|withdraw)`: one change or withdrawal.
+fn own(addr: &str, id: &str, receipt: &str, action: &str) {
+    let mut c = Client::new(addr);
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
+    let mut rng = Rng(0xD1CE_0000 ^ seed | 1);
+    let mut fields = vec![format!("receipt={}", urlencode(receipt)), format!("action={}", urlencode(action))];
+    if action == "change" {
+        let page = format!("/p/{id}");
+        let r = c.request("GET", &page, None, b"").unwrap_or_else(|e| panic!("GET {page}: {e}"));
+        let form = vote_form(&String::from_utf8_lossy(&r.body), &page).expect("the share page's vote form");
+        for (n, vs) in &form.radios {
+            let options: Vec<&String> = vs.iter().filter(|v| !v.is_empty()).collect();
+            if !options.is_empty() {
+                fields.push(format!("{}={}", urlencode(n), urlencode(options[rng.below(options.len())])));
+            }
+        }
+    } else if action != "withdraw" {
+        panic!("own: the action is change or withdraw");
+    }
+    let body = fields.join("&");
+    let path = format!("/p/{id}/ballot");
+    // The connection is opened first: only the POST is timed.
+    let _ = c.request("GET", "/healthz", None, b"");
+    let t = Instant::now();
+    let r = c
+        .request("POST", &path, Some("application/x-www-form-urlencoded"), body.as_bytes())
+        .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+    let took = t.elapsed();
+    let html = String::from_utf8_lossy(&r.body);
+    let done = r.status == 200 && (action == "change" || html.contains("data-forget-poll"));
+    println!(
+        "RESULT status={} p50_ms={:.3} ops={} errors={}",
+        r.status,
+        took.as_secs_f64() * 1e3,
+        u8::from(done),
+        u8::from(!done)
+    );
+    if !done {
+        eprintln!("httpload: {action}: {} {}", r.status, html.chars().take(300).collect::<String>());
+    }
+}
+
+/// `trickle ADDR PER_SECOND SECONDS IDS_FILE`: a vote every 1/PER_SECOND s.
+fn trickle(addr: &str, per_second: f64, secs: f64, ids: &[String]) {
+    let mut c = Client::new(addr);
+    let mut rng = Rng(0x7121_C41E);
+    let mut st = Stats::default();
+    let every = Duration::from_secs_f64(1.0 / per_second);
+    let start = Instant::now();
+    let mut next = start;
+    let mut k = 0usize;
+    while next < start + Duration::from_secs_f64(secs) {
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        }
+        vote(&mut c, &ids[k % ids.len()], &mut rng, &mut st);
+        k += 1;
+        next += every;
+    }
+    let el = start.elapsed().as_secs_f64();
+    st.lat.sort_unstable();
+    st.vote_lat.sort_unstable();
+    println!(
+        "RESULT rps={:.2} p50_ms={:.3} p99_ms={:.3} max_ms={:.3} requests={} ops={} errors={} vote_p50_ms={:.3} vote_p99_ms={:.3}",
+        st.ops as f64 / el,
+        pct(&st.lat, 0.5),
+        pct(&st.lat, 0.99),
+        pct(&st.lat, 1.0),
+        st.requests,
+        st.ops,
+        st.errors,
+        pct(&st.vote_lat, 0.5),
+        pct(&st.vote_lat, 0.99)
+    );
+    if let Some(e) = st.first_error {
+        eprintln!("httpload: first error: {e}");
+    }
+}
+
 fn pct(v: &[u32], p: f64) -> f64 {
     v.get(((v.len() as f64 - 1.0) * p).max(0.0) as usize).copied().unwrap_or(0) as f64 / 1000.0
 }
@@ -793,8 +985,26 @@ fn main() {
     let a: Vec<String> = std::env::args().collect();
     let usage = "usage: httpload detect ADDR IDS_FILE | (vote|mixed) ADDR CONNECTIONS SECONDS IDS_FILE \
                  | post ADDR CONNECTIONS SECONDS IDS_FILE SERVER_PID CLK_TCK | seq ADDR N IDS_FILE (post|PATH) \
-                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle] [warm]";
+                 | fair ADDR CONNECTIONS SECONDS [posts|pages] [nice=N|idle] [warm] \
+                 | fill ADDR POLL_ID N CONNECTIONS | receipts ADDR POLL_ID N \
+                 | own ADDR POLL_ID RECEIPT (change|withdraw) | trickle ADDR PER_SECOND SECONDS IDS_FILE";
     let mode = a.get(1).map(String::as_str).unwrap_or("");
+    let arg = |i: usize| a.get(i).map(String::as_str).unwrap_or_else(|| panic!("{usage}"));
+    match mode {
+        "fill" => return fill(arg(2), arg(3), arg(4).parse().expect("N"), arg(5).parse().expect("connections")),
+        "receipts" => return receipts(arg(2), arg(3), arg(4).parse().expect("N")),
+        "own" => return own(arg(2), arg(3), arg(4), arg(5)),
+        "trickle" => {
+            let ids: Vec<String> = std::fs::read_to_string(arg(5))
+                .expect("ids file")
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
+            return trickle(arg(2), arg(3).parse().expect("per second"), arg(4).parse().expect("seconds"), &ids);
+        }
+        _ => {}
+    }
     if mode == "fair" {
         let (addr, conns, secs) = (a.get(2), a.get(3), a.get(4));
         let (Some(addr), Some(conns), Some(secs)) = (addr, conns, secs) else { panic!("{usage}") };
