@@ -23,6 +23,16 @@ CREATE TABLE poll_codes (
 ) STRICT, WITHOUT ROWID;
 
 ALTER TABLE sealed_polls ADD COLUMN format INTEGER NOT NULL DEFAULT 1 CHECK (format IN (1, 2));
+-- Whether a ballot of the poll still carries, sealed, the key its row had
+-- in format 1 (for a receipt of then to find it): the day's key work then
+-- looks whether the poll still takes receipts, and mixes it without those
+-- keys once it does not (src/store/rows/ballot.rs, `Tag`).
+ALTER TABLE sealed_polls ADD COLUMN old_tags INTEGER NOT NULL DEFAULT 0 CHECK (old_tags IN (0, 1));
+-- The poll's ballot groups, sealed under its data key: each group's key,
+-- digest and count (src/store/rows/groups.rs). A poll's settled ballots
+-- lie in groups so that a mix rewrites the groups its new ballots go to,
+-- not the whole poll. NULL until the poll's first mix.
+ALTER TABLE sealed_polls ADD COLUMN ballot_groups BLOB;
 
 ALTER TABLE keyring ADD COLUMN day TEXT
     CHECK (day IS NULL OR day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]');

@@ -106,14 +106,23 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let web = Web::new(app.clone(), uploads)?;
     let api = Api::new(app.clone())?;
     // In-memory keys must expire on time on a quiet server too, not only when
-    // the next request happens to rotate them.
+    // the next request happens to rotate them. The readers' remembered data
+    // keys are expired every `MEMO_SWEEP` (10 s: they live a minute), the
+    // rest each minute.
     let (stop_janitor, janitor_stop) = std::sync::mpsc::channel::<()>();
     let janitor = {
         let (app, web) = (app.clone(), web.clone());
         std::thread::Builder::new().name("anonpoll-janitor".into()).spawn(move || {
+            let per_minute = (60 / crate::store::MEMO_SWEEP.as_secs().max(1)).max(1);
+            let mut wakes = 0u64;
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                janitor_stop.recv_timeout(Duration::from_secs(60))
+                janitor_stop.recv_timeout(crate::store::MEMO_SWEEP)
             {
+                app.expire_key_memos();
+                wakes += 1;
+                if !wakes.is_multiple_of(per_minute) {
+                    continue;
+                }
                 app.tick();
                 web.tick();
                 // Without cron too: each day change re-wraps every poll's

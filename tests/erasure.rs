@@ -244,11 +244,11 @@ fn a_bad_key_file_stops_polld_and_pollctl_and_touches_nothing() {
             None => std::fs::remove_file(&keys).unwrap(),
         }
         let before = db_state(dir.path());
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
-            .args(db_args(&db))
-            .args(["--listen", "127.0.0.1:0"])
-            .output()
-            .unwrap();
+        let out = output_of_refusal(
+            std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
+                .args(db_args(&db))
+                .args(["--listen", "127.0.0.1:0"]),
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "polld started with a {what} key file");
         assert!(stderr.contains(&keys.display().to_string()) && !stderr.contains("panicked"), "{what}: {stderr}");

@@ -292,12 +292,12 @@ fn size_limits_are_enforced_per_kind_and_per_form() {
     assert_eq!(resp.status, 415, "the API takes no media: {}", resp.describe());
 
     // A form limit below a file limit could never carry such a file: refused at start.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
-        .args(["--listen", "127.0.0.1:0", "--db"])
-        .arg(server.dir().join("other.sqlite3"))
-        .args(["--video-max-mib", "80", "--upload-max-mib", "64"])
-        .output()
-        .unwrap();
+    let out = output_of_refusal(
+        std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
+            .args(["--listen", "127.0.0.1:0", "--db"])
+            .arg(server.dir().join("other.sqlite3"))
+            .args(["--video-max-mib", "80", "--upload-max-mib", "64"]),
+    );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--upload-max-mib (64) must be at least"), "{out:?}");
 }

@@ -1728,6 +1728,7 @@ impl Evidence {
                         key_day: String::from_utf8_lossy(day).into_owned(),
                         wrapped: key.to_vec(),
                         body: body.to_vec(),
+                        groups: polls.get(v, "ballot_groups").map(<[u8]>::to_vec),
                     };
                     if !wrapped.iter().any(|k| (&k.key_day, &k.wrapped) == (&found.key_day, &found.wrapped)) {
                         wrapped.push(found);

@@ -21,6 +21,8 @@ CREATE TABLE poll_codes (
 );
 
 ALTER TABLE sealed_polls ADD COLUMN format INTEGER NOT NULL DEFAULT 1 CHECK (format IN (1, 2));
+ALTER TABLE sealed_polls ADD COLUMN old_tags BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE sealed_polls ADD COLUMN ballot_groups BYTEA;
 
 ALTER TABLE keyring ADD COLUMN day TEXT CHECK (day IS NULL OR day ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$');
 ALTER TABLE keyring ADD COLUMN lease_days INTEGER CHECK (lease_days IS NULL OR lease_days BETWEEN 1 AND 365);

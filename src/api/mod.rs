@@ -93,20 +93,28 @@ impl Worker {
     }
 
     /// `GET /healthz`: 200 `ok` and the key state's day while this node's
-    /// database answers and its day's key work is done; 503 (with
-    /// Retry-After) while the database does not answer, or while the key
-    /// state is behind the day because the day's key work failed. For load
-    /// balancers' health checks (deploy/several-nodes/Caddyfile) and
-    /// monitoring; tells nothing about any poll.
+    /// database answers, the day followed by `(behind: the day's key work
+    /// failed)` while the day's key work has failed; 503 (with Retry-After)
+    /// while the database does not answer. For load balancers' health
+    /// checks (deploy/several-nodes/Caddyfile), which route by the status,
+    /// and monitoring, which also reads the line; tells nothing about any
+    /// poll.
     pub fn health(&mut self, req: &Request) -> Response {
         if !matches!(req.method, Method::Get | Method::Head) {
             return Response::new(405).with_header("Allow", "GET, HEAD");
         }
         match self.session.healthy(Day::today()) {
-            Ok(key_day) => Response::new(200)
+            Ok(fit) => Response::new(200)
                 .with_header("Content-Type", "text/plain; charset=utf-8")
                 .with_header("Cache-Control", "no-store")
-                .with_body(format!("ok\nkey state: {key_day}\n").into_bytes()),
+                .with_body(
+                    format!(
+                        "ok\nkey state: {}{}\n",
+                        fit.key_day,
+                        if fit.key_work_failed { " (behind: the day's key work failed)" } else { "" }
+                    )
+                    .into_bytes(),
+                ),
             Err(e) => Response::from_error(&e),
         }
     }

@@ -54,8 +54,8 @@ pub struct App {
     /// of them ([`PACE_PER_SECOND`]).
     pace: VoteThrottle,
     links: Links,
-    /// Why the day's key work last failed, until it next succeeds.
-    key_work: std::sync::Mutex<Option<String>>,
+    /// Whether the day's key work last failed, until it next succeeds.
+    key_work_failed: std::sync::atomic::AtomicBool,
 }
 
 /// A `none` poll (no duplicate check: a room of people behind one address)
@@ -167,7 +167,7 @@ impl App {
             room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
             pace: VoteThrottle::new(PACE_PER_SECOND, Duration::from_secs(1))?,
             links: Links::new(base_url),
-            key_work: std::sync::Mutex::new(None),
+            key_work_failed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -196,6 +196,13 @@ impl App {
         self.pace.tick();
     }
 
+    /// Drops the data keys the store's readers remembered for
+    /// [`crate::store::MEMO_TTL`] or longer ([`Store::expire_key_memos`]; a
+    /// timer calls this every [`crate::store::MEMO_SWEEP`]).
+    pub fn expire_key_memos(&self) {
+        self.store.expire_key_memos();
+    }
+
     /// The day's key work when the key state is behind `today`
     /// (`Store::sweep`): erases what expired, re-wraps every live poll's
     /// key under its lease, sets aside any poll whose row cannot be read,
@@ -207,22 +214,18 @@ impl App {
             return Ok(());
         }
         let done = self.store.sweep(today);
-        let mut failed = self.key_work.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match &done {
-            Ok(report) => {
-                *failed = None;
-                eprintln!(
-                    "polld: key state moved to {}; {} poll(s) re-wrapped, {} erased{}",
-                    report.key_day,
-                    report.polls_rewrapped,
-                    report.polls_erased,
-                    match report.polls_set_aside.len() {
-                        0 => String::new(),
-                        n => format!(", {n} set aside (pollctl check)"),
-                    }
-                );
-            }
-            Err(e) => *failed = Some(e.to_string()),
+        self.key_work_failed.store(done.is_err(), std::sync::atomic::Ordering::Relaxed);
+        if let Ok(report) = &done {
+            eprintln!(
+                "polld: key state moved to {}; {} poll(s) re-wrapped, {} erased{}",
+                report.key_day,
+                report.polls_rewrapped,
+                report.polls_erased,
+                match report.polls_set_aside.len() {
+                    0 => String::new(),
+                    n => format!(", {n} set aside (pollctl check)"),
+                }
+            );
         }
         done.map(drop)
     }
@@ -264,6 +267,15 @@ impl App {
     }
 }
 
+/// What `/healthz` says of a node that serves ([`Session::healthy`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fitness {
+    /// The key state's day.
+    pub key_day: Day,
+    /// The key state is behind today because the day's key work failed.
+    pub key_work_failed: bool,
+}
+
 /// One worker's way in to the use cases: the shared [`App`] and a read
 /// connection of its own.
 pub struct Session {
@@ -297,26 +309,19 @@ impl Session {
     }
 
     /// The live poll with id `id` (as given: a malformed id is unknown).
-    /// Whether this node is fit to serve (`GET /healthz`): its database
-    /// answers now (a load balancer sends no traffic to a node whose
-    /// database is away), and its key state is not behind the day because
-    /// the day's key work failed (then deleted polls stay readable in
-    /// copies longer than the lease promises, and the operator must
-    /// know). Answers the key state's day.
-    pub fn healthy(&mut self, today: Day) -> Result<Day, Error> {
+    /// Whether this node is fit to serve (`GET /healthz`): an error unless
+    /// its database answers now (a load balancer sends no traffic to a node
+    /// whose database is away). Its key state comes with the answer, and
+    /// whether it is behind the day because the day's key work failed:
+    /// then deleted polls stay readable in copies longer than the lease
+    /// promises, and the operator must know; but the node still serves
+    /// well, and a failure common to every node (the key files' disk) must
+    /// not take them all out of a balancer's rotation.
+    pub fn healthy(&mut self, today: Day) -> Result<Fitness, Error> {
         self.reader.ping()?;
         let key_day = self.app.store.keys().day();
-        let failed = self.app.key_work.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-        if key_day < today
-            && let Some(why) = failed
-        {
-            eprintln!("polld: /healthz: the day's key work has not finished: {why}");
-            return Err(Error::Unavailable {
-                reason: "The day's key work failed: the key state is behind; see polld's log.",
-                retry_after_secs: 60,
-            });
-        }
-        Ok(key_day)
+        let failed = self.app.key_work_failed.load(std::sync::atomic::Ordering::Relaxed);
+        Ok(Fitness { key_day, key_work_failed: failed && key_day < today })
     }
 
     pub fn poll(&mut self, id: &str, today: Day) -> Result<Poll, Error> {

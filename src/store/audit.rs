@@ -20,11 +20,11 @@ use crate::secret::{InviteHash, PollId, ReceiptHash};
 
 use super::engine::{ReadConn, Rows};
 use super::keys::data_key;
-use super::open::{open_doc, open_state, receipt_keys};
-use super::rows::{self, Doc, Layout, State};
+use super::open::{BallotKeys, open_doc, open_groups, open_state};
+use super::rows::{self, Doc, Groups, Layout, State};
 use super::seal::DataKey;
 use super::seen::Seen;
-use super::vocab::{Cols, place};
+use super::vocab::{Cols, STAGED, place};
 
 /// A database and its key file, opened to be read in clear.
 pub struct Audit {
@@ -41,8 +41,11 @@ pub struct SealedBallot {
     pub day: Day,
     /// The answers' stored form (`Ballot::to_stored`).
     pub choices: String,
-    /// The receipt tag it carries, if it came with a receipt.
+    /// The tag it carries (`rows::Tag`): drawn from its receipt, or the
+    /// key it had in format 1; none without a receipt.
     pub tag: Option<[u8; 16]>,
+    /// Whether that tag is format 1's row key.
+    pub tag_of_format_one: bool,
 }
 
 /// One invite code's row, and whether the poll's counts say it voted.
@@ -54,6 +57,11 @@ pub struct CodeSeen {
 }
 
 /// Where a sealed value lives, for [`Audit::opens`].
+/// One version of a poll's key as its row holds it: the day of the wrap
+/// key, the wrapped data key, and the ballot groups sealed under it (none
+/// before the poll's first mix).
+pub type PollKey<'a> = (Day, &'a [u8], Option<&'a [u8]>);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SealedAt<'a> {
     /// A ballot row's `sealed`, under its key.
@@ -94,8 +102,19 @@ impl Audit {
         out.context("the read did not run")
     }
 
+    /// `poll`'s data key, document, counts and ballot groups.
+    fn opened_groups(&self, poll: &str) -> anyhow::Result<(DataKey, Doc, Groups)> {
+        let (key, doc, _) = self.opened(poll)?;
+        let sealed = self.run(|r| r.groups(poll))?;
+        let groups = open_groups(&key, poll, sealed.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok((key, doc, groups))
+    }
+
     /// `poll`'s data key, document and counts.
     fn opened(&self, poll: &str) -> anyhow::Result<(DataKey, Doc, State)> {
+        // Before the read, as `open_state` wants (moot with a `Seen` of its
+        // own, but the rule is kept everywhere).
+        let began = std::time::Instant::now();
         let found = self.run(|r| r.poll(poll, None, Cols::BodyTallies))?.with_context(|| format!("no poll {poll}"))?;
         let key = data_key(&self.keys, poll, found.row.key_day, &found.row.data_key)
             .map_err(|e| anyhow::anyhow!("poll {poll}: {e}"))?;
@@ -103,24 +122,25 @@ impl Audit {
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         let layout = Layout::of(&doc.questions);
         let tallies = found.tallies().map_err(|e| anyhow::anyhow!("{e}"))?;
-        let state = open_state(&key, (&Seen::default(), std::time::Instant::now()), poll, &layout, tallies)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let state =
+            open_state(&key, (&Seen::default(), began), poll, &layout, tallies).map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok((key, doc, state))
     }
 
     /// Every ballot of `poll`, in key order.
     pub fn ballots(&self, poll: &str) -> anyhow::Result<Vec<SealedBallot>> {
-        let (key, doc, _) = self.opened(poll)?;
+        let (key, doc, groups) = self.opened_groups(poll)?;
+        let opener = BallotKeys::new(&key, &groups);
         let mut out = Vec::new();
         for row in self.run(|r| r.ballots(poll))? {
-            let plain = key.open(&place::ballot(poll, &row.key), &row.sealed).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let stored = rows::ballot_from(&doc.questions, &plain).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let stored = opener.open(poll, &doc.questions, &row).map_err(|e| anyhow::anyhow!("{e}"))?;
             out.push(SealedBallot {
                 key: row.key,
                 sealed: row.sealed,
                 day: stored.day,
                 choices: stored.ballot.to_stored(),
-                tag: stored.tag,
+                tag: stored.tag.map(|t| *t.bytes()),
+                tag_of_format_one: matches!(stored.tag, Some(rows::Tag::FormatOne(_))),
             });
         }
         Ok(out)
@@ -144,8 +164,8 @@ impl Audit {
 
     /// Every key the ballot cast with the receipt hashed `receipt` can have.
     pub fn receipt_keys(&self, poll: &str, receipt: &ReceiptHash) -> anyhow::Result<Vec<[u8; 16]>> {
-        let (key, doc, _) = self.opened(poll)?;
-        Ok(receipt_keys(&key, &doc, receipt))
+        let (key, doc, groups) = self.opened_groups(poll)?;
+        Ok(BallotKeys::new(&key, &groups).of_receipt(&groups, &doc, receipt))
     }
 
     /// What `poll`'s invite row of the code hashed `code` is keyed by.
@@ -162,22 +182,24 @@ impl Audit {
 
     /// Whether `sealed`, found anywhere, opens as `poll`'s value `at` under
     /// the data key `wrapped` (wrapped under the day key of `key_day`) with
-    /// this key file: its plaintext if so. `None` when the key file no
-    /// longer has that day's key, or the value does not open there.
-    pub fn opens(
-        &self,
-        poll: &str,
-        (key_day, wrapped): (Day, &[u8]),
-        at: SealedAt<'_>,
-        sealed: &[u8],
-    ) -> Option<Vec<u8>> {
+    /// this key file, a settled ballot under the key its group has in the
+    /// ballot groups `groups` sealed with that data key (all three from one
+    /// version of the poll's row): its plaintext if so. `None` when the key
+    /// file no longer has that day's key, or the value does not open there.
+    pub fn opens(&self, poll: &str, key: PollKey<'_>, at: SealedAt<'_>, sealed: &[u8]) -> Option<Vec<u8>> {
+        let (key_day, wrapped, groups) = key;
         let key = data_key(&self.keys, poll, key_day, wrapped).ok()?;
-        let place = match at {
-            SealedAt::Ballot(row) => place::ballot(poll, row),
-            SealedAt::Body => place::body(poll),
-            SealedAt::Tallies => place::tallies(poll),
+        let (place, under) = match at {
+            SealedAt::Ballot(row) if row.first() != Some(&STAGED) => {
+                let groups = open_groups(&key, poll, groups).ok()?;
+                let g = groups.of_key(row)?;
+                (place::ballot(poll, row), groups.groups.get(g)?.data_key()?)
+            }
+            SealedAt::Ballot(row) => (place::ballot(poll, row), key),
+            SealedAt::Body => (place::body(poll), key),
+            SealedAt::Tallies => (place::tallies(poll), key),
         };
-        key.open(&place, sealed).ok().map(|p| p.to_vec())
+        under.open(&place, sealed).ok().map(|p| p.to_vec())
     }
 
     /// `poll`'s sealed document as `edit` changes its JSON, sealed for its
@@ -193,19 +215,13 @@ impl Audit {
     }
 
     /// A ballot value found anywhere (a dead row version, a log record, a
-    /// copy), opened as `poll`'s ballot at row key `row` under the data key
-    /// `wrapped` (wrapped for `key_day`) with this key file, and read as
+    /// copy), opened as `poll`'s ballot at row key `row` under the poll key
+    /// `key` ([`Audit::opens`]) with this key file, and read as
     /// [`Audit::ballots`] reads a row (the questions from the poll's
     /// current document). `None` when the key file no longer has that day's
     /// key, or the value does not open there.
-    pub fn open_ballot(
-        &self,
-        poll: &str,
-        (key_day, wrapped): (Day, &[u8]),
-        row: &[u8],
-        sealed: &[u8],
-    ) -> Option<SealedBallot> {
-        let plain = self.opens(poll, (key_day, wrapped), SealedAt::Ballot(row), sealed)?;
+    pub fn open_ballot(&self, poll: &str, key: PollKey<'_>, row: &[u8], sealed: &[u8]) -> Option<SealedBallot> {
+        let plain = self.opens(poll, key, SealedAt::Ballot(row), sealed)?;
         let (_, doc, _) = self.opened(poll).ok()?;
         let stored = rows::ballot_from(&doc.questions, &plain).ok()?;
         Some(SealedBallot {
@@ -213,7 +229,8 @@ impl Audit {
             sealed: sealed.to_vec(),
             day: stored.day,
             choices: stored.ballot.to_stored(),
-            tag: stored.tag,
+            tag: stored.tag.map(|t| *t.bytes()),
+            tag_of_format_one: matches!(stored.tag, Some(rows::Tag::FormatOne(_))),
         })
     }
 

@@ -7,15 +7,14 @@
 //! first answers, older counts); each still opens, since it was sealed
 //! there. The digest and the recount say so, per poll, by name.
 
-use crate::day::Day;
 use crate::error::Error;
 use crate::keyring::Keyring;
 
 use super::engine::ReadConn;
+use super::open::open_image;
 use super::rows;
 use super::seen::Seen;
 use super::vocab::FORMAT;
-use super::writer::mix::open_image;
 
 /// A poll that does not check out, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,10 +24,10 @@ pub struct PollCheck {
 }
 
 /// Checks every poll of the database behind `conn` (one snapshot each).
-pub(super) fn check_all(conn: &mut dyn ReadConn, keys: &Keyring, today: Day) -> anyhow::Result<Vec<PollCheck>> {
-    let mut leases = Vec::new();
+pub(super) fn check_all(conn: &mut dyn ReadConn, keys: &Keyring) -> anyhow::Result<Vec<PollCheck>> {
+    let mut ids = Vec::new();
     conn.once(&mut |rows| {
-        leases = rows.leases()?;
+        ids = rows.poll_ids()?;
         Ok(())
     })?;
     let mut old = Vec::new();
@@ -37,14 +36,17 @@ pub(super) fn check_all(conn: &mut dyn ReadConn, keys: &Keyring, today: Day) -> 
         Ok(())
     })?;
     let mut found = Vec::new();
-    for lease in leases {
-        if old.contains(&lease.id) {
-            found.push(PollCheck { poll: lease.id, problem: "its values are of an earlier format".into() });
+    for id in ids {
+        if old.contains(&id) {
+            found.push(PollCheck {
+                poll: id,
+                problem: "the upgrade could not bring it to format 2 (polld's start names why)".into(),
+            });
             continue;
         }
         let mut problem = None;
         let outcome = conn.snapshot(&mut |rows| {
-            problem = check_one(rows, keys, &lease.id, today)?;
+            problem = check_one(rows, keys, &id)?;
             Ok(())
         });
         if let Err(e) = outcome {
@@ -54,21 +56,15 @@ pub(super) fn check_all(conn: &mut dyn ReadConn, keys: &Keyring, today: Day) -> 
             });
         }
         if let Some(problem) = problem {
-            found.push(PollCheck { poll: lease.id, problem });
+            found.push(PollCheck { poll: id, problem });
         }
     }
     Ok(found)
 }
 
 /// What is wrong with poll `id`, if anything (an `Err` is a problem too).
-fn check_one(
-    rows: &mut dyn super::engine::Rows,
-    keys: &Keyring,
-    id: &str,
-    today: Day,
-) -> Result<Option<String>, Error> {
-    // Expired polls are checked too, until the sweep erases them.
-    let _ = today;
+/// Expired polls are checked too, until the sweep erases them.
+fn check_one(rows: &mut dyn super::engine::Rows, keys: &Keyring, id: &str) -> Result<Option<String>, Error> {
     let Some(image) = open_image(rows, keys, &Seen::default(), id, None)? else { return Ok(None) };
     let mut recount = rows::empty_tallies(&image.layout);
     for (_, stored) in &image.ballots {

@@ -37,6 +37,9 @@ pub(super) trait Rows {
     fn insert_poll(&mut self, row: &NewPollRow) -> Result<(), Error>;
     fn set_body(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error>;
     fn set_tallies(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error>;
+    /// Poll `id`'s sealed ballot groups (`rows::Groups`), if it has them.
+    fn groups(&mut self, id: &str) -> Result<Option<Vec<u8>>, Error>;
+    fn set_groups(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error>;
     /// Stores a poll's key wrapped anew (and, when given, a new expiry day).
     fn set_key(&mut self, id: &str, expires_on: Option<Day>, key_day: Day, wrapped: &[u8]) -> Result<(), Error>;
     /// Rewrites a poll's row whole under a new data key, at format
@@ -46,12 +49,17 @@ pub(super) trait Rows {
     fn delete_poll(&mut self, id: &str) -> Result<u64, Error>;
     /// Erases every poll expired by `day`; how many went.
     fn delete_expired(&mut self, day: Day) -> Result<u64, Error>;
-    /// Every poll's lease, as stored, in id order.
+    /// Every poll's lease, as stored, in id order, for the day's key work
+    /// (an engine with several writers locks the rows, in that order).
     fn leases(&mut self) -> Result<Vec<LeaseRow>, Error>;
+    /// Every poll's id, in id order: a plain read, nothing locked.
+    fn poll_ids(&mut self) -> Result<Vec<String>, Error>;
     /// Poll `id`'s key day as stored, expired or not.
     fn key_day(&mut self, id: &str) -> Result<Option<String>, Error>;
     /// The polls whose sealed values have format `format`, in id order.
     fn polls_of_format(&mut self, format: i64) -> Result<Vec<String>, Error>;
+    /// The format of poll `id`'s sealed values, if it exists.
+    fn format_of(&mut self, id: &str) -> Result<Option<i64>, Error>;
 
     fn ballot(&mut self, poll: &str, key: &[u8]) -> Result<Option<Vec<u8>>, Error>;
     /// Every ballot of `poll`, in key order.
@@ -59,10 +67,17 @@ pub(super) trait Rows {
     /// Stores a new ballot. An engine may hold it until
     /// [`Rows::finish_batch`] (within the same transaction).
     fn insert_ballot(&mut self, poll: &str, key: &[u8], sealed: Vec<u8>) -> Result<(), Error>;
-    /// Deletes every ballot of `poll`, then stores `rows` (the mix: each in
-    /// a new place, in random order; an engine whose rows lie in key order
-    /// may write them in key order).
-    fn replace_ballots(&mut self, poll: &str, rows: Vec<BallotRow>) -> Result<(), Error>;
+    /// The ballots of `poll` whose keys lie from `lo` to `hi` (both
+    /// included), in key order.
+    fn ballots_between(&mut self, poll: &str, lo: &[u8; 16], hi: &[u8; 16]) -> Result<Vec<BallotRow>, Error>;
+    /// Deletes the ballots of `poll` whose keys lie from `lo` to `hi`; how
+    /// many went.
+    fn delete_ballots_between(&mut self, poll: &str, lo: &[u8; 16], hi: &[u8; 16]) -> Result<u64, Error>;
+    /// Stores `rows` of `poll` at once (the mix: in random order; an engine
+    /// whose rows lie in key order may write them in key order).
+    fn insert_ballots(&mut self, poll: &str, rows: Vec<BallotRow>) -> Result<(), Error>;
+    /// Deletes one ballot of `poll`; how many went (0 or 1).
+    fn delete_ballot(&mut self, poll: &str, key: &[u8]) -> Result<u64, Error>;
     /// The polls holding staged ballots (a run that stopped before its mix).
     fn staged_polls(&mut self) -> Result<Vec<String>, Error>;
 
@@ -185,7 +200,8 @@ pub(super) trait Engine: Send + Sync {
     /// Writes a consistent copy of the database to `target` (which must
     /// not exist yet), or says why this engine leaves that to its own tools.
     fn backup(&self, target: &Path, copy: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>) -> anyhow::Result<()>;
-    /// Whether spent vote forms are recorded in the database ([`Rows::redeem_form`]).
+    /// Whether spent vote forms are recorded in the database (several
+    /// nodes: `postgres::writer` spends them with each batch).
     fn records_forms(&self) -> bool;
     /// The SQLite file, or `None`.
     fn path(&self) -> Option<&Path> {

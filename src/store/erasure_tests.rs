@@ -330,6 +330,100 @@ fn a_reader_remembers_no_key_the_keyring_has_lost() {
     assert!(r.poll_with_tallies(&kept, next).unwrap().is_none(), "a remembered key outlived its day");
 }
 
+/// A reader forgets exactly the keys that went, at once and without
+/// reading anything (a worker thread may serve nothing for hours): a
+/// mixed poll's old key and a deleted poll's key go from its memo as the
+/// writer commits, while it keeps the other polls' (on a busy node a mix
+/// is never far, and a memo emptied by each would hardly serve); the day's
+/// key work moves the key state, and every key goes.
+#[test]
+fn a_reader_forgets_the_key_of_a_mixed_or_deleted_poll_only() {
+    let dir = data_dir();
+    let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+    let today = Day::today();
+    let poll = poll_json("Remembered apart", 30);
+    let (mixed, deleted, kept) =
+        (create(&store, &poll, today), create(&store, &poll, today), create(&store, &poll, today));
+    let sorted = |ids: &[&PollId]| {
+        let mut ids: Vec<String> = ids.iter().map(|id| id.as_str().to_owned()).collect();
+        ids.sort();
+        ids
+    };
+    let mut r = store.reader().unwrap();
+    for id in [&mixed, &deleted, &kept] {
+        r.poll(id, today).unwrap().expect("live");
+    }
+    // From here on the reader is idle: `remembered` only looks at its memo.
+    let r = r;
+    assert_eq!(r.remembered(), sorted(&[&mixed, &deleted, &kept]));
+    store.delete_poll(&deleted).unwrap();
+    assert_eq!(r.remembered(), sorted(&[&mixed, &kept]), "a deleted poll's key goes as its DELETE is answered");
+    // A vote: its poll is mixed under a new data key soon after.
+    store.cast(&mixed, a_ballot(&poll, 0), today).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while r.remembered().contains(&mixed.as_str().to_owned()) {
+        assert!(std::time::Instant::now() < deadline, "the mix did not take its poll's old key from an idle reader");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(r.remembered(), sorted(&[&kept]), "the other polls' keys stay");
+    store.sweep(today).unwrap();
+    assert!(r.remembered().is_empty(), "the key state moved: every key goes");
+    let mut r = r;
+    r.poll(&mixed, today).unwrap().expect("live, under its new key");
+    assert!(r.poll(&kept, today).unwrap().is_some());
+    assert_eq!(r.remembered(), sorted(&[&mixed, &kept]));
+}
+
+/// polld's janitor expires remembered keys on a quiet server too: an entry
+/// older than `MEMO_TTL` goes at its call, from every reader's memo, with
+/// no read; a younger one stays.
+#[test]
+fn remembered_keys_expire_at_the_janitors_call_without_a_read() {
+    let dir = data_dir();
+    let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+    let today = Day::today();
+    let poll = poll_json("Remembered briefly", 30);
+    let id = create(&store, &poll, today);
+    let (mut r, mut other) = (store.reader().unwrap(), store.reader().unwrap());
+    r.poll(&id, today).unwrap().expect("live");
+    other.poll(&id, today).unwrap().expect("live");
+    let (r, other) = (r, other);
+    store.expire_key_memos();
+    assert_eq!(r.remembered(), vec![id.as_str().to_owned()], "younger than the TTL: kept");
+    let ttl = crate::store::MEMO_TTL;
+    store.seen.expire_keys(std::time::Instant::now() + ttl - std::time::Duration::from_secs(5));
+    assert_eq!(other.remembered(), vec![id.as_str().to_owned()], "still younger than the TTL: kept");
+    store.seen.expire_keys(std::time::Instant::now() + ttl);
+    assert!(r.remembered().is_empty(), "an entry older than the TTL outlived the janitor's call");
+    assert!(other.remembered().is_empty(), "every reader's memo expires");
+}
+
+/// The race of a read with a forget: a read that found the poll's row
+/// before the writer erased the poll, or moved the key state, unwraps the
+/// old key after the writer has emptied the memos. That key serves the
+/// read, but stays in no memo (else an idle reader would keep it).
+#[test]
+fn a_key_unwrapped_across_a_forget_is_not_remembered() {
+    let dir = data_dir();
+    let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+    let today = Day::today();
+    let poll = poll_json("Raced", 30);
+    let (deleted, rolled) = (create(&store, &poll, today), create(&store, &poll, today));
+    // With nothing forgotten in between, the same path remembers the key.
+    let mut calm = store.reader().unwrap();
+    calm.unwrap_across(&rolled, today, || {}).unwrap();
+    assert_eq!(calm.remembered(), vec![rolled.as_str().to_owned()]);
+    drop(calm);
+    let mut r = store.reader().unwrap();
+    // The row read, then the poll deleted, then its (old) key unwrapped.
+    r.unwrap_across(&deleted, today, || store.delete_poll(&deleted).unwrap()).unwrap();
+    assert!(r.remembered().is_empty(), "a deleted poll's key, unwrapped from a row read before, was remembered");
+    // The same across the day's key work (every key goes).
+    r.unwrap_across(&rolled, today, || drop(store.sweep(today).unwrap())).unwrap();
+    assert!(r.remembered().is_empty(), "a key unwrapped from a row read before the key work was remembered");
+    assert!(r.poll(&deleted, today).unwrap().is_none());
+}
+
 /// A missing, truncated, foreign or damaged key file: a clear error naming
 /// it, and nothing touched (database and key file byte for byte).
 #[test]
@@ -538,7 +632,7 @@ fn a_damaged_poll_row_is_set_aside_and_the_key_state_moves_on() {
     let p = r.poll(&good, next).unwrap().expect("the good poll is unharmed");
     assert_eq!(r.tallies(&p).unwrap().total, 1);
     // pollctl check names them.
-    let named: Vec<String> = store.check_polls(next).unwrap().into_iter().map(|c| c.poll).collect();
+    let named: Vec<String> = store.check_polls().unwrap().into_iter().map(|c| c.poll).collect();
     assert!(named.contains(&flipped.as_str().to_owned()), "{named:?}");
     // Once the key state is past the damaged row's key day, it is erased.
     let key_day: String =
@@ -595,6 +689,29 @@ fn an_exposed_or_rolled_back_key_file_is_refused() {
     let _ = one_day;
 }
 
+/// A key file that could not move (its folder full or read-only, day after
+/// day) is the one real key file, not an old copy: the database never notes
+/// a day more than one past the file's, so the next start takes it.
+#[test]
+fn a_key_file_that_could_not_move_is_not_taken_for_an_old_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("data").join("t.sqlite3");
+    let keys = dir.path().join("keys").join("t.keys");
+    let store = Store::open_db(&db, &Keys::at(&keys), WriterConfig::default()).unwrap();
+    let today = Day::today();
+    let aside = dir.path().join("aside.keys");
+    std::fs::rename(&keys, &aside).unwrap();
+    std::fs::create_dir(&keys).unwrap();
+    for d in 1..=3 {
+        assert!(store.sweep(today.plus_days(d)).is_err(), "the key state cannot move");
+    }
+    drop(store);
+    std::fs::remove_dir(&keys).unwrap();
+    std::fs::rename(&aside, &keys).unwrap();
+    let again = Store::open_db(&db, &Keys::at(&keys), WriterConfig::default());
+    assert!(again.is_ok(), "the only key file there is, refused: {:?}", again.err());
+}
+
 /// The lease is stored once, in the database: a process opened without
 /// `--key-lease-days` (the cron's `pollctl sweep`) wraps for polld's lease,
 /// not the default.
@@ -615,143 +732,4 @@ fn the_lease_is_the_databases_for_every_process() {
     let key_day: String =
         conn.query_row("SELECT key_day FROM sealed_polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap();
     assert_eq!(Day::parse(&key_day).unwrap(), today.next().plus_days(3));
-}
-
-/// A database of format 1 (schema 10, as the last release wrote it): each
-/// poll is brought to format 2 at the first open. A receipt given then
-/// still finds its ballot (through the hashes of format 1 the document now
-/// keeps), a code that voted then stays spent and the others still vote
-/// once, its media opens under a key of its own, and every value of before
-/// is left only under the old data key.
-#[test]
-fn a_database_of_format_one_is_brought_to_format_two() {
-    let dir = data_dir();
-    let path = dir.path().join("t.sqlite3");
-    migrate(&path, BUSY_TIMEOUT, 10).unwrap();
-    let today = Day::today();
-    let conn = connect(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE, BUSY_TIMEOUT).unwrap();
-    let keys = open_keys(&conn, &Keys::apart_from(&path), today).unwrap();
-    // A poll written as format 1 did: its own data key, receipts keyed
-    // under it, codes with a `used` flag, media sealed under the data key.
-    let poll = poll_json("Format one", 30);
-    let id = PollId::generate().unwrap();
-    let key = DataKey::generate().unwrap();
-    let expires = today.plus_days(30);
-    let key_day = keys.lease_day(expires.previous(), today);
-    let wrapped = key.wrap(&keys.wrap_key(key_day).unwrap(), &keys.ring(), id.as_str(), key_day).unwrap();
-    let mut doc = rows::Doc::new(&AdminToken::generate().unwrap().hash(), &poll, Vec::new()).unwrap();
-    doc.invite_key = None;
-    doc.duplicate_check = crate::domain::DuplicateCheck::Invite;
-    let picture = b"format one media bytes".repeat(10);
-    let media_id = MediaId::generate().unwrap();
-    let padded_len = seal::bucket(picture.len());
-    doc.media.push(
-        serde_json::from_value(json!({
-            "id": media_id.as_str(), "question": null, "kind": "image", "mime": "image/png",
-            "size": picture.len(), "padded": padded_len, "sha256": crate::secret::hex(&[0u8; 32]),
-            "alt": "", "width": 1, "height": 1
-        }))
-        .unwrap(),
-    );
-    let receipt = Receipt::generate().unwrap();
-    let settled_then = {
-        let mut out = [0u8; 16];
-        for round in 0..=u8::MAX {
-            out.copy_from_slice(&key.mac(b"receipt settled", &[&[round], &receipt.hash().0])[..16]);
-            if out[0] != 0xff {
-                break;
-            }
-        }
-        out
-    };
-    let layout = rows::Layout::of(&poll.questions);
-    let mut tallies = rows::empty_tallies(&layout);
-    let v1 = |b: &Ballot| {
-        let mut plain = today.to_string().into_bytes();
-        plain.extend_from_slice(b.to_stored().as_bytes());
-        seal::padded(plain, rows::ballot_width(&poll.questions), b' ')
-    };
-    let mine = a_ballot(&poll, 0);
-    let other = a_ballot(&poll, 2);
-    for (_, b) in [(settled_then, &mine), ([0x21; 16], &other)] {
-        rows::tally(&mut tallies, &layout, b, Some(today), 1).unwrap();
-    }
-    conn.execute(
-        "INSERT INTO sealed_polls (id, created_on, expires_on, key_day, data_key, body, tallies)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            id.as_str(),
-            today.to_string(),
-            expires.to_string(),
-            key_day.to_string(),
-            wrapped,
-            key.seal(&place::body(id.as_str()), &doc.to_bytes().unwrap()).unwrap(),
-            key.seal(&place::tallies(id.as_str()), &rows::tallies_bytes(&tallies).unwrap()).unwrap()
-        ],
-    )
-    .unwrap();
-    for (k, b) in [(settled_then, &mine), ([0x21; 16], &other)] {
-        conn.execute(
-            "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",
-            params![id.as_str(), &k[..], key.seal(&place::ballot(id.as_str(), &k), &v1(b)).unwrap()],
-        )
-        .unwrap();
-    }
-    let codes: Vec<InviteCode> = (0..3).map(|_| InviteCode::generate().unwrap()).collect();
-    for (i, c) in codes.iter().enumerate() {
-        conn.execute(
-            "INSERT INTO sealed_invites (poll_id, code_mac, used) VALUES (?1, ?2, ?3)",
-            params![id.as_str(), &key.mac(b"invite", &[&c.hash().0])[..], i == 0],
-        )
-        .unwrap();
-    }
-    let sealed_media = key
-        .seal_pieces(&place::media(id.as_str(), media_id.as_str()), &seal::padded(picture.clone(), padded_len, 0))
-        .unwrap();
-    conn.execute(
-        "INSERT INTO sealed_media (id, poll_id, bytes) VALUES (?1, ?2, ?3)",
-        params![media_id.as_str(), id.as_str(), sealed_media],
-    )
-    .unwrap();
-    let old_values: Vec<(Place, Vec<u8>)> = vec![(place::ballot(id.as_str(), &settled_then), {
-        conn.query_row("SELECT sealed FROM sealed_ballots WHERE id = ?1", [&settled_then[..]], |r| r.get(0)).unwrap()
-    })];
-    drop(conn);
-    drop(keys);
-
-    let store = Store::open(&path).unwrap();
-    let conn = Connection::open(&path).unwrap();
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, SCHEMA_VERSION);
-    let format: i64 = conn.query_row("SELECT format FROM sealed_polls", [], |r| r.get(0)).unwrap();
-    assert_eq!(format, 2);
-    let mut r = store.reader().unwrap();
-    let read = r.poll(&id, today).unwrap().expect("the poll is kept");
-    assert_eq!(r.tallies(&read).unwrap().total, 2);
-    assert_eq!(
-        r.own_ballot(&read, &receipt.hash()).unwrap(),
-        Some(mine.clone()),
-        "a receipt of format 1 finds its ballot"
-    );
-    assert_eq!(r.invite_counts(&read).unwrap(), (3, 1), "the code that voted stays spent");
-    let (_, bytes) = r.media(&media_id, today, |b| Some((0, b.item.size as usize))).unwrap().unwrap();
-    assert_eq!(bytes, picture);
-    let vote = |code: &InviteCode| {
-        store
-            .cast_later(&id, a_ballot(&poll, 1), (Some(code.hash()), None, None), today, None)
-            .unwrap()
-            .committed_blocking()
-    };
-    assert!(vote(&codes[0]).is_err(), "spent before the upgrade");
-    vote(&codes[1]).unwrap();
-    assert!(vote(&codes[1]).is_err(), "spent once");
-    store.amend(&id, receipt.hash(), Some(a_ballot(&poll, 1)), today).unwrap();
-    assert_eq!(r.own_ballot(&read, &receipt.hash()).unwrap(), Some(a_ballot(&poll, 1)));
-    let now = key_of(&conn, store.keys(), &id);
-    for (at, sealed) in &old_values {
-        assert!(now.open(at, sealed).is_err(), "a value of format 1 opens under the poll's key now");
-    }
-    let tables: i64 =
-        conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'sealed_invites'", [], |r| r.get(0)).unwrap();
-    assert_eq!(tables, 0, "format 1's invite rows are gone");
 }

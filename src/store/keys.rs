@@ -8,14 +8,16 @@
 //! each of those would otherwise derive them on its own.
 //!
 //! Promises:
-//! - a ballot's key tells nothing without the poll's data key: a random
-//!   one is random, and one drawn from a receipt is a keyed hash of the
-//!   receipt's tag under the data key, whose first byte is never
-//!   [`STAGED`] unless staged;
-//! - the data key changes at every mix (`writer::mix`), and with it every
-//!   receipt's keys: the keys of a copy made before tell nothing once that
-//!   data key is gone. What carries a receipt from one data key to the next
-//!   is its tag ([`receipt_tag`]), sealed inside its ballot;
+//! - a ballot's key tells nothing without the key it is sealed under but
+//!   its group's number (`rows::Groups`): a staged one is [`STAGED`] and a
+//!   keyed hash of its tag under the poll's data key, or random; a settled
+//!   one is its group's number and a keyed hash of its tag under the
+//!   group's key, or random;
+//! - the poll's data key changes at every mix (`writer::mix`), and so does
+//!   the key of every group the mix rewrites, and with them the keys of
+//!   the receipts' ballots: the keys of a copy made before tell nothing
+//!   once those keys are gone. What carries a receipt from one key to the
+//!   next is its tag ([`receipt_tag`]), sealed inside its ballot;
 //! - the digest of a poll's ballots ([`Digest`]) changes with any ballot
 //!   row added, removed, or put back as it was: the counts carry it, so a
 //!   copy with a ballot row deleted or reverted does not match its counts.
@@ -43,7 +45,7 @@ pub(super) fn data_key(keys: &Keyring, id: &str, key_day: Day, wrapped: &[u8]) -
 /// The tag a ballot cast with receipt `r` carries, sealed inside it: a
 /// hash of the receipt's hash under a label of its own. The mix, which
 /// never sees a receipt, draws the ballot's next key from it
-/// ([`settled_key`]), and so does the receipt's holder.
+/// (`settled_key`), and so does the receipt's holder.
 pub fn receipt_tag(r: &ReceiptHash) -> [u8; 16] {
     let digest = Sha256::new().chain_update(b"anonpoll receipt tag v2\0").chain_update(r.0).finalize();
     let mut tag = [0u8; 16];
@@ -59,26 +61,32 @@ pub(super) fn staged_key(key: &DataKey, tag: &[u8; 16]) -> [u8; 16] {
     staged
 }
 
-/// Where the mix puts a ballot of tag `tag` under the data key `key`.
-pub(super) fn settled_key(key: &DataKey, tag: &[u8; 16]) -> [u8; 16] {
-    drawn(|input| key.mac(b"receipt settled v2", input), tag)
+/// Where the mix puts a ballot of tag `tag` in group `group`, whose key is
+/// `key`: the group's number, then a keyed hash of the tag.
+pub(super) fn settled_key(key: &DataKey, group: usize, tag: &[u8; 16]) -> [u8; 16] {
+    let mut out = group_prefix(group);
+    out[2..].copy_from_slice(&key.mac(b"receipt settled v3", &[tag])[..14]);
+    out
 }
 
-/// A random key, staged or not; a settled one never starts with [`STAGED`].
-pub(super) fn random_key(staged: bool) -> Result<[u8; 16], Error> {
+/// A random key for a ballot without a tag: staged, or settled in
+/// `group`.
+pub(super) fn random_key(group: Option<usize>) -> Result<[u8; 16], Error> {
     let mut key = [0u8; 16];
     crate::secret::random_bytes(&mut key).map_err(Error::internal)?;
-    if staged {
-        key[0] = STAGED;
-    }
-    // One value of 256 is taken by staging; the first byte stays uniform
-    // over the others.
-    while !staged && key[0] == STAGED {
-        let mut b = [0u8; 1];
-        crate::secret::random_bytes(&mut b).map_err(Error::internal)?;
-        key[0] = b[0];
+    match group {
+        None => key[0] = STAGED,
+        Some(g) => key[..2].copy_from_slice(&group_prefix(g)[..2]),
     }
     Ok(key)
+}
+
+/// A key starting with group `group`'s number (two bytes, big-endian; a
+/// group's number is below 2^15, so never [`STAGED`]).
+fn group_prefix(group: usize) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    out[..2].copy_from_slice(&u16::try_from(group).unwrap_or(u16::MAX >> 1).to_be_bytes());
+    out
 }
 
 /// A settled key drawn from `input`: the first 16 bytes of the keyed hash
@@ -182,14 +190,7 @@ impl Digest {
 
     /// Counts the row of `key` holding `sealed` in (`add`) or out.
     pub fn count(&mut self, key: &[u8], sealed: &[u8], add: bool) {
-        let term = row_term(key, sealed);
-        let mut carry = false;
-        for (limb, t) in self.0.iter_mut().zip(term) {
-            let (a, c1) = if add { limb.overflowing_add(t) } else { limb.overflowing_sub(t) };
-            let (b, c2) = if add { a.overflowing_add(u64::from(carry)) } else { a.overflowing_sub(u64::from(carry)) };
-            *limb = b;
-            carry = c1 || c2;
-        }
+        self.merge(&Digest(row_term(key, sealed)), add);
     }
 
     pub fn to_bytes(self) -> [u8; 32] {
@@ -219,6 +220,17 @@ impl Digest {
         out[..nonce.len()].copy_from_slice(nonce);
         out[NONCE_LEN..NONCE_LEN + tag.len()].copy_from_slice(tag);
         out
+    }
+
+    /// Adds (`add`) or takes out the rows another digest counted.
+    pub fn merge(&mut self, other: &Digest, add: bool) {
+        let mut carry = false;
+        for (limb, t) in self.0.iter_mut().zip(other.0) {
+            let (a, c1) = if add { limb.overflowing_add(t) } else { limb.overflowing_sub(t) };
+            let (b, c2) = if add { a.overflowing_add(u64::from(carry)) } else { a.overflowing_sub(u64::from(carry)) };
+            *limb = b;
+            carry = c1 || c2;
+        }
     }
 
     /// The digest of `rows` (key, sealed).
@@ -340,12 +352,16 @@ mod tests {
         let r = ReceiptHash([9; 32]);
         let (k1, k2) = (DataKey::generate().unwrap(), DataKey::generate().unwrap());
         let tag = receipt_tag(&r);
-        assert_ne!(settled_key(&k1, &tag), settled_key(&k2, &tag), "a new data key moves every receipt's ballot");
-        assert_eq!(settled_key(&k1, &tag), settled_key(&DataKey::import(&k1.export()), &tag));
+        assert_ne!(
+            settled_key(&k1, 3, &tag),
+            settled_key(&k2, 3, &tag),
+            "a new group key moves every receipt's ballot"
+        );
+        assert_eq!(settled_key(&k1, 3, &tag), settled_key(&DataKey::import(&k1.export()), 3, &tag));
         assert_eq!(staged_key(&k1, &tag)[0], STAGED);
-        assert_ne!(settled_key(&k1, &tag)[0], STAGED);
-        assert_ne!(random_key(false).unwrap()[0], STAGED);
-        assert_eq!(random_key(true).unwrap()[0], STAGED);
+        assert_eq!(settled_key(&k1, 0x7fff, &tag)[..2], [0x7f, 0xff], "its group's number first");
+        assert_eq!(random_key(Some(0x7fff)).unwrap()[..2], [0x7f, 0xff]);
+        assert_eq!(random_key(None).unwrap()[0], STAGED);
         // Format 1's keys, kept as hash keys, give what the data key gave.
         let old = FormatOneReceipts::of(&k1);
         let [staged, settled, _] = old.keys(&r);

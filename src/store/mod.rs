@@ -3,7 +3,7 @@
 //! lives in this module's engine folders.
 //!
 //! The shape, bottom up (no module imports one above it):
-//! - [`seal`], [`vocab`], [`keys`], [`rows`], [`seen`]: the vocabulary:
+//! - [`seal`], `vocab`, `keys`, `rows`, `seen`: the vocabulary:
 //!   the cipher and places, the rows as stored, the keys and names of rows,
 //!   the plaintext layouts, what this process has seen;
 //! - `engine`: the seam, three traits (`Rows`, `ReadConn`, `Engine`);
@@ -23,7 +23,7 @@
 //! |---|---|---|---|
 //! | every byte of a poll sealed under a key that ceases to exist | `seal`, `keys`, `writer::keywork` | | |
 //! | no order of arrival at rest; no code or form paired with its ballot | staging and `writer::mix` (new keys, new data key, random order); codes spent in the sealed counts | the log truncated and its index cleared after a mix | forms' nonces stored only as keyed hashes of the day's form key |
-//! | a withdrawn or changed ballot gone from every copy within the lease | a change is a mix (`writer::mix::amend`) | the log truncated after it | |
+//! | a withdrawn or changed ballot gone from every copy within the lease | a change is stored as a vote (`writer::amend`), and the poll's next mix re-keys it | the row zeroed, the log truncated after it | |
 //! | tampering noticed | `rows::State` (version, digest), `seen`, `check` | | |
 //! | one bad row never stops the key chain | `writer::keywork` sets it aside | | |
 
@@ -58,7 +58,7 @@ pub use check::PollCheck;
 pub use engine::{Health, Stats};
 pub use keys::receipt_tag;
 pub use postgres::{is_url, shown};
-pub use reader::{Due, MEMO_TTL, MediaBlob, Reader, STREAM_MMAP};
+pub use reader::{Due, MEMO_SWEEP, MEMO_TTL, MediaBlob, Reader, STREAM_MMAP};
 pub use writer::{MAX_INVITES, MIX_EVERY, Rolled, WriterConfig};
 
 use engine::Engine;
@@ -146,6 +146,14 @@ impl Store {
         Ok(Reader::new(self.engine.reader()?, self.keys.clone(), self.seen.clone()))
     }
 
+    /// Drops, from every reader's memo of data keys, each key remembered
+    /// for [`MEMO_TTL`] or longer, whether or not its reader reads again.
+    /// polld's janitor calls it every [`MEMO_SWEEP`], so that on a quiet
+    /// server too no key stays in memory past the sum of the two.
+    pub fn expire_key_memos(&self) {
+        self.seen.expire_keys(std::time::Instant::now());
+    }
+
     /// Stores a new poll with its media, in one transaction.
     pub fn create_poll(
         &self,
@@ -226,9 +234,9 @@ impl Store {
     }
 
     /// Replaces (`Some`) or withdraws (`None`) the ballot that came with
-    /// `receipt`, with its counters, while the poll is open, and gives the
-    /// poll a new data key with it (the old answers are left only under
-    /// the old key, which dies with its lease): `Error::Closed`,
+    /// `receipt`, with its counters, while the poll is open; the poll's next
+    /// mix gives it a new data key, and the old answers are then left only
+    /// under the old key, which dies with its lease: `Error::Closed`,
     /// `Error::NotFound` (poll gone) or `Error::ReceiptRefused` (no such
     /// ballot, or changes turned off) otherwise. The new ballot was checked
     /// against the poll's questions.
@@ -289,8 +297,8 @@ impl Store {
     /// Every poll opened and recounted as `pollctl check` does: each one
     /// whose row cannot be read, whose ballots are not those its counts
     /// were written with, or whose counts are not a recount of its ballots.
-    pub fn check_polls(&self, today: Day) -> anyhow::Result<Vec<PollCheck>> {
-        check::check_all(&mut *self.engine.reader()?, &self.keys, today)
+    pub fn check_polls(&self) -> anyhow::Result<Vec<PollCheck>> {
+        check::check_all(&mut *self.engine.reader()?, &self.keys)
     }
 
     /// Writes a consistent, compacted copy of the database to `target`
@@ -299,14 +307,12 @@ impl Store {
     /// service keeps running. The copy's polls with ballots not yet mixed
     /// are mixed in the copy, so that it holds none in the order they came.
     pub fn backup(&self, target: &Path) -> anyhow::Result<()> {
-        let keys_dir = self.keys.path().parent().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.to_owned()));
-        let target_dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let target_dir = std::path::absolute(target_dir).unwrap_or_else(|_| target_dir.to_owned());
-        if keys_dir.as_deref().is_some_and(|k| target_dir.starts_with(k)) {
+        if beside_keys(self.keys.path(), target)? {
             anyhow::bail!(
-                "refusing to write a backup into {}, the key file's folder: a backup must never travel with \
-                 the key file (docs/OPERATIONS.md, \"Backups\")",
-                target_dir.display()
+                "refusing to write a backup to {}, in the key file's folder ({}): a backup must never travel \
+                 with the key file (docs/OPERATIONS.md, \"Backups\")",
+                target.display(),
+                folder_of(self.keys.path()).display()
             );
         }
         let (keys, seen) = (self.keys.clone(), Seen::default());
@@ -318,6 +324,29 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// The folder a file path names its file in; an empty one is the current
+/// folder.
+fn folder_of(file: &Path) -> &Path {
+    file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// Whether a file at `target` would lie in the folder of the key file at
+/// `keys`, or below it. Both folders are compared as they are on disk
+/// (canonical: no `.` or `..`, no symbolic link, relative paths from the
+/// current folder), so that no spelling of the key file's folder gets
+/// past. The key file's folder exists (the key file was opened); the
+/// target's must too, or no backup could be written there anyway.
+fn beside_keys(keys: &Path, target: &Path) -> anyhow::Result<bool> {
+    let keys_dir = folder_of(keys);
+    let keys_dir =
+        keys_dir.canonicalize().with_context(|| format!("cannot find the key file's folder {}", keys_dir.display()))?;
+    let target_dir = folder_of(target);
+    let target_dir = target_dir
+        .canonicalize()
+        .with_context(|| format!("cannot write a backup into {}: the folder must exist", target_dir.display()))?;
+    Ok(target_dir.starts_with(&keys_dir))
 }
 
 /// What a queued vote's sender does once the writer knows whether the ballot
@@ -383,3 +412,5 @@ mod erasure_tests;
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upgrade_tests;

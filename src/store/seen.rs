@@ -1,26 +1,41 @@
 //! What this process has seen of the polls it serves, shared by its writer
-//! and its readers: the latest version of each poll's counts, and how many
-//! times it has erased or re-keyed anything.
+//! and its readers: the latest version of each poll's counts, and the data
+//! keys its readers remember.
 //!
 //! Why: a poll's sealed counts carry a version that grows with every write
 //! (`rows::State`). Someone who can write to the database could put an
 //! older sealed value back at its place; it would open, since it was
 //! sealed there. Remembering the latest version read or written, a read
-//! of an older one fails instead ([`Seen::check`]). And a reader keeps the
-//! data keys it unwrapped (`reader`'s memo): when the writer erases a poll
-//! or gives it a new data key, [`Seen::forget_keys`] tells every reader to
-//! drop what it keeps, so that no key outlives its poll in this process's
-//! memory for longer than a read takes.
+//! of an older one fails instead ([`Seen::check`]). And each reader keeps
+//! the data keys it unwrapped in a memo (`reader::KeyMemo`) registered
+//! here, so that the writer takes them out itself, at once, whether or not
+//! the reader ever reads again: when it erases a poll or gives it a new
+//! data key, [`Seen::forget_key`] removes that poll's key from every memo;
+//! when the key state moves (the day's key work), [`Seen::forget_keys`]
+//! empties them all; and [`Seen::expire_keys`] (polld's janitor, through
+//! `Store::expire_key_memos`) drops every entry older than
+//! `reader::MEMO_TTL`. Only the poll's own key goes on a mix or an
+//! erasure: a busy node mixes all the time, and every reader starting over
+//! at each mix would unwrap nearly every key it reads.
+//!
+//! A read that found a poll's row before a forget may unwrap the old key
+//! after the writer emptied the memos: [`Seen::remember`] keeps it out of
+//! the memo then (see there).
 //!
 //! Promises: bounded (past [`MAX_POLLS`] it starts over: a version not
-//! remembered is only not checked); nothing here is written anywhere.
+//! remembered is only not checked; a memo is held weakly, and a dropped
+//! reader's goes from the list at the next registration or forget); a
+//! reader pays one atomic load per read and one uncontended lock per key
+//! it looks up; nothing here is written anywhere.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Instant;
 
 use crate::error::Error;
+
+use super::reader::KeyMemo;
 
 /// Most polls whose versions one process remembers.
 pub const MAX_POLLS: usize = 100_000;
@@ -32,8 +47,19 @@ pub struct Seen {
     versions: Mutex<HashMap<String, (u64, Instant)>>,
     /// Versions the writer has written in a transaction not committed yet.
     staged: Mutex<Vec<(String, u64)>>,
-    /// Grows each time a poll was erased or given a new data key.
-    key_epoch: AtomicU64,
+    /// Every live reader's memo of data keys (and some dropped ones', until
+    /// the next pruning).
+    memos: Mutex<Vec<Weak<Mutex<KeyMemo>>>>,
+    /// How many times a key (or every key) was forgotten: moved before the
+    /// memos are emptied, so that an unwrap that began before cannot put
+    /// its key back after ([`Seen::remember`]).
+    forgets: AtomicU64,
+}
+
+/// A memo, locked; a poisoned one is used as it is (each change to it is
+/// one map operation: a panic leaves no half-done entry).
+pub(super) fn lock(memo: &Mutex<KeyMemo>) -> MutexGuard<'_, KeyMemo> {
+    memo.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Seen {
@@ -48,11 +74,7 @@ impl Seen {
             Some((seen, at)) if *seen > version && *at < began => {
                 let seen = *seen;
                 drop(versions);
-                eprintln!(
-                    "anonpoll: poll {id}'s counts read at version {version}, but version {seen} was read or \
-                     written before that read began: an older value was put back in the database (pollctl check)"
-                );
-                Err(Error::internal(anyhow::anyhow!("the counts of a poll were rolled back")))
+                Err(put_back(id, version, seen))
             }
             Some(_) if version == 0 => Ok(()),
             Some((seen, at)) => {
@@ -72,6 +94,31 @@ impl Seen {
         }
     }
 
+    /// As [`Seen::check`], for a read inside the writer's open transaction,
+    /// which sees that transaction's own writes: refused the same way, but
+    /// noted only once the transaction commits, as [`Seen::stage`] notes a
+    /// write. Noted at once, a version that transaction wrote and read back
+    /// (the writer's cache starting over within a batch, or another write
+    /// after the batch's votes) would count as seen before it is committed:
+    /// a reader that began after that read, in a snapshot without the
+    /// commit, would be refused; after a rollback, every later read of the
+    /// poll would be, the writer's too; and the commit, noting the
+    /// transaction's earlier writes after that read, would call them put
+    /// back.
+    pub fn check_in_tx(&self, id: &str, version: u64, began: Instant) -> Result<(), Error> {
+        let versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&(seen, at)) = versions.get(id)
+            && seen > version
+            && at < began
+        {
+            drop(versions);
+            return Err(put_back(id, version, seen));
+        }
+        drop(versions);
+        self.stage(id, version);
+        Ok(())
+    }
+
     /// Notes that the writer wrote poll `id`'s counts at `version`, in a
     /// transaction that [`Seen::committed`] or [`Seen::rolled_back`] ends.
     pub fn stage(&self, id: &str, version: u64) {
@@ -86,6 +133,18 @@ impl Seen {
         }
     }
 
+    /// How many versions the writer's transaction has staged so far: a
+    /// mark for [`Seen::rolled_back_to`].
+    pub fn staged_mark(&self) -> usize {
+        self.staged.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// A savepoint of the writer's transaction was rolled back: the
+    /// versions it staged since `mark` never were.
+    pub fn rolled_back_to(&self, mark: usize) {
+        self.staged.lock().unwrap_or_else(PoisonError::into_inner).truncate(mark);
+    }
+
     /// The writer's transaction was rolled back: its versions never were.
     pub fn rolled_back(&self) {
         self.staged.lock().unwrap_or_else(PoisonError::into_inner).clear();
@@ -97,20 +156,110 @@ impl Seen {
         self.versions.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
     }
 
-    /// Tells readers that a data key they may keep is gone.
-    pub fn forget_keys(&self) {
-        self.key_epoch.fetch_add(1, Ordering::Release);
+    /// Registers a reader's memo of data keys, for the writer and the
+    /// janitor to empty ([`Seen::forget_key`], [`Seen::expire_keys`]).
+    pub(super) fn register(&self, memo: &Arc<Mutex<KeyMemo>>) {
+        let mut memos = self.memos.lock().unwrap_or_else(PoisonError::into_inner);
+        memos.retain(|m| m.strong_count() > 0);
+        memos.push(Arc::downgrade(memo));
     }
 
-    /// The count [`Seen::forget_keys`] moves.
-    pub fn key_epoch(&self) -> u64 {
-        self.key_epoch.load(Ordering::Acquire)
+    /// Runs `f` on every registered memo that lives, under its lock, and
+    /// drops the dead ones from the list.
+    fn each_memo(&self, mut f: impl FnMut(&mut KeyMemo)) {
+        let mut memos = self.memos.lock().unwrap_or_else(PoisonError::into_inner);
+        memos.retain(|m| match m.upgrade() {
+            Some(memo) => {
+                f(&mut lock(&memo));
+                true
+            }
+            None => false,
+        });
     }
+
+    /// Removes poll `id`'s data key from every reader's memo (the poll was
+    /// erased, or mixed under a new data key), zeroized as it drops. A read
+    /// using it holds its own reference until it ends.
+    pub fn forget_key(&self, id: &str) {
+        self.forgets.fetch_add(1, Ordering::AcqRel);
+        self.each_memo(|memo| memo.forget(id));
+    }
+
+    /// Empties every reader's memo (the key state moved: every key is
+    /// wrapped anew, or gone).
+    pub fn forget_keys(&self) {
+        self.forgets.fetch_add(1, Ordering::AcqRel);
+        self.each_memo(KeyMemo::clear);
+    }
+
+    /// Drops, from every reader's memo, each key remembered for
+    /// `reader::MEMO_TTL` or longer as of `now`.
+    pub fn expire_keys(&self, now: Instant) {
+        self.each_memo(|memo| memo.expire(now));
+    }
+
+    /// How many times a key was forgotten so far: a reader takes it before
+    /// it reads a row whose key it may unwrap, for [`Seen::remember`].
+    pub fn forgets(&self) -> u64 {
+        self.forgets.load(Ordering::Acquire)
+    }
+
+    /// Runs `insert` on `memo`, under its lock, only if no key was
+    /// forgotten since [`Seen::forgets`] answered `since`.
+    ///
+    /// Why that is enough: a read that found a poll's row before the
+    /// writer's commit took `since` before the commit, hence before the
+    /// count moved. If this lock comes before the writer's of the same
+    /// memo, the writer removes what is inserted here; if it comes after,
+    /// the count had moved before the writer took that lock, so it is seen
+    /// here and nothing is inserted. Any forget counts, not only one of
+    /// this poll: the window is one read's (a mix in it costs one unwrap
+    /// more at the next read, not a wrong key).
+    pub(super) fn remember(&self, memo: &Mutex<KeyMemo>, since: u64, insert: impl FnOnce(&mut KeyMemo)) {
+        let mut memo = lock(memo);
+        if self.forgets.load(Ordering::Acquire) == since {
+            insert(&mut memo);
+        }
+    }
+
+    /// How many memos are registered, dead or alive.
+    #[cfg(test)]
+    fn registered(&self) -> usize {
+        self.memos.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+}
+
+/// The error of a read of poll `id`'s counts at `version` after `seen` was
+/// seen, said on stderr too.
+fn put_back(id: &str, version: u64, seen: u64) -> Error {
+    eprintln!(
+        "anonpoll: poll {id}'s counts read at version {version}, but version {seen} was read or \
+         written before that read began: an older value was put back in the database (pollctl check)"
+    );
+    Error::internal(anyhow::anyhow!("the counts of a poll were rolled back"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::reader::MEMO_TTL;
+
+    /// What a savepoint rolled back staged is never noted; what came before
+    /// it in the transaction is, at the commit.
+    #[test]
+    fn versions_staged_in_a_rolled_back_savepoint_are_never_seen() {
+        let seen = Seen::default();
+        seen.stage("p", 5);
+        let mark = seen.staged_mark();
+        seen.stage("p", 6);
+        seen.stage("q", 2);
+        seen.rolled_back_to(mark);
+        seen.committed();
+        let later = Instant::now();
+        assert!(seen.check("p", 5, later).is_ok(), "6 was never committed");
+        assert!(seen.check("q", 1, later).is_ok(), "q's 2 neither");
+        assert!(seen.check("p", 4, later).is_err(), "5 was");
+    }
 
     #[test]
     fn an_older_version_than_one_seen_before_the_read_began_is_refused() {
@@ -130,8 +279,74 @@ mod tests {
         assert!(seen.check("q", 6, Instant::now()).is_err());
         seen.forget("p");
         seen.check("p", 1, Instant::now()).unwrap();
-        let e = seen.key_epoch();
+    }
+
+    /// A memo with a key for each of `polls`, remembered at `at`.
+    fn memo_of(seen: &Seen, polls: &[&str], at: Instant) -> Arc<Mutex<KeyMemo>> {
+        let memo = Arc::new(Mutex::new(KeyMemo::default()));
+        seen.register(&memo);
+        for id in polls {
+            seen.remember(&memo, seen.forgets(), |m| m.insert_for_tests(id, at));
+        }
+        memo
+    }
+
+    fn ids(memo: &Mutex<KeyMemo>) -> Vec<String> {
+        lock(memo).ids()
+    }
+
+    #[test]
+    fn a_forgotten_key_leaves_every_memo_at_once() {
+        let seen = Seen::default();
+        let now = Instant::now();
+        let (one, two) = (memo_of(&seen, &["a", "b"], now), memo_of(&seen, &["a", "c"], now));
+        seen.forget_key("a");
+        assert_eq!(ids(&one), ["b"], "only the poll's own key goes");
+        assert_eq!(ids(&two), ["c"]);
+        seen.forget_key("nowhere");
+        assert_eq!((ids(&one), ids(&two)), (vec!["b".to_owned()], vec!["c".to_owned()]));
+        // The key state moved: every key, from every memo.
         seen.forget_keys();
-        assert_eq!(seen.key_epoch(), e + 1);
+        assert!(ids(&one).is_empty() && ids(&two).is_empty());
+        // A dropped reader's memo leaves the list.
+        drop(two);
+        seen.forget_key("b");
+        assert_eq!(seen.registered(), 1);
+        drop(one);
+        let _three = memo_of(&seen, &[], now);
+        assert_eq!(seen.registered(), 1, "pruned at registration");
+    }
+
+    #[test]
+    fn only_keys_older_than_the_ttl_expire() {
+        let seen = Seen::default();
+        let now = Instant::now();
+        let second = std::time::Duration::from_secs(1);
+        let memo = memo_of(&seen, &["old"], now);
+        seen.remember(&memo, seen.forgets(), |m| m.insert_for_tests("young", now + 10 * second));
+        seen.expire_keys(now + MEMO_TTL - second);
+        assert_eq!(ids(&memo), ["old", "young"]);
+        seen.expire_keys(now + MEMO_TTL);
+        assert_eq!(ids(&memo), ["young"], "remembered for the TTL: gone");
+        seen.expire_keys(now + MEMO_TTL + 10 * second);
+        assert!(ids(&memo).is_empty());
+    }
+
+    #[test]
+    fn a_key_unwrapped_across_a_forget_is_not_remembered() {
+        let seen = Seen::default();
+        let memo = memo_of(&seen, &[], Instant::now());
+        let forgets: [&dyn Fn(&Seen); 2] = [&|s| s.forget_key("p"), &|s| s.forget_keys()];
+        for forget in forgets {
+            // The reader takes the count, reads the row; the writer forgets
+            // the key (nothing to remove yet); the reader unwraps, inserts.
+            let since = seen.forgets();
+            forget(&seen);
+            seen.remember(&memo, since, |m| m.insert_for_tests("p", Instant::now()));
+            assert!(ids(&memo).is_empty(), "a key from before the forget was remembered");
+        }
+        // From after it, it is.
+        seen.remember(&memo, seen.forgets(), |m| m.insert_for_tests("p", Instant::now()));
+        assert_eq!(ids(&memo), ["p"]);
     }
 }

@@ -9,12 +9,12 @@ use crate::domain::{Ballot, Tallies};
 use crate::keyring::Keyring;
 use crate::secret::PollId;
 
+use super::open::{Image, open_image};
 use super::rows::{self, Doc, Layout, State};
 use super::seal::DataKey;
 use super::seen::Seen;
 use super::sqlite::Lite;
 use super::vocab::place;
-use super::writer::mix::{Image, open_image};
 
 /// A connection of a test's own to `store`'s file, as another process has.
 pub fn conn_of(store: &super::Store) -> Connection {
@@ -72,7 +72,7 @@ pub fn assert_counts_match(conn: &Connection, keys: &Keyring, id: &PollId) -> us
 /// another process would, keeping the counts' digest right (so that what
 /// is tested is where the row lies, not the digest).
 pub fn move_ballot(conn: &Connection, keys: &Keyring, id: &PollId, from: &[u8], to: &[u8; 16]) {
-    let image = image_of(conn, keys, id);
+    let mut image = image_of(conn, keys, id);
     let sealed: Vec<u8> = conn
         .query_row(
             "SELECT sealed FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2",
@@ -80,13 +80,23 @@ pub fn move_ballot(conn: &Connection, keys: &Keyring, id: &PollId, from: &[u8], 
             |r| r.get(0),
         )
         .unwrap();
-    let plain = image.key.open(&place::ballot(id.as_str(), from), &sealed).unwrap();
-    let moved = image.key.seal(&place::ballot(id.as_str(), to), &plain).unwrap();
+    let plain = image.key_at(from).unwrap().open(&place::ballot(id.as_str(), from), &sealed).unwrap();
+    let moved = image.key_at(to).expect("a key where it goes").seal(&place::ballot(id.as_str(), to), &plain).unwrap();
     conn.execute(
         "UPDATE sealed_ballots SET id = ?3, sealed = ?4 WHERE poll_id = ?1 AND id = ?2",
         params![id.as_str(), from, &to[..], moved],
     )
     .unwrap();
+    // The groups' counts and digests follow, as the writer keeps them.
+    for (at, value, add) in [(from, &sealed, false), (&to[..], &moved, true)] {
+        if let Some(g) = image.groups.of_key(at) {
+            let group = &mut image.groups.groups[g];
+            group.digest.count(at, value, add);
+            group.count = if add { group.count + 1 } else { group.count - 1 };
+        }
+    }
+    let groups = image.key.seal(&place::groups(id.as_str()), &image.groups.to_bytes()).unwrap();
+    conn.execute("UPDATE sealed_polls SET ballot_groups = ?2 WHERE id = ?1", params![id.as_str(), groups]).unwrap();
     let mut state = image.state;
     state.digest.count(from, &sealed, false);
     state.digest.count(to, &moved, true);
@@ -96,30 +106,6 @@ pub fn move_ballot(conn: &Connection, keys: &Keyring, id: &PollId, from: &[u8], 
 /// Writes `state` as `id`'s counts, one version on, as the writer would.
 pub fn write_state(conn: &Connection, key: &DataKey, id: &PollId, state: &mut State) {
     super::writer::write_state_for_tests(&mut Lite(conn), &Seen::default(), id.as_str(), key, state).unwrap();
-}
-
-/// Stores `ballot` of `day` at `key`, carrying `tag`, counted as a vote of
-/// the store's own would be (counts, digest): for tests that place rows
-/// where no vote would.
-pub fn put_ballot(
-    conn: &Connection,
-    keys: &Keyring,
-    id: &PollId,
-    key: &[u8; 16],
-    (ballot, day, tag): (&Ballot, Day, Option<[u8; 16]>),
-) {
-    let image = image_of(conn, keys, id);
-    let plain = rows::ballot_bytes(&image.layout, day, ballot, tag.as_ref()).unwrap();
-    let sealed = image.key.seal(&place::ballot(id.as_str(), key), &plain).unwrap();
-    conn.execute(
-        "INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)",
-        params![id.as_str(), &key[..], sealed],
-    )
-    .unwrap();
-    let mut state = image.state;
-    rows::tally(&mut state.tallies, &image.layout, ballot, Some(day), 1).unwrap();
-    state.digest.count(key, &sealed, true);
-    write_state(conn, &image.key, id, &mut state);
 }
 
 /// Every key of a stored ballot, in key order, in the SQLite file `path`.

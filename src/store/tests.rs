@@ -8,10 +8,11 @@ use serde_json::json;
 use super::*;
 use crate::domain::NewPoll;
 use crate::secret::AdminToken;
+use crate::store::seal::DataKey;
 use crate::store::sqlite::testing::{MIGRATIONS, SCHEMA_VERSION};
 use crate::store::testkit::{
     DataDir, assert_counts_match, ballot_keys, ballots_of, conn_of, data_dir, image_of, in_files, move_ballot,
-    put_ballot, wait_for_mix,
+    wait_for_mix,
 };
 
 fn new_poll() -> NewPoll {
@@ -473,8 +474,75 @@ fn a_backup_is_refused_beside_the_key_file() {
     let err = store.backup(&keys_dir.join("backup.sqlite3")).unwrap_err().to_string();
     assert!(err.contains("key file's folder"), "{err}");
     assert!(!keys_dir.join("backup.sqlite3").exists());
+    std::fs::create_dir(keys_dir.join("sub")).unwrap();
     let err = store.backup(&keys_dir.join("sub").join("backup.sqlite3")).unwrap_err().to_string();
     assert!(err.contains("key file's folder"), "{err}");
+    // Nor through `..`, whatever the spelling.
+    let around = keys_dir.parent().unwrap().join("data").join("..").join(keys_dir.file_name().unwrap());
+    let err = store.backup(&around.join("backup.sqlite3")).unwrap_err().to_string();
+    assert!(err.contains("key file's folder"), "{err}");
+    assert!(!keys_dir.join("backup.sqlite3").exists());
+    // A folder that does not exist is a clear error, not a refusal.
+    let err = format!("{:#}", store.backup(&dir_beside(&keys_dir, "missing").join("backup.sqlite3")).unwrap_err());
+    assert!(err.contains("must exist"), "{err}");
+}
+
+/// The folder `name` beside `dir`.
+fn dir_beside(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.parent().unwrap().join(name)
+}
+
+/// `path` (which exists) spelled relative to the current folder, which
+/// a test must not change (tests run on threads of one process).
+fn relative_to_cwd(path: &Path) -> std::path::PathBuf {
+    let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+    let mut rel: std::path::PathBuf = cwd.components().skip(1).map(|_| "..").collect();
+    rel.push(path.canonicalize().unwrap().strip_prefix("/").unwrap());
+    rel
+}
+
+/// Where a backup is refused: the key file's folder and below, however
+/// either path is spelled (relative, with `..`, through a symbolic link),
+/// and only there. A key file named without a folder is in the current one.
+#[test]
+fn a_backup_is_refused_in_the_key_files_folder_however_it_is_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, keys_dir) = (dir.path().join("data"), dir.path().join("data-keys"));
+    std::fs::create_dir_all(keys_dir.join("sub")).unwrap();
+    std::fs::create_dir(&data).unwrap();
+    let keys = keys_dir.join("anonpoll.keys");
+    let refused = |keys: &Path, target: &Path| beside_keys(keys, target).unwrap();
+
+    assert!(!refused(&keys, &data.join("b.sqlite3")), "the data folder beside it");
+    assert!(!refused(&data.join("anonpoll.keys"), &keys_dir.join("b.sqlite3")), "a name that only begins alike");
+    assert!(refused(&keys, &keys_dir.join("b.sqlite3")));
+    assert!(refused(&keys, &keys_dir.join("sub").join("b.sqlite3")), "below it");
+    assert!(refused(&keys, &data.join("..").join("data-keys").join("b.sqlite3")), "through ..");
+    assert!(refused(&keys, &keys_dir.join("sub").join("..").join("b.sqlite3")));
+    // Relative paths, from the current folder.
+    let (rel_keys, rel_data) = (relative_to_cwd(&keys_dir).join("anonpoll.keys"), relative_to_cwd(&data));
+    assert!(rel_keys.is_relative());
+    assert!(!refused(&rel_keys, &rel_data.join("b.sqlite3")));
+    assert!(refused(&rel_keys, &rel_data.join("..").join("data-keys").join("b.sqlite3")));
+    assert!(refused(&keys, &relative_to_cwd(&keys_dir).join("b.sqlite3")));
+    // A key file named without a folder lies in the current folder: a
+    // backup elsewhere is fine, one in the current folder is not.
+    assert!(!refused(Path::new("anonpoll.keys"), &data.join("b.sqlite3")));
+    assert!(!refused(Path::new("anonpoll.keys"), &rel_data.join("b.sqlite3")));
+    assert!(refused(Path::new("anonpoll.keys"), Path::new("b.sqlite3")));
+    assert!(refused(Path::new("./anonpoll.keys"), Path::new("b.sqlite3")));
+    // Symbolic links, on either side.
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&keys_dir, &link).unwrap();
+        assert!(refused(&keys, &link.join("b.sqlite3")), "a link to the key file's folder");
+        assert!(refused(&link.join("anonpoll.keys"), &keys_dir.join("sub").join("b.sqlite3")), "keys through a link");
+        assert!(!refused(&link.join("anonpoll.keys"), &data.join("b.sqlite3")));
+    }
+    // A folder that does not exist: no answer, but why.
+    let err = format!("{:#}", beside_keys(&keys, &dir.path().join("missing").join("b.sqlite3")).unwrap_err());
+    assert!(err.contains("must exist") && err.contains("missing"), "{err}");
 }
 
 // ---- Invite codes. ----
@@ -590,8 +658,7 @@ fn a_poll_has_at_most_ten_thousand_invite_codes() {
 
 /// Every key a receipt can give its ballot in poll `id` of `store` now.
 fn keys_of(store: &Store, id: &PollId, receipt: &crate::secret::Receipt) -> Vec<[u8; 16]> {
-    let image = image_of(&conn_of(store), store.keys(), id);
-    super::open::receipt_keys(&image.key, &image.doc, &receipt.hash())
+    image_of(&conn_of(store), store.keys(), id).receipt_keys(&receipt.hash())
 }
 
 /// Whether any file of `dir` holds one of `keys`.
@@ -673,7 +740,7 @@ fn a_receipt_opens_its_ballot_until_the_poll_closes_or_changes_are_turned_off() 
 /// do not open under the poll's key now. Every ballot of a poll still has
 /// one length.
 #[test]
-fn a_change_mixes_its_poll_under_a_new_key() {
+fn a_change_is_stored_as_a_vote_and_mixed_under_a_new_key() {
     use crate::secret::Receipt;
     let (dir, store, id) = setup();
     let today = Day::today();
@@ -698,6 +765,12 @@ fn a_change_mixes_its_poll_under_a_new_key() {
         store.amend(&id, r.hash(), Some(b), today).unwrap();
     }
     store.amend(&id, receipts[59].hash(), None, today).unwrap();
+    // Changed in place, as a vote is stored: the old answers stay under the
+    // poll's key until its next mix, which follows as a vote's does.
+    let now = image_of(&conn, store.keys(), &id);
+    assert_eq!(now.key.export(), before.key.export(), "the change itself did not rewrite the poll");
+    assert_eq!(now.ballots.iter().filter(|(k, _)| k[0] == 0xff).count(), 20, "the changed ballots wait staged");
+    wait_for_mix(&dir.path().join("t.sqlite3"));
     crate::store::testkit::wait_for_empty_wal(&dir.path().join("t.sqlite3"));
     let after = image_of(&conn, store.keys(), &id);
     assert_eq!(after.ballots.len(), 59);
@@ -705,8 +778,12 @@ fn a_change_mixes_its_poll_under_a_new_key() {
     let place = |key: &[u8]| vocab::place::ballot(id.as_str(), key);
     for (key, sealed) in &rows_before {
         assert!(!in_files(&dir.path(), &[sealed]), "a ballot's old ciphertext survived the change");
-        assert!(after.key.open(&place(key), sealed).is_err(), "the poll's key now opens an old value");
-        assert!(before.key.open(&place(key), sealed).is_ok(), "the old key opened it (the test can fail)");
+        let now = [Some(DataKey::import(&after.key.export())), after.key_at(key)];
+        assert!(now.iter().flatten().all(|k| k.open(&place(key), sealed).is_err()), "a key of now opens an old value");
+        assert!(
+            before.key_at(key).unwrap().open(&place(key), sealed).is_ok(),
+            "the old key opened it (the test can fail)"
+        );
     }
     let old_keys: std::collections::BTreeSet<&Vec<u8>> = rows_before.iter().map(|(k, _)| k).collect();
     assert!(after.ballots.iter().all(|(k, _)| !old_keys.contains(k)), "every ballot moved");
@@ -757,36 +834,38 @@ fn a_receipt_finds_its_ballot_staged_mixed_and_in_a_backup() {
     let receipt = Receipt::generate().unwrap();
     let tag = keys::receipt_tag(&receipt.hash());
     let conn = conn_of(&store);
-    let key = image_of(&conn, store.keys(), &id).key;
-    let (staged, settled) = (keys::staged_key(&key, &tag), keys::settled_key(&key, &tag));
-    assert!(staged[0] == 0xff && settled[0] != 0xff);
-    assert!(!settled.windows(8).any(|w| staged.windows(8).any(|v| v == w)), "settled shares nothing with staged");
     let theirs = Some(ballot(&[Some(2), Some(0)]));
     let mut r = store.reader().unwrap();
     let poll = r.poll(&id, today).unwrap().unwrap();
-    // Placed at each of its keys, with its tag, by a write of the store's
-    // own kind.
-    let placed = ballot(&[Some(2), Some(0)]);
-    put_ballot(&conn, store.keys(), &id, &staged, (&placed, today, Some(tag)));
+    // Cast staged, found there; the writer's mix (250 ms after going idle,
+    // as after a vote) settles it in its group, where its tag finds it.
+    store
+        .cast_later(&id, ballot(&[Some(2), Some(0)]), (None, Some(receipt.hash()), None), today, None)
+        .unwrap()
+        .committed_blocking()
+        .unwrap();
+    let key = image_of(&conn, store.keys(), &id).key;
+    let staged = keys::staged_key(&key, &tag);
+    assert_eq!(ballot_keys(store.path().unwrap()), [staged.to_vec()], "staged, where its tag says");
     assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found staged");
-    move_ballot(&conn, store.keys(), &id, &staged, &settled);
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found settled");
-    move_ballot(&conn, store.keys(), &id, &settled, &[0x11; 16]);
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), None, "not found elsewhere");
-    move_ballot(&conn, store.keys(), &id, &[0x11; 16], &staged);
-    // The writer's mix (250 ms after going idle, as after a vote) moves it
-    // under a new data key, where its tag finds it.
-    store.cast(&id, ballot(&[Some(1), Some(1)]), today).unwrap();
     wait_for_mix(&dir.path().join("t.sqlite3"));
-    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found after the mix");
+    let image = image_of(&conn, store.keys(), &id);
+    let settled = image.settled_key(&tag).expect("its group has a key");
+    assert_eq!(ballot_keys(store.path().unwrap()), [settled.to_vec()]);
+    assert!(settled[0] != 0xff && !settled.windows(8).any(|w| staged.windows(8).any(|v| v == w)));
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), theirs, "found settled");
+    let mut elsewhere = settled;
+    elsewhere[15] ^= 1;
+    move_ballot(&conn, store.keys(), &id, &settled, &elsewhere);
+    assert_eq!(r.own_ballot(&poll, &receipt.hash()).unwrap(), None, "not found elsewhere");
+    move_ballot(&conn, store.keys(), &id, &elsewhere, &settled);
     store.amend(&id, receipt.hash(), Some(ballot(&[Some(1), None])), today).unwrap();
+    wait_for_mix(&dir.path().join("t.sqlite3"));
     // A backup of a staged receipt ballot: the copy mixes it, where the
     // receipt still finds it.
-    let now = image_of(&conn, store.keys(), &id).key;
-    let here =
-        ballots_of(&conn, store.keys(), &id).into_iter().find(|(k, _, _)| *k == keys::settled_key(&now, &tag).to_vec());
-    let (at, _, _) = here.expect("the receipt's ballot at its settled key");
-    move_ballot(&conn, store.keys(), &id, &at, &keys::staged_key(&now, &tag));
+    let now = image_of(&conn, store.keys(), &id);
+    let at = now.settled_key(&tag).expect("its group has a key");
+    move_ballot(&conn, store.keys(), &id, &at, &keys::staged_key(&now.key, &tag));
     drop(conn);
     let copy = dir.path().join("backup.sqlite3");
     store.backup(&copy).unwrap();
@@ -813,4 +892,55 @@ fn counts_as_read_come_from_the_polls_own_snapshot_and_tallies_from_now() {
     store.cast(&id, ballot(&[Some(2), None]), today).unwrap();
     assert_eq!(r.tallies(&poll).unwrap().total, 3, "tallies reads now");
     assert_eq!(r.tallies_as_read(&poll).unwrap().total, 3, "and drops what was kept");
+}
+
+// ---- Versions seen, and snapshots that began before them. ----
+
+/// A read connection whose snapshot, once its first read has fixed it,
+/// runs `between` before the reads of the snapshot's owner: what a vote
+/// committed (and read by another worker) at that moment looks like.
+struct LateSnapshot {
+    inner: Box<dyn engine::ReadConn>,
+    between: Box<dyn FnMut() + Send>,
+}
+
+impl engine::ReadConn for LateSnapshot {
+    fn once(&mut self, f: &mut dyn FnMut(&mut dyn engine::Rows) -> Result<(), Error>) -> Result<(), Error> {
+        self.inner.once(f)
+    }
+
+    fn snapshot(&mut self, f: &mut dyn FnMut(&mut dyn engine::Rows) -> Result<(), Error>) -> Result<(), Error> {
+        let between = &mut self.between;
+        self.inner.snapshot(&mut |rows| {
+            rows.leases()?;
+            between();
+            f(rows)
+        })
+    }
+}
+
+/// An export reads a poll's counts and ballots in one snapshot. A vote
+/// committed after that snapshot was fixed, and read by another reader,
+/// is a newer version the export cannot see: its older counts are the
+/// snapshot's own, not counts put back. (The instant the export's read
+/// began must come before its snapshot, not after its first read.)
+#[test]
+fn an_export_is_not_a_rollback_when_a_newer_vote_was_seen_during_its_snapshot() {
+    let (_dir, store, id) = setup();
+    let today = Day::today();
+    store.cast(&id, ballot(&[Some(0), None]), today).unwrap();
+    let poll = store.reader().unwrap().poll(&id, today).unwrap().unwrap();
+    let (other, voted) = (store.clone(), id.clone());
+    let between = Box::new(move || {
+        other.cast(&voted, ballot(&[Some(1), None]), today).unwrap();
+        let mut r = other.reader().unwrap();
+        let p = r.poll(&voted, today).unwrap().unwrap();
+        assert_eq!(r.tallies(&p).unwrap().total, 2, "the newer version, seen by another reader");
+    });
+    let conn = LateSnapshot { inner: store.engine.reader().unwrap(), between };
+    let mut r = Reader::new(Box::new(conn), store.keys.clone(), store.seen.clone());
+    let ballots = r.ballots_with_days(&poll, today).expect("the snapshot's own counts are no rollback");
+    assert_eq!(ballots.len(), 1, "the ballots of the snapshot");
+    // (That a read beginning after the newer version was seen refuses
+    // older counts is `writer::tests::rolled_back_counts_and_a_deleted_ballot_row_are_noticed`.)
 }

@@ -27,6 +27,13 @@ use super::seal::{Place, Table};
 /// the poll's keys; the mix (`writer::mix`) gives it its settled key.
 pub(crate) const STAGED: u8 = 0xff;
 
+/// The first and last keys a staged ballot can have.
+pub(crate) const STAGED_KEYS: ([u8; 16], [u8; 16]) = {
+    let mut lo = [0u8; 16];
+    lo[0] = STAGED;
+    (lo, [STAGED; 16])
+};
+
 /// The format of a poll's sealed values as this binary writes them. 1: the
 /// layouts of `sql/009_sealed.sql`; 2: ballots carry a receipt tag, the
 /// counts a version, a digest of the ballots and the spent invite codes,
@@ -54,6 +61,10 @@ pub(crate) mod place {
 
     pub fn tallies(poll: &str) -> Place {
         Place::new(Table::Polls, poll, b"", "tallies")
+    }
+
+    pub fn groups(poll: &str) -> Place {
+        Place::new(Table::Polls, poll, b"", "groups")
     }
 
     pub fn ballot(poll: &str, key: &[u8]) -> Place {
@@ -149,6 +160,11 @@ pub(super) struct ResealedRow<'a> {
     pub data_key: &'a [u8],
     pub body: &'a [u8],
     pub tallies: &'a [u8],
+    /// The ballot groups (`rows::Groups`).
+    pub groups: &'a [u8],
+    /// Whether a ballot still carries a tag of format 1 (`rows::Tag`);
+    /// `None`: as before.
+    pub old_tags: Option<bool>,
 }
 
 /// A poll's lease as the day's key work reads it, as stored: the key work
@@ -159,6 +175,8 @@ pub(super) struct LeaseRow {
     pub expires_on: String,
     pub key_day: String,
     pub data_key: Vec<u8>,
+    /// Whether a ballot still carries a tag of format 1 (`rows::Tag`).
+    pub old_tags: bool,
 }
 
 /// What a sweep as of some day erases, for one expiry day.

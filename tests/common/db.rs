@@ -98,12 +98,14 @@ pub use anonpoll::store::audit::{Audit, SealedAt};
 
 /// One data key of a poll as a version of its `sealed_polls` row holds it
 /// (the live row, a dead version, a copy's): the day of the wrap key it is
-/// wrapped under, the wrapped key, and the document sealed under that key.
+/// wrapped under, the wrapped key, the document sealed under that key, and
+/// the ballot groups sealed under it (their keys open the settled ballots).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct StoredKey {
     pub key_day: String,
     pub wrapped: Vec<u8>,
     pub body: Vec<u8>,
+    pub groups: Option<Vec<u8>>,
 }
 
 /// Poll `poll`'s live row's key in the database of the test directory
@@ -113,6 +115,12 @@ pub fn stored_key(dir: &Path, poll: &str) -> StoredKey {
         key_day: db_texts(dir, "SELECT key_day FROM sealed_polls WHERE id = ?1", &[poll]).remove(0),
         wrapped: db_blob(dir, "SELECT data_key FROM sealed_polls WHERE id = ?1", &[poll]),
         body: db_blob(dir, "SELECT body FROM sealed_polls WHERE id = ?1", &[poll]),
+        groups: db_blobs(
+            dir,
+            "SELECT ballot_groups FROM sealed_polls WHERE id = ?1 AND ballot_groups IS NOT NULL",
+            &[poll],
+        )
+        .pop(),
     }
 }
 
@@ -123,7 +131,7 @@ pub fn stored_key(dir: &Path, poll: &str) -> StoredKey {
 pub struct KeyedAudit {
     audit: Audit,
     poll: String,
-    key: (anonpoll::day::Day, Vec<u8>),
+    key: (anonpoll::day::Day, Vec<u8>, Option<Vec<u8>>),
 }
 
 impl KeyedAudit {
@@ -137,15 +145,16 @@ impl KeyedAudit {
         };
         let audit = Audit::open(&db, keys).expect("open the database with the key file");
         let day = anonpoll::day::Day::parse(&key.key_day).expect("a key day");
-        audit.opens(poll, (day, &key.wrapped), SealedAt::Body, &key.body)?;
-        Some(KeyedAudit { audit, poll: poll.to_owned(), key: (day, key.wrapped.clone()) })
+        audit.opens(poll, (day, &key.wrapped, None), SealedAt::Body, &key.body)?;
+        Some(KeyedAudit { audit, poll: poll.to_owned(), key: (day, key.wrapped.clone(), key.groups.clone()) })
     }
 
     /// The answers (`[a,b,c]`, as [`Audit::ballots`] gives them) of the
     /// sealed ballot value `sealed` stored at row key `row_key`, if it opens
     /// with this key.
     pub fn ballot(&self, row_key: &[u8], sealed: &[u8]) -> Option<String> {
-        self.audit.open_ballot(&self.poll, (self.key.0, &self.key.1), row_key, sealed).map(|b| b.choices)
+        let (day, wrapped, groups) = &self.key;
+        self.audit.open_ballot(&self.poll, (*day, wrapped, groups.as_deref()), row_key, sealed).map(|b| b.choices)
     }
 
     /// What an invite code's row is keyed by (the code's hash keyed under

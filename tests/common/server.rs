@@ -230,6 +230,42 @@ pub fn pollctl(db: &Path, args: &[&str]) -> std::process::Output {
         .expect("run pollctl")
 }
 
+/// Runs `cmd` (a polld that must refuse to start) to its end, its output
+/// gathered; fails the test if it is still running after a minute (it
+/// started instead of refusing) rather than waiting for ever.
+pub fn output_of_refusal(cmd: &mut Command) -> std::process::Output {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let (mut out, mut err) = (child.stdout.take().expect("stdout"), child.stderr.take().expect("stderr"));
+    let readers = (
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = out.read_to_end(&mut b);
+            b
+        }),
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = err.read_to_end(&mut b);
+            b
+        }),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = readers.1.join().unwrap_or_default();
+            panic!("still running after a minute: it did not refuse\n{}", String::from_utf8_lossy(&stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = readers.0.join().unwrap_or_default();
+    let stderr = readers.1.join().unwrap_or_default();
+    std::process::Output { status, stdout, stderr }
+}
+
 /// [`pollctl`], failing the test unless it succeeds.
 pub fn pollctl_ok(db: &Path, args: &[&str]) -> std::process::Output {
     let out = pollctl(db, args);

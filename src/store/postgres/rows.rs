@@ -191,8 +191,18 @@ impl<C: GenericClient> Rows for PgRows<'_, C> {
 
     fn reseal_poll(&mut self, id: &str, row: &ResealedRow) -> Result<(), Error> {
         self.execute(
-            "UPDATE sealed_polls SET key_day = $2, data_key = $3, body = $4, tallies = $5, format = $6 WHERE id = $1",
-            &[&id, &row.key_day.to_string(), &row.data_key, &row.body, &row.tallies, &(FORMAT as i32)],
+            "UPDATE sealed_polls SET key_day = $2, data_key = $3, body = $4, tallies = $5, format = $6,
+             old_tags = coalesce($7, old_tags), ballot_groups = $8 WHERE id = $1",
+            &[
+                &id,
+                &row.key_day.to_string(),
+                &row.data_key,
+                &row.body,
+                &row.tallies,
+                &(FORMAT as i32),
+                &row.old_tags,
+                &row.groups,
+            ],
         )?;
         Ok(())
     }
@@ -213,8 +223,10 @@ impl<C: GenericClient> Rows for PgRows<'_, C> {
         // Locked in id order, as every batch locks: the day's key work of
         // one node and the votes of another wait for each other rather
         // than deadlock.
-        let rows =
-            self.query("SELECT id, expires_on, key_day, data_key FROM sealed_polls ORDER BY id FOR UPDATE", &[])?;
+        let rows = self.query(
+            "SELECT id, expires_on, key_day, data_key, old_tags FROM sealed_polls ORDER BY id FOR UPDATE",
+            &[],
+        )?;
         rows.into_iter()
             .map(|r| {
                 Ok(LeaseRow {
@@ -222,6 +234,7 @@ impl<C: GenericClient> Rows for PgRows<'_, C> {
                     expires_on: r.try_get(1)?,
                     key_day: r.try_get(2)?,
                     data_key: r.try_get(3)?,
+                    old_tags: r.try_get(4)?,
                 })
             })
             .collect::<Result<_, postgres::Error>>()
@@ -230,6 +243,16 @@ impl<C: GenericClient> Rows for PgRows<'_, C> {
 
     fn key_day(&mut self, id: &str) -> Result<Option<String>, Error> {
         Ok(self.opt("SELECT key_day FROM sealed_polls WHERE id = $1", &[&id])?.map(|r| r.try_get(0)).transpose()?)
+    }
+
+    fn poll_ids(&mut self) -> Result<Vec<String>, Error> {
+        let rows = self.query("SELECT id FROM sealed_polls ORDER BY id", &[])?;
+        Ok(rows.into_iter().map(|r| r.try_get(0)).collect::<Result<_, postgres::Error>>()?)
+    }
+
+    fn format_of(&mut self, id: &str) -> Result<Option<i64>, Error> {
+        let row = self.opt("SELECT format FROM sealed_polls WHERE id = $1", &[&id])?;
+        Ok(row.map(|r| r.try_get::<_, i32>(0)).transpose()?.map(i64::from))
     }
 
     fn polls_of_format(&mut self, format: i64) -> Result<Vec<String>, Error> {
@@ -257,10 +280,43 @@ impl<C: GenericClient> Rows for PgRows<'_, C> {
         Ok(())
     }
 
-    fn replace_ballots(&mut self, poll: &str, rows: Vec<BallotRow>) -> Result<(), Error> {
+    fn ballots_between(&mut self, poll: &str, lo: &[u8; 16], hi: &[u8; 16]) -> Result<Vec<BallotRow>, Error> {
         self.finish_batch()?;
-        self.execute("DELETE FROM sealed_ballots WHERE poll_id = $1", &[&poll])?;
+        let rows = self.query(
+            "SELECT id, sealed FROM sealed_ballots WHERE poll_id = $1 AND id BETWEEN $2 AND $3 ORDER BY id",
+            &[&poll, &&lo[..], &&hi[..]],
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|r| Ok(BallotRow { key: r.try_get(0)?, sealed: r.try_get(1)? }))
+            .collect::<Result<_, postgres::Error>>()?)
+    }
+
+    fn delete_ballots_between(&mut self, poll: &str, lo: &[u8; 16], hi: &[u8; 16]) -> Result<u64, Error> {
+        self.finish_batch()?;
+        self.execute(
+            "DELETE FROM sealed_ballots WHERE poll_id = $1 AND id BETWEEN $2 AND $3",
+            &[&poll, &&lo[..], &&hi[..]],
+        )
+    }
+
+    fn insert_ballots(&mut self, poll: &str, rows: Vec<BallotRow>) -> Result<(), Error> {
+        self.finish_batch()?;
         self.insert_shuffled(rows.into_iter().map(|r| (poll.to_owned(), r.key, r.sealed)).collect())
+    }
+
+    fn groups(&mut self, id: &str) -> Result<Option<Vec<u8>>, Error> {
+        let row = self.opt("SELECT ballot_groups FROM sealed_polls WHERE id = $1", &[&id])?;
+        Ok(row.map(|r| r.try_get::<_, Option<Vec<u8>>>(0)).transpose()?.flatten())
+    }
+
+    fn set_groups(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error> {
+        self.execute("UPDATE sealed_polls SET ballot_groups = $2 WHERE id = $1", &[&id, &sealed])?;
+        Ok(())
+    }
+
+    fn delete_ballot(&mut self, poll: &str, key: &[u8]) -> Result<u64, Error> {
+        self.execute("DELETE FROM sealed_ballots WHERE poll_id = $1 AND id = $2", &[&poll, &key])
     }
 
     fn staged_polls(&mut self) -> Result<Vec<String>, Error> {

@@ -32,7 +32,7 @@ use super::{is_conflict, unavailable_busy};
 /// transaction with the rows of its polls locked, writes its ballots
 /// shuffled, commits, answers; mixes a poll with new ballots when idle or
 /// overdue.
-pub(super) fn run(mut link: Link, keys: Arc<Keyring>, seen: Arc<Seen>, rx: Inbox, config: WriterConfig) {
+pub(super) fn run(mut link: Link, keys: Arc<Keyring>, seen: Arc<Seen>, mut rx: Inbox, config: WriterConfig) {
     let max_batch = config.max_batch.max(1);
     let mut w = Writer::new(keys, seen);
     w.fresh.look_for_left = config.mix;
@@ -67,6 +67,11 @@ pub(super) fn run(mut link: Link, keys: Arc<Keyring>, seen: Arc<Seen>, rx: Inbox
         for poll in w.fresh.drain() {
             mix(&mut link, &mut w, &poll);
         }
+    }
+    // The day the key state moved to, noted before the store closes (a
+    // `pollctl sweep` writes nothing after its day's work).
+    if w.key_day_pending() {
+        commit(&mut link, &mut w, &[]);
     }
 }
 

@@ -12,13 +12,17 @@
 //! - reads of a poll's whole ballot set (the export, a recount) check it
 //!   against the digest its counts carry: a ballot row deleted, added or
 //!   put back fails them;
-//! - no data key outlives its poll here: a remembered key goes when the
-//!   writer erases or re-keys any poll, and after [`MEMO_TTL`] in any case.
+//! - no data key outlives what it opens here: a remembered key goes from
+//!   the memo as the writer erases its poll or gives it a new data key,
+//!   every one after the day's key work, whether or not this reader reads
+//!   again, and each after [`MEMO_TTL`] (within [`MEMO_SWEEP`] more on
+//!   polld, whose janitor expires them) in any case; a read that is using
+//!   one keeps it until it ends.
 
 mod media;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::day::Day;
@@ -29,11 +33,11 @@ use crate::secret::{PollId, ReceiptHash};
 
 use super::engine::{ReadConn, Rows};
 use super::keys::data_key;
-use super::open::{check_digest, corrupt_sealed, open_doc, open_state, receipt_keys};
-use super::rows::{self, Layout, State};
+use super::open::{BallotKeys, check_digest, open_doc, open_groups, open_state};
+use super::rows::{Layout, State};
 use super::seal::DataKey;
-use super::seen::Seen;
-use super::vocab::{Cols, PollRow, corrupt, place};
+use super::seen::{Seen, lock};
+use super::vocab::{BallotRow, Cols, PollRow, corrupt};
 
 pub use media::{MediaBlob, STREAM_MMAP};
 
@@ -41,31 +45,117 @@ pub struct Reader {
     conn: Box<dyn ReadConn>,
     keys: Arc<Keyring>,
     seen: Arc<Seen>,
-    memo: KeyMemo,
+    /// Shared with `seen`, through which the writer and polld's janitor
+    /// take keys out of it.
+    memo: Arc<Mutex<KeyMemo>>,
     /// The sealed counts read with the last poll this reader read, for the
     /// [`Reader::tallies_as_read`] that usually follows (a results page): one
     /// statement instead of two, and counts from the same snapshot as the
     /// poll. Taken by that call, replaced by the next read, and not used
     /// once older than [`KEPT_TALLIES`].
-    last_tallies: Option<(String, PollRow, Vec<u8>, Instant)>,
+    last_tallies: Option<(String, PollRow, Vec<u8>, Began)>,
 }
 
-// (`last_tallies`' instant is when that read began: the counts kept are
-// checked as of then.)
+/// When a read began: the instant, for `Seen::check` (the counts kept in
+/// `last_tallies` are checked as of then), and how many keys `Seen` had
+/// forgotten, for `Seen::remember`. Both are taken before the read's
+/// first statement.
+#[derive(Clone, Copy)]
+struct Began {
+    at: Instant,
+    forgets: u64,
+}
 
 /// Data keys this reader unwrapped, by poll, with the wrapped key and day
 /// they came from. A poll is read again and again (its share page, its
 /// JSON, its results), and unwrapping its key was a tenth of a poll read's
-/// instructions (docs/PERFORMANCE.md). An entry serves only while the row
-/// holds the same wrapped key under the same day and the keyring still has
-/// that day's wrap key; all go when the writer erases or re-keys a poll
-/// (`Seen::forget_keys`), and each after [`MEMO_TTL`]. Bounded by
-/// [`MEMO_POLLS`]; keys are zeroized as entries drop.
+/// instructions (docs/PERFORMANCE.md).
+///
+/// An entry serves only while the row holds the same wrapped key under the
+/// same day and the keyring still has that day's wrap key, and for
+/// [`MEMO_TTL`] at most. It is registered with the store's `Seen`, so that
+/// entries go without waiting for this reader's next read (a worker thread
+/// may serve nothing for hours): the writer removes a poll's as it commits
+/// its erasure or its new data key (`Seen::forget_key`: a mix, a deletion;
+/// tests `a_reader_forgets_the_key_of_a_mixed_or_deleted_poll_only`,
+/// `seen::tests::a_forgotten_key_leaves_every_memo_at_once`), every one
+/// after the day's key work (`Seen::forget_keys`), and polld's janitor
+/// drops each older than [`MEMO_TTL`] every [`MEMO_SWEEP`]
+/// (`Store::expire_key_memos`; `remembered_keys_expire_at_the_janitors_call_without_a_read`).
+/// A key unwrapped by a read that began before such a forget serves that
+/// read and is not remembered (`Seen::remember`;
+/// `a_key_unwrapped_across_a_forget_is_not_remembered`).
+///
+/// Keys are held as `Arc`s: a read clones one out and uses it without the
+/// lock, so the lock is held for a map lookup only, and a key removed
+/// meanwhile lives until that read ends. Bounded by [`MEMO_POLLS`]; keys
+/// are zeroized as their last reference drops (`DataKey`).
 #[derive(Default)]
-struct KeyMemo {
-    keys: HashMap<String, (Day, Vec<u8>, DataKey, Instant)>,
-    /// The writer's key epoch when this memo was last emptied.
-    epoch: u64,
+pub(super) struct KeyMemo {
+    keys: HashMap<String, Remembered>,
+}
+
+/// One remembered key, with the wrapped key and day it came from and when
+/// it was unwrapped.
+struct Remembered {
+    day: Day,
+    wrapped: Vec<u8>,
+    key: Arc<DataKey>,
+    at: Instant,
+}
+
+impl KeyMemo {
+    /// Poll `id`'s key if it was unwrapped from `row`'s wrapped key and day
+    /// less than [`MEMO_TTL`] before `now`.
+    fn get(&self, id: &str, row: &PollRow, now: Instant) -> Option<Arc<DataKey>> {
+        self.keys
+            .get(id)
+            .filter(|r| {
+                r.day == row.key_day && r.wrapped == row.data_key && now.saturating_duration_since(r.at) < MEMO_TTL
+            })
+            .map(|r| r.key.clone())
+    }
+
+    /// Remembers poll `id`'s `key`, unwrapped from `row` at `at`; past
+    /// [`MEMO_POLLS`] the memo starts over.
+    fn insert(&mut self, id: &str, row: &PollRow, key: Arc<DataKey>, at: Instant) {
+        if self.keys.len() >= MEMO_POLLS && !self.keys.contains_key(id) {
+            self.keys.clear();
+        }
+        self.keys.insert(id.to_owned(), Remembered { day: row.key_day, wrapped: row.data_key.clone(), key, at });
+    }
+
+    /// Drops poll `id`'s key.
+    pub(super) fn forget(&mut self, id: &str) {
+        self.keys.remove(id);
+    }
+
+    /// Drops every key.
+    pub(super) fn clear(&mut self) {
+        self.keys.clear();
+    }
+
+    /// Drops each key remembered for [`MEMO_TTL`] or longer as of `now`.
+    pub(super) fn expire(&mut self, now: Instant) {
+        self.keys.retain(|_, r| now.saturating_duration_since(r.at) < MEMO_TTL);
+    }
+
+    /// The polls whose key is remembered, in id order.
+    #[cfg(test)]
+    pub(super) fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.keys.keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+
+    /// Remembers a fresh random key for poll `id`, as unwrapped at `at`.
+    #[cfg(test)]
+    pub(super) fn insert_for_tests(&mut self, id: &str, at: Instant) {
+        let key = Arc::new(DataKey::generate().unwrap_or_else(|e| panic!("a random key: {e}")));
+        let today = Day::today();
+        let row = PollRow { created_on: today, expires_on: today, key_day: today, data_key: vec![1; 8] };
+        self.insert(id, &row, key, at);
+    }
 }
 
 /// How long the counts read with a poll serve a following
@@ -78,6 +168,11 @@ const MEMO_POLLS: usize = 256;
 /// How long a remembered data key serves at most.
 pub const MEMO_TTL: Duration = Duration::from_secs(60);
 
+/// How often polld's janitor drops the remembered keys older than
+/// [`MEMO_TTL`] (`Store::expire_key_memos`): an idle reader's key stays in
+/// memory for at most the sum of the two.
+pub const MEMO_SWEEP: Duration = Duration::from_secs(10);
+
 /// Whether `e` says a poll's key is gone (its row is then erased).
 fn is_erased(e: &Error) -> bool {
     matches!(e, Error::NotFound)
@@ -85,7 +180,14 @@ fn is_erased(e: &Error) -> bool {
 
 impl Reader {
     pub(super) fn new(conn: Box<dyn ReadConn>, keys: Arc<Keyring>, seen: Arc<Seen>) -> Reader {
-        Reader { conn, keys, seen, memo: KeyMemo::default(), last_tallies: None }
+        let memo = Arc::new(Mutex::new(KeyMemo::default()));
+        seen.register(&memo);
+        Reader { conn, keys, seen, memo, last_tallies: None }
+    }
+
+    /// Taken before a read's first statement (see [`Began`]).
+    fn began(&self) -> Began {
+        Began { at: Instant::now(), forgets: self.seen.forgets() }
     }
 
     /// One read through the connection (see [`ReadConn::once`]).
@@ -101,40 +203,69 @@ impl Reader {
         out.ok_or_else(|| Error::internal(anyhow::anyhow!("a read did not run")))
     }
 
-    /// Reads in one snapshot (see [`ReadConn::snapshot`]).
-    fn snapshot<T>(&mut self, f: impl FnOnce(&mut dyn Rows, &Keyring, &Seen) -> Result<T, Error>) -> Result<T, Error> {
+    /// Reads in one snapshot (see [`ReadConn::snapshot`]). `f` gets, with
+    /// the keys, the instant the snapshot began as [`open_state`] wants it.
+    fn snapshot<T>(
+        &mut self,
+        f: impl FnOnce(&mut dyn Rows, &Keyring, (&Seen, Instant)) -> Result<T, Error>,
+    ) -> Result<T, Error> {
         let (keys, seen) = (self.keys.clone(), self.seen.clone());
+        // Taken before the snapshot exists: an engine fixes it at its first
+        // read, and a version committed (and seen by another reader) after
+        // that but before an instant taken later would make the counts this
+        // snapshot reads look put back.
+        let began = Instant::now();
         let mut f = Some(f);
         let mut out = None;
         self.conn.snapshot(&mut |rows| {
             if let Some(f) = f.take() {
-                out = Some(f(rows, &keys, &seen)?);
+                out = Some(f(rows, &keys, (&seen, began))?);
             }
             Ok(())
         })?;
         out.ok_or_else(|| Error::internal(anyhow::anyhow!("a read did not run")))
     }
 
-    /// The data key of poll `id` stored as `row`: remembered, or unwrapped
-    /// (see [`KeyMemo`]).
-    fn key(&mut self, id: &str, row: &PollRow) -> Result<&DataKey, Error> {
-        let epoch = self.seen.key_epoch();
-        if self.memo.epoch != epoch || self.memo.keys.len() >= MEMO_POLLS {
-            self.memo.keys.clear();
-            self.memo.epoch = epoch;
+    /// The data key of poll `id` stored as `row`, which a read that began
+    /// with `since` forgotten keys ([`Began`]) found: remembered, or
+    /// unwrapped (see [`KeyMemo`]).
+    fn key(&self, id: &str, row: &PollRow, since: u64) -> Result<Arc<DataKey>, Error> {
+        let now = Instant::now();
+        // The keyring is asked outside the memo's lock: a remembered key of
+        // a day whose wrap key is gone is unwrapped again below, which fails.
+        let remembered = lock(&self.memo).get(id, row, now);
+        if let Some(key) = remembered
+            && self.keys.wrap_key(row.key_day).is_some()
+        {
+            return Ok(key);
         }
-        let same = self.memo.keys.get(id).is_some_and(|(day, wrapped, _, at)| {
-            *day == row.key_day
-                && *wrapped == row.data_key
-                && at.elapsed() < MEMO_TTL
-                && self.keys.wrap_key(row.key_day).is_some()
-        });
-        if !same {
-            self.memo.keys.remove(id);
-            let key = data_key(&self.keys, id, row.key_day, &row.data_key)?;
-            self.memo.keys.insert(id.to_owned(), (row.key_day, row.data_key.clone(), key, Instant::now()));
-        }
-        self.memo.keys.get(id).map(|(_, _, key, _)| key).ok_or_else(|| Error::internal(anyhow::anyhow!("the key memo")))
+        let key = match data_key(&self.keys, id, row.key_day, &row.data_key) {
+            Ok(key) => Arc::new(key),
+            Err(e) => {
+                lock(&self.memo).forget(id);
+                return Err(e);
+            }
+        };
+        self.seen.remember(&self.memo, since, |memo| memo.insert(id, row, key.clone(), now));
+        Ok(key)
+    }
+
+    /// The polls whose key this reader remembers, in id order, as the memo
+    /// holds them now: no read, nothing dropped on the way.
+    #[cfg(test)]
+    pub(super) fn remembered(&self) -> Vec<String> {
+        lock(&self.memo).ids()
+    }
+
+    /// The path of a read of poll `id`'s key, with `between` run after the
+    /// poll's row was read and before its key is looked up: a forget there
+    /// is one that came in the middle of a read.
+    #[cfg(test)]
+    pub(super) fn unwrap_across(&mut self, id: &PollId, today: Day, between: impl FnOnce()) -> Result<(), Error> {
+        let began = self.began();
+        let found = self.once(|r| r.poll(id.as_str(), Some(today), Cols::Tallies))?.ok_or(Error::NotFound)?;
+        between();
+        self.key(id.as_str(), &found.row, began.forgets).map(drop)
     }
 
     /// The poll if it exists and is live on `today` (and its key exists).
@@ -152,19 +283,21 @@ impl Reader {
     /// (a results page: the counts of the same snapshot as the poll, with
     /// no second statement), or read now if it read something else since.
     pub fn tallies_as_read(&mut self, poll: &Poll) -> Result<Tallies, Error> {
-        let kept =
-            self.last_tallies.take().filter(|(id, _, _, at)| id == poll.id.as_str() && at.elapsed() < KEPT_TALLIES);
+        let kept = self
+            .last_tallies
+            .take()
+            .filter(|(id, _, _, began)| id == poll.id.as_str() && began.at.elapsed() < KEPT_TALLIES);
         Ok(self.counts(poll, kept.map(|(_, row, sealed, began)| (row, sealed, began)))?.tallies)
     }
 
     /// The sealed counts of `poll`, as `kept` (by a read that began then)
     /// or read now.
-    fn counts(&mut self, poll: &Poll, kept: Option<(PollRow, Vec<u8>, Instant)>) -> Result<State, Error> {
+    fn counts(&mut self, poll: &Poll, kept: Option<(PollRow, Vec<u8>, Began)>) -> Result<State, Error> {
         let layout = Layout::of(&poll.questions);
         let (row, sealed, began) = match kept {
             Some(kept) => kept,
             None => {
-                let began = Instant::now();
+                let began = self.began();
                 // The poll was read live: its creation day finds its row whatever today is.
                 let found = self.once(|r| r.poll(poll.id.as_str(), Some(poll.created_on), Cols::Tallies))?;
                 let Some(found) = found else { return Ok(State::new(&layout)) };
@@ -172,13 +305,12 @@ impl Reader {
                 (found.row, sealed, began)
             }
         };
-        let seen = self.seen.clone();
-        let key = match self.key(poll.id.as_str(), &row) {
+        let key = match self.key(poll.id.as_str(), &row, began.forgets) {
             Ok(k) => k,
             Err(e) if is_erased(&e) => return Ok(State::new(&layout)),
             Err(e) => return Err(e),
         };
-        open_state(key, (&seen, began), poll.id.as_str(), &layout, &sealed)
+        open_state(&key, (&self.seen, began.at), poll.id.as_str(), &layout, &sealed)
     }
 
     /// The live poll and its counters, read in one statement (one snapshot).
@@ -188,23 +320,23 @@ impl Reader {
 
     fn read(&mut self, id: &PollId, today: Day, with_tallies: bool) -> Result<Option<(Poll, Option<Tallies>)>, Error> {
         self.last_tallies = None;
-        let began = Instant::now();
+        let began = self.began();
         let Some(found) = self.once(|r| r.poll(id.as_str(), Some(today), Cols::BodyTallies))? else {
             // Gone or expired: its key, if remembered, goes too.
-            self.memo.keys.remove(id.as_str());
+            lock(&self.memo).forget(id.as_str());
             return Ok(None);
         };
-        let seen = self.seen.clone();
-        let key = match self.key(id.as_str(), &found.row) {
+        let key = match self.key(id.as_str(), &found.row, began.forgets) {
             Ok(k) => k,
             // Its key is gone: erased, whatever the row says.
             Err(e) if is_erased(&e) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let doc = open_doc(key, id.as_str(), found.body()?)?;
+        let doc = open_doc(&key, id.as_str(), found.body()?)?;
         let poll = doc.into_poll(id, found.row.created_on, found.row.expires_on, today)?;
         if with_tallies {
-            let state = open_state(key, (&seen, began), id.as_str(), &Layout::of(&poll.questions), found.tallies()?)?;
+            let layout = Layout::of(&poll.questions);
+            let state = open_state(&key, (&self.seen, began.at), id.as_str(), &layout, found.tallies()?)?;
             return Ok(Some((poll, Some(state.tallies))));
         }
         let sealed = found.tallies()?.to_vec();
@@ -250,17 +382,14 @@ impl Reader {
                 return Ok(Vec::new());
             };
             let key = data_key(keys, poll.id.as_str(), found.row.key_day, &found.row.data_key)?;
-            let began = Instant::now();
-            let state =
-                open_state(&key, (seen, began), poll.id.as_str(), &Layout::of(&poll.questions), found.tallies()?)?;
+            let state = open_state(&key, seen, poll.id.as_str(), &Layout::of(&poll.questions), found.tallies()?)?;
+            let groups = open_groups(&key, poll.id.as_str(), tx.groups(poll.id.as_str())?.as_deref())?;
             let rows = tx.ballots(poll.id.as_str())?;
-            check_digest(poll.id.as_str(), &state, &rows)?;
+            check_digest(poll.id.as_str(), state.digest, &rows)?;
+            let opener = BallotKeys::new(&key, &groups);
             let mut out = Vec::with_capacity(rows.len());
             for row in rows {
-                let plain = key
-                    .open(&place::ballot(poll.id.as_str(), &row.key), &row.sealed)
-                    .map_err(|e| corrupt_sealed("ballot", e))?;
-                let stored = rows::ballot_from(&poll.questions, &plain)?;
+                let stored = opener.open(poll.id.as_str(), &poll.questions, &row)?;
                 out.push((stored.day, stored.ballot));
             }
             Ok(out)
@@ -276,12 +405,12 @@ impl Reader {
             };
             let key = data_key(keys, poll.id.as_str(), found.row.key_day, &found.row.data_key)?;
             let doc = open_doc(&key, poll.id.as_str(), found.body()?)?;
-            for at in receipt_keys(&key, &doc, receipt) {
+            let groups = open_groups(&key, poll.id.as_str(), tx.groups(poll.id.as_str())?.as_deref())?;
+            let opener = BallotKeys::new(&key, &groups);
+            for at in opener.of_receipt(&groups, &doc, receipt) {
                 if let Some(sealed) = tx.ballot(poll.id.as_str(), &at)? {
-                    let plain = key
-                        .open(&place::ballot(poll.id.as_str(), &at), &sealed)
-                        .map_err(|e| corrupt_sealed("ballot", e))?;
-                    return Ok(Some(rows::ballot_from(&doc.questions, &plain)?.ballot));
+                    let row = BallotRow { key: at.to_vec(), sealed };
+                    return Ok(Some(opener.open(poll.id.as_str(), &doc.questions, &row)?.ballot));
                 }
             }
             Ok(None)

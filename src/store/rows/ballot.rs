@@ -1,7 +1,7 @@
 //! A ballot's plaintext, and what of a poll's questions its counts and
 //! ballots need ([`Layout`]).
 //!
-//! Format 2: a flag and a receipt tag, the day it was cast, and its
+//! Format 2: a flag and a tag ([`Tag`]), the day it was cast, and its
 //! answers, padded to one width per poll ([`Layout::width`]), so every
 //! ballot of a poll has the same length whatever its answers or whether it
 //! came with a receipt. The tag (sealed with the rest) is what lets the mix,
@@ -16,8 +16,40 @@ use crate::error::Error;
 use super::super::seal::padded;
 use super::corrupt;
 
-/// The flag and tag before the day: `1` and a tag, or `0` and zeros.
+/// The flag and tag before the day: the tag's kind ([`Tag::flag`]) and
+/// the tag, or `0` and zeros.
 const TAGGED: usize = 1 + 16;
+
+/// What lets a receipt find its ballot after any mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tag {
+    /// Drawn from the receipt the ballot came with (`keys::receipt_tag`):
+    /// nothing outside the sealed ballot ever held it.
+    Receipt([u8; 16]),
+    /// The key the ballot's row had in format 1, which its receipt still
+    /// finds through format 1's hash keys. That key lay unsealed in the
+    /// files of then (beside its code row's `xmin` on PostgreSQL), so a
+    /// copy of then could follow it to the ballot for as long as it lasts:
+    /// it is replaced by the receipt's own tag when the receipt is used,
+    /// and dropped at the first mix after the poll stops taking receipts
+    /// (`writer::mix`).
+    FormatOne([u8; 16]),
+}
+
+impl Tag {
+    pub fn bytes(&self) -> &[u8; 16] {
+        match self {
+            Tag::Receipt(t) | Tag::FormatOne(t) => t,
+        }
+    }
+
+    fn flag(&self) -> u8 {
+        match self {
+            Tag::Receipt(_) => 1,
+            Tag::FormatOne(_) => 2,
+        }
+    }
+}
 
 /// Decimal digits of `n`.
 fn digits(n: usize) -> usize {
@@ -47,10 +79,10 @@ pub fn ballot_width(questions: &[Question]) -> usize {
 
 /// A ballot's plaintext: its receipt's tag if it came with one, the day it
 /// was cast and its answers, padded to its poll's width.
-pub fn ballot_bytes(layout: &Layout, day: Day, ballot: &Ballot, tag: Option<&[u8; 16]>) -> Result<Vec<u8>, Error> {
+pub fn ballot_bytes(layout: &Layout, day: Day, ballot: &Ballot, tag: Option<&Tag>) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(layout.width);
-    out.push(u8::from(tag.is_some()));
-    out.extend_from_slice(tag.unwrap_or(&[0; 16]));
+    out.push(tag.map_or(0, Tag::flag));
+    out.extend_from_slice(tag.map_or(&[0u8; 16], |t| t.bytes()));
     out.extend_from_slice(day.to_string().as_bytes());
     out.extend_from_slice(ballot.to_stored().as_bytes());
     let width = layout.width;
@@ -65,19 +97,25 @@ pub fn ballot_bytes(layout: &Layout, day: Day, ballot: &Ballot, tag: Option<&[u8
 pub struct Stored {
     pub day: Day,
     pub ballot: Ballot,
-    pub tag: Option<[u8; 16]>,
+    pub tag: Option<Tag>,
 }
 
 /// What [`ballot_bytes`] wrote.
 pub fn ballot_from(questions: &[Question], bytes: &[u8]) -> Result<Stored, Error> {
-    let (flag, tag) = match (bytes.first(), bytes.get(1..TAGGED)) {
-        (Some(&f), Some(t)) if f <= 1 => (f, t),
+    let (flag, raw) = match (bytes.first(), bytes.get(1..TAGGED)) {
+        (Some(&f), Some(t)) => (f, t),
         _ => return Err(corrupt("ballot")),
     };
     let mut t = [0u8; 16];
-    t.copy_from_slice(tag);
+    t.copy_from_slice(raw);
+    let tag = match flag {
+        0 => None,
+        1 => Some(Tag::Receipt(t)),
+        2 => Some(Tag::FormatOne(t)),
+        _ => return Err(corrupt("ballot")),
+    };
     let (day, ballot) = ballot_from_v1(questions, &bytes[TAGGED..])?;
-    Ok(Stored { day, ballot, tag: (flag == 1).then_some(t) })
+    Ok(Stored { day, ballot, tag })
 }
 
 /// A ballot of format 1: its day and answers.

@@ -207,6 +207,14 @@ pub fn tallies_from(layout: &Layout, bytes: &[u8]) -> Result<Tallies, Error> {
         let (d, n) = (next()?, next()?);
         t.by_day.push((day_of(d).ok_or_else(|| corrupt("tally day"))?, n));
     }
+    // Exactly the padding `tallies_bytes` writes, and nothing after it: a
+    // value of another format or layout read as this one fails here
+    // instead of passing as counts.
+    let padding = 2 * (days.next_power_of_two().max(4) - days);
+    let rest: Vec<u64> = words.collect();
+    if !bytes.len().is_multiple_of(4) || rest.len() != padding || rest.iter().any(|w| *w != 0) {
+        return Err(corrupt("tallies"));
+    }
     Ok(t)
 }
 

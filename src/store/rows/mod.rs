@@ -10,10 +10,12 @@
 mod ballot;
 mod counts;
 mod doc;
+mod groups;
 
-pub use ballot::{Layout, Stored, ballot_bytes, ballot_from, ballot_from_v1, ballot_width};
+pub use ballot::{Layout, Stored, Tag, ballot_bytes, ballot_from, ballot_from_v1, ballot_width};
 pub use counts::{State, empty_tallies, state_bytes, state_from, tallies_bytes, tallies_from, tally};
 pub use doc::{Doc, DocMedia};
+pub use groups::{Group, Groups};
 
 use super::vocab::corrupt;
 
@@ -61,7 +63,7 @@ mod tests {
         let day = Day::parse("2026-11-27").unwrap();
         let layout = Layout::of(&qs);
         for b in [&widest, &narrow] {
-            for tag in [None, Some([0xab; 16])] {
+            for tag in [None, Some(Tag::Receipt([0xab; 16])), Some(Tag::FormatOne([0xcd; 16]))] {
                 let bytes = ballot_bytes(&layout, day, b, tag.as_ref()).unwrap();
                 assert_eq!(bytes.len(), layout.width, "with or without a tag");
                 assert_eq!(ballot_from(&qs, &bytes).unwrap(), Stored { day, ballot: b.clone(), tag });

@@ -38,7 +38,10 @@ pub(super) fn stats(conn: &Connection, today: Day) -> anyhow::Result<Stats> {
 /// transaction on the copy (the store mixes there the polls whose newest
 /// ballots are still staged, so that the copy does not keep them together
 /// as the poll's latest for as long as it is kept), and the copy is
-/// compacted again so that no page of before is left in it.
+/// compacted again so that no page of before is left in it. If any step
+/// after the copy's file was created fails, the copy goes (its log files
+/// too): a copy whose mix failed holds its newest ballots in the order
+/// they came.
 pub(super) fn backup(
     path: &Path,
     busy: Duration,
@@ -53,6 +56,25 @@ pub(super) fn backup(
         }
         other => other.with_context(|| format!("cannot create {}", target.display()))?,
     }
+    // Every connection to the copy is closed when `fill` returns, so that
+    // none writes to it (or its log) after it was removed.
+    fill(path, busy, target, copy).map_err(|e| match remove_copy(target) {
+        Ok(()) => e.context(format!("the backup failed; its partial copy {} was removed", target.display())),
+        Err(gone) => e.context(format!(
+            "the backup failed, and its partial copy {} could not be removed ({gone}): remove it, it may \
+             hold ballots in the order they came",
+            target.display()
+        )),
+    })
+}
+
+/// The steps of [`backup`] once `target` exists, empty.
+fn fill(
+    path: &Path,
+    busy: Duration,
+    target: &Path,
+    copy: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>,
+) -> anyhow::Result<()> {
     let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, busy)?;
     let to = target.to_str().context("the backup path must be valid UTF-8")?;
     conn.execute("VACUUM INTO ?1", params![to])?;
@@ -67,4 +89,44 @@ pub(super) fn backup(
         writer::checkpoint(&copied, busy);
     }
     Ok(())
+}
+
+/// Removes the copy at `target` and whatever log files SQLite kept beside it.
+fn remove_copy(target: &Path) -> std::io::Result<()> {
+    // The logs first: a log left beside no database would be taken for
+    // the log of the next file of that name.
+    for suffix in ["-journal", "-wal", "-shm", ""] {
+        let mut file = target.as_os_str().to_owned();
+        file.push(suffix);
+        match std::fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::testkit::data_dir;
+
+    /// A backup whose in-copy mix fails leaves no copy behind: its file
+    /// would hold the newest ballots unmixed.
+    #[test]
+    fn a_failed_mix_in_the_copy_leaves_no_copy() {
+        let dir = data_dir();
+        let store = Store::open(&dir.path().join("t.sqlite3")).unwrap();
+        let target = dir.path().join("backup.sqlite3");
+        let failing = &mut |_: &mut dyn Rows| Err(Error::internal(anyhow::anyhow!("a test's mix that fails")));
+        let err = backup(store.path().unwrap(), Duration::from_secs(5), &target, failing).unwrap_err();
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.iter().all(|name| !name.to_string_lossy().starts_with("backup")), "{left:?}");
+        let err = format!("{err:#}");
+        assert!(err.contains("was removed") && err.contains("mixing the copy's new ballots"), "{err}");
+        // The same backup that succeeds leaves its copy.
+        backup(store.path().unwrap(), Duration::from_secs(5), &target, &mut |_| Ok(())).unwrap();
+        assert!(target.exists());
+    }
 }

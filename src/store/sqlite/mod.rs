@@ -131,6 +131,12 @@ pub(in crate::store) fn migrate(path: &Path, busy: Duration, upto: i64) -> anyho
         if i as i64 == SEALED_VERSION && legacy::pending(&tx)? {
             bail!("migration {name} needs every poll sealed first; the encryption pass has not finished");
         }
+        if i as i64 == FORMAT_TWO_VERSION && Lite(&tx).polls_of_format(FORMAT - 1).is_ok_and(|p| !p.is_empty()) {
+            // A poll the format pass could not move keeps format 1's rows;
+            // the schema waits here (the pass named it, and tries again at
+            // each start).
+            break;
+        }
         tx.execute_batch(sql).with_context(|| format!("migration {name} failed"))?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
     }
@@ -254,31 +260,21 @@ fn keyring_row_after(conn: &Connection, keyring: &Keyring) -> anyhow::Result<Key
     })
 }
 
-/// The format pass: every poll of format 1 to format 2, one per
-/// transaction (`writer::upgrade`). A poll that cannot be read is named and
-/// left.
+/// The format pass (`writer::upgrade::pass`): every poll of format 1 to
+/// format 2, one per `IMMEDIATE` transaction.
 fn format_two(conn: &mut Connection, keys: &Keyring, seen: &Seen, today: Day) -> anyhow::Result<()> {
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version != FORMAT_TWO_VERSION {
         return Ok(());
     }
     let old = Lite(conn).polls_of_format(FORMAT - 1)?;
-    let mut done = 0;
-    for id in &old {
+    let (moved, _) = upgrade::pass(&old, seen, |id| {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        match upgrade::upgrade_poll(&mut Lite(&tx), keys, seen, id, today) {
-            Ok(()) => {
-                tx.commit()?;
-                done += 1;
-            }
-            Err(e) => {
-                drop(tx);
-                eprintln!("anonpoll: poll {id} cannot be brought to format {FORMAT} and is left as it is: {e}");
-            }
-        }
-    }
-    if done > 0 {
-        eprintln!("anonpoll: {done} poll(s) brought to format {FORMAT} under new data keys");
+        let done = upgrade::upgrade_poll(&mut Lite(&tx), keys, seen, id, today)?;
+        tx.commit()?;
+        Ok(done)
+    })?;
+    if moved > 0 {
         writer::checkpoint(conn, Duration::from_secs(5));
     }
     Ok(())

@@ -93,10 +93,19 @@ impl Rows for Lite<'_> {
     fn reseal_poll(&mut self, id: &str, row: &ResealedRow) -> Result<(), Error> {
         self.0
             .prepare_cached(
-                "UPDATE sealed_polls SET key_day = ?2, data_key = ?3, body = ?4, tallies = ?5, format = ?6
-                 WHERE id = ?1",
+                "UPDATE sealed_polls SET key_day = ?2, data_key = ?3, body = ?4, tallies = ?5, format = ?6,
+                 old_tags = coalesce(?7, old_tags), ballot_groups = ?8 WHERE id = ?1",
             )?
-            .execute(params![id, row.key_day.to_string(), row.data_key, row.body, row.tallies, FORMAT])?;
+            .execute(params![
+                id,
+                row.key_day.to_string(),
+                row.data_key,
+                row.body,
+                row.tallies,
+                FORMAT,
+                row.old_tags,
+                row.groups
+            ])?;
         Ok(())
     }
 
@@ -112,11 +121,32 @@ impl Rows for Lite<'_> {
     }
 
     fn leases(&mut self) -> Result<Vec<LeaseRow>, Error> {
-        let mut stmt = self.0.prepare("SELECT id, expires_on, key_day, data_key FROM sealed_polls ORDER BY id")?;
+        let mut stmt =
+            self.0.prepare("SELECT id, expires_on, key_day, data_key, old_tags FROM sealed_polls ORDER BY id")?;
         let rows = stmt.query_map([], |r| {
-            Ok(LeaseRow { id: r.get(0)?, expires_on: r.get(1)?, key_day: r.get(2)?, data_key: r.get(3)? })
+            Ok(LeaseRow {
+                id: r.get(0)?,
+                expires_on: r.get(1)?,
+                key_day: r.get(2)?,
+                data_key: r.get(3)?,
+                old_tags: r.get(4)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn poll_ids(&mut self) -> Result<Vec<String>, Error> {
+        let mut stmt = self.0.prepare("SELECT id FROM sealed_polls ORDER BY id")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn format_of(&mut self, id: &str) -> Result<Option<i64>, Error> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT format FROM sealed_polls WHERE id = ?1")?
+            .query_row(params![id], |r| r.get(0))
+            .optional()?)
     }
 
     fn key_day(&mut self, id: &str) -> Result<Option<String>, Error> {
@@ -155,6 +185,38 @@ impl Rows for Lite<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    fn ballots_between(&mut self, poll: &str, lo: &[u8; 16], hi: &[u8; 16]) -> Result<Vec<BallotRow>, Error> {
+        let mut stmt = self.0.prepare_cached(
+            "SELECT id, sealed FROM sealed_ballots WHERE poll_id = ?1 AND id BETWEEN ?2 AND ?3 ORDER BY id",
+        )?;
+        let rows =
+            stmt.query_map(params![poll, &lo[..], &hi[..]], |r| Ok(BallotRow { key: r.get(0)?, sealed: r.get(1)? }))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn delete_ballots_between(&mut self, poll: &str, lo: &[u8; 16], hi: &[u8; 16]) -> Result<u64, Error> {
+        Ok(self
+            .0
+            .prepare_cached("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id BETWEEN ?2 AND ?3")?
+            .execute(params![poll, &lo[..], &hi[..]])? as u64)
+    }
+
+    fn groups(&mut self, id: &str) -> Result<Option<Vec<u8>>, Error> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT ballot_groups FROM sealed_polls WHERE id = ?1")?
+            .query_row(params![id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    fn set_groups(&mut self, id: &str, sealed: &[u8]) -> Result<(), Error> {
+        self.0
+            .prepare_cached("UPDATE sealed_polls SET ballot_groups = ?2 WHERE id = ?1")?
+            .execute(params![id, sealed])?;
+        Ok(())
+    }
+
     fn insert_ballot(&mut self, poll: &str, key: &[u8], sealed: Vec<u8>) -> Result<(), Error> {
         self.0
             .prepare_cached("INSERT INTO sealed_ballots (poll_id, id, sealed) VALUES (?1, ?2, ?3)")?
@@ -162,8 +224,7 @@ impl Rows for Lite<'_> {
         Ok(())
     }
 
-    fn replace_ballots(&mut self, poll: &str, mut rows: Vec<BallotRow>) -> Result<(), Error> {
-        self.0.prepare_cached("DELETE FROM sealed_ballots WHERE poll_id = ?1")?.execute(params![poll])?;
+    fn insert_ballots(&mut self, poll: &str, mut rows: Vec<BallotRow>) -> Result<(), Error> {
         // In key order: each page is filled in the order its rows lie, so
         // not even a page's cells keep the order of anything but the keys.
         rows.sort_by(|a, b| a.key.cmp(&b.key));
@@ -173,6 +234,13 @@ impl Rows for Lite<'_> {
             insert.execute(params![poll, row.key, row.sealed])?;
         }
         Ok(())
+    }
+
+    fn delete_ballot(&mut self, poll: &str, key: &[u8]) -> Result<u64, Error> {
+        Ok(self
+            .0
+            .prepare_cached("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id = ?2")?
+            .execute(params![poll, key])? as u64)
     }
 
     fn staged_polls(&mut self) -> Result<Vec<String>, Error> {

@@ -38,7 +38,7 @@ struct Chores {
     last_try: Instant,
 }
 
-pub(super) fn run(mut conn: Connection, keys: Arc<Keyring>, seen: Arc<Seen>, rx: Inbox, config: WriterConfig) {
+pub(super) fn run(mut conn: Connection, keys: Arc<Keyring>, seen: Arc<Seen>, mut rx: Inbox, config: WriterConfig) {
     let max_batch = config.max_batch.max(1);
     let mut w = Writer::new(keys, seen);
     // Ballots a previous run left staged are looked for at the first idle
@@ -100,6 +100,11 @@ pub(super) fn run(mut conn: Connection, keys: Arc<Keyring>, seen: Arc<Seen>, rx:
         for poll in w.fresh.drain() {
             mix(&mut w, &mut conn, &mut chores, &poll);
         }
+    }
+    // The day the key state moved to, noted before the store closes (a
+    // `pollctl sweep` writes nothing after its day's work).
+    if w.key_day_pending() {
+        commit(&mut w, &mut conn, &[]);
     }
     let give_up = Instant::now() + FINAL_CHECKPOINT_TRIES;
     while chores.checkpoint_owed {

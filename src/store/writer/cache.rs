@@ -21,7 +21,7 @@ use crate::secret::{InviteHash, PollId};
 
 use super::super::engine::Rows;
 use super::super::keys::data_key;
-use super::super::open::{open_doc, open_state};
+use super::super::open::{open_doc, open_state_in_tx};
 use super::super::rows::{self, Layout, State};
 use super::super::seal::{DataKey, MacKey};
 use super::super::seen::Seen;
@@ -159,6 +159,8 @@ pub(in crate::store) fn write_state(
 }
 
 fn load(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, id: &PollId) -> Result<Option<PollState>, Error> {
+    // Before the read, as `open_state` wants (see `mix::open_image`).
+    let began = std::time::Instant::now();
     let Some(found) = tx.poll(id.as_str(), None, Cols::BodyTallies)? else { return Ok(None) };
     let key = match data_key(keys, id.as_str(), found.row.key_day, &found.row.data_key) {
         Ok(k) => k,
@@ -168,7 +170,7 @@ fn load(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, id: &PollId) -> Result<O
     };
     let doc = open_doc(&key, id.as_str(), found.body()?)?;
     let layout = Layout::of(&doc.questions);
-    let state = open_state(&key, (seen, std::time::Instant::now()), id.as_str(), &layout, found.tallies()?)?;
+    let state = open_state_in_tx(&key, (seen, began), id.as_str(), &layout, found.tallies()?)?;
     Ok(Some(PollState {
         expires_on: found.row.expires_on,
         key,

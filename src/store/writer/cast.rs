@@ -13,7 +13,7 @@ use crate::secret::{InviteHash, PollId, ReceiptHash};
 
 use super::super::engine::Rows;
 use super::super::keys::{Digest, random_key, receipt_tag, staged_key};
-use super::super::rows;
+use super::super::rows::{self, Tag};
 use super::super::vocab::place;
 use super::{Outcome, Writer};
 
@@ -60,10 +60,10 @@ impl Writer {
         // until the mix gives it its place. A ballot with a receipt carries
         // the receipt's tag, and its key is drawn from it, so the receipt
         // finds it without an index.
-        let tag = receipt.as_ref().map(receipt_tag);
+        let tag = receipt.as_ref().map(|r| Tag::Receipt(receipt_tag(r)));
         let key = match &tag {
-            Some(tag) => staged_key(&poll.key, tag),
-            None => random_key(true)?,
+            Some(tag) => staged_key(&poll.key, tag.bytes()),
+            None => random_key(None)?,
         };
         let plain = rows::ballot_bytes(&poll.layout, today, ballot, tag.as_ref())?;
         let sealed = poll.key.seal(&place::ballot(id.as_str(), &key), &plain).map_err(Error::internal)?;

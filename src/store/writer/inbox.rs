@@ -32,6 +32,8 @@ use super::Job;
 /// another thread once made there).
 pub(in crate::store) struct Inbox {
     rx: Receiver<Job>,
+    /// A job taken from the queue that starts the next batch.
+    held: Option<Job>,
     _this_thread: std::marker::PhantomData<*const ()>,
 }
 
@@ -46,14 +48,25 @@ pub(in crate::store) enum Empty {
 
 impl Inbox {
     pub(super) fn new(rx: Receiver<Job>) -> Inbox {
-        Inbox { rx, _this_thread: std::marker::PhantomData }
+        Inbox { rx, held: None, _this_thread: std::marker::PhantomData }
     }
 
     /// A batch: `first`, and whatever else is queued now, `max` jobs at most.
-    pub(in crate::store) fn batch(&self, first: Job, max: usize) -> Vec<Job> {
+    /// The day's key work ([`Op::Roll`](super::Op::Roll)) goes alone: it
+    /// locks every poll, and on several nodes a batch that locked some polls
+    /// first would take the rest out of the order every node keeps.
+    pub(in crate::store) fn batch(&mut self, first: Job, max: usize) -> Vec<Job> {
+        let alone = |job: &Job| matches!(job.op, super::Op::Roll { .. });
         let mut batch = vec![first];
+        if alone(&batch[0]) {
+            return batch;
+        }
         while batch.len() < max.max(1) {
             match self.rx.try_recv() {
+                Ok(job) if alone(&job) => {
+                    self.held = Some(job);
+                    break;
+                }
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
@@ -62,7 +75,10 @@ impl Inbox {
     }
 
     /// The next job, waiting up to `timeout` (for ever with `None`).
-    pub(in crate::store) fn recv(&self, timeout: Option<Duration>) -> Result<Job, Empty> {
+    pub(in crate::store) fn recv(&mut self, timeout: Option<Duration>) -> Result<Job, Empty> {
+        if let Some(job) = self.held.take() {
+            return Ok(job);
+        }
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             match self.rx.try_recv() {
@@ -96,7 +112,25 @@ mod tests {
 
     /// A job that nobody waits for.
     fn job() -> Job {
-        super::super::tests::job_for_inbox()
+        super::super::tests::job_for_inbox(false)
+    }
+
+    #[test]
+    fn the_days_key_work_goes_alone() {
+        let (tx, rx) = sync_channel(8);
+        let mut inbox = Inbox::new(rx);
+        let roll = || super::super::tests::job_for_inbox(true);
+        let is_roll = |batch: &[Job]| batch.iter().map(|j| matches!(j.op, super::super::Op::Roll { .. })).collect();
+        for j in [job(), job(), roll(), job(), roll()] {
+            tx.try_send(j).unwrap();
+        }
+        let mut next = || {
+            let first = inbox.recv(Some(Duration::ZERO)).unwrap();
+            inbox.batch(first, 10)
+        };
+        let seen: Vec<Vec<bool>> = (0..4).map(|_| is_roll(&next())).collect();
+        assert_eq!(seen, [vec![false, false], vec![true], vec![false], vec![true]]);
+        assert!(matches!(inbox.recv(Some(Duration::ZERO)), Err(Empty::Timeout)));
     }
 
     #[test]
@@ -104,7 +138,7 @@ mod tests {
         let (tx, rx) = sync_channel(4);
         let (got_tx, got_rx) = std::sync::mpsc::channel();
         let writer = std::thread::spawn(move || {
-            let inbox = Inbox::new(rx);
+            let mut inbox = Inbox::new(rx);
             // Parked for ever unless woken.
             for _ in 0..3 {
                 got_tx.send(inbox.recv(None).is_ok()).unwrap();
@@ -131,7 +165,7 @@ mod tests {
         let (tx, rx) = sync_channel::<Job>(4);
         let (t_tx, t_rx) = std::sync::mpsc::channel();
         let writer = std::thread::spawn(move || {
-            let inbox = Inbox::new(rx);
+            let mut inbox = Inbox::new(rx);
             let start = Instant::now();
             let r = inbox.recv(Some(Duration::from_millis(300)));
             t_tx.send((r.err(), start.elapsed())).unwrap();

@@ -1,6 +1,8 @@
-//! The mix: a poll's ballots rewritten at new keys, in an order that is not
-//! theirs, under a new data key; the same step changes or withdraws a
-//! ballot, and brings a poll of format 1 to format 2 (`upgrade`).
+//! The mix: a poll's new ballots, with every ballot of the groups they go
+//! to (`rows::Groups`), rewritten at new keys, in an order that is not
+//! theirs, under new group keys and a new data key; the same step brings a
+//! poll of format 1 to format 2 (`upgrade`), and puts a changed or
+//! withdrawn ballot's old answers out of reach (`amend`).
 //!
 //! Why, on every engine: a new ballot is stored staged, with its poll's
 //! other new ones, in the order it came; on PostgreSQL every row also
@@ -11,16 +13,23 @@
 //! commit, to whoever holds the files and a key file, on any engine whose
 //! files keep history. The mix ends that, the same way everywhere:
 //!
-//! - every ballot of the poll is deleted and written anew in one
+//! - every ballot of each group a new ballot goes to (the whole poll below
+//!   twice `rows::GROUP` ballots) is deleted and written anew in one
 //!   transaction (one `xmin` for all), at a new key each, in random order
 //!   (or, where rows lie in key order, in the order of their random keys):
-//!   nothing of where or when a row was written is left to tell them apart;
-//! - under a new data key: the old one is wrapped nowhere any more, and
-//!   dies with the lease it was wrapped under (`keys`, the day's key work).
-//!   Every copy of what came before (a dead row, a log record, an archived
-//!   segment, a standby's page, a backup) was sealed under the old key, and
-//!   is noise once that lease has passed. A withdrawn ballot and a changed
-//!   ballot's old answers go the same way: they are mixed with the change.
+//!   nothing of where or when a row was written is left to tell a group's
+//!   ballots apart. A mix costs a group per new ballot at most, whatever
+//!   the poll's size; a poll whose number of groups changes is rewritten
+//!   whole ([`mix_whole`]);
+//! - under new group keys and a new data key: the old data key is wrapped
+//!   nowhere any more, and dies with the lease it was wrapped under
+//!   (`keys`, the day's key work), and the old keys of the groups rewritten
+//!   were sealed only under it. Every copy of what came before (a dead row,
+//!   a log record, an archived segment, a standby's page, a backup) was
+//!   sealed under those keys, and is noise once that lease has passed. A
+//!   withdrawn ballot and a changed ballot's old answers go the same way,
+//!   at the poll's next mix (the group a change took a ballot out of is
+//!   marked for it).
 //!
 //! So the window in which the files tie a ballot to when it came, or to its
 //! code or form, runs from the vote to the poll's next mix, and what a copy
@@ -32,8 +41,7 @@
 //! under steady load; but a poll's next mix waits [`COOL`] times as long as
 //! its last one took, and at least [`MIN_GAP`], so that mixing one poll
 //! takes at most a tenth of the writer's time, however large the poll and
-//! however its votes trickle in. A change or withdrawal mixes its poll at
-//! once.
+//! however its votes (or changes) trickle in.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -41,18 +49,16 @@ use std::time::{Duration, Instant};
 use rand::seq::SliceRandom;
 
 use crate::day::Day;
-use crate::domain::Ballot;
-use crate::error::{Error, ReceiptRefusal};
+use crate::error::Error;
 use crate::keyring::Keyring;
-use crate::secret::ReceiptHash;
 
 use super::super::engine::Rows;
 use super::super::keys::{Digest, data_key, random_key, settled_key};
-use super::super::open::{check_digest, corrupt_sealed, open_doc, open_state, receipt_keys};
-use super::super::rows::{self, Doc, Layout, State, Stored};
+use super::super::open::{BallotKeys, Image, check_digest, open_doc, open_groups, open_image, open_state_in_tx};
+use super::super::rows::{self, Doc, Group, Groups, Layout, State, Stored, Tag};
 use super::super::seal::DataKey;
 use super::super::seen::Seen;
-use super::super::vocab::{BallotRow, Cols, PollRow, ResealedRow, place};
+use super::super::vocab::{BallotRow, Cols, ResealedRow, STAGED_KEYS, place};
 
 /// Under steady load the writer is never idle; it mixes a poll with new
 /// ballots at least this often.
@@ -159,101 +165,87 @@ impl Fresh {
     }
 }
 
-/// A poll opened whole: its row, key, document, counts, and every ballot.
-pub(in crate::store) struct Image {
-    pub(in crate::store) row: PollRow,
-    pub(in crate::store) key: DataKey,
-    pub(in crate::store) doc: Doc,
-    pub(in crate::store) layout: Layout,
-    pub(in crate::store) state: State,
-    /// Each ballot as stored: its key, and what it holds.
-    pub(in crate::store) ballots: Vec<(Vec<u8>, Stored)>,
-}
-
-/// Opens poll `id` whole, and checks its ballot rows against the digest
-/// its counts carry. `None` if the poll is gone, expired by `live_on`
-/// (when given), or its key is.
-pub(in crate::store) fn open_image(
-    tx: &mut dyn Rows,
-    keys: &Keyring,
-    seen: &Seen,
-    id: &str,
-    live_on: Option<Day>,
-) -> Result<Option<Image>, Error> {
-    let Some(found) = tx.poll(id, live_on, Cols::BodyTallies)? else { return Ok(None) };
+/// Mixes the new ballots of poll `id` in the transaction `tx` holds open,
+/// if it still exists and lives on `today`: its staged ballots into their
+/// groups (`rows::Groups`), and the groups they go to, and those a change
+/// took a ballot out of, rewritten under new group keys; the poll's
+/// document, counts and groups under a new data key. The whole poll when
+/// its number of groups changes ([`mix_whole`]).
+pub(in crate::store) fn mix(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, id: &str, today: Day) -> Result<(), Error> {
+    let began = Instant::now();
+    let Some(found) = tx.poll(id, Some(today), Cols::BodyTallies)? else { return Ok(()) };
     let key = match data_key(keys, id, found.row.key_day, &found.row.data_key) {
         Ok(k) => k,
-        Err(Error::NotFound) => return Ok(None),
+        Err(Error::NotFound) => return Ok(()),
         Err(e) => return Err(e),
     };
     let doc = open_doc(&key, id, found.body()?)?;
     let layout = Layout::of(&doc.questions);
-    let state = open_state(&key, (seen, std::time::Instant::now()), id, &layout, found.tallies()?)?;
-    let rows = tx.ballots(id)?;
-    check_digest(id, &state, &rows)?;
-    let mut ballots = Vec::with_capacity(rows.len());
-    for row in rows {
-        let plain = key.open(&place::ballot(id, &row.key), &row.sealed).map_err(|e| corrupt_sealed("ballot", e))?;
-        ballots.push((row.key, rows::ballot_from(&doc.questions, &plain)?));
+    let mut state = open_state_in_tx(&key, (seen, began), id, &layout, found.tallies()?)?;
+    let groups = open_groups(&key, id, tx.groups(id)?.as_deref())?;
+    let (lo, hi) = STAGED_KEYS;
+    let staged_rows = tx.ballots_between(id, &lo, &hi)?;
+    // More groups once the poll has grown past twice their number's
+    // share; fewer only once it has shrunk past half of it, so that a poll
+    // whose size hovers at a bound is not rewritten whole at every mix.
+    let wanted = Groups::bits_for(groups.count() + staged_rows.len() as u64);
+    if wanted > groups.bits || wanted + 1 < groups.bits {
+        return mix_whole(tx, keys, seen, id, today);
     }
-    Ok(Some(Image { row: found.row, key, doc, layout, state, ballots }))
+    // The staged rows are those the counts' digest holds beyond the groups'.
+    let mut staged_digest = state.digest;
+    staged_digest.merge(&groups.digest(), false);
+    check_digest(id, staged_digest, &staged_rows)?;
+    let opener = BallotKeys::new(&key, &groups);
+    let mut into: BTreeMap<usize, Vec<Stored>> =
+        groups.groups.iter().enumerate().filter(|(_, g)| g.dirty).map(|(i, _)| (i, Vec::new())).collect();
+    // Ballots without a tag go to one group drawn at random: a mix of
+    // many such ballots rewrites one group, not one each.
+    let drawn = rand::random_range(0..groups.groups.len());
+    for row in &staged_rows {
+        let stored = opener.open(id, &doc.questions, row)?;
+        let g = stored.tag.as_ref().map_or(drawn, |t| groups.of_tag(t.bytes()));
+        into.entry(g).or_default().push(stored);
+    }
+    for (&g, ballots) in &mut into {
+        let (lo, hi) = Groups::range(g);
+        let rows = tx.ballots_between(id, &lo, &hi)?;
+        check_digest(id, groups.groups[g].digest, &rows)?;
+        for row in &rows {
+            ballots.push(opener.open(id, &doc.questions, row)?);
+        }
+        tx.delete_ballots_between(id, &lo, &hi)?;
+    }
+    tx.delete_ballots_between(id, &lo, &hi)?;
+    let mut groups = groups;
+    let receipts = takes_receipts(&doc, today);
+    write_groups(tx, id, &layout, into, &mut groups, receipts)?;
+    state.digest = groups.digest();
+    reseal(tx, (keys, seen), id, (found.row.expires_on, today), (&doc, &mut state, &groups), None)?;
+    Ok(())
 }
 
-/// Mixes poll `id` in the transaction `tx` holds open, if it still exists
-/// and lives on `today`: every ballot to a new key, under a new data key.
-pub(in crate::store) fn mix(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, id: &str, today: Day) -> Result<(), Error> {
-    let Some(mut image) = open_image(tx, keys, seen, id, Some(today))? else { return Ok(()) };
-    write_image(tx, keys, seen, id, &mut image, today)
-}
-
-/// Replaces (`Some`) or withdraws the ballot of `id` that came with
-/// `receipt`, while the poll is open and takes changes, and mixes the poll
-/// with it: the counts move by exactly the old ballot's and the new one's;
-/// a changed ballot keeps its day (it was cast then) and its tag; a
-/// withdrawn one leaves its day's count and the total, and a day whose
-/// count falls to zero goes, so that a withdrawn ballot leaves nothing
-/// behind, not even the day it was cast. The old answers are left only
-/// under the old data key.
-pub(super) fn amend(
+/// Mixes poll `id` whole: every ballot into groups as many as its size
+/// asks for, every group under a new key (when a poll's groups split, when
+/// it drops the tags of format 1, the day's key work).
+pub(in crate::store) fn mix_whole(
     tx: &mut dyn Rows,
     keys: &Keyring,
     seen: &Seen,
     id: &str,
-    receipt: &ReceiptHash,
-    new: Option<&Ballot>,
     today: Day,
 ) -> Result<(), Error> {
-    let Some(mut image) = open_image(tx, keys, seen, id, Some(today))? else { return Err(Error::NotFound) };
-    if image.doc.is_closed(today) {
-        return Err(Error::Closed);
-    }
-    if !image.doc.vote_changes {
-        return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
-    }
-    let wanted = receipt_keys(&image.key, &image.doc, receipt);
-    let Some(at) = image.ballots.iter().position(|(key, _)| wanted.iter().any(|w| w[..] == key[..])) else {
-        return Err(Error::ReceiptRefused(ReceiptRefusal::Unknown));
-    };
-    let Image { layout, state, ballots, .. } = &mut image;
-    let old = &mut ballots[at].1;
-    match new {
-        Some(ballot) => {
-            rows::tally(&mut state.tallies, layout, &old.ballot, None, -1)?;
-            rows::tally(&mut state.tallies, layout, ballot, None, 1)?;
-            old.ballot = ballot.clone();
-        }
-        None => {
-            rows::tally(&mut state.tallies, layout, &old.ballot, Some(old.day), -1)?;
-            ballots.remove(at);
-        }
-    }
-    write_image(tx, keys, seen, id, &mut image, today)
+    let Some(mut image) = open_image(tx, keys, seen, id, Some(today))? else { return Ok(()) };
+    write_whole(tx, keys, seen, id, &mut image, today)
 }
 
-/// Writes `image` back whole under a new data key: its ballots at new keys
-/// in random order, its document and counts (one version on, the digest of
-/// the new rows), its key wrapped under its lease from `today`.
-pub(super) fn write_image(
+/// Writes `image` back whole: its ballots into `2^bits` groups for their
+/// number, each under a new key, at new keys in random order; its
+/// document, counts (one version on, the digest of the new rows) and groups
+/// under a new data key, wrapped under its lease from `today`. A tag of
+/// format 1 ([`Tag::FormatOne`]) is dropped once the poll takes no
+/// receipts: nothing may follow that old key to its ballot any more.
+pub(super) fn write_whole(
     tx: &mut dyn Rows,
     keys: &Keyring,
     seen: &Seen,
@@ -261,35 +253,119 @@ pub(super) fn write_image(
     image: &mut Image,
     today: Day,
 ) -> Result<(), Error> {
-    let key = DataKey::generate().map_err(Error::internal)?;
-    let mut rows = Vec::with_capacity(image.ballots.len());
-    let mut taken = std::collections::HashSet::with_capacity(image.ballots.len());
-    for (_, stored) in &image.ballots {
-        let at = match &stored.tag {
-            Some(tag) => settled_key(&key, tag),
-            None => random_key(false)?,
+    let mut groups = Groups::with_bits(Groups::bits_for(image.ballots.len() as u64));
+    let mut into: BTreeMap<usize, Vec<Stored>> = (0..groups.groups.len()).map(|g| (g, Vec::new())).collect();
+    let n = groups.groups.len();
+    for (_, stored) in image.ballots.drain(..) {
+        let g = match &stored.tag {
+            Some(t) => groups.of_tag(t.bytes()),
+            None => rand::random_range(0..n),
         };
-        // Two ballots of one tag (one receipt) cannot be: a receipt casts
-        // one ballot. A collision of random keys is as unlikely; either
-        // would lose a ballot, so it fails the mix instead.
-        if !taken.insert(at) {
-            return Err(Error::internal(anyhow::anyhow!("two ballots would share a key")));
+        into.entry(g).or_default().push(stored);
+    }
+    tx.delete_ballots_between(id, &[0; 16], &[0xff; 16])?;
+    let receipts = takes_receipts(&image.doc, today);
+    let old_tags = write_groups(tx, id, &image.layout, into, &mut groups, receipts)?;
+    if !old_tags {
+        // No receipt of format 1 can find a ballot any more: its hash keys go.
+        image.doc.format_one_receipts = None;
+    }
+    image.state.digest = groups.digest();
+    image.key = reseal(
+        tx,
+        (keys, seen),
+        id,
+        (image.row.expires_on, today),
+        (&image.doc, &mut image.state, &groups),
+        Some(old_tags),
+    )?;
+    image.groups = groups;
+    Ok(())
+}
+
+/// Whether the poll's receipts may still be used (a tag of format 1 is
+/// kept only then).
+fn takes_receipts(doc: &Doc, today: Day) -> bool {
+    doc.vote_changes && !doc.is_closed(today)
+}
+
+/// Writes the ballots of each group of `into` under a new key of its own,
+/// each at a new key (its group's number, then drawn from its tag, or
+/// random), all groups' rows in one go, and notes each group's key, count
+/// and digest in `groups`. Their old rows are gone already. Whether a tag
+/// of format 1 was kept.
+fn write_groups(
+    tx: &mut dyn Rows,
+    id: &str,
+    layout: &Layout,
+    into: BTreeMap<usize, Vec<Stored>>,
+    groups: &mut Groups,
+    receipts: bool,
+) -> Result<bool, Error> {
+    let mut rows = Vec::new();
+    let mut old_tags = false;
+    for (g, ballots) in into {
+        if ballots.is_empty() {
+            groups.groups[g] = Group::default();
+            continue;
         }
-        let plain = rows::ballot_bytes(&image.layout, stored.day, &stored.ballot, stored.tag.as_ref())?;
-        let sealed = key.seal(&place::ballot(id, &at), &plain).map_err(Error::internal)?;
-        rows.push(BallotRow { key: at.to_vec(), sealed });
+        let key = DataKey::generate().map_err(Error::internal)?;
+        let mut group = Group { key: Some(*key.export()), count: 0, digest: Digest::default(), dirty: false };
+        let mut taken = std::collections::HashSet::with_capacity(ballots.len());
+        for mut stored in ballots {
+            if matches!(stored.tag, Some(Tag::FormatOne(_))) {
+                if receipts {
+                    old_tags = true;
+                } else {
+                    stored.tag = None;
+                }
+            }
+            let at = match &stored.tag {
+                Some(tag) => settled_key(&key, g, tag.bytes()),
+                None => random_key(Some(g))?,
+            };
+            // Two ballots of one tag (one receipt) cannot be: a receipt
+            // casts one ballot. A collision of random keys is as unlikely;
+            // either would lose a ballot, so it fails the mix instead.
+            if !taken.insert(at) {
+                return Err(Error::internal(anyhow::anyhow!("two ballots would share a key")));
+            }
+            let plain = rows::ballot_bytes(layout, stored.day, &stored.ballot, stored.tag.as_ref())?;
+            let sealed = key.seal(&place::ballot(id, &at), &plain).map_err(Error::internal)?;
+            group.digest.count(&at, &sealed, true);
+            group.count += 1;
+            rows.push(BallotRow { key: at.to_vec(), sealed });
+        }
+        groups.groups[g] = group;
     }
     rows.shuffle(&mut rand::rng());
-    image.state.digest = Digest::of(rows.iter().map(|r| (r.key.as_slice(), r.sealed.as_slice())));
-    image.state.version += 1;
-    let (key_day, wrapped) = super::ops::wrap(keys, &key, id, image.row.expires_on, today)?;
-    let body = key.seal(&place::body(id), &image.doc.to_bytes()?).map_err(Error::internal)?;
-    let tallies = key.seal(&place::tallies(id), &rows::state_bytes(&image.state)?).map_err(Error::internal)?;
-    tx.replace_ballots(id, rows)?;
-    tx.reseal_poll(id, &ResealedRow { key_day, data_key: &wrapped, body: &body, tallies: &tallies })?;
-    seen.stage(id, image.state.version);
-    image.key = key;
-    Ok(())
+    tx.insert_ballots(id, rows)?;
+    Ok(old_tags)
+}
+
+/// Seals the poll's document, counts (one version on) and groups under a
+/// new data key, wrapped under its lease from `today`; answers that key.
+/// The old data key is then wrapped nowhere, and dies with its lease.
+fn reseal(
+    tx: &mut dyn Rows,
+    (keys, seen): (&Keyring, &Seen),
+    id: &str,
+    (expires_on, today): (Day, Day),
+    (doc, state, groups): (&Doc, &mut State, &Groups),
+    old_tags: Option<bool>,
+) -> Result<DataKey, Error> {
+    let key = DataKey::generate().map_err(Error::internal)?;
+    state.version += 1;
+    let (key_day, wrapped) = super::ops::wrap(keys, &key, id, expires_on, today)?;
+    let body = key.seal(&place::body(id), &doc.to_bytes()?).map_err(Error::internal)?;
+    let tallies = key.seal(&place::tallies(id), &rows::state_bytes(state)?).map_err(Error::internal)?;
+    let groups = key.seal(&place::groups(id), &groups.to_bytes()).map_err(Error::internal)?;
+    tx.reseal_poll(
+        id,
+        &ResealedRow { key_day, data_key: &wrapped, body: &body, tallies: &tallies, groups: &groups, old_tags },
+    )?;
+    seen.stage(id, state.version);
+    Ok(key)
 }
 
 #[cfg(test)]

@@ -9,9 +9,10 @@
 //!
 //! Votes are the hot path, so they are cheaper than other writes:
 //! - the writer keeps each voted-on poll's state (closed, expiry, the layout
-//!   of its ballots, its data key and its counts, opened) between batches
-//!   ([`cache`]), so a vote reads nothing and opens nothing, but the slot of
-//!   an invite code it brings;
+//!   of its ballots, its data key and its counts, opened) ([`cache`]), so a
+//!   vote reads nothing and opens nothing, but the slot of an invite code it
+//!   brings; on SQLite between batches, while no other process wrote, on
+//!   PostgreSQL within a batch only (another node may write between);
 //! - a vote is checked completely before its one `INSERT`, which is atomic
 //!   by itself: it needs no savepoint, and it changes no other row. Its
 //!   invite code is spent in the poll's sealed counts, not in a row of its
@@ -25,12 +26,15 @@
 //! Other writes each run in their own savepoint, so one failing write does
 //! not undo the others of its batch ([`ops`]).
 //!
-//! A new ballot is stored staged, and every poll with new ballots is mixed
-//! soon after ([`mix`]): its ballots rewritten at new keys in an order that
-//! is not theirs, under a new data key, so that neither where a row lies
-//! nor what the log kept of the window before ties a ballot to when it came
-//! or to the code or form that cast it, once the old key is gone.
+//! A new ballot (or a changed one, [`amend`]) is stored staged, and every
+//! poll with new ballots is mixed soon after ([`mix`]): its ballots
+//! rewritten at new keys in an order that is not theirs, under a new data
+//! key, so that neither where a row lies nor what the log kept of the
+//! window before ties a ballot to when it came or to the code or form that
+//! cast it, nor opens a changed ballot's old answers, once the old key is
+//! gone.
 
+mod amend;
 mod cache;
 mod cast;
 mod inbox;
@@ -65,11 +69,28 @@ pub(in crate::store) struct Writer {
     seen: Arc<Seen>,
     polls: PollCache,
     pub(super) fresh: mix::Fresh,
+    /// Polls erased by the transaction being applied: no longer waiting for
+    /// a mix once it commits.
+    erased: Vec<String>,
+    /// The day the key state moved to, to note in the database with the
+    /// next transaction (`keywork` notes at most a day past the key file's
+    /// before the file moves; this is the day it moved to).
+    key_day: Option<Day>,
+    /// `key_day` was written in the transaction being applied.
+    key_day_written: bool,
 }
 
 impl Writer {
     pub(super) fn new(keys: Arc<Keyring>, seen: Arc<Seen>) -> Writer {
-        Writer { keys, seen, polls: PollCache::default(), fresh: mix::Fresh::default() }
+        Writer {
+            keys,
+            seen,
+            polls: PollCache::default(),
+            fresh: mix::Fresh::default(),
+            erased: Vec::new(),
+            key_day: None,
+            key_day_written: false,
+        }
     }
 
     /// Forgets every poll it remembers (another node or process may have
@@ -82,6 +103,12 @@ impl Writer {
     /// versions of counts written there are now seen.
     pub(in crate::store) fn committed(&mut self) {
         self.seen.committed();
+        if std::mem::take(&mut self.key_day_written) {
+            self.key_day = None;
+        }
+        for poll in std::mem::take(&mut self.erased) {
+            self.fresh.mixed(&poll, None);
+        }
     }
 
     /// The engine rolled back the transaction it last applied writes in:
@@ -89,6 +116,14 @@ impl Writer {
     pub(in crate::store) fn rolled_back(&mut self) {
         self.seen.rolled_back();
         self.polls.clear();
+        self.erased.clear();
+        self.key_day_written = false;
+    }
+
+    /// Whether a day of the key state waits to be noted in the database
+    /// (the engine's thread commits an empty batch for it before it stops).
+    pub(in crate::store) fn key_day_pending(&self) -> bool {
+        self.key_day.is_some()
     }
 
     /// Drops what it remembers if the database changed under another
@@ -97,21 +132,32 @@ impl Writer {
         self.polls.check_version(version);
     }
 
-    /// After a committed [`Op::Roll`], moves the key state to its day. A
-    /// failure is that job's result: its polls were re-wrapped, and the
-    /// old state can still read them.
-    pub(in crate::store) fn advance_keys(&self, batch: &[Job], results: &mut [Result<Outcome, Error>]) {
+    /// After a batch: moves the key state to the day of a committed
+    /// [`Op::Roll`] (a failure is that job's result: its polls were
+    /// re-wrapped, and the old state can still read them), and tells
+    /// readers which data keys went.
+    pub(in crate::store) fn advance_keys(&mut self, batch: &[Job], results: &mut [Result<Outcome, Error>]) {
         for (job, result) in batch.iter().zip(results.iter_mut()) {
-            if let (Op::Roll { day }, Ok(Outcome::Rolled(_))) = (&job.op, &result)
-                && let Err(e) = self.keys.advance(*day)
-            {
-                eprintln!("anonpoll: {e}");
-                *result = Err(Error::internal(anyhow!("the key state could not move to {day}: {e}")));
+            if let (Op::Roll { day }, Ok(Outcome::Rolled(_))) = (&job.op, &result) {
+                match self.keys.advance(*day) {
+                    Ok(_) => self.key_day = Some(*day),
+                    Err(e) => {
+                        eprintln!("anonpoll: {e}");
+                        *result = Err(Error::internal(anyhow!("the key state could not move to {day}: {e}")));
+                    }
+                }
             }
         }
-        // Erased polls' keys, and the key state's old ones, are gone: no
-        // reader keeps a copy.
-        if batch.iter().any(|j| matches!(j.op, Op::Roll { .. } | Op::Delete { .. })) {
+        // An erased poll's key and the key state's old keys are gone: no
+        // reader keeps a copy. (Whether or not the job succeeded: a reader
+        // that drops a key still good only unwraps it again.) A change keeps
+        // its poll's key until the poll's mix, which tells the readers then.
+        for job in batch {
+            if let Op::Delete { id } = &job.op {
+                self.seen.forget_key(id.as_str());
+            }
+        }
+        if batch.iter().any(|j| matches!(j.op, Op::Roll { .. })) {
             self.seen.forget_keys();
         }
     }
@@ -126,6 +172,10 @@ impl Writer {
         forms: &[FormState],
     ) -> Result<(Vec<Result<Outcome, Error>>, bool), BatchFailed> {
         let failed = |e: Error| BatchFailed::new(batch.len(), e);
+        if let Some(day) = self.key_day {
+            tx.note_key_day(day).map_err(failed)?;
+            self.key_day_written = true;
+        }
         let mut results = Vec::with_capacity(batch.len());
         let mut erased = false;
         for (i, job) in batch.iter().enumerate() {
@@ -146,12 +196,20 @@ impl Writer {
                     self.polls.clear();
                     // A savepoint: a failing job is rolled back alone.
                     let (keys, seen) = (&self.keys, &self.seen);
+                    let mark = seen.staged_mark();
                     let applied = in_savepoint(tx, |tx| ops::apply(tx, keys, seen, op));
-                    if let (Ok(_), Some(id)) = (&applied, op.poll()) {
-                        // Its ballots were mixed with the change, or it is gone.
-                        if matches!(op, Op::Amend { .. } | Op::Delete { .. }) {
-                            self.fresh.mixed(id.as_str(), None);
-                        }
+                    if applied.is_err() {
+                        // Rolled back to its savepoint: what it read or
+                        // wrote there was never committed.
+                        seen.rolled_back_to(mark);
+                    }
+                    match (&applied, op) {
+                        // A changed ballot waits for its poll's mix, as a
+                        // new one does; an erased poll waits for nothing,
+                        // once its erasure is committed.
+                        (Ok(_), Op::Amend { id, .. }) => self.fresh.add(id.as_str()),
+                        (Ok(_), Op::Delete { id }) => self.erased.push(id.as_str().to_owned()),
+                        _ => {}
                     }
                     applied.map(|(outcome, e)| {
                         erased |= e;
@@ -195,7 +253,7 @@ impl Writer {
                 self.seen.committed();
                 self.fresh.mixed(poll, Some(took));
                 // The poll's old data key is gone from the database.
-                self.seen.forget_keys();
+                self.seen.forget_key(poll);
             }
             None => {
                 self.seen.rolled_back();

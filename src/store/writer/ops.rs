@@ -1,7 +1,7 @@
 //! Every write but a vote, each applied in its own savepoint of a batch:
 //! creating a poll, changing it, its media and invite codes, a voter's
-//! change or withdrawal (a mix with the change, [`super::mix`]), erasing
-//! it, and the day's key work ([`super::keywork`]).
+//! change or withdrawal ([`super::amend`]), erasing it, and the day's key
+//! work ([`super::keywork`]).
 //!
 //! Each opens what it needs of the poll (its data key through the keyring,
 //! its document), changes it, and seals it again under the same data key;
@@ -18,13 +18,13 @@ use crate::secret::PollId;
 
 use super::super::engine::Rows;
 use super::super::keys::{HexKey, data_key};
-use super::super::open::{open_doc, open_state};
+use super::super::open::{open_doc, open_state_in_tx};
 use super::super::rows::{self, Doc, DocMedia, Layout, State};
 use super::super::seal::{DataKey, bucket, padded};
 use super::super::seen::Seen;
 use super::super::vocab::{CodeRow, Cols, NewPollRow, place};
 use super::cache::write_state;
-use super::{Op, Outcome, keywork, mix};
+use super::{Op, Outcome, amend, keywork};
 
 /// The most invite codes one poll may have.
 pub const MAX_INVITES: u64 = 10_000;
@@ -145,10 +145,12 @@ pub(super) fn apply(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, op: &Op) -> 
         // Votes take the cheaper path of `Writer::cast`.
         Op::Cast { .. } => Err(Error::internal(anyhow!("a vote reached the savepoint path"))),
         Op::Amend { id, receipt, ballot, today } => {
-            mix::amend(tx, keys, seen, id.as_str(), receipt, ballot.as_ref(), *today)?;
+            amend::amend(tx, keys, seen, id.as_str(), receipt, ballot.as_ref(), *today)?;
             Ok((Outcome::Amended, false))
         }
         Op::IssueInvites { id, hashes, today } => {
+            // Before the read, as `open_state` wants (see `mix::open_image`).
+            let began = std::time::Instant::now();
             let Some(found) = tx.poll(id.as_str(), Some(*today), Cols::BodyTallies)? else {
                 return Err(Error::NotFound);
             };
@@ -170,19 +172,14 @@ pub(super) fn apply(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, op: &Op) -> 
             tx.insert_codes(id.as_str(), &rows)?;
             // Room for the new codes' bits, so that a vote never changes the
             // counts' length.
-            let mut state = open_state(
-                &key,
-                (seen, std::time::Instant::now()),
-                id.as_str(),
-                &Layout::of(&doc.questions),
-                found.tallies()?,
-            )?;
+            let mut state =
+                open_state_in_tx(&key, (seen, began), id.as_str(), &Layout::of(&doc.questions), found.tallies()?)?;
             state.hold_codes(after);
             let used = state.spent_count();
             write_state(tx, seen, id.as_str(), &key, &mut state)?;
             Ok((Outcome::Invites(after, used), false))
         }
-        Op::Roll { day } => keywork::roll(tx, keys, *day),
+        Op::Roll { day } => keywork::roll(tx, keys, seen, *day),
     }
 }
 

@@ -17,6 +17,7 @@ use crate::domain::{Ballot, NewPoll, PollPatch};
 use crate::secret::{AdminToken, InviteCode, PollId, Receipt};
 use crate::store::Keys;
 use crate::store::keys::{receipt_tag, settled_key, staged_key};
+use crate::store::rows::Groups;
 use crate::store::seen::Seen;
 use crate::store::sqlite::Lite;
 use crate::store::sqlite::testing::{SCHEMA_VERSION, connect, migrate, open_keys};
@@ -93,8 +94,8 @@ fn started() -> Started {
 }
 
 /// A job nobody waits for, for the inbox's tests.
-pub(super) fn job_for_inbox() -> Job {
-    job(Op::Delete { id: PollId::generate().unwrap() })
+pub(super) fn job_for_inbox(roll: bool) -> Job {
+    job(if roll { Op::Roll { day: Day::today() } } else { Op::Delete { id: PollId::generate().unwrap() } })
 }
 
 fn job(op: Op) -> Job {
@@ -243,6 +244,32 @@ fn a_batch_whose_counters_cannot_be_written_fails_as_a_whole() {
     assert_eq!(assert_counts_match(&conn, &w.keys, &id), 2, "the failed batch left nothing counted in memory");
 }
 
+/// A poll erased in a batch that is then rolled back as a whole keeps
+/// waiting for its mix: its staged ballots are still there.
+#[test]
+fn an_erasure_undone_with_its_batch_leaves_the_poll_waiting_for_its_mix() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let (results, _) = commit(&mut w, &mut conn, &[cast(&id, &[Some(0), None], today)]);
+    assert!(results[0].is_ok());
+    assert_eq!(w.fresh.waiting(), [id.as_str().to_owned()]);
+    let other = PollId::generate().unwrap();
+    assert!(commit(&mut w, &mut conn, &[create(&other, today)]).0[0].is_ok());
+    conn.execute_batch(&format!(
+        "CREATE TRIGGER no_counting BEFORE UPDATE OF tallies ON sealed_polls WHEN NEW.id = '{}'
+         BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        other.as_str()
+    ))
+    .unwrap();
+    let batch = [job(Op::Delete { id: id.clone() }), cast(&other, &[Some(1), None], today)];
+    let (results, _) = commit(&mut w, &mut conn, &batch);
+    assert!(results.iter().all(Result::is_err), "the batch failed as a whole");
+    assert!(w.fresh.waiting().contains(&id.as_str().to_owned()), "the poll still waits for its mix");
+    conn.execute_batch("DROP TRIGGER no_counting").unwrap();
+    let (results, _) = commit(&mut w, &mut conn, &[job(Op::Delete { id: id.clone() })]);
+    assert!(results[0].is_ok());
+    assert!(!w.fresh.waiting().contains(&id.as_str().to_owned()), "erased: it waits for nothing");
+}
+
 #[test]
 fn the_poll_cache_notices_changes_made_by_another_connection() {
     let Started { _dir, mut conn, today, id, mut w } = started();
@@ -339,7 +366,7 @@ fn the_mix_moves_every_ballot_to_a_new_key_under_a_new_data_key() {
     let old: std::collections::BTreeSet<&Vec<u8>> = before.ballots.iter().map(|(k, _)| k).collect();
     assert!(after.ballots.iter().all(|(k, _)| !old.contains(k)), "every ballot moved");
     for r in &receipts {
-        let at = settled_key(&after.key, &receipt_tag(&r.hash()));
+        let at = after.settled_key(&receipt_tag(&r.hash())).unwrap();
         assert!(
             after.ballots.iter().any(|(k, s)| k[..] == at[..] && s.tag.is_some()),
             "a receipt's ballot where its tag says"
@@ -355,7 +382,7 @@ fn the_mix_moves_every_ballot_to_a_new_key_under_a_new_data_key() {
     for (k, s) in &sealed_now {
         let place = crate::store::vocab::place::ballot(id.as_str(), k);
         assert!(before.key.open(&place, s).is_err(), "the old data key opens a row after the mix");
-        assert!(after.key.open(&place, s).is_ok());
+        assert!(after.key_at(k).unwrap().open(&place, s).is_ok(), "its group's key opens it");
     }
     assert!(after.state.version > before.state.version);
     assert_eq!(after.state.tallies, before.state.tallies, "the same counts");
@@ -432,7 +459,7 @@ fn rolled_back_counts_and_a_deleted_ballot_row_are_noticed() {
     for i in 0..5 {
         store.cast(&id, ballot(&[Some(i % 3), None]), today).unwrap();
     }
-    assert!(store.check_polls(today).unwrap().is_empty(), "an untouched poll checks out");
+    assert!(store.check_polls().unwrap().is_empty(), "an untouched poll checks out");
     let conn = crate::store::testkit::conn_of(&store);
     let counts = || -> Vec<u8> {
         conn.query_row("SELECT tallies FROM sealed_polls WHERE id = ?1", [id.as_str()], |r| r.get(0)).unwrap()
@@ -445,7 +472,7 @@ fn rolled_back_counts_and_a_deleted_ballot_row_are_noticed() {
     conn.execute("UPDATE sealed_polls SET tallies = ?2 WHERE id = ?1", rusqlite::params![id.as_str(), older]).unwrap();
     let read = r.tallies(&poll);
     assert!(read.is_err(), "counts put back at their place were read as current: {read:?}");
-    let found = store.check_polls(today).unwrap();
+    let found = store.check_polls().unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].poll, id.as_str());
     assert!(found[0].problem.contains("do not match"), "{}", found[0].problem);
@@ -460,7 +487,7 @@ fn rolled_back_counts_and_a_deleted_ballot_row_are_noticed() {
     assert_eq!(r.ballots(&poll2).unwrap().len(), 4);
     conn.execute("DELETE FROM sealed_ballots WHERE poll_id = ?1 AND id = (SELECT min(id) FROM sealed_ballots WHERE poll_id = ?1)", [id2.as_str()]).unwrap();
     assert!(r.ballots(&poll2).is_err(), "the export read a ballot set that is not the counted one");
-    let found = store.check_polls(today).unwrap();
+    let found = store.check_polls().unwrap();
     assert!(found.iter().any(|f| f.poll == id2.as_str() && f.problem.contains("do not match")), "{found:?}");
 }
 
@@ -469,27 +496,223 @@ fn rolled_back_counts_and_a_deleted_ballot_row_are_noticed() {
 /// does not tell which ballots came with a receipt.
 #[test]
 fn receipt_keys_cannot_be_told_from_random_ones() {
-    use sha2::{Digest, Sha256};
-    let first_from_rest = |key: &[u8; 16]| {
-        (0..=u8::MAX)
-            .map(|round| Sha256::new().chain_update(&key[1..]).chain_update([round]).finalize()[0])
-            .find(|&b| b != STAGED)
-            == Some(key[0])
-    };
     let poll_key = crate::store::seal::DataKey::generate().unwrap();
     let other_key = crate::store::seal::DataKey::generate().unwrap();
     let receipts: Vec<Receipt> = (0..512).map(|_| Receipt::generate().unwrap()).collect();
     let tags: Vec<[u8; 16]> = receipts.iter().map(|r| receipt_tag(&r.hash())).collect();
-    let settled: Vec<[u8; 16]> = tags.iter().map(|t| settled_key(&poll_key, t)).collect();
-    let told = settled.iter().filter(|k| first_from_rest(k)).count();
-    assert!(told < 12, "{told} of 512 settled keys give themselves away");
-    assert!(settled.iter().all(|k| k[0] != STAGED), "settled keys are never staged ones");
+    let settled: Vec<[u8; 16]> = tags.iter().map(|t| settled_key(&poll_key, 5, t)).collect();
+    let random = crate::store::keys::random_key(Some(5)).unwrap();
+    assert!(settled.iter().all(|k| k[..2] == random[..2]), "a group's number, then keyed-hash output as random");
     for ((r, t), k) in receipts.iter().zip(&tags).zip(&settled) {
         // Nothing of the staged key stays in the key a ballot settles at.
-        assert_ne!(staged_key(&poll_key, t)[1..], k[1..]);
-        // Keyed under the poll: another poll gives other keys, and none of
-        // the receipt's hash shows in them.
-        assert_ne!(settled_key(&other_key, t), *k);
-        assert!(!k.windows(8).any(|w| r.hash().0.windows(8).any(|v| v == w)));
+        assert!(!staged_key(&poll_key, t)[1..].windows(6).any(|w| k[2..].windows(6).any(|v| v == w)));
+        // Keyed under the group: another key gives other keys, and none of
+        // the receipt's hash or tag shows in them.
+        assert_ne!(settled_key(&other_key, 5, t), *k);
+        assert!(!k.windows(8).any(|w| r.hash().0.windows(8).any(|v| v == w) || t.windows(8).any(|v| v == w)));
     }
+}
+
+/// A mix rewrites the groups its new ballots go to, not the whole poll:
+/// on a poll of 3,000 ballots (8 groups of about 375), one new ballot with
+/// a receipt moves its group's ballots to new keys under a new group key,
+/// and leaves every other group's rows as they were, byte for byte. A
+/// withdrawal of a settled ballot marks its group, and the next mix
+/// rewrites that group, so that no key of the poll opens the old answers.
+/// Crossing a size where the poll's groups split mixes it whole.
+#[test]
+fn a_mix_rewrites_the_groups_its_new_ballots_go_to() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let rows = |c: &Connection| -> std::collections::BTreeMap<Vec<u8>, Vec<u8>> {
+        c.prepare("SELECT id, sealed FROM sealed_ballots")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    for _ in 0..6 {
+        let batch: Vec<Job> = (0..500).map(|i| cast(&id, &[Some(i % 3), Some(i % 2)], today)).collect();
+        assert!(commit(&mut w, &mut conn, &batch).0.iter().all(Result::is_ok));
+    }
+    mix_now(&mut w, &mut conn, &id).unwrap();
+    let first = image_of(&conn, &w.keys, &id);
+    assert_eq!((first.groups.bits, first.ballots.len()), (3, 3000));
+    assert!(
+        first.groups.groups.iter().all(|g| (250..500).contains(&g.count)),
+        "{:?}",
+        first.groups.groups.iter().map(|g| g.count).collect::<Vec<_>>()
+    );
+    let before = rows(&conn);
+
+    let receipt = Receipt::generate().unwrap();
+    assert!(commit(&mut w, &mut conn, &[cast_with(&id, &[Some(1), None], (None, Some(&receipt)))]).0[0].is_ok());
+    mix_now(&mut w, &mut conn, &id).unwrap();
+    let after = image_of(&conn, &w.keys, &id);
+    let now = rows(&conn);
+    let g = after.groups.of_tag(&receipt_tag(&receipt.hash()));
+    let (lo, hi) = Groups::range(g);
+    let in_group = |k: &Vec<u8>| k[..] >= lo[..] && k[..] <= hi[..];
+    assert!(now.iter().filter(|(k, _)| !in_group(k)).all(|(k, s)| before.get(k) == Some(s)), "other groups untouched");
+    assert_eq!(now.iter().filter(|(k, _)| !in_group(k)).count() + after.groups.groups[g].count as usize, 3001);
+    assert!(now.iter().filter(|(k, _)| in_group(k)).all(|(k, _)| !before.contains_key(k)), "its group moved whole");
+    assert_ne!(after.groups.groups[g].key, first.groups.groups[g].key, "under a new group key");
+    assert!(after.settled_key(&receipt_tag(&receipt.hash())).is_some_and(|at| now.contains_key(at.as_slice())));
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 3001);
+
+    // A withdrawal of a settled ballot: its group is rewritten at the next
+    // mix, and nothing of the poll opens the old value.
+    let at = after.settled_key(&receipt_tag(&receipt.hash())).unwrap();
+    let old_value = now[&at.to_vec()].clone();
+    let withdraw = job(Op::Amend { id: id.clone(), receipt: receipt.hash(), ballot: None, today });
+    assert!(commit(&mut w, &mut conn, &[withdraw]).0[0].is_ok());
+    assert!(image_of(&conn, &w.keys, &id).groups.groups[g].dirty, "its group waits for the mix");
+    assert_eq!(w.fresh.waiting(), [id.as_str().to_owned()]);
+    mix_now(&mut w, &mut conn, &id).unwrap();
+    let last = image_of(&conn, &w.keys, &id);
+    assert!(!last.groups.groups[g].dirty);
+    let place = crate::store::vocab::place::ballot(id.as_str(), &at);
+    assert!(after.key_at(&at).unwrap().open(&place, &old_value).is_ok(), "the test can fail");
+    let keys_now: Vec<_> = last.groups.groups.iter().filter_map(|g| g.data_key()).collect();
+    assert!(keys_now.iter().all(|k| k.open(&place, &old_value).is_err()), "no key of the poll opens it");
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 3000);
+
+    // 1,100 more: 4,100 ballots ask for 16 groups, and the poll is mixed whole.
+    let receipts: Vec<Receipt> = (0..10).map(|_| Receipt::generate().unwrap()).collect();
+    for _ in 0..2 {
+        let batch: Vec<Job> = (0..545).map(|i| cast(&id, &[Some(i % 3), None], today)).collect();
+        assert!(commit(&mut w, &mut conn, &batch).0.iter().all(Result::is_ok));
+    }
+    let batch: Vec<Job> = receipts.iter().map(|r| cast_with(&id, &[Some(0), None], (None, Some(r)))).collect();
+    assert!(commit(&mut w, &mut conn, &batch).0.iter().all(Result::is_ok));
+    let before = rows(&conn);
+    mix_now(&mut w, &mut conn, &id).unwrap();
+    let split = image_of(&conn, &w.keys, &id);
+    assert_eq!((split.groups.bits, split.ballots.len()), (4, 4100));
+    assert!(rows(&conn).keys().all(|k| !before.contains_key(k)), "every ballot moved");
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 4100);
+
+    // Back below 4,096 (8 groups' worth), the poll keeps its 16 groups: a
+    // poll whose size hovers at a bound is not rewritten whole each time.
+    for r in &receipts[..6] {
+        let withdraw = job(Op::Amend { id: id.clone(), receipt: r.hash(), ballot: None, today });
+        assert!(commit(&mut w, &mut conn, &[withdraw]).0[0].is_ok());
+    }
+    let before = rows(&conn);
+    mix_now(&mut w, &mut conn, &id).unwrap();
+    let shrunk = image_of(&conn, &w.keys, &id);
+    assert_eq!((shrunk.groups.bits, shrunk.ballots.len()), (4, 4094));
+    let kept = rows(&conn).iter().filter(|(k, s)| before.get(*k) == Some(s)).count();
+    assert!(kept > 4094 / 2, "only the withdrawals' groups were rewritten: {kept} rows kept");
+    assert_eq!(assert_counts_match(&conn, &w.keys, &id), 4094);
+}
+
+/// A group whose rows are not those its digest counted (a row deleted or
+/// put back) is not mixed: the mix fails and names the poll, and the
+/// ballots staged meanwhile stay as they are.
+#[test]
+fn a_mix_refuses_a_group_whose_rows_were_tampered_with() {
+    let Started { _dir, mut conn, today, id, mut w } = started();
+    let batch: Vec<Job> = (0..40).map(|i| cast(&id, &[Some(i % 3), None], today)).collect();
+    assert!(commit(&mut w, &mut conn, &batch).0.iter().all(Result::is_ok));
+    mix_now(&mut w, &mut conn, &id).unwrap();
+    let key: Vec<u8> = conn.query_row("SELECT id FROM sealed_ballots LIMIT 1", [], |r| r.get(0)).unwrap();
+    conn.execute("DELETE FROM sealed_ballots WHERE id = ?1", [&key]).unwrap();
+    assert!(commit(&mut w, &mut conn, &[cast(&id, &[Some(0), None], today)]).0[0].is_ok());
+    assert!(mix_now(&mut w, &mut conn, &id).is_err(), "a group missing a row is not mixed");
+    let staged: i64 =
+        conn.query_row("SELECT count(*) FROM sealed_ballots WHERE id >= X'ff'", [], |r| r.get(0)).unwrap();
+    assert_eq!(staged, 1, "the new ballot waits, staged");
+}
+
+/// One batch in which the cache starts over twice with poll `p` counted in
+/// each part: `p` is written (flush), read back (uncommitted), written,
+/// read back, written.
+fn batch_that_reads_its_own_writes(p: &PollId, fillers: &[PollId], today: Day) -> Vec<Job> {
+    let mut b = vec![cast(p, &[Some(0), None], today)];
+    // p + 1,999 fillers fill the cache; the 2,000th filler starts it over
+    // (p written at v+1), then p is read back.
+    b.extend(fillers[..CACHE_POLLS].iter().map(|f| cast(f, &[Some(0), None], today)));
+    b.push(cast(p, &[Some(1), None], today));
+    // {filler 2000, p} + 1,998 more = 2,000; the next starts it over again
+    // (p written at v+2), then p is read back at v+2 (not committed).
+    b.extend(
+        fillers[CACHE_POLLS..].iter().chain(&fillers[..CACHE_POLLS - 1]).map(|f| cast(f, &[Some(0), None], today)),
+    );
+    b.push(cast(p, &[Some(2), None], today));
+    b
+}
+
+/// Poll `p` and enough others to make the writer's cache start over, and a
+/// reader's own connection.
+#[allow(clippy::type_complexity)]
+fn many_polls() -> (DataDir, Connection, Arc<Keyring>, Arc<Seen>, Writer, PollId, Vec<PollId>, Connection) {
+    let (dir, mut conn, keys) = setup();
+    let today = Day::today();
+    let seen = Arc::new(Seen::default());
+    let mut w = Writer::new(keys.clone(), seen.clone());
+    let p = PollId::generate().unwrap();
+    let fillers: Vec<PollId> = (0..CACHE_POLLS + 1).map(|_| PollId::generate().unwrap()).collect();
+    let creates: Vec<Job> = std::iter::once(&p).chain(&fillers).map(|id| create(id, today)).collect();
+    for chunk in creates.chunks(500) {
+        assert!(commit(&mut w, &mut conn, chunk).0.iter().all(Result::is_ok));
+    }
+    w.forget_polls();
+    let path = dir.path().join("w.sqlite3");
+    let reader = connect(&path, OpenFlags::SQLITE_OPEN_READ_ONLY, Duration::from_secs(5)).unwrap();
+    (dir, conn, keys, seen, w, p, fillers, reader)
+}
+
+/// A reader's read of `p` (a committed snapshot), checked against the
+/// process's `seen` as every reader's is.
+fn reader_reads(reader: &Connection, keys: &Keyring, seen: &Seen, p: &PollId) -> Result<u64, Error> {
+    // As a reader's `open_state` does: the instant before its snapshot.
+    let began = std::time::Instant::now();
+    let tx = reader.unchecked_transaction().unwrap();
+    let version = image_of(&tx, keys, p).state.version;
+    drop(tx);
+    seen.check(p.as_str(), version, began).map(|()| version)
+}
+
+/// The writer reads, inside its transaction, counts it wrote there and has
+/// not committed: noted as seen only once committed, so a reader of the
+/// committed counts meanwhile is not refused as if they were put back
+/// (every such read failed before: a vote's page or results answered 500).
+#[test]
+fn a_reader_of_committed_counts_is_not_refused_during_the_writers_batch() {
+    let (_dir, mut conn, keys, seen, mut w, p, fillers, reader) = many_polls();
+    let today = Day::today();
+    reader_reads(&reader, &keys, &seen, &p).unwrap();
+    let batch = batch_that_reads_its_own_writes(&p, &fillers, today);
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).unwrap();
+    let (results, _) = w.apply_batch(&mut Lite(&tx), &batch, &[]).ok().unwrap();
+    assert!(results.iter().all(Result::is_ok));
+    // The batch is applied, not committed: a reader that begins now reads v0.
+    let during = reader_reads(&reader, &keys, &seen, &p);
+    assert!(during.is_ok(), "a reader of committed counts was refused during the writer's batch: {during:?}");
+    tx.commit().unwrap();
+    w.committed();
+    let after = reader_reads(&reader, &keys, &seen, &p).unwrap();
+    assert!(after > during.unwrap(), "the batch's counts are read after its commit");
+}
+
+/// A batch rolled back after reading its own writes leaves nothing noted:
+/// the poll's committed counts are read, voted on and mixed as before
+/// (before, the poll was refused until the process restarted).
+#[test]
+fn a_rolled_back_batch_leaves_its_polls_readable() {
+    let (_dir, mut conn, keys, seen, mut w, p, fillers, reader) = many_polls();
+    let today = Day::today();
+    let batch = batch_that_reads_its_own_writes(&p, &fillers, today);
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).unwrap();
+    let (results, _) = w.apply_batch(&mut Lite(&tx), &batch, &[]).ok().unwrap();
+    assert!(results.iter().all(Result::is_ok));
+    drop(tx); // rolled back, as on SQLITE_FULL or a failed commit
+    w.rolled_back();
+    let read = reader_reads(&reader, &keys, &seen, &p);
+    let (vote, _) = commit(&mut w, &mut conn, &[cast(&p, &[Some(0), None], today)]);
+    let mixed = mix_now(&mut w, &mut conn, &p);
+    assert!(read.is_ok(), "a reader refused after a rolled-back batch: {read:?}");
+    assert!(vote[0].is_ok(), "a vote refused after a rolled-back batch: {}", kind(&vote[0]));
+    assert!(mixed.is_ok(), "the mix refused after a rolled-back batch: {mixed:?}");
 }
