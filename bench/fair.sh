@@ -103,7 +103,11 @@ run() {
     steal0=$(steal_ticks)
     t0=$SECONDS
     DB=$(mktemp -d /dev/shm/anonpoll-fair.XXXXXX)
-    # Any free port: polld says which once it listens.
+    # Any free port: polld says which once it listens. The log exists before
+    # polld starts: its redirect is made in the background job, which a busy
+    # machine can run after the first read below (sed then fails, and set -e
+    # ends the script).
+    : >"$DB/log"
     "$polld" --db "$DB/a.sqlite3" --listen 127.0.0.1:0 --trusted-proxy 127.0.0.1 >"$DB/log" 2>&1 &
     POLLD_PID=$!
     for _ in $(seq 100); do

@@ -215,7 +215,10 @@ pg_log() { # pg_log on|off: every statement in the server's log, with its time a
     sleep 0.2
 }
 # The last transaction in the server's log from byte OFFSET on that replaced
-# a poll's ballots (a mix, change or withdrawal): "ms statements", from the
+# a poll's ballots (a mix, or on a whole-poll mix build a change or
+# withdrawal, which then mixed in the same transaction; on a build that mixes
+# groups, a change or withdrawal is its own small transaction and the mix
+# that follows it is the one found): "ms statements", from the
 # end of its BEGIN to the end of its COMMIT, by the log's timestamps (ms).
 pg_big_tx() { # pg_big_tx OFFSET
     tail -c +"$(($1 + 1))" "$PG/server.log" | awk '
@@ -224,7 +227,9 @@ pg_big_tx() { # pg_big_tx OFFSET
             pid = $4
             if ($0 ~ /statement: (BEGIN|START TRANSACTION)$/) { begin[pid] = t(); n[pid] = 0; big[pid] = 0; next }
             if ((pid in begin) && $0 ~ / (execute [^:]*|statement): /) n[pid]++
-            if ($0 ~ /DELETE FROM sealed_ballots WHERE poll_id = \$1$/) big[pid] = 1
+            # A whole-poll mix deletes every row of the poll; a mix of groups
+            # (90a2a3e) deletes its staged rows and each group by key range.
+            if ($0 ~ /DELETE FROM sealed_ballots WHERE poll_id = \$1( AND id BETWEEN \$2 AND \$3)?$/) big[pid] = 1
             if ($0 ~ /statement: COMMIT$/ && (pid in begin)) {
                 if (big[pid]) out = sprintf("%.1f %d", (t() - begin[pid]) * 1000, n[pid] - 1)
                 delete begin[pid]

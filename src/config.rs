@@ -46,7 +46,11 @@ pub struct PolldArgs {
     #[arg(long, env = "POLL_ACCEPT_OLD_KEY_FILE")]
     pub accept_old_key_file: bool,
 
-    /// Address to listen on (use port 0 for any free port).
+    /// Address to listen on: `HOST:PORT` (port 0 for any free port), or
+    /// `unix:PATH`, a Unix socket for the proxy in front on this machine
+    /// (made with mode 0660; its peer is trusted to name the client, so
+    /// give `--base-url` with it). The shipped setup listens on
+    /// `unix:/run/anonpoll/polld.sock`.
     #[arg(long, env = "POLL_LISTEN", default_value = DEFAULT_LISTEN)]
     pub listen: String,
 
@@ -57,19 +61,19 @@ pub struct PolldArgs {
     pub base_url: Option<String>,
 
     /// Proxy whose X-Forwarded-For is believed (CIDR or address; repeatable,
-    /// or comma-separated in the environment). Default: none, so every client
-    /// is its TCP peer; behind a Caddy on the same machine, name loopback
-    /// (`--trusted-proxy 127.0.0.1/8 --trusted-proxy ::1/128`).
+    /// or comma-separated in the environment), for a proxy that reaches
+    /// polld over TCP. Default: none, so every TCP client is its peer.
+    /// Behind a Caddy on the same machine, listen on a Unix socket instead:
+    /// trusting loopback lets any local process claim any address.
     #[arg(long = "trusted-proxy", env = "POLL_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_net)]
     pub trusted_proxies: Vec<IpNet>,
 
-    /// Worker threads serving requests. A creation, change or deletion holds
-    /// its worker until the group commit's fsync; a vote does not (its answer
-    /// waits on the connection, so commit groups are not capped by the number
-    /// of workers: docs/PERFORMANCE.md). Each idle worker costs a thread and
-    /// a SQLite read connection. Besides them, 2 per core (32 at most) at a
-    /// lower priority serve the clients that take much CPU, at the same cost
-    /// each (src/server/workers.rs).
+    /// Requests handled at once on threads that may wait: a creation,
+    /// change or deletion (each holds its thread until the group commit's
+    /// fsync), and every request on PostgreSQL (each read a round trip).
+    /// Reads and votes on SQLite run on one thread per core instead (a
+    /// vote's answer waits on its connection: docs/PERFORMANCE.md). Each
+    /// costs a thread and a read connection while in use.
     #[arg(long, env = "POLL_WORKERS", default_value_t = 32, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub workers: u16,
 
@@ -148,6 +152,12 @@ impl PolldArgs {
                 "--upload-max-mib ({}) must be at least the largest file limit ({largest} MiB), \
                  or such a file could never be sent",
                 self.upload_max_mib
+            );
+        }
+        if self.listen.starts_with("unix:") && self.base_url.is_none() {
+            anyhow::bail!(
+                "--listen {} needs --base-url: the address people open in their browser (polld cannot tell it                  from a socket)",
+                self.listen
             );
         }
         Ok(())

@@ -12,7 +12,7 @@ use crate::config::PolldArgs;
 use crate::day::Day;
 use crate::domain::MAX_JSON_BODY;
 use crate::ratelimit::RateLimiter;
-use crate::server::{MinRate, Server, ServerConfig, UploadRoute};
+use crate::server::{Address, MinRate, Server, ServerConfig, UploadRoute};
 use crate::store::Store;
 use crate::web::Web;
 use crate::web::uploads::Uploads;
@@ -42,8 +42,8 @@ const FORM_MAX: usize = 2 * MAX_JSON_BODY;
 /// kernel allows it (CAP_SYS_NICE, or an RLIMIT_NICE such as systemd's
 /// `LimitNICE=-10`, which deploy/anonpoll.service sets). Every vote waits
 /// for the writer's next batch, and a batch is short: run first, it keeps
-/// votes from waiting behind the workers and I/O threads that render and
-/// send a busy client's pages (docs/RELIABILITY.md, "The writer's
+/// votes from waiting behind the request threads that render and send a
+/// busy client's pages (docs/RELIABILITY.md, "The writer's
 /// priority").
 pub const WRITER_RAISE: i32 = 10;
 
@@ -67,6 +67,10 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     config.max_connections = args.max_connections as usize;
     config.max_connections_per_client = args.max_connections_per_client;
     config.send_timeout = Duration::from_secs(args.send_timeout_secs);
+    // A remote database makes every read wait on the network: requests
+    // then run on the threads that may wait, `--workers` at once.
+    config.blocking = args.db.to_str().is_some_and(crate::store::is_url);
+    config.inline = crate::web::runs_inline;
     let upload_max = args.upload_max_mib as usize * 1024 * 1024;
     config.uploads = Some(UploadRoute {
         accepts: crate::web::accepts_uploads,
@@ -84,8 +88,8 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     // The writer runs above the request threads where allowed.
     let config = crate::store::WriterConfig { on_start: Some(raise_writer), ..crate::store::WriterConfig::default() };
     let store = Store::open_db(&args.db, &args.keys()?, config)?;
-    let addr = server.local_addr();
-    let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let address = server.address().clone();
+    let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{address}"));
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
     let votes = VoteLimits { per_window: args.vote_limit, window: args.vote_window() };
     let app = Arc::new(App::new(store, limiter, votes, &base_url)?);
@@ -100,7 +104,10 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let shutdown = server.shutdown_handle();
     ctrlc::set_handler(move || shutdown.trigger()).context("cannot install the signal handler")?;
 
-    eprintln!("polld: listening on http://{addr}");
+    match &address {
+        Address::Tcp(addr) => eprintln!("polld: listening on http://{addr}"),
+        Address::Unix(_) => eprintln!("polld: listening on {address}"),
+    }
     eprintln!("polld: database {}, base URL {}", args.db_shown(), app.links().base());
     let uploads = Uploads::new(args.media_limits(), upload_max, args.upload_hold_mib as usize * 1024 * 1024)?;
     let web = Web::new(app.clone(), uploads)?;

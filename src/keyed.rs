@@ -31,7 +31,7 @@ pub type Key = [u8; 16];
 ///
 /// Held as HMAC's state after the key (its inner and outer pads): a tag
 /// then costs two SHA-256 blocks instead of four, which counts where every
-/// request takes one (`fairq.rs`).
+/// request takes one (`server/gate.rs`).
 pub struct Secret(Hmac<Sha256>);
 
 impl Secret {

@@ -17,7 +17,6 @@ pub mod daemon;
 pub mod day;
 pub mod domain;
 pub mod error;
-pub mod fairq;
 pub mod harden;
 pub mod http;
 pub mod i18n;

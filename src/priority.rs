@@ -4,9 +4,8 @@
 //! Why: where the cores are short, the kernel serves threads by their
 //! weight, and polld's threads do not matter alike (issue 24, item 4). The
 //! writer, whose next batch every vote waits for, runs first where it may
-//! (`daemon::WRITER_RAISE`); the busy clients' workers run last
-//! (`server::workers::BUSY_NICE`). On Linux a nice value belongs to a
-//! thread, so each sets its own as it starts.
+//! (`daemon::WRITER_RAISE`). On Linux a nice value belongs to a thread, so
+//! each sets its own as it starts.
 //!
 //! Promises: only the calling thread changes (threads it starts afterwards
 //! inherit its value, as on Linux they do). Lowering a thread is always

@@ -1,13 +1,20 @@
-//! The connection layer: accepts HTTP/1.1 connections and runs a fixed pool of
-//! worker threads that turn each request into an [`crate::http::Request`], call the
-//! handler, and write its [`crate::http::Response`].
+//! The connection layer: accepts HTTP/1.1 connections, turns each request
+//! into an [`crate::http::Request`], calls the handler, and writes its
+//! [`crate::http::Response`].
 //!
-//! Connections are served by hyper on a small tokio runtime: an idle or slow
-//! connection costs a few kilobytes and no thread, so no connection waits
-//! behind another (see docs/HTTP-LAYER.md for why tiny_http was replaced).
-//! Handlers stay plain synchronous functions: each runs on one of a fixed set
-//! of worker threads, each worker owning its state (e.g. a read connection),
-//! the quiet clients' and the busy clients' apart (`workers.rs`).
+//! Connections are served by hyper on a tokio runtime of one thread per
+//! core: an idle or slow connection costs a few kilobytes and no thread, so
+//! no connection waits behind another (see docs/HTTP-LAYER.md for why
+//! tiny_http was replaced). Handlers stay plain synchronous functions, and
+//! run on the thread that read their request, once the gate lets them in
+//! (`gate.rs`: fair between clients, quiet ones first; free when nobody
+//! waits), with a handler state lent for the request (`handlers.rs`: a read
+//! connection, say). No request is handed to another thread and back,
+//! which cost a third of polld's CPU (docs/DECISIONS.md, "The request
+//! path"), but those that wait on something else than the CPU
+//! ([`ServerConfig::inline`] says which: a write that waits for its commit
+//! on its thread, an upload, every request on a remote database): they run
+//! on threads of their own (`anonpoll-wait`), behind a gate of their own.
 //!
 //! Promises:
 //! - request heads are bounded (size, count, and a read timeout); bodies are
@@ -20,8 +27,9 @@
 //!   ones at once, busy ones after their answer; so an idle server serves a
 //!   whole class behind one address. A newcomer that finds every slot held
 //!   waits a little for one a shed connection gives back (a few such
-//!   newcomers at a time; more are closed at once). Work waiting for a worker is capped,
-//!   and past the cap the answer is 503 at once;
+//!   newcomers at a time; more are closed at once). Requests waiting at
+//!   the gate are capped, in all and per client, and past the cap the
+//!   answer is 503 at once;
 //! - a reply waits at most `send_timeout` for a client that reads none of
 //!   it, then the connection is dropped; a connection is answered at most
 //!   [`MAX_REQUESTS_PER_CONNECTION`] times, so pipelining cannot queue
@@ -32,10 +40,10 @@
 //!   limits, and a minimum rate after a head start; the bytes of all
 //!   uploads in memory share one budget, taken as they arrive, so a slow
 //!   upload holds little of it and a form without a file none;
-//! - a panicking handler answers 500 and its worker carries on with a fresh
-//!   handler (and so fresh per-worker state);
+//! - a panicking handler answers 500, and its state is dropped for a fresh
+//!   one;
 //! - a deferred response ([`Response::after`]) is completed on the
-//!   connection task once its write is committed, without a worker; how many
+//!   connection task once its write is committed, without a thread; how many
 //!   can wait is bounded by the writer's queue and the connection cap;
 //! - a streamed body (a large media file, [`crate::http::Streamed`]) is read
 //!   a piece at a time as hyper asks for it, once the piece before has
@@ -46,52 +54,68 @@
 //! - every response carries the baseline security headers and never a cookie;
 //! - the client address is resolved once (see `client.rs`) and never logged;
 //! - on shutdown, the listener closes, requests in flight are answered, idle
-//!   connections are closed, and the workers stop.
+//!   connections are closed.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::net::SocketAddr;
-use std::pin::Pin;
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use bytes::BytesMut;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 use crate::client::{ClientGroup, TrustedProxies, client_ip};
 use crate::error::Error;
-use crate::fairq;
 use crate::http::{Body, Method, Request, Response};
 
 mod body;
-mod workers;
+mod crowd;
+mod gate;
+mod handlers;
+mod listener;
+mod stall;
 use crate::keyed::Occupancy;
 pub(crate) use body::STREAM_READS;
 use body::{OutBody, to_hyper};
-use workers::Job;
+use crowd::Crowd;
+pub use gate::{BUSY_FROM, FORGOTTEN_WITHIN, HALF_LIFE};
+use gate::{Gate, Pool, Refused};
+use handlers::{Handler, Handlers};
+pub use listener::Address;
+use listener::{Accepting, Listener, Peer, Stream};
+use stall::StallGuard;
 
 /// Headers every response carries unless the handler set its own value.
+/// (Lower case: hyper sends every name so, and takes these without a copy.)
 const BASELINE_HEADERS: [(&str, &str); 5] = [
-    ("X-Content-Type-Options", "nosniff"),
-    ("Referrer-Policy", "no-referrer"),
-    ("Cache-Control", "no-store"),
-    ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
-    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+    ("cache-control", "no-store"),
+    ("content-security-policy", "default-src 'none'; frame-ancestors 'none'"),
+    ("cross-origin-resource-policy", "same-origin"),
 ];
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Threads running handlers.
+    /// Requests handled at once on the threads that may wait: those not
+    /// [`ServerConfig::inline`], and all when [`ServerConfig::blocking`].
     pub workers: usize,
+    /// Whether every handler waits on the network (a PostgreSQL database):
+    /// all then run on the threads that may wait, `workers` at once.
+    pub blocking: bool,
+    /// Whether a request may run on the thread that read it (method, path):
+    /// its handler never waits long on anything but the CPU (a page, a read
+    /// of a local database, a vote whose commit its answer waits for on the
+    /// connection). Any other (one that waits on the writer's commit on its
+    /// thread, say) runs on a thread that may wait, `workers` at once.
+    pub inline: fn(Method, &str) -> bool,
     pub trusted: TrustedProxies,
     /// Largest request body read.
     pub max_body: usize,
@@ -143,6 +167,8 @@ impl ServerConfig {
     pub fn new(workers: usize, trusted: TrustedProxies, max_body: usize) -> ServerConfig {
         ServerConfig {
             workers,
+            blocking: false,
+            inline: reads_inline,
             trusted,
             max_body,
             max_connections: 1000,
@@ -153,6 +179,33 @@ impl ServerConfig {
             uploads: None,
         }
     }
+}
+
+/// Threads a core for busy clients' requests while others are about: a
+/// few, since the kernel shares a core by the summed weights of its
+/// threads, and 24 at nice 10 outweigh two at nice 0.
+const BUSY_PER_CORE: usize = 2;
+
+/// How much lower the busy clients' threads run than the process: at nice
+/// 10 a thread weighs about a tenth of one at nice 0 (the kernel's table),
+/// so the threads that read every client's requests get the CPU first, and
+/// the busy ones share what is left; alone, they have every core.
+pub const BUSY_NICE: i32 = 10;
+
+/// Lowers this thread's priority by `by` nice steps (any thread may lower
+/// its own; raising it back needs a privilege polld may not have, hence
+/// threads of their own). A refusal (a sandbox without setpriority) leaves
+/// it as it was: everything works, only without the others' head start.
+fn lower_own_priority(by: i32) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    crate::priority::shift_own_or_say(by, &SAID, |e| {
+        format!("polld: cannot lower the busy clients' threads' priority ({e}); other clients get no head start")
+    });
+}
+
+/// The default [`ServerConfig::inline`]: requests that only read.
+pub fn reads_inline(method: Method, _path: &str) -> bool {
+    matches!(method, Method::Get | Method::Head | Method::Options)
 }
 
 /// Largest request head (request line and headers) accepted; hyper answers
@@ -215,15 +268,30 @@ impl Shutdown {
 }
 
 pub struct Server {
-    listener: std::net::TcpListener,
-    addr: SocketAddr,
+    listener: Listener,
+    address: Address,
     config: ServerConfig,
     shutdown: Shutdown,
 }
 
+/// The two gates requests pass, by where they run.
+#[derive(Clone)]
+struct Gates {
+    /// Requests that run on the thread that read them.
+    inline: Arc<Gate>,
+    /// Requests that run on a thread that may wait.
+    blocking: Arc<Gate>,
+}
+
 /// What every connection task shares.
 struct Shared {
-    jobs: fairq::Sender<Job>,
+    /// Who runs next (fair between clients, quiet ones first).
+    gates: Gates,
+    /// Where the requests that wait run (its blocking threads).
+    waiting: tokio::runtime::Handle,
+    /// Where a busy client's requests run while others are about.
+    busy: tokio::runtime::Handle,
+    handlers: Arc<Handlers>,
     config: ServerConfig,
     /// Upload bodies whose files are arriving.
     upload_slots: Arc<Semaphore>,
@@ -238,34 +306,49 @@ struct Shared {
 }
 
 impl Server {
+    /// Listens on `listen`: `HOST:PORT`, or `unix:PATH` (`listener.rs`).
     pub fn bind(listen: &str, config: ServerConfig) -> anyhow::Result<Server> {
-        let listener = std::net::TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
-        Ok(Server { listener, addr, config, shutdown: Shutdown { notify: Arc::new(Notify::new()) } })
+        let (listener, address) = Listener::bind(listen)?;
+        Ok(Server { listener, address, config, shutdown: Shutdown { notify: Arc::new(Notify::new()) } })
     }
 
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
+    /// Where the server listens.
+    pub fn address(&self) -> &Address {
+        &self.address
     }
 
     pub fn shutdown_handle(&self) -> Shutdown {
         self.shutdown.clone()
     }
 
-    /// Serves until [`Shutdown::trigger`]. `make_handler` is called once per
-    /// worker (and again after a panic) so each worker owns its state.
+    /// Serves until [`Shutdown::trigger`]. `make_handler` makes a handler's
+    /// state (its own read connection, say): once at start, then whenever
+    /// more requests run at once than states exist, and again after a panic
+    /// (`server/handlers.rs`).
     pub fn run<F, H>(self, make_handler: F) -> anyhow::Result<()>
     where
         F: Fn() -> anyhow::Result<H> + Send + Sync + 'static,
-        H: FnMut(&Request) -> Response,
+        H: FnMut(&Request) -> Response + Send + 'static,
     {
-        // Fair between clients (issue 24, item 4): a quarter of the queue at
-        // most per client group, the groups served in turn (fairq.rs).
-        let (jobs, threads) = workers::start(self.config.workers, make_handler)?;
-
+        let handlers = Arc::new(Handlers::new(Box::new(move || Ok(Box::new(make_handler()?) as Handler)))?);
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        // Fair between clients (issue 24, item 4): a quarter of each queue at
+        // most per client group, the groups served in turn (gate.rs). One
+        // gate for the requests that run on the threads that read them, one
+        // per core; one for those that block, `workers` at once.
+        // A busy client's requests run apart, on BUSY_PER_CORE threads a
+        // core at a lower priority, while other clients are about.
+        let apart = BUSY_PER_CORE * cores;
+        let gates = {
+            let gate = |permits: usize| {
+                let capacity = 64 * (permits + apart).max(4);
+                Gate::new(permits, apart, capacity, capacity / 4)
+            };
+            Gates { inline: gate(cores)?, blocking: gate(self.config.workers.max(1))? }
+        };
+        let uploads = self.config.uploads.map_or(0, |u| u.concurrent);
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(cores)
             // The blocking threads read the pieces of streamed bodies, at
             // most STREAM_READS at once (body.rs). Left to tokio's default
             // (512), a piece read that ends while the next is queued starts
@@ -275,9 +358,27 @@ impl Server {
             .thread_name("anonpoll-io")
             .enable_all()
             .build()?;
-        let uploads = self.config.uploads.map_or(0, |u| u.concurrent);
+        // The requests that wait (not `inline`, uploads, every request on a
+        // remote database) run on threads of their own, so that they
+        // neither take the piece reads' threads nor make tokio start more
+        // of them. Only its blocking pool is used: nothing drives it.
+        let waiting = tokio::runtime::Builder::new_current_thread()
+            .max_blocking_threads(self.config.workers.max(1) + uploads)
+            .thread_name("anonpoll-wait")
+            .build()?;
+        // A busy client's requests, while others are about: apart, on
+        // threads that lower their own priority as they start, so that the
+        // kernel gives the other clients' threads the CPU first.
+        let busy = tokio::runtime::Builder::new_current_thread()
+            .max_blocking_threads(apart)
+            .thread_name("anonpoll-busy")
+            .on_thread_start(|| lower_own_priority(BUSY_NICE))
+            .build()?;
         let shared = Arc::new(Shared {
-            jobs,
+            gates: gates.clone(),
+            waiting: waiting.handle().clone(),
+            busy: busy.handle().clone(),
+            handlers,
             config: self.config.clone(),
             upload_slots: Arc::new(Semaphore::new(uploads)),
             upload_memory: Arc::new(Budget::new(self.config.uploads.map_or(0, |u| u.memory))),
@@ -285,106 +386,24 @@ impl Server {
             connections: Crowd::new(self.config.max_connections_per_client, self.config.max_connections)?,
             warned_forwarded: AtomicBool::new(false),
         });
-        let served = runtime.block_on(accept_loop(self.listener, shared, self.shutdown.notify.clone()));
-        // Connections still open after the grace period are dropped here,
-        // which drops the last job senders and lets the workers finish.
-        runtime.shutdown_timeout(Duration::from_secs(1));
-        for t in threads {
-            if t.join().is_err() {
-                eprintln!("anonpoll: a worker thread panicked outside a request");
-            }
+        // An idle server forgets its clients' CPU time all the same.
+        runtime.spawn(Gate::sweep_for_ever([gates.inline.clone(), gates.blocking.clone()]));
+        let served = runtime
+            .block_on(async { accept_loop(self.listener.into_async()?, shared, self.shutdown.notify.clone()).await });
+        if let Address::Unix(path) = &self.address {
+            let _ = std::fs::remove_file(path);
         }
+        gates.inline.close();
+        gates.blocking.close();
+        // Connections still open after the grace period are dropped here.
+        runtime.shutdown_timeout(Duration::from_secs(1));
+        waiting.shutdown_timeout(Duration::from_secs(1));
+        busy.shutdown_timeout(Duration::from_secs(1));
         served
     }
 }
 
-/// Open connections from direct clients, by client group, for the
-/// per-client cap that applies only under pressure.
-struct Crowd {
-    /// Connections one client keeps under pressure.
-    cap: usize,
-    /// Open connections (all clients) from which the cap applies: seven
-    /// eighths of `--max-connections`, so that the last eighth is left for
-    /// newcomers while the excess is shed.
-    pressure: usize,
-    inner: Mutex<CrowdInner>,
-}
-
-struct CrowdInner {
-    /// The in-memory key that names client groups (no address is kept).
-    keys: crate::keyed::Generations<()>,
-    open: usize,
-    next: u64,
-    /// Each client's connections, oldest first, with the signal that shuts
-    /// one down.
-    clients: std::collections::HashMap<crate::keyed::Key, Vec<(u64, Arc<Notify>)>>,
-}
-
-/// One open connection of a direct client; leaves the crowd when dropped.
-struct Member {
-    crowd: Arc<Crowd>,
-    key: crate::keyed::Key,
-    id: u64,
-    shed: Arc<Notify>,
-}
-
-impl Crowd {
-    fn new(cap: u32, max_connections: usize) -> anyhow::Result<Arc<Crowd>> {
-        let keys = crate::keyed::Generations::new(Duration::MAX, std::time::Instant::now())?;
-        Ok(Arc::new(Crowd {
-            cap: cap as usize,
-            pressure: max_connections.saturating_mul(7) / 8,
-            inner: Mutex::new(CrowdInner { keys, open: 0, next: 0, clients: Default::default() }),
-        }))
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, CrowdInner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// A new connection from `client`, unless the server is under pressure
-    /// and the client holds its cap already. Under pressure, the heaviest
-    /// client's connections beyond the cap are told to shut down (an idle
-    /// one closes at once, a busy one after its answer).
-    fn admit(self: &Arc<Self>, client: ClientGroup) -> Option<Member> {
-        let mut inner = self.lock();
-        let key = inner.keys.current.key(&[client.as_bytes()]);
-        if inner.open >= self.pressure {
-            if inner.clients.get(&key).is_some_and(|c| c.len() >= self.cap) {
-                return None;
-            }
-            // The heaviest first; every client's connections beyond the
-            // cap go (a notice given twice counts once).
-            let mut over: Vec<&Vec<(u64, Arc<Notify>)>> =
-                inner.clients.values().filter(|c| c.len() > self.cap).collect();
-            over.sort_by_key(|c| std::cmp::Reverse(c.len()));
-            for (_, shed) in over.into_iter().flat_map(|c| c.iter().skip(self.cap)) {
-                shed.notify_one();
-            }
-        }
-        let (id, shed) = (inner.next, Arc::new(Notify::new()));
-        inner.next += 1;
-        inner.open += 1;
-        inner.clients.entry(key).or_default().push((id, shed.clone()));
-        Some(Member { crowd: self.clone(), key, id, shed })
-    }
-}
-
-impl Drop for Member {
-    fn drop(&mut self) {
-        let mut inner = self.crowd.lock();
-        inner.open = inner.open.saturating_sub(1);
-        if let Some(conns) = inner.clients.get_mut(&self.key) {
-            conns.retain(|(id, _)| *id != self.id);
-            if conns.is_empty() {
-                inner.clients.remove(&self.key);
-            }
-        }
-    }
-}
-
-async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop: Arc<Notify>) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::from_std(listener)?;
+async fn accept_loop(listener: Accepting, shared: Arc<Shared>, stop: Arc<Notify>) -> anyhow::Result<()> {
     let max = shared.config.max_connections.max(1);
     let slots = Arc::new(Semaphore::new(max));
     // Newcomers waiting for a slot: as many as the eighth of the cap that
@@ -408,16 +427,17 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                 // told apart only by their requests' headers: no cap per peer.
                 // Admitting first also sheds, under pressure, the heaviest
                 // clients' connections beyond their cap.
-                let member = if shared.config.trusted.trusts(peer.ip()) {
-                    None
-                } else {
-                    match shared.connections.admit(ClientGroup::of(peer.ip())) {
-                        Some(member) => Some(member),
-                        None => {
-                            drop(stream); // under pressure, over this client's cap: close at once
-                            continue;
+                let member = match peer {
+                    Peer::Tcp(addr) if !shared.config.trusted.trusts(addr.ip()) => {
+                        match shared.connections.admit(ClientGroup::of(addr.ip())) {
+                            Some(member) => Some(member),
+                            None => {
+                                drop(stream); // under pressure, over this client's cap: close at once
+                                continue;
+                            }
                         }
                     }
+                    _ => None,
                 };
                 let seat = match slots.clone().try_acquire_owned() {
                     Ok(slot) => Seat::Taken(slot),
@@ -431,9 +451,8 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
                         }
                     },
                 };
-                let _ = stream.set_nodelay(true);
-                if member.is_some() {
-                    cap_send_buffer(&stream);
+                if let (Some(_), Stream::Tcp(tcp)) = (&member, &stream) {
+                    cap_send_buffer(tcp);
                 }
                 let header_timeout = shared.config.header_timeout;
                 let stream = StallGuard::new(stream, shared.config.send_timeout);
@@ -507,10 +526,10 @@ async fn accept_loop(listener: std::net::TcpListener, shared: Arc<Shared>, stop:
     Ok(())
 }
 
-/// Reads one request (within bounds), hands it to a worker, returns its answer.
+/// Reads one request (within bounds), answers it once the gate lets it in.
 async fn serve(
     req: hyper::Request<Incoming>,
-    peer: SocketAddr,
+    peer: Peer,
     shared: Arc<Shared>,
 ) -> Result<hyper::Response<OutBody>, Infallible> {
     let config = &shared.config;
@@ -522,10 +541,13 @@ async fn serve(
     let forwarded: Vec<&str> =
         headers.iter().filter(|(n, _)| n == "x-forwarded-for").map(|(_, v)| v.as_str()).collect();
     let forwarded = (!forwarded.is_empty()).then(|| forwarded.join(","));
-    if forwarded.is_some()
-        && !config.trusted.trusts(peer.ip())
-        && !shared.warned_forwarded.swap(true, Ordering::Relaxed)
-    {
+    // A socket's peer is the proxy in front (listener.rs); a TCP peer is
+    // trusted as --trusted-proxy names it.
+    let (peer_ip, trusted) = match peer {
+        Peer::Tcp(addr) => (addr.ip(), config.trusted.trusts(addr.ip())),
+        Peer::Unix => (IpAddr::V4(Ipv4Addr::LOCALHOST), true),
+    };
+    if forwarded.is_some() && !trusted && !shared.warned_forwarded.swap(true, Ordering::Relaxed) {
         // Once per start, and without the address: a proxy in front that is
         // not named would make every client one client for the limits.
         eprintln!(
@@ -533,7 +555,7 @@ async fn serve(
              was ignored; if polld runs behind a proxy, name it with --trusted-proxy (POLL_TRUSTED_PROXIES)"
         );
     }
-    let client = client_ip(peer.ip(), forwarded.as_deref(), &config.trusted);
+    let client = client_ip(peer_ip, forwarded.as_deref(), trusted);
     let method = Method::parse(req.method().as_str());
     let path = req.uri().path().to_owned();
     let query = req.uri().query().map(str::to_owned);
@@ -568,26 +590,56 @@ async fn serve(
         }
     };
     let request = Request { method, path, query, headers, body, client };
-    let (reply, answer) = oneshot::channel();
-    let mut response = match shared.jobs.try_send(ClientGroup::of(client), Job { request, reply }) {
-        Ok(()) => answer
-            .await
-            .unwrap_or_else(|_| Response::from_error(&Error::internal(anyhow!("a worker dropped a request")))),
-        Err(fairq::TrySendError::Full(_)) => {
-            Response::from_error(&Error::Unavailable { reason: "The server is busy.", retry_after_secs: 1 })
-        }
-        Err(fairq::TrySendError::Disconnected(_)) => {
-            Response::from_error(&Error::Unavailable { reason: "The server is stopping.", retry_after_secs: 5 })
+    let group = ClientGroup::of(client);
+    let inline = !config.blocking && (config.inline)(request.method, &request.path);
+    let mut response = if upload.is_some() {
+        // An upload's media are decoded: long work, on a thread that may wait,
+        // bounded by the upload slots rather than a gate, so that it holds
+        // none of the permits of the other requests; its CPU time counts
+        // for its client all the same.
+        let (response, cpu) = on_thread_of(&shared.waiting, &shared, request).await;
+        if config.blocking { &shared.gates.blocking } else { &shared.gates.inline }.charge(group, cpu);
+        response
+    } else {
+        let gate = if inline { &shared.gates.inline } else { &shared.gates.blocking };
+        match gate.enter(group).await {
+            Ok(permit) => {
+                // On this thread, as it read the request; a busy client's
+                // apart; else on a thread that may wait, which it holds
+                // while it waits.
+                let (response, cpu) = match (permit.pool(), inline) {
+                    (Pool::Apart, _) => on_thread_of(&shared.busy, &shared, request).await,
+                    (Pool::Main, true) => shared.handlers.answer(&request),
+                    (Pool::Main, false) => on_thread_of(&shared.waiting, &shared, request).await,
+                };
+                permit.done(cpu);
+                response
+            }
+            Err(Refused::Full) => {
+                Response::from_error(&Error::Unavailable { reason: "The server is busy.", retry_after_secs: 1 })
+            }
+            Err(Refused::Closed) => {
+                Response::from_error(&Error::Unavailable { reason: "The server is stopping.", retry_after_secs: 5 })
+            }
         }
     };
-    // A write's answer waits for its commit here, on the connection, so the
-    // worker is free at once and a commit group is not capped by the number
-    // of workers. If the client hangs up, hyper drops this future; the write
-    // is committed all the same.
+    // A write's answer waits for its commit here, on the connection, so no
+    // thread waits and a commit group is not capped by the number of
+    // requests running. If the client hangs up, hyper drops this future;
+    // the write is committed all the same.
     while let Some(pending) = response.take_deferred() {
         response = pending.resolve().await;
     }
     Ok(to_hyper(response))
+}
+
+/// Answers `request` on one of the blocking threads of `pool` (those for
+/// requests that wait, or for busy clients); with its CPU time.
+async fn on_thread_of(pool: &tokio::runtime::Handle, shared: &Arc<Shared>, request: Request) -> (Response, Duration) {
+    let handlers = shared.handlers.clone();
+    pool.spawn_blocking(move || handlers.answer(&request)).await.unwrap_or_else(|_| {
+        (Response::from_error(&Error::internal(anyhow!("a blocking request was lost"))), Duration::ZERO)
+    })
 }
 
 /// The kernel's send buffer of a direct client's connection. Left to grow,
@@ -757,93 +809,6 @@ async fn read_body(
     }
 }
 
-/// A connection's stream whose writes fail with `TimedOut` once the client
-/// has taken no byte for `limit`: a reply waits that long for a reader that
-/// stopped reading, then hyper drops the connection (and its slots).
-struct StallGuard {
-    stream: tokio::net::TcpStream,
-    limit: Duration,
-    /// Running while the last write attempt could not make progress.
-    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
-    /// Whether a write is waiting for the client now (seen from outside).
-    stalled_now: Arc<AtomicBool>,
-}
-
-impl StallGuard {
-    fn new(stream: tokio::net::TcpStream, limit: Duration) -> StallGuard {
-        StallGuard { stream, limit, stalled: None, stalled_now: Arc::new(AtomicBool::new(false)) }
-    }
-
-    /// What a write attempt that returned `poll` means, given the stall so
-    /// far. Only bytes taken count as progress: a flush that is ready at
-    /// once (as a socket's always is) must not restart the clock.
-    fn watch<T>(
-        &mut self,
-        cx: &mut TaskContext<'_>,
-        poll: Poll<std::io::Result<T>>,
-        took: bool,
-    ) -> Poll<std::io::Result<T>> {
-        if poll.is_ready() {
-            if took {
-                self.stalled = None;
-                self.stalled_now.store(false, Ordering::Relaxed);
-            }
-            return poll;
-        }
-        self.stalled_now.store(true, Ordering::Relaxed);
-        let limit = self.limit;
-        let timer = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
-        match timer.as_mut().poll(cx) {
-            Poll::Ready(()) => {
-                Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client stopped reading")))
-            }
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl AsyncRead for StallGuard {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for StallGuard {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        let this = self.get_mut();
-        let poll = Pin::new(&mut this.stream).poll_write(cx, buf);
-        let took = matches!(poll, Poll::Ready(Ok(n)) if n > 0);
-        this.watch(cx, poll, took)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        let this = self.get_mut();
-        let poll = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
-        let took = matches!(poll, Poll::Ready(Ok(n)) if n > 0);
-        this.watch(cx, poll, took)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        let poll = Pin::new(&mut this.stream).poll_flush(cx);
-        this.watch(cx, poll, false)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        let poll = Pin::new(&mut this.stream).poll_shutdown(cx);
-        this.watch(cx, poll, false)
-    }
-}
-
 /// Exactly one `Content-Type`, and it is multipart: a second header could
 /// make the handler read the body as another type than the one it was
 /// admitted as.
@@ -858,55 +823,4 @@ fn is_multipart(headers: &[(String, String)]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::{Read, Write};
-    use std::net::TcpStream;
-
-    fn get(addr: SocketAddr, path: &str) -> String {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out
-    }
-
-    #[test]
-    fn a_panicking_handler_answers_500_and_the_server_keeps_serving() {
-        let config = ServerConfig::new(1, TrustedProxies::loopback(), 1024);
-        let server = Server::bind("127.0.0.1:0", config).unwrap();
-        let addr = server.local_addr();
-        let stop = server.shutdown_handle();
-        let t = std::thread::spawn(move || {
-            server.run(|| {
-                Ok(|r: &Request| {
-                    if r.path == "/boom" {
-                        panic!("deliberate test panic");
-                    }
-                    Response::new(200).with_body(b"fine".to_vec())
-                })
-            })
-        });
-        let boom = get(addr, "/boom");
-        assert!(boom.starts_with("HTTP/1.1 500"), "{boom}");
-        assert!(boom.contains("application/problem+json"), "{boom}");
-        assert!(!boom.contains("deliberate"), "panic text must not reach the client: {boom}");
-        // The only worker survived the panic.
-        for _ in 0..3 {
-            let ok = get(addr, "/ok");
-            assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-            assert!(ok.to_ascii_lowercase().contains("x-content-type-options: nosniff"), "{ok}");
-        }
-        stop.trigger();
-        t.join().unwrap().unwrap();
-    }
-
-    #[test]
-    fn a_worker_that_cannot_start_stops_the_server_at_once() {
-        let server = Server::bind("127.0.0.1:0", ServerConfig::new(2, TrustedProxies::loopback(), 1024)).unwrap();
-        let err =
-            server.run(|| -> anyhow::Result<fn(&Request) -> Response> { Err(anyhow!("no database")) }).unwrap_err();
-        assert!(err.to_string().contains("no database"), "{err}");
-    }
-}
+mod tests;

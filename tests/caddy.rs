@@ -178,8 +178,11 @@ fn stack() -> Option<Stack> {
     if !caddy_available() {
         return None;
     }
-    let polld = Server::start();
-    let caddy = Caddy::start(&polld.addr);
+    // As shipped: polld on a Unix socket (deploy/anonpoll.service), Caddy
+    // dialling it (`unix//PATH`, the Caddyfile's default form).
+    let polld = Server::builder().unix_socket().base_url("https://polls.example.org").start();
+    let socket = polld.addr.strip_prefix("unix:").expect("polld listens on a socket");
+    let caddy = Caddy::start(&format!("unix/{socket}"));
     Some(Stack { polld, caddy })
 }
 
@@ -332,7 +335,7 @@ fn creation_limit_holds_through_caddy_whatever_x_forwarded_for_says() {
     let resp = s.caddy.request("POST", "/api/polls").json(&valid_poll_json()).send();
     assert_problem(&resp, 429);
 
-    // Control: polld believes X-Forwarded-For from a loopback peer, so the
+    // Control: polld believes X-Forwarded-For over its socket, so the
     // 429s above come from Caddy replacing the forged header.
     s.polld.create_from("198.51.100.220", &valid_poll_json()).assert_status(201);
 }

@@ -81,7 +81,11 @@ fn the_several_nodes_caddyfile_balances_checks_health_and_never_retries_a_post()
     assert_eq!(proxy.len(), 1, "one reverse_proxy");
     let p = &proxy[0];
     let upstreams: Vec<&str> = p["upstreams"].as_array().unwrap().iter().map(|u| u["dial"].as_str().unwrap()).collect();
-    assert_eq!(upstreams, ["127.0.0.1:8081", "127.0.0.1:8082"], "polld@1 and polld@2 by default");
+    assert_eq!(
+        upstreams,
+        ["unix//run/anonpoll-node1/polld.sock", "unix//run/anonpoll-node2/polld.sock"],
+        "the sockets of polld@1 and polld@2 by default"
+    );
     assert_eq!(p["load_balancing"]["selection_policy"]["policy"], "ip_hash", "a client stays on one node");
     assert!(p["load_balancing"]["try_duration"].as_u64().unwrap_or(0) > 0, "failed dials are retried");
     // Caddy 2.6 retries a request that reached a node only when it is a GET
@@ -140,7 +144,7 @@ fn the_shipped_units_pass_systemd_analyze_verify() {
         return;
     }
     let node = std::fs::read_to_string(NODE_UNIT).unwrap();
-    assert!(node.contains("POLL_LISTEN=127.0.0.1:808%i"));
+    assert!(node.contains("POLL_LISTEN=unix:/run/anonpoll-node%i/polld.sock"));
     assert!(node.contains("POLL_DB=postgresql://"));
     assert!(node.contains("POLL_KEYS=/var/lib/anonpoll/node%i/"), "a key file per node");
     let single = std::fs::read_to_string(SINGLE_UNIT).unwrap();

@@ -534,12 +534,14 @@ fn x_forwarded_for_is_not_believed_by_default_and_is_warned_about_once() {
     assert!(warnings[0].contains("--trusted-proxy"), "the warning names the option: {}", warnings[0]);
     assert!(!logs.contains("198.51.100"), "a forwarded address reached the log: {logs}");
     assert!(!warnings[0].contains("127.0.0.1"), "the peer's address is in the warning: {}", warnings[0]);
-    // The shipped unit names loopback for the Caddy in front of it.
+    // The shipped unit trusts no TCP peer: Caddy reaches it over a Unix
+    // socket, so no local process can forge a client over loopback.
     let unit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/anonpoll.service")).unwrap();
     assert!(
-        unit.lines().any(|l| l.trim() == "Environment=POLL_TRUSTED_PROXIES=127.0.0.1/8,::1/128"),
-        "deploy/anonpoll.service must trust loopback explicitly"
+        unit.lines().any(|l| l.trim() == "Environment=POLL_LISTEN=unix:/run/anonpoll/polld.sock"),
+        "deploy/anonpoll.service listens on its socket"
     );
+    assert!(!unit.contains("POLL_TRUSTED_PROXIES="), "deploy/anonpoll.service trusts no TCP peer");
 }
 
 // ---------------------------------------------------------------------------
@@ -765,72 +767,6 @@ fn workers_of(pid: u32, prefix: &str) -> Vec<(u64, i32)> {
     found
 }
 
-/// The CPU time of `workers`, in milliseconds.
-fn cpu_ms(workers: &[(u64, i32)]) -> u64 {
-    workers.iter().map(|w| w.0).sum::<u64>() / 1_000_000
-}
-
-/// Issue 24, item 4: a client that keeps polld rendering big pages from
-/// many connections is served by the busy workers, which run at a lower
-/// priority than the others, and another client's requests stay with the
-/// quiet workers. (How much sooner a quiet vote is answered is measured by
-/// `httpload fair`, docs/RELIABILITY.md, not here.)
-#[test]
-fn a_client_that_keeps_polld_busy_is_served_by_the_busy_workers_at_a_lower_priority() {
-    let _machine = alone();
-    let server = Server::start();
-    let pid = server.pid();
-    let heavy = server.create_poll(&common::with(common::valid_poll_json(), "/questions", common::questions(20, 12)));
-    let quiet = workers_of(pid, "anonpoll-worker");
-    let busy = workers_of(pid, "anonpoll-busy");
-    assert!(!quiet.is_empty() && !busy.is_empty(), "both kinds of workers: {quiet:?} {busy:?}");
-    let nice = quiet[0].1;
-    assert!(quiet.iter().all(|w| w.1 == nice), "quiet workers at the process's priority: {quiet:?}");
-    assert!(busy.iter().all(|w| w.1 == (nice + 10).min(19)), "busy workers 10 lower: {busy:?}");
-
-    // Six connections of one client fetch the big share page until the
-    // busy workers have taken 0.2 s of CPU (a minute at most).
-    let stop = Arc::new(AtomicBool::new(false));
-    let hammer: Vec<_> = (0..6)
-        .map(|_| {
-            let (addr, path, stop) = (server.addr.clone(), format!("/p/{}", heavy.id), stop.clone());
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    common::Request::new(&addr, "GET", &path).xff("198.51.100.77").send().assert_status(200);
-                }
-            })
-        })
-        .collect();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while cpu_ms(&workers_of(pid, "anonpoll-busy")) < cpu_ms(&busy) + 200 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    stop.store(true, Ordering::Relaxed);
-    for h in hammer {
-        h.join().unwrap();
-    }
-    let busy_after = cpu_ms(&workers_of(pid, "anonpoll-busy"));
-    eprintln!("busy workers: {} ms of CPU for the hammering client", busy_after - cpu_ms(&busy));
-    assert!(busy_after >= cpu_ms(&busy) + 200, "the busy workers served the hammering client");
-
-    // Another client fetches the same page, one at a time, until the quiet
-    // workers have taken half of BUSY_FROM (the CPU that makes a client
-    // busy) for it: no busy worker works for it.
-    let half = u64::try_from(anonpoll::fairq::BUSY_FROM.as_millis() / 2).unwrap();
-    let quiet_before = cpu_ms(&workers_of(pid, "anonpoll-worker"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut n = 0;
-    while cpu_ms(&workers_of(pid, "anonpoll-worker")) < quiet_before + half && Instant::now() < deadline {
-        server.request("GET", &format!("/p/{}", heavy.id)).xff("198.51.100.78").send().assert_status(200);
-        n += 1;
-    }
-    let quiet_after = cpu_ms(&workers_of(pid, "anonpoll-worker"));
-    eprintln!("{n} pages of another client: {} ms of the quiet workers' CPU", quiet_after - quiet_before);
-    assert!(quiet_after >= quiet_before + half, "the quiet workers served the other client");
-    let busy_since = cpu_ms(&workers_of(pid, "anonpoll-busy")) - busy_after;
-    assert!(busy_since < 5, "the busy workers served the quiet client: {busy_since} ms");
-}
-
 /// Issue 24, item 4: polld's writer, whose next batch every vote waits
 /// for, runs 10 nice steps above the request threads where the kernel
 /// allows it (root, CAP_SYS_NICE, or an RLIMIT_NICE such as systemd's
@@ -842,13 +778,13 @@ fn a_client_that_keeps_polld_busy_is_served_by_the_busy_workers_at_a_lower_prior
 fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
     let server = Server::start();
     let pid = server.pid();
-    // A vote first: the workers are up once it is answered.
+    // A vote first: the threads are up once it is answered.
     let poll = server.create_poll(&common::valid_poll_json());
     server.vote(&poll.id, &[Some(0)], "198.51.100.80").unwrap();
     let writer = workers_of(pid, "anonpoll-writer");
-    let quiet = workers_of(pid, "anonpoll-worker");
+    let requests = workers_of(pid, "anonpoll-io");
     assert_eq!(writer.len(), 1, "one writer thread: {writer:?}");
-    let nice = quiet[0].1;
+    let nice = requests[0].1;
     // What this machine allows this user (polld's limits are ours): tried on
     // a thread of the test.
     let allowed =
@@ -864,7 +800,7 @@ fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
         assert_eq!(
             writer[0].1,
             (nice - anonpoll::daemon::WRITER_RAISE).max(-20),
-            "the writer 10 above the workers at {nice}"
+            "the writer 10 above the request threads at {nice}"
         );
         assert_eq!(says, 0, "nothing to say: {}", server.logs());
     } else {
@@ -878,4 +814,45 @@ fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
         let want = format!("LimitNICE=-{}", anonpoll::daemon::WRITER_RAISE);
         assert!(text.lines().any(|l| l.trim() == want), "{unit} sets {want}");
     }
+}
+
+/// The shipped setup (issue 38): polld listens on a Unix socket for the
+/// proxy in front. Whoever may open the socket names the client, so
+/// per-client limits hold per forwarded address; the socket is made 0660
+/// and removed when polld stops; without a public base URL polld refuses
+/// to start (it cannot tell it from a socket).
+#[test]
+fn over_a_unix_socket_the_proxy_names_clients_and_the_socket_is_owner_and_group_only() {
+    let _machine = shared();
+    let mut server =
+        Server::builder().unix_socket().base_url("https://polls.example.org").arg("--create-limit").arg("2").start();
+    assert!(server.addr.starts_with("unix:"), "{}", server.addr);
+    let socket = std::path::PathBuf::from(server.addr.trim_start_matches("unix:"));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777, 0o660);
+    let poll = common::valid_poll_json();
+    server.create_from("198.51.100.41", &poll).assert_status(201);
+    server.create_from("198.51.100.41", &poll).assert_status(201);
+    server.create_from("198.51.100.41", &poll).assert_status(429);
+    // Another forwarded address is another client.
+    server.create_from("198.51.100.42", &poll).assert_status(201);
+    // A request without a forwarded address is one local client.
+    let bare = || server.request("POST", "/api/polls").json(&poll).send();
+    bare().assert_status(201);
+    bare().assert_status(201);
+    bare().assert_status(429);
+    // Links name the public address, not the socket.
+    let created = server.create_from("198.51.100.43", &poll);
+    assert!(created.text().contains("https://polls.example.org/p/"), "{}", created.text());
+    assert!(server.terminate().success());
+    assert!(!socket.exists(), "the socket file is removed at stop");
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_polld"))
+        .args(["--listen", &format!("unix:{}", socket.display()), "--db"])
+        .arg(server.dir().join("other.sqlite3"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs --base-url"), "{err}");
 }

@@ -689,7 +689,7 @@ proptest! {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
             v4 => v4,
         };
-        let got = client_ip(peer, xff.as_deref(), &trusted);
+        let got = client_ip(peer, xff.as_deref(), trusted.trusts(peer));
         // Never an IPv4-mapped IPv6 address: those count as the IPv4 they carry.
         prop_assert_eq!(got, canonical(got));
         if !trusted.trusts(peer) {

@@ -512,8 +512,6 @@ fn the_walkthrough_goes_from_nothing_to_two_nodes_and_a_synchronous_standby_behi
             ("POLLD", env!("CARGO_BIN_EXE_polld").to_string()),
             ("PG_PRIMARY", free_port().to_string()),
             ("PG_STANDBY", free_port().to_string()),
-            ("NODE1", free_port().to_string()),
-            ("NODE2", free_port().to_string()),
             ("FRONT", front.to_string()),
             ("CADDY_ADMIN", free_port().to_string()),
         ],
@@ -552,9 +550,9 @@ fn the_walkthrough_goes_from_nothing_to_two_nodes_and_a_synchronous_standby_behi
         .json();
     assert_eq!(results["totalResponses"], 1, "{results}");
     // Both nodes answer, and the standby is one.
-    for node in ["NODE1", "NODE2"] {
-        let port = &walk.env.iter().find(|(k, _)| *k == node).unwrap().1;
-        assert_eq!(Request::new(&format!("127.0.0.1:{port}"), "GET", "/healthz").send().status, 200, "{node}");
+    for node in ["node1", "node2"] {
+        let socket = format!("unix:{}", work.join(format!("{node}.sock")).display());
+        assert_eq!(Request::new(&socket, "GET", "/healthz").send().status, 200, "{node}");
     }
     assert!(std::fs::read_to_string(work.join("standby").join("standby.signal")).is_ok(), "the standby is one");
     let out = walk.run("stop");

@@ -95,7 +95,7 @@ fn start() -> Polld {
     let web = Web::new(app.clone(), uploads).unwrap();
     let api = Api::new(app.clone()).unwrap();
     let server = Server::bind("127.0.0.1:0", ServerConfig::new(4, TrustedProxies::loopback(), 64 * 1024)).unwrap();
-    let addr = server.local_addr();
+    let addr = server.address().tcp().unwrap();
     let stop = server.shutdown_handle();
     let thread = std::thread::spawn(move || {
         server.run(move || {

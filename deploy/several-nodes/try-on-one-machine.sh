@@ -9,8 +9,9 @@
 #
 # Settings (environment): WORK (a new folder, default /var/tmp/anonpoll-nodes),
 # POLLD (the polld binary), CADDY (the caddy binary), and the ports PG_PRIMARY,
-# PG_STANDBY, NODE1, NODE2, FRONT, CADDY_ADMIN. Runs as root (PostgreSQL's
-# programs then run as the postgres user) or as a normal user.
+# PG_STANDBY, FRONT, CADDY_ADMIN. The nodes listen on Unix sockets in WORK
+# (node1.sock, node2.sock), as the shipped units do in /run. Runs as root
+# (PostgreSQL's programs then run as the postgres user) or as a normal user.
 set -eu
 
 WORK=${WORK:-/var/tmp/anonpoll-nodes}
@@ -18,8 +19,6 @@ POLLD=${POLLD:-polld}
 CADDY=${CADDY:-caddy}
 PG_PRIMARY=${PG_PRIMARY:-5433}
 PG_STANDBY=${PG_STANDBY:-5434}
-NODE1=${NODE1:-8081}
-NODE2=${NODE2:-8082}
 FRONT=${FRONT:-8080}
 CADDY_ADMIN=${CADDY_ADMIN:-2019}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -82,21 +81,21 @@ EOF
 
   # Step 4: node 1. Its first start creates the key file.
   DB="postgresql://postgres@127.0.0.1:$PG_PRIMARY,127.0.0.1:$PG_STANDBY/anonpoll?target_session_attrs=read-write"
-  POLL_DB=$DB POLL_KEYS=$WORK/node1/anonpoll.keys POLL_LISTEN=127.0.0.1:$NODE1 \
-    POLL_BASE_URL=http://127.0.0.1:$FRONT POLL_TRUSTED_PROXIES=127.0.0.1/8 "$POLLD" >"$WORK/node1.log" 2>&1 &
+  POLL_DB=$DB POLL_KEYS=$WORK/node1/anonpoll.keys POLL_LISTEN=unix:$WORK/node1.sock \
+    POLL_BASE_URL=http://127.0.0.1:$FRONT "$POLLD" >"$WORK/node1.log" 2>&1 &
   echo $! >"$WORK/node1.pid"
-  wait_for curl -sf "http://127.0.0.1:$NODE1/healthz"
+  wait_for curl -sf --unix-socket "$WORK/node1.sock" http://node1/healthz
 
   # Step 5: node 2, with a copy of node 1's key file (from the live node,
   # never from a backup).
   install -m 600 "$WORK/node1/anonpoll.keys" "$WORK/node2/anonpoll.keys"
-  POLL_DB=$DB POLL_KEYS=$WORK/node2/anonpoll.keys POLL_LISTEN=127.0.0.1:$NODE2 \
-    POLL_BASE_URL=http://127.0.0.1:$FRONT POLL_TRUSTED_PROXIES=127.0.0.1/8 "$POLLD" >"$WORK/node2.log" 2>&1 &
+  POLL_DB=$DB POLL_KEYS=$WORK/node2/anonpoll.keys POLL_LISTEN=unix:$WORK/node2.sock \
+    POLL_BASE_URL=http://127.0.0.1:$FRONT "$POLLD" >"$WORK/node2.log" 2>&1 &
   echo $! >"$WORK/node2.pid"
-  wait_for curl -sf "http://127.0.0.1:$NODE2/healthz"
+  wait_for curl -sf --unix-socket "$WORK/node2.sock" http://node2/healthz
 
   # Step 6: Caddy in front of both.
-  ANONPOLL_DOMAIN=http://127.0.0.1:$FRONT ANONPOLL_UPSTREAMS="127.0.0.1:$NODE1 127.0.0.1:$NODE2" \
+  ANONPOLL_DOMAIN=http://127.0.0.1:$FRONT ANONPOLL_UPSTREAMS="unix/$WORK/node1.sock unix/$WORK/node2.sock" \
     ANONPOLL_CADDY_ADMIN=127.0.0.1:$CADDY_ADMIN \
     "$CADDY" run --config "$HERE/Caddyfile" --adapter caddyfile >"$WORK/caddy.log" 2>&1 &
   echo $! >"$WORK/caddy.pid"

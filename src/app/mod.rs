@@ -53,6 +53,9 @@ pub struct App {
     /// The pace of `none` polls, in counters, per client group over all
     /// of them ([`PACE_PER_SECOND`]).
     pace: VoteThrottle,
+    /// Invite codes refused by the writer (unknown or used), per client
+    /// group and poll ([`WRONG_CODES`]): spent as the writer refuses them.
+    wrong_codes: Arc<VoteThrottle>,
     links: Links,
     /// Whether the day's key work last failed, until it next succeeds.
     key_work_failed: std::sync::atomic::AtomicBool,
@@ -118,6 +121,8 @@ impl<'a> Access<'a> {
 /// [`Session::admit_vote`], stored by [`App::cast`].
 pub struct Admitted {
     id: PollId,
+    /// Who sent it, in memory only (for the wrong codes' budget).
+    client: IpAddr,
     ballot: Ballot,
     invite: Option<InviteHash>,
     receipt: Option<Receipt>,
@@ -147,6 +152,16 @@ pub struct Issued {
     pub status: InviteStatus,
 }
 
+/// Wrong invite codes (unknown, or used already) one client group may send
+/// to a poll per vote window (one comes back every window / N: 30 s at the
+/// default 10 minutes). Past it, its votes on the poll are refused before
+/// they reach the writer, as the vote throttle refuses them: one form sent
+/// again and again with made-up codes would otherwise put about a thousand
+/// transactions a second on the single writer, which every other vote
+/// waits for. A person who mistypes, or a class behind one address with a
+/// few typos, is far below.
+pub const WRONG_CODES: u32 = 20;
+
 /// A poll's invite codes: how many were issued and how many cast a ballot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InviteStatus {
@@ -166,6 +181,7 @@ impl App {
             throttle: VoteThrottle::new(votes.per_window, votes.window)?,
             room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
             pace: VoteThrottle::new(PACE_PER_SECOND, Duration::from_secs(1))?,
+            wrong_codes: Arc::new(VoteThrottle::new(WRONG_CODES, votes.window)?),
             links: Links::new(base_url),
             key_work_failed: std::sync::atomic::AtomicBool::new(false),
         })
@@ -193,6 +209,7 @@ impl App {
         self.limiter.tick();
         self.throttle.tick();
         self.room.tick();
+        self.wrong_codes.tick();
         self.pace.tick();
     }
 
@@ -239,6 +256,21 @@ impl App {
     /// `then` learns whether it was stored first, even if nobody waits for
     /// the answer any more (the vote form's token is settled by it).
     pub fn cast(&self, vote: Admitted, then: Option<Settle>) -> Result<PendingWrite, Error> {
+        // A code the writer refuses spends one of the client's wrong codes.
+        let then = match vote.invite {
+            None => then,
+            Some(_) => {
+                let (wrong_codes, client, id) = (self.wrong_codes.clone(), vote.client, vote.id.clone());
+                Some(Settle::new(move |stored| {
+                    if !stored {
+                        wrong_codes.admit(client, &id);
+                    }
+                    if let Some(then) = then {
+                        then.run(stored);
+                    }
+                }))
+            }
+        };
         self.store.cast_later(
             &vote.id,
             vote.ballot,
@@ -429,6 +461,11 @@ impl Session {
             }
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
                 None => return Err(Error::InviteRefused(InviteRefusal::Missing)),
+                // Too many wrong codes of late: refused before the writer.
+                Some(_) if !self.app.wrong_codes.has_room(client, &poll.id) => {
+                    let retry_after_secs = self.app.wrong_codes.refill().as_secs_f64().ceil() as u64;
+                    return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
+                }
                 Some(text) => {
                     Some(InviteCode::parse(text).ok_or(Error::InviteRefused(InviteRefusal::NotACode))?.hash())
                 }
@@ -445,7 +482,7 @@ impl Session {
         };
         // Drawn afresh, from nothing the voter or the admin holds.
         let receipt = if poll.vote_changes { Some(Receipt::generate()?) } else { None };
-        Ok(Admitted { id: poll.id.clone(), ballot, invite, receipt, form: None, today })
+        Ok(Admitted { id: poll.id.clone(), client, ballot, invite, receipt, form: None, today })
     }
 
     /// The ballot of `poll` that came with the receipt `text` (as typed),

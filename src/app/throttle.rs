@@ -100,12 +100,25 @@ impl VoteThrottle {
         self.take(&[ClientGroup::of(ip).as_bytes()], cost, now)
     }
 
-    /// Takes `cost` from the budget keyed by `parts`.
-    fn take(&self, parts: &[&[u8]], cost: u32, now: Instant) -> bool {
+    /// Whether `ip` has one response left of its budget for `poll`,
+    /// without spending it.
+    pub fn has_room(&self, ip: IpAddr, poll: &PollId) -> bool {
+        self.has_room_at(ip, poll, Instant::now())
+    }
+
+    pub fn has_room_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
+        let group = ClientGroup::of(ip);
+        let parts: &[&[u8]] = &[group.as_bytes(), poll.as_str().as_bytes()];
         let mut state = self.lock();
         state.rotate(now);
         let key = state.current.key(parts);
-        let known = state.current.entries.get(&key).copied();
+        self.left(&state, parts, &key, now).1 >= 1.0
+    }
+
+    /// The budget keyed by `parts` (`key` in the current generation): as
+    /// last stored in this generation, and what is left of it at `now`.
+    fn left(&self, state: &State, parts: &[&[u8]], key: &crate::keyed::Key, now: Instant) -> (Option<Budget>, f64) {
+        let known = state.current.entries.get(key).copied();
         // A budget last touched in the previous generation carries over; one
         // older than that is whole again anyway.
         let last = known.or_else(|| state.previous.as_ref().and_then(|p| p.entries.get(&p.key(parts)).copied()));
@@ -114,6 +127,15 @@ impl VoteThrottle {
         let left = last.map_or(limit, |b| {
             (b.left + now.saturating_duration_since(b.at).as_secs_f64() * limit / window).min(limit)
         });
+        (known, left)
+    }
+
+    /// Takes `cost` from the budget keyed by `parts`.
+    fn take(&self, parts: &[&[u8]], cost: u32, now: Instant) -> bool {
+        let mut state = self.lock();
+        state.rotate(now);
+        let key = state.current.key(parts);
+        let (known, left) = self.left(&state, parts, &key, now);
         let cost = f64::from(cost.clamp(1, self.limit.max(1)));
         if left < cost {
             return false;

@@ -188,17 +188,7 @@ impl hyper::body::Body for OutBody {
 }
 
 pub(super) fn to_hyper(mut response: Response) -> hyper::Response<OutBody> {
-    for (name, value) in super::BASELINE_HEADERS {
-        if response.header(name).is_none() {
-            response.headers.push((name.to_owned(), value.to_owned()));
-        }
-    }
-    // Defence in depth: no code path sets a cookie, and none may slip through.
-    response.headers.retain(|(n, _)| !n.eq_ignore_ascii_case("set-cookie"));
-    let mut builder = hyper::Response::builder().status(response.status);
-    for (name, value) in &response.headers {
-        builder = builder.header(name.as_str(), value.as_str());
-    }
+    use hyper::header::{HeaderName, HeaderValue, SET_COOKIE};
     let body = match (response.stream.take(), response.shared_body.take()) {
         // The lease is given back once hyper has sent (or dropped) the body.
         (Some(stream), _) => OutBody::Stream(Box::new(Streaming::new(stream, response.lease.take()))),
@@ -210,10 +200,34 @@ pub(super) fn to_hyper(mut response: Response) -> hyper::Response<OutBody> {
             }))
         }
     };
-    builder.body(body).unwrap_or_else(|e| {
-        eprintln!("anonpoll: could not build a response: {e}");
-        let mut r = hyper::Response::new(OutBody::Whole(Full::new(Bytes::new())));
-        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
-        r
-    })
+    let mut out = hyper::Response::new(body);
+    *out.status_mut() = hyper::StatusCode::from_u16(response.status).unwrap_or_else(|_| {
+        eprintln!("anonpoll: a handler answered status {}", response.status);
+        hyper::StatusCode::INTERNAL_SERVER_ERROR
+    });
+    let headers = out.headers_mut();
+    // The handler's headers move in without a copy of their values (a
+    // known name is not allocated either).
+    for (name, value) in std::mem::take(&mut response.headers) {
+        match (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_maybe_shared(Bytes::from(value))) {
+            (Ok(name), Ok(value)) => {
+                headers.append(name, value);
+            }
+            // Never half an answer: a header that cannot be sent fails it.
+            _ => {
+                eprintln!("anonpoll: could not build a response: the header {name} cannot be sent");
+                let mut failed = hyper::Response::new(OutBody::Whole(Full::new(Bytes::new())));
+                *failed.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+                return failed;
+            }
+        }
+    }
+    for (name, value) in super::BASELINE_HEADERS {
+        if !headers.contains_key(name) {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from_static(value));
+        }
+    }
+    // Defence in depth: no code path sets a cookie, and none may slip through.
+    headers.remove(SET_COOKIE);
+    out
 }

@@ -362,7 +362,8 @@ impl Settle {
         Settle(Some(Box::new(f)))
     }
 
-    fn run(mut self, stored: bool) {
+    /// Runs it now (the writer does, once it knows).
+    pub fn run(mut self, stored: bool) {
         if let Some(f) = self.0.take() {
             f(stored);
         }

@@ -70,6 +70,19 @@ pub fn accepts_uploads(path: &str) -> bool {
     matches!(route(path), Some(Route::Create | Route::Admin(_)))
 }
 
+/// Whether a request may run on the thread that read it
+/// ([`crate::server::ServerConfig::inline`]): every read, and a vote, whose
+/// answer waits for its commit on the connection rather than on a thread.
+/// The other writes (a poll created, changed or deleted, invites, a ballot
+/// changed by its receipt) wait on their thread for the writer's commit.
+pub fn runs_inline(method: Method, path: &str) -> bool {
+    match method {
+        Method::Get | Method::Head | Method::Options => true,
+        Method::Post => matches!(route(path), Some(Route::Share(_))),
+        _ => false,
+    }
+}
+
 /// A ballot box for `label`'s forms: keyed from the key state where several
 /// nodes share the store (a form from one node is good on another), random
 /// in this process otherwise.
@@ -271,6 +284,32 @@ mod tests {
             ["/p/", "/p//results", "/p//ballot", "/p/abc/ballot/", "/p/abc/", "/p/abc/other", "/x", "/privacy/", ""]
         {
             assert_eq!(route(p), None, "{p}");
+        }
+    }
+
+    /// Reads and votes run on the thread that read them; every other write
+    /// waits for the writer's commit on its thread, so runs on a blocking one.
+    #[test]
+    fn reads_and_votes_run_inline_other_writes_do_not() {
+        let inline = [
+            (Method::Get, "/p/abc"),
+            (Method::Head, "/p/abc/results"),
+            (Method::Get, "/api/polls/abc"),
+            (Method::Options, "/api/polls"),
+            (Method::Post, "/p/abc"),
+        ];
+        let blocking = [
+            (Method::Post, "/"),
+            (Method::Post, "/p/abc/admin"),
+            (Method::Post, "/p/abc/ballot"),
+            (Method::Post, "/api/polls"),
+            (Method::Patch, "/api/polls/abc"),
+            (Method::Delete, "/api/polls/abc"),
+            (Method::Post, "/api/polls/abc/invites"),
+            (Method::Post, "/p/abc/results"),
+        ];
+        for ((method, path), want) in inline.iter().map(|r| (r, true)).chain(blocking.iter().map(|r| (r, false))) {
+            assert_eq!(runs_inline(*method, path), want, "{method:?} {path}");
         }
     }
 }

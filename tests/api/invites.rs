@@ -139,6 +139,34 @@ fn each_mode_holds_back_what_it_says_on_the_share_form() {
     assert_eq!(total(&server, &turned), 2);
 }
 
+/// One form sent again and again with made-up codes (issue 38): each wrong
+/// code the writer refuses spends one of the address's
+/// `anonpoll::app::WRONG_CODES` for the poll; past them, its votes on the
+/// poll are refused with 429 before they reach the writer, a good code
+/// too, until one comes back. Another address, and another poll, are not
+/// held back.
+#[test]
+fn wrong_invite_codes_from_one_address_are_capped_before_the_writer() {
+    let server = Server::start();
+    let (ip, other_ip) = (Server::fresh_client_ip(), Server::fresh_client_ip());
+    let poll = server.create_poll(&poll_with("invite"));
+    let elsewhere = server.create_poll(&poll_with("invite"));
+    let good = codes(&issue(&server, &poll, &json!({"count": 3})));
+    let good_elsewhere = codes(&issue(&server, &elsewhere, &json!({"count": 1})));
+    let made_up = |i: u32| format!("0000-0000-0000-{:04}-0000", i % 10_000);
+    for i in 0..anonpoll::app::WRONG_CODES {
+        let refused = vote(&server, &poll.id, Some(&made_up(i)), &ip).unwrap_err();
+        assert!(refused.starts_with("403"), "wrong code {i}: {refused}");
+    }
+    let refused = vote(&server, &poll.id, Some(&made_up(99)), &ip).unwrap_err();
+    assert!(refused.starts_with("429"), "past the wrong codes: {refused}");
+    let refused = vote(&server, &poll.id, Some(&good[0]), &ip).unwrap_err();
+    assert!(refused.starts_with("429"), "a good code waits too: {refused}");
+    vote(&server, &poll.id, Some(&good[1]), &other_ip).unwrap();
+    vote(&server, &elsewhere.id, Some(&good_elsewhere[0]), &ip).unwrap();
+    assert_eq!(status(&server, &poll), json!({"issued": 3, "used": 1}), "no wrong code reached a ballot");
+}
+
 #[test]
 fn invites_need_the_poll_and_its_admin_token() {
     let server = Server::start();

@@ -1,4 +1,5 @@
-//! A deliberately small raw HTTP/1.1 client over [`TcpStream`], so tests
+//! A deliberately small raw HTTP/1.1 client over [`TcpStream`] (or a Unix
+//! socket, for an address `unix:PATH`, as polld's `--listen`), so tests
 //! control every byte that goes on the wire: one request per connection
 //! (`Connection: close`), Content-Length and chunked responses, `HEAD`,
 //! interim 1xx answers skipped, case-insensitive header lookup. A server that
@@ -92,10 +93,22 @@ pub fn send_raw(addr: &str, bytes: &[u8]) -> Response {
 }
 
 fn exchange(addr: &str, bytes: &[u8], head_only: bool) -> Response {
-    let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
-    stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
-    stream.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
-    stream.set_nodelay(true).unwrap();
+    let mut stream: Box<dyn Duplex> = match addr.strip_prefix("unix:") {
+        Some(path) => {
+            let stream =
+                std::os::unix::net::UnixStream::connect(path).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+            stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+            stream.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+            Box::new(stream)
+        }
+        None => {
+            let stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+            stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+            stream.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+            stream.set_nodelay(true).unwrap();
+            Box::new(stream)
+        }
+    };
     // A server may answer (e.g. 413) and close before reading everything we
     // send; a failed write is not an error as long as a response arrives.
     let write_error = stream.write_all(bytes).and_then(|_| stream.flush()).err();
@@ -110,8 +123,12 @@ fn exchange(addr: &str, bytes: &[u8], head_only: bool) -> Response {
     }
 }
 
+/// A connection of either kind.
+trait Duplex: Read + Write {}
+impl<T: Read + Write> Duplex for T {}
+
 struct Conn {
-    stream: TcpStream,
+    stream: Box<dyn Duplex>,
     buf: Vec<u8>,
     eof: bool,
 }

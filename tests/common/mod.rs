@@ -56,8 +56,8 @@ pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
 }
 
 /// The `/proc/PID/task/TID` directories of a process's threads whose name
-/// starts with `prefix` (polld names its kinds: anonpoll-worker, -busy,
-/// -writer, -io).
+/// starts with `prefix` (polld names its kinds: anonpoll-io, -wait,
+/// -writer, -janitor).
 pub fn threads_named(pid: u32, prefix: &str) -> Vec<std::path::PathBuf> {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
     tasks

@@ -24,6 +24,7 @@ pub struct ServerBuilder {
     dir: Option<tempfile::TempDir>,
     args: Vec<String>,
     database: Option<(String, PathBuf)>,
+    unix_socket: bool,
 }
 
 impl ServerBuilder {
@@ -43,6 +44,15 @@ impl ServerBuilder {
     /// loopback.
     pub fn polld_default_trust(mut self) -> Self {
         self.polld_default_trust = true;
+        self
+    }
+
+    /// Listen on a Unix socket in the server's folder (`--listen
+    /// unix:PATH`), as the shipped unit does: [`Server::addr`] is then
+    /// `unix:PATH`, which the harness's requests connect to. Needs
+    /// [`ServerBuilder::base_url`].
+    pub fn unix_socket(mut self) -> Self {
+        self.unix_socket = true;
         self
     }
 
@@ -73,7 +83,13 @@ impl ServerBuilder {
             Some((url, keys)) => cmd.arg("--db").arg(url).arg("--keys").arg(keys),
             None => cmd.args(db_args(&db)),
         };
-        cmd.arg("--listen").arg("127.0.0.1:0");
+        if self.unix_socket {
+            // As the shipped unit: a socket for the proxy, whose peer alone
+            // names clients (no --trusted-proxy).
+            cmd.arg("--listen").arg(format!("unix:{}", dir.path().join("polld.sock").display()));
+        } else {
+            cmd.arg("--listen").arg("127.0.0.1:0");
+        }
         if let Some(url) = &self.base_url {
             cmd.arg("--base-url").arg(url);
         }
@@ -82,7 +98,7 @@ impl ServerBuilder {
         }
         // The tests' clients are told apart by X-Forwarded-For from loopback,
         // as behind the shipped Caddy (whose unit trusts loopback).
-        if self.trusted_proxies.is_empty() && !self.polld_default_trust {
+        if self.trusted_proxies.is_empty() && !self.polld_default_trust && !self.unix_socket {
             cmd.args(["--trusted-proxy", "127.0.0.1/8", "--trusted-proxy", "::1/128"]);
         }
         cmd.args(&self.args);
@@ -138,11 +154,16 @@ impl ServerBuilder {
                 panic!("polld did not announce its address within 20 s ({e}); output:\n{out}");
             }
         };
-        let addr = listen_url
-            .strip_prefix("http://")
-            .unwrap_or_else(|| panic!("unexpected listen URL {listen_url:?}"))
-            .trim_end_matches('/')
-            .to_string();
+        // `http://127.0.0.1:PORT`, or `unix:PATH` (`unix_socket`).
+        let addr = if listen_url.starts_with("unix:") {
+            listen_url.clone()
+        } else {
+            listen_url
+                .strip_prefix("http://")
+                .unwrap_or_else(|| panic!("unexpected listen URL {listen_url:?}"))
+                .trim_end_matches('/')
+                .to_string()
+        };
         let base_url = self.base_url.clone().unwrap_or_else(|| format!("http://{addr}"));
 
         Server {
@@ -159,7 +180,7 @@ impl ServerBuilder {
 
 pub struct Server {
     child: Option<Child>,
-    /// `127.0.0.1:PORT`
+    /// `127.0.0.1:PORT`, or `unix:PATH`
     pub addr: String,
     /// URL announced on stderr.
     pub listen_url: String,
