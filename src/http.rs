@@ -169,6 +169,16 @@ impl std::fmt::Debug for Lease {
     }
 }
 
+/// The largest piece a streamed body ([`Streamed`]) gives at a time: the
+/// media's sealed pieces (`store::seal::PIECE`). The connection layer keeps
+/// its buffer below it, so that an answer holds about two pieces.
+pub const STREAM_PIECE: usize = 64 * 1024;
+
+/// Pieces of streamed bodies read at once, server-wide (each on a blocking
+/// thread: the connection layer runs them, the media pages size their
+/// reading sessions by them).
+pub const STREAM_READS: usize = 4;
+
 /// Work finishing elsewhere (e.g. a write queued for the store's group
 /// commit) whose outcome a deferred response waits for. The store's
 /// [`PendingWrite`](crate::store::PendingWrite) is one; this layer needs to
@@ -180,13 +190,24 @@ pub trait Pending: Send + 'static {
     fn wait_blocking(self: Box<Self>) -> Result<(), Error>;
 }
 
-impl Pending for crate::store::PendingWrite {
-    fn wait(self: Box<Self>) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send>> {
-        Box::pin((*self).committed())
-    }
+/// What a caller may tell the client about its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quota {
+    pub limit: u32,
+    pub window_secs: u64,
+    pub remaining: u32,
+    /// Seconds until the oldest counted event leaves the window.
+    pub reset_secs: u64,
+}
 
-    fn wait_blocking(self: Box<Self>) -> Result<(), Error> {
-        (*self).committed_blocking()
+impl Quota {
+    /// `RateLimit-Policy` and `RateLimit` header values
+    /// (draft-ietf-httpapi-ratelimit-headers).
+    pub fn headers(&self) -> [(&'static str, String); 2] {
+        [
+            ("RateLimit-Policy", format!("\"creations\";q={};w={}", self.limit, self.window_secs)),
+            ("RateLimit", format!("\"creations\";r={};t={}", self.remaining, self.reset_secs)),
+        ]
     }
 }
 
@@ -316,7 +337,7 @@ impl Response {
             Error::UnsupportedMediaType { accepted } => r = r.with_header("Accept", accepted.join(", ")),
             Error::TooLarge { .. } => r = r.with_header("Connection", "close"),
             Error::RateLimited(rl) => {
-                let quota = crate::ratelimit::Quota {
+                let quota = Quota {
                     limit: rl.limit,
                     window_secs: rl.window_secs,
                     remaining: 0,

@@ -22,6 +22,8 @@ pub mod http;
 pub mod i18n;
 pub mod keyed;
 pub mod keyring;
+#[cfg(test)]
+mod layering;
 pub mod media;
 pub mod multipart;
 pub mod priority;

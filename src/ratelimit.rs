@@ -13,30 +13,10 @@ use std::time::{Duration, Instant};
 
 use crate::client::ClientGroup;
 use crate::error::RateLimited;
+pub use crate::http::Quota;
 use crate::keyed::Generations;
 
 type State = Generations<Vec<Instant>>;
-
-/// What a caller may tell the client about its budget.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Quota {
-    pub limit: u32,
-    pub window_secs: u64,
-    pub remaining: u32,
-    /// Seconds until the oldest counted event leaves the window.
-    pub reset_secs: u64,
-}
-
-impl Quota {
-    /// `RateLimit-Policy` and `RateLimit` header values
-    /// (draft-ietf-httpapi-ratelimit-headers).
-    pub fn headers(&self) -> [(&'static str, String); 2] {
-        [
-            ("RateLimit-Policy", format!("\"creations\";q={};w={}", self.limit, self.window_secs)),
-            ("RateLimit", format!("\"creations\";r={};t={}", self.remaining, self.reset_secs)),
-        ]
-    }
-}
 
 pub struct RateLimiter {
     limit: u32,

@@ -82,7 +82,6 @@ mod handlers;
 mod listener;
 mod stall;
 use crate::keyed::Occupancy;
-pub(crate) use body::STREAM_READS;
 use body::{OutBody, to_hyper};
 use crowd::Crowd;
 pub use gate::{BUSY_FROM, FORGOTTEN_WITHIN, HALF_LIFE};
@@ -218,7 +217,7 @@ const MAX_HEAD: usize = 16 * 1024;
 /// two pieces: this must stay below a piece, or the media budget, which
 /// counts two pieces an answer, would count less than answers hold.
 const CONN_BUF: usize = if MAX_HEAD > 8192 { MAX_HEAD } else { 8192 };
-const _: () = assert!(CONN_BUF < crate::web::media::PIECE);
+const _: () = assert!(CONN_BUF < crate::http::STREAM_PIECE);
 
 /// How long a busy connection that is shed under pressure has to finish its
 /// answer before it is dropped.

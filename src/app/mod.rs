@@ -31,7 +31,8 @@ use crate::domain::{
     Answer, Ballot, DuplicateCheck, FieldError, Key, NewMedia, NewPoll, Poll, PollPatch, ResultsVisibility,
 };
 use crate::error::{AuthFailure, Error, InviteRefusal, ReceiptRefusal, Withheld};
-use crate::ratelimit::{Quota, RateLimiter};
+use crate::http::Quota;
+use crate::ratelimit::RateLimiter;
 use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt, ReceiptHash};
 use crate::store::{MediaBlob, PendingWrite, Reader, Settle, Store};
 use throttle::VoteThrottle;
@@ -615,3 +616,16 @@ pub fn check_token(poll: &Poll, token: &str) -> Result<(), Error> {
 
 #[cfg(test)]
 mod tests;
+
+/// The store's queued write is what a deferred answer waits for
+/// ([`crate::http::Pending`]): the contract knows neither side, the
+/// application joins them.
+impl crate::http::Pending for PendingWrite {
+    fn wait(self: Box<Self>) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), Error>> + Send>> {
+        Box::pin((*self).committed())
+    }
+
+    fn wait_blocking(self: Box<Self>) -> Result<(), Error> {
+        (*self).committed_blocking()
+    }
+}

@@ -31,13 +31,13 @@ impl AsRef<[u8]> for Leased {
     }
 }
 
-/// Pieces of streamed bodies being read at once, across all responses.
-/// Each is a short read on a thread of tokio's blocking pool (not on the
-/// I/O threads, which must never wait for a database), a pool of this many
-/// threads (`server.rs`), and waiting streams
-/// take their turn first come, first served, so a slow client holds no
-/// thread and no database connection between its pieces.
-pub(crate) const STREAM_READS: usize = 4;
+/// Pieces of streamed bodies being read at once, across all responses
+/// ([`crate::http::STREAM_READS`]). Each is a short read on a thread of
+/// tokio's blocking pool (not on the I/O threads, which must never wait for
+/// a database), a pool of this many threads (`server.rs`), and waiting
+/// streams take their turn first come, first served, so a slow client holds
+/// no thread and no database connection between its pieces.
+pub(crate) use crate::http::STREAM_READS;
 
 static STREAM_READ_SLOTS: Semaphore = Semaphore::const_new(STREAM_READS);
 

@@ -138,8 +138,10 @@ pub fn figure(ctx: &Ctx, m: &MediaItem, poll_lang: Lang) -> Markup {
     }
 }
 
-/// The piece a stream reads at a time: one sealed piece of the store.
+/// The piece a stream reads at a time: one sealed piece of the store, as
+/// the connection layer expects of a streamed body.
 pub const PIECE: usize = crate::store::seal::PIECE;
+const _: () = assert!(PIECE == crate::http::STREAM_PIECE);
 
 /// Answers up to this size are read whole by the worker and sent as one
 /// body; longer ones are streamed. Either way an answer holds at most
@@ -171,7 +173,7 @@ pub const ANSWERS_PER_GROUP: usize = MEDIA_PIECES_PER_GROUP as usize * PIECE / S
 /// connection layer reads pieces at once (`server/body.rs`), so that each
 /// read finds one (on SQLite a session maps the file: opening one per
 /// piece would cost a connection and a map each time).
-const IDLE_STREAM_SESSIONS: usize = crate::server::STREAM_READS;
+const IDLE_STREAM_SESSIONS: usize = crate::http::STREAM_READS;
 
 /// The process-wide budget of media bytes held by answers, each client
 /// group's share of it, and the read sessions of streams.
