@@ -338,11 +338,12 @@ impl Server {
         // A busy client's requests run apart, on BUSY_PER_CORE threads a
         // core at a lower priority, while other clients are about.
         let apart = BUSY_PER_CORE * cores;
+        // Waiting requests: 64 per `--workers` (2,048 at the default), a
+        // quarter of them per client group, so that a class behind one
+        // address can send 200 at once; the connection cap bounds them too.
+        let capacity = 64 * self.config.workers.max(4);
         let gates = {
-            let gate = |permits: usize| {
-                let capacity = 64 * (permits + apart).max(4);
-                Gate::new(permits, apart, capacity, capacity / 4)
-            };
+            let gate = |permits: usize| Gate::new(permits, apart, capacity, capacity / 4);
             Gates { inline: gate(cores)?, blocking: gate(self.config.workers.max(1))? }
         };
         let uploads = self.config.uploads.map_or(0, |u| u.concurrent);

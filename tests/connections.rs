@@ -490,6 +490,27 @@ fn a_reader_that_stalls_is_cut_off_and_its_connections_come_back() {
     }
 }
 
+/// polld closes a connection after its hundredth answer while the client
+/// still sends (pipelined requests past it): gently, its sending side
+/// first, reading and throwing away what comes for a while. Closed at once,
+/// the socket would be reset, and the client's system would throw away the
+/// answers it had not read yet: here the client reads only half a second
+/// after it sent, when polld has long answered and closed.
+#[test]
+fn a_client_that_reads_late_still_gets_every_answer_of_a_closed_connection() {
+    let _machine = shared();
+    let server = Server::start();
+    let mut conn = Conn::connect(&server.addr).unwrap_or_else(|f| panic!("{f}"));
+    conn.send(&b"GET /api/polls/AAAAAAAAAAAAAAAA HTTP/1.1\r\nHost: polld\r\n\r\n".repeat(150)).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut answers = 0;
+    while conn.response(deadline).is_ok() {
+        answers += 1;
+    }
+    assert_eq!(answers, 100, "every answer before the close reached the client");
+}
+
 #[test]
 fn pipelined_requests_are_answered_at_most_a_hundred_per_connection() {
     let _machine = shared();

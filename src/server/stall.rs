@@ -4,7 +4,13 @@
 //! hold its connection, its slot and the answer's memory for ever.
 //!
 //! Promises: a write waits at most `limit` for the client to take a byte;
-//! then it fails, and hyper drops the connection.
+//! then it fails, and hyper drops the connection. A connection the server
+//! closes (after its last answer: `Connection: close`) is closed gently: its
+//! sending side first, then what the client still sends is read and thrown
+//! away for at most [`LINGER`] ([`LINGER_BYTES`]) before the socket closes.
+//! Closed at once with unread bytes (pipelined requests past the last one
+//! answered), the socket would be reset, and a reset makes the client's
+//! system throw away the answers it has not read yet.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 
 use super::listener::Stream;
 
@@ -21,7 +27,7 @@ use super::listener::Stream;
 /// has taken no byte for `limit`: a reply waits that long for a reader that
 /// stopped reading, then hyper drops the connection (and its slots).
 pub(super) struct StallGuard {
-    stream: Stream,
+    stream: Gentle,
     limit: Duration,
     /// Running while the last write attempt could not make progress.
     stalled: Option<Pin<Box<tokio::time::Sleep>>>,
@@ -31,7 +37,12 @@ pub(super) struct StallGuard {
 
 impl StallGuard {
     pub(super) fn new(stream: Stream, limit: Duration) -> StallGuard {
-        StallGuard { stream, limit, stalled: None, stalled_now: Arc::new(AtomicBool::new(false)) }
+        StallGuard {
+            stream: Gentle { stream: Some(stream), shut: false },
+            limit,
+            stalled: None,
+            stalled_now: Arc::new(AtomicBool::new(false)),
+        }
     }
 
     /// What a write attempt that returned `poll` means, given the stall so
@@ -101,5 +112,110 @@ impl AsyncWrite for StallGuard {
         let this = self.get_mut();
         let poll = Pin::new(&mut this.stream).poll_shutdown(cx);
         this.watch(cx, poll, false)
+    }
+}
+
+/// How long a connection the server closed reads what the client still
+/// sends, at most, before its socket closes.
+pub(super) const LINGER: Duration = Duration::from_secs(2);
+
+/// How many bytes a closed connection reads and throws away at most.
+pub(super) const LINGER_BYTES: usize = 64 * 1024;
+
+/// The socket, closed gently once its sending side was shut.
+struct Gentle {
+    /// Taken only when it is dropped.
+    stream: Option<Stream>,
+    /// Whether its sending side was shut (the server closed the connection).
+    shut: bool,
+}
+
+impl Gentle {
+    fn stream(&mut self) -> std::io::Result<Pin<&mut Stream>> {
+        match self.stream.as_mut() {
+            Some(s) => Ok(Pin::new(s)),
+            None => Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "the connection is closed")),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.as_ref().is_some_and(AsyncWrite::is_write_vectored)
+    }
+}
+
+impl AsyncRead for Gentle {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_read(cx, buf),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+}
+
+impl AsyncWrite for Gentle {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_write(cx, buf),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_write_vectored(cx, bufs),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        Gentle::is_write_vectored(self)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut().stream() {
+            Ok(s) => s.poll_flush(cx),
+            Err(e) => Poll::Ready(Err(e)),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let poll = match this.stream() {
+            Ok(s) => s.poll_shutdown(cx),
+            Err(e) => return Poll::Ready(Err(e)),
+        };
+        if matches!(poll, Poll::Ready(Ok(()))) {
+            this.shut = true;
+        }
+        poll
+    }
+}
+
+impl Drop for Gentle {
+    fn drop(&mut self) {
+        let Some(mut stream) = self.stream.take() else { return };
+        if !self.shut {
+            return;
+        }
+        // On the runtime, which drops connections; elsewhere it just closes.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let mut buf = [0u8; 4096];
+                let mut read = 0;
+                let _ = tokio::time::timeout(LINGER, async {
+                    while read < LINGER_BYTES {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => read += n,
+                        }
+                    }
+                })
+                .await;
+            });
+        }
     }
 }
