@@ -1,4 +1,5 @@
-//! `pollctl`: operator commands over the SQLite file, for cron and for people.
+//! `pollctl`: operator commands over the store (a SQLite file or a
+//! PostgreSQL database), for cron and for people.
 //!
 //! Operator commands (`sweep`, `stats`, `backup`, `check`) need no token and
 //! say nothing about any single poll. Everything about one poll needs that

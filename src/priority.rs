@@ -2,7 +2,7 @@
 //! itself.
 //!
 //! Why: where the cores are short, the kernel serves threads by their
-//! weight, and polld's threads do not matter alike (issue 24, item 4). The
+//! weight, and polld's threads do not matter alike. The
 //! writer, whose next batch every vote waits for, runs first where it may
 //! (`daemon::WRITER_RAISE`). On Linux a nice value belongs to a thread, so
 //! each sets its own as it starts.

@@ -331,7 +331,7 @@ impl Server {
     {
         let handlers = Arc::new(Handlers::new(Box::new(move || Ok(Box::new(make_handler()?) as Handler)))?);
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        // Fair between clients (issue 24, item 4): a quarter of each queue at
+        // Fair between clients: a quarter of each queue at
         // most per client group, the groups served in turn (gate.rs). One
         // gate for the requests that run on the threads that read them, one
         // per core; one for those that block, `workers` at once.

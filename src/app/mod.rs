@@ -66,8 +66,7 @@ pub struct App {
 /// takes from one client group this many times the vote throttle's budget:
 /// 1,000 responses per 10 minutes at the defaults, enough for a lecture
 /// hall on one address. Without any cap, one client could hammer a heavy
-/// `none` poll and hold the single writer for every other poll (issue 24,
-/// item 4).
+/// `none` poll and hold the single writer for every other poll.
 pub const ROOM_FACTOR: u32 = 10;
 
 /// The counters (`Ballot::weight`) one client group's ballots may add to
@@ -77,7 +76,7 @@ pub const ROOM_FACTOR: u32 = 10;
 /// writer counts a heavy ballot (20 rankings of 12 options: 1,340
 /// counters) in about half a millisecond: 6 client groups hammering such a
 /// poll took half of a core from every other poll's votes for seconds
-/// (issue 24, item 4; bench/results/2026-11-28-issue24-ninth). At this pace
+/// (bench/results/2026-11-28-issue24-ninth). At this pace
 /// such a client gets 15 heavy ballots a second, and a lecture hall of 300
 /// behind one address needs 20 s to answer 20 rankings of 12 options; a
 /// poll of ordinary size (a few questions, a few counters each) is paced

@@ -198,7 +198,7 @@ impl Ballot {
     /// Calls `f` with each counter this ballot adds one to, each once, and
     /// stops at its first error. A callback rather than a list: the writer
     /// counts every ballot, and a heavy ranked one has over a thousand
-    /// counters (issue 24, item 4).
+    /// counters.
     pub fn try_for_each_counter<E>(&self, mut f: impl FnMut(Counter) -> Result<(), E>) -> Result<(), E> {
         for (question, answer) in self.0.iter().enumerate() {
             match answer {

@@ -1,7 +1,7 @@
 //! Validated domain types and the rules that define them.
 //!
 //! Every bound of the API lives here once, as a constant or a rule value. The
-//! validators below and the OpenAPI document (`schema.rs`) are both built from
+//! validators of its modules and the OpenAPI document (`schema.rs`) are both built from
 //! these values, so the published schema and what the server accepts cannot
 //! drift apart. Request bodies are parsed into these types at the edge; the
 //! rest of the code never re-checks them.
@@ -38,6 +38,20 @@ pub mod question;
 pub use ballot::{Answer, Ballot, Counter};
 pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion};
 use question::{question, version_question};
+
+/// The values of each closed list a field may take. Here, above the
+/// problems and the types alike, so that `problem.rs` names none of them.
+impl Choices {
+    pub fn values(self) -> Vec<String> {
+        match self {
+            Choices::Lang => Lang::codes().into_iter().map(str::to_owned).collect(),
+            Choices::ExpiryDays => EXPIRY_DAYS.iter().map(u16::to_string).collect(),
+            Choices::QuestionType => QuestionKind::ALL.iter().map(|s| (*s).to_owned()).collect(),
+            Choices::ResultsVisibility => ResultsVisibility::codes().into_iter().map(str::to_owned).collect(),
+            Choices::DuplicateCheck => DuplicateCheck::codes().into_iter().map(str::to_owned).collect(),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::{EXPIRY_DAYS, Lang, QuestionKind, ResultsVisibility};
+use super::{Lang, QuestionKind};
 use crate::day::Day;
 
 /// The field names the validators know. A name a client sent that is none
@@ -173,20 +173,6 @@ pub enum Choices {
     QuestionType,
     ResultsVisibility,
     DuplicateCheck,
-}
-
-impl Choices {
-    pub fn values(self) -> Vec<String> {
-        match self {
-            Choices::Lang => Lang::codes().into_iter().map(str::to_owned).collect(),
-            Choices::ExpiryDays => EXPIRY_DAYS.iter().map(u16::to_string).collect(),
-            Choices::QuestionType => QuestionKind::ALL.iter().map(|s| (*s).to_owned()).collect(),
-            Choices::ResultsVisibility => ResultsVisibility::codes().into_iter().map(str::to_owned).collect(),
-            Choices::DuplicateCheck => {
-                super::settings::DuplicateCheck::codes().into_iter().map(str::to_owned).collect()
-            }
-        }
-    }
 }
 
 /// What is wrong with one field.

@@ -208,7 +208,7 @@ text_type!(OptionText, OPTION, "One answer option of a question.");
 
 /// A JSON number written as a whole number: `7`, never `7.0` or `7e0`.
 /// JSON Schema's data model cannot tell those apart, but a number has one
-/// canonical form here, as every other field does (issue 24): the others
+/// canonical form here, as every other field does: the others
 /// are refused like any malformed value, and the schema's descriptions say
 /// so.
 pub fn whole_number(v: &Value) -> Option<i64> {

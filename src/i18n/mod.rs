@@ -368,7 +368,7 @@ pub struct Catalogue {
     pub scale_mean: &'static str,
     pub scale_median: &'static str,
 
-    // --- Design (issue 16) ---------------------------------------------------
+    // --- Design ---------------------------------------------------
     /// What joins a label and its text ("Mean: 3"): French puts a narrow
     /// no-break space before the colon.
     pub colon: &'static str,
@@ -420,7 +420,7 @@ pub struct Catalogue {
     pub err_receipt_changes_off: &'static str,
     pub err_receipt_closed: &'static str,
 
-    // --- The web flows (issue 25) -------------------------------------------
+    // --- The web flows -------------------------------------------
     /// "Your poll is ready": the opt-in checkbox that keeps the admin link
     /// in this browser's localStorage (script only), and its hint.
     pub keep_admin_label: &'static str,
@@ -1047,7 +1047,7 @@ mod tests {
 
     #[test]
     fn reviewed_wordings_stay() {
-        // What native readers asked for (issue 16).
+        // What native readers asked for.
         let en = catalogue(Lang::En);
         for text in all_texts(en) {
             assert!(!text.contains("not even we"), "{text:?}");

@@ -4,7 +4,7 @@
 //! those it cannot state.
 //!
 //! Why `dependentSchemas`: the OpenAPI document must state every rule it can
-//! (a schema-valid body the server refuses is a lie, issue 24) and still work
+//! (a schema-valid body the server refuses is a lie) and still work
 //! in the outside tools tests/openapi.rs runs. Three other forms were tried
 //! and each broke one of them (schemathesis 4.32.5, openapi-python-client
 //! 0.29.1, openapi-typescript 7.13.0):

@@ -6,9 +6,9 @@
 //! requests are ready than that, who goes next decides who waits. First
 //! come, first served, a few clients that keep many connections busy (the
 //! second outside audit: 6 addresses x 8 connections hammering a heavy
-//! poll) would be served many times for each other client's once (issue 24,
-//! item 4). Here each client group ([`ClientGroup`]: an IPv4 address or an
-//! IPv6 /64) waits in a line of its own, and the lines are served in turn:
+//! poll) would be served many times for each other client's once. Here
+//! each client group ([`ClientGroup`]: an IPv4 address or an IPv6 /64)
+//! waits in a line of its own, and the lines are served in turn:
 //! a client with one request waits for at most one request of each other
 //! client, however many they sent.
 //!
@@ -59,8 +59,7 @@ use crate::keyed::{Key, Secret};
 /// address opening a big page at once may be busy for a second or two,
 /// which only puts them after the others while the CPU is short; a client
 /// that keeps the server rendering big pages for it from many connections
-/// is busy for as long as it does (issue 24, item 4;
-/// bench/results/2026-11-28-issue24-ninth).
+/// is busy for as long as it does (bench/results/2026-11-28-issue24-ninth).
 pub const BUSY_FROM: Duration = Duration::from_millis(25);
 
 /// A client group's CPU time counts half after this time.

@@ -54,7 +54,7 @@ fn get_as(addr: SocketAddr, path: &str, client: &str) -> String {
     send(addr, &format!("GET {path}"), &format!("X-Forwarded-For: {client}\r\n"))
 }
 
-/// The gate from outside (issue 24, item 4): with one request running
+/// The gate from outside: with one request running
 /// at a time, a client whose requests took much CPU waits behind a
 /// quiet client's request, though its own came first.
 #[test]

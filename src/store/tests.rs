@@ -599,7 +599,7 @@ fn an_invite_code_casts_one_ballot_and_only_on_its_poll() {
     assert!(matches!(on_other.committed_blocking(), Err(Error::InviteRefused(_))));
 }
 
-/// Issue 24, item 2: a vote's sender learns from the writer whether its
+/// A vote's sender learns from the writer whether its
 /// ballot was stored, even when nobody waits for the answer any more, and a
 /// write refused before it was queued tells it "not stored".
 #[test]

@@ -487,7 +487,7 @@ fn dashboard(
         (results_section(ctx, poll, results, 2))
         section aria-labelledby="links-heading" {
             h2 id="links-heading" { (t.links_heading) }
-            // With its QR code, as on "Your poll is ready" (issue 25): the
+            // With its QR code, as on "Your poll is ready": the
             // admin comes back here to show the poll on a slide or a sheet.
             @let share = links.share(id);
             div.share-block {

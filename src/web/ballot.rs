@@ -28,7 +28,7 @@
 //!   box remembers which receipt came with which token, as a keyed hash of
 //!   the receipt's hash under the token's day key, in memory, for as long as
 //!   the token itself can be used (that day and the next);
-//! - where several nodes share one database (PostgreSQL, issue 23), the
+//! - where several nodes share one database (PostgreSQL), the
 //!   keys are not random but the day's form key of the shared key state
 //!   ([`BallotBox::keyed`]), so a form fetched from one node is good on
 //!   every node; and the nonce of each vote is also recorded in the

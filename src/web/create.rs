@@ -7,7 +7,7 @@
 //! `NewPoll::from_json`, so the form and the API obey the same rules; the
 //! resulting field paths are mapped back to the rows the person typed in.
 //!
-//! Three files (issue 25): the draft and its problems (`draft.rs`), the
+//! Three files: the draft and its problems (`draft.rs`), the
 //! form drawn from it (`view.rs`), and here the requests and the pages
 //! shown after sending.
 
@@ -162,7 +162,7 @@ fn already_created(ctx: &Ctx) -> Response {
 }
 
 /// "Your poll is ready", shown this once: it offers nothing but ways that
-/// keep the admin link (issue 25). No language switcher (its links lead to
+/// keep the admin link. No language switcher (its links lead to
 /// the blank form), the poll opens in a new tab, the script warns before
 /// the page is left while the admin link has not been copied or kept, and
 /// offers to keep it in this browser. An invite-only poll's next step,

@@ -1,6 +1,6 @@
 //! What a browser may keep of anonpoll on its own device, drawn for the
 //! script: the opt-in to keep an admin link in `localStorage` ("Your poll
-//! is ready") and the home page's list of the polls kept so (issue 25).
+//! is ready") and the home page's list of the polls kept so.
 //!
 //! Why this exists: an admin link is shown once, and ordinary navigation
 //! (a reload, Back, a language link) could lose it for good. Keeping it in

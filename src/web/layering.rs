@@ -1,4 +1,4 @@
-//! A test of the web layer's shape (issue 25): no page module imports
+//! A test of the web layer's shape: no page module imports
 //! another page module, and nothing below the pages imports a page.
 //!
 //! Why it exists: the page modules once imported each other in a circle

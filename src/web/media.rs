@@ -13,7 +13,7 @@
 //!   cache keeps a file) and `no-cache` (a browser asks before each use and
 //!   gets a bodiless 304), so an erased or replaced file is never shown from
 //!   a cache;
-//! - streamed (issue 24, item 5): an answer of more than [`WHOLE`] bytes is
+//! - streamed: an answer of more than [`WHOLE`] bytes is
 //!   sent piece by piece ([`PIECE`], the sealed pieces of the store) as its
 //!   client takes them. The worker reads the first piece with the item's
 //!   listing; each later piece is read when the connection asks for it, in

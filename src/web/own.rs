@@ -1,5 +1,5 @@
 //! `/p/{id}/ballot`: a voter's own ballot, found with the receipt they got
-//! after voting (issue 15): see it, change it, or withdraw it, while the
+//! after voting: see it, change it, or withdraw it, while the
 //! poll is open and lets voters change their ballots (`voteChanges`).
 //!
 //! Promises:

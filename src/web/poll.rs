@@ -192,7 +192,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     let receipt = admitted.receipt().map(Receipt::expose);
     // The token counts (and opens afterVote results) once the ballot is
     // committed, and is free again if it is not: settled by the writer, so
-    // a client that hangs up meanwhile changes nothing (issue 24, item 2).
+    // a client that hangs up meanwhile changes nothing.
     let settle = {
         let (web, id, token) = (w.web.clone(), poll.id.clone(), token.to_owned());
         let receipt = admitted.receipt().map(Receipt::hash);

@@ -90,7 +90,7 @@ fn prompt(ctx: &Ctx, poll: &Poll, status: u16, (heading, text): (&str, &str), er
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         h2 { (heading) }
         p { (text) }
-        // Not visible yet (issue 25): first the way to the poll, where a
+        // Not visible yet: first the way to the poll, where a
         // voter sees them by voting or learns when they open; the key
         // form is for the poll's creator.
         @let withheld = heading == t.withheld_title;

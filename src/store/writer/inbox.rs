@@ -4,9 +4,9 @@
 //! is woken through a mutex in the channel that every sender then takes,
 //! and among the senders are the busy clients' workers, at nice +10. One of
 //! them preempted while it held that mutex held a quiet voter's worker too,
-//! for as long as the kernel left it off the CPU: under the audit's load
-//! (issue 24, item 4), 440 of 548 times a quiet worker slept inside a
-//! request, it slept on that mutex (`perf record -e sched:sched_switch`,
+//! for as long as the kernel left it off the CPU: under the audit's load,
+//! 440 of 548 times a quiet worker slept inside a request, it slept on
+//! that mutex (`perf record -e sched:sched_switch`,
 //! bench/results/2026-11-27-issue24-writer).
 //!
 //! So the writer never sleeps in the channel. It parks its thread, and a

@@ -466,7 +466,7 @@ pub(super) fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> 
     let mut p = Problems::default();
     for e in errors {
         let message = match (&e.problem, Field::of(e, origins)) {
-            // Said by what is wrong (issue 25): an empty form is not told
+            // Said by what is wrong: an empty form is not told
             // of the most it may have.
             (Problem::Count { list: crate::domain::List::Questions, min, max }, _) => {
                 if origins.len() < *min {

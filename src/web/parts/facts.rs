@@ -22,7 +22,7 @@ pub fn facts(ctx: &Ctx, poll: &Poll, today: Day) -> Markup {
                 (if poll.closed { t.status_closed } else { t.status_open })
             }
             // A poll closed by its admin before its closing day no longer
-            // "closes on" it (issue 25): the status says it all.
+            // "closes on" it: the status says it all.
             @if let Some(closes) = closes.as_ref().filter(|_| !poll.closed || deadline_passed(poll.closes_on, today)) {
                 " · "
                 time.closes datetime=(closes) {

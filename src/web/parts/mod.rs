@@ -1,4 +1,4 @@
-//! The pieces several pages show, below the pages (issue 25).
+//! The pieces several pages show, below the pages.
 //!
 //! Why it exists: the page modules (`admin`, `create`, `own`, `poll`,
 //! `results`, `privacy`) once took these pieces from each other, in a

@@ -159,7 +159,7 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
             @if let Some(ranked) = &figures.ranked {
                 details.pairwise {
                     summary { (t.pairwise_heading) }
-                    // The table's words, or the cards' (issue 25): app.css
+                    // The table's words, or the cards': app.css
                     // shows the one that matches what is drawn.
                     p.hint.pairwise-hint-table { (t.pairwise_hint) }
                     p.hint.pairwise-hint-cards { (t.pairwise_hint_cards) }

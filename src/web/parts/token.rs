@@ -20,7 +20,7 @@ pub fn presented_token(form: &Form) -> Option<&str> {
 
 /// The admin-key form; the script fills it from the URL fragment and sends it.
 /// `main`: its button is the page's main action (the admin prompt, private
-/// results); not on hidden results, whose main way is to the poll (issue 25).
+/// results); not on hidden results, whose main way is to the poll.
 pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>, main: bool) -> Markup {
     let t = ctx.t;
     html! {

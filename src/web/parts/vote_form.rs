@@ -32,7 +32,7 @@ pub struct Entered {
     pub invite: String,
     /// Why the code was refused, shown at its field.
     pub invite_error: Option<&'static str>,
-    /// A broken rule of one question (issue 25): said at that question
+    /// A broken rule of one question: said at that question
     /// (its own error text, its controls `aria-invalid`) and in a summary
     /// at the top that links to it and takes the focus.
     problem: Option<Problem>,
