@@ -34,7 +34,7 @@
 # postgres.meta and the summary DIR/summary.md (default DIR:
 # bench/results/<date>-postgres). Needs wrk, cargo, PostgreSQL (Debian's
 # postgresql: /usr/lib/postgresql/*/bin), /usr/bin/time. Method and figures:
-# docs/PERFORMANCE.md, section "PostgreSQL (issue 23)".
+# docs/PERFORMANCE.md, section "PostgreSQL against SQLite".
 # Environment: BENCH_TARGET_DIR (default /tmp/bench-target), BENCH_WORK
 # (scratch folder, default a new /tmp/anonpoll-pgbench.*, removed at the end).
 set -euo pipefail

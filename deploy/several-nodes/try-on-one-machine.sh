@@ -1,7 +1,7 @@
 #!/bin/sh
 # Two anonpoll nodes, a PostgreSQL primary and its synchronous standby, and
 # Caddy in front, all on one machine: the steps of docs/OPERATIONS.md,
-# "Running several nodes", as one script. tests/several_nodes.rs runs it
+# "Running several nodes", as one script. tests/operations/several_nodes.rs runs it
 # (every step of that section is a line of this file; a test checks that).
 #
 #   try-on-one-machine.sh start    # steps 1 to 7

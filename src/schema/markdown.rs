@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::error::PROBLEM_CODES;
 
-/// The "Generate a client" section of `docs/API.md`. tests/openapi.rs runs
+/// The "Generate a client" section of `docs/API.md`. tests/operations/openapi_tools.rs runs
 /// these generators (at these versions, pinned by `.ci/run`) on the live
 /// document and drives every endpoint through what they produce.
 const GENERATE_CLIENT: &str = "## Generate a client
@@ -29,7 +29,7 @@ The warnings that remain, and why:
 ";
 
 /// Spectral `spectral:oas` warnings the document keeps on purpose, with the
-/// reason; tests/openapi.rs fails on any warning not named here.
+/// reason; tests/operations/openapi_tools.rs fails on any warning not named here.
 const LINT_WARNINGS_KEPT: &[(&str, &str)] = &[
     ("info-contact", "each deployment is run by its own operator; the document names no one contact for all of them."),
     (

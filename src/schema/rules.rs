@@ -5,7 +5,7 @@
 //!
 //! Why `dependentSchemas`: the OpenAPI document must state every rule it can
 //! (a schema-valid body the server refuses is a lie) and still work
-//! in the outside tools tests/openapi.rs runs. Three other forms were tried
+//! in the outside tools tests/operations/openapi_tools.rs runs. Three other forms were tried
 //! and each broke one of them (schemathesis 4.32.5, openapi-python-client
 //! 0.29.1, openapi-typescript 7.13.0):
 //! - `if`/`then`: schemathesis turns it into `anyOf` with `not` and gives up

@@ -2,7 +2,7 @@
 //! several nodes"): 200 `ok` and the key state's day while the node's
 //! database answers, on either engine (this suite runs on both:
 //! scripts/test); other methods 405; and it tells nothing about any poll.
-//! Its 503 while PostgreSQL is away is in tests/several_nodes.rs; while the
+//! Its 503 while PostgreSQL is away is in tests/operations/several_nodes.rs; while the
 //! day's key work fails, in `app::tests`.
 
 use crate::common::*;

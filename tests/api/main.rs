@@ -1,6 +1,12 @@
-//! Black-box tests of the polld JSON API over raw HTTP/1.1, one module per
-//! resource or concern. One test binary on purpose: each binary costs CI
-//! link time.
+//! The interfaces programs build on, black-box: the polld JSON API over raw
+//! HTTP/1.1 (one module per resource or concern), media over HTTP (`media`,
+//! `media_streams`) and `pollctl` as a process (`pollctl`).
+//!
+//! What belongs here: a test that drives a real polld (or pollctl) the way
+//! an API client or an operator's script does and judges the answer. Pages
+//! go to tests/web, the data rules to tests/privacy, the store's own
+//! promises to tests/store, deployment and load to tests/operations.
+//! The whole binary also runs on PostgreSQL (scripts/test's second pass).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,9 +20,12 @@ mod delete;
 mod health;
 mod invites;
 mod lifecycle;
+mod media;
+mod media_streams;
 mod methods;
 mod openapi;
 mod patch;
+mod pollctl;
 mod question_types;
 mod rate_limit;
 mod read;

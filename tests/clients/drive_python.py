@@ -1,6 +1,6 @@
 """Drives every endpoint of a live polld through a client that
 openapi-python-client generated from its `GET /api` document
-(run by tests/openapi.rs: `python drive_python.py BASE_URL`, with the
+(run by tests/operations/openapi_tools.rs: `python drive_python.py BASE_URL`, with the
 generated package `anonpoll_client` on PYTHONPATH).
 
 Only the generated functions and models are used, never raw JSON: a

@@ -1,7 +1,7 @@
 // Drives every endpoint of a live polld through openapi-fetch, typed by
 // the `paths` and `components` that openapi-typescript generated from its
 // `GET /api` document (into ./api.d.ts, next to this file when
-// tests/openapi.rs compiles it). tsc type-checks this file against those
+// tests/operations/openapi_tools.rs compiles it). tsc type-checks this file against those
 // types first (a document that generates the wrong types fails there), then
 // node runs the output: `node drive_typescript.js BASE_URL`.
 //

@@ -436,7 +436,7 @@ pub fn db_values(dir: &Path) -> Vec<(String, rusqlite::types::Value)> {
 /// erasure), so a test checks that they are gone. PostgreSQL keeps a
 /// deleted row's bytes in its pages until vacuum and in its WAL and archive
 /// until those are recycled: there a poll is erased with its key (what
-/// tests/erasure.rs checks on either engine), and a test checks only that
+/// tests/privacy/erasure.rs checks on either engine), and a test checks only that
 /// nothing was ever in clear.
 pub fn erasure_overwrites_sealed_bytes() -> bool {
     !super::on_postgres()

@@ -49,6 +49,16 @@ impl Request {
         self
     }
 
+    /// A form's fields as a browser sends them: the body urlencoded, with
+    /// `Content-Type: application/x-www-form-urlencoded`.
+    pub fn form<K: AsRef<str>, V: AsRef<str>>(self, fields: &[(K, V)]) -> Self {
+        let mut body = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in fields {
+            body.append_pair(name.as_ref(), value.as_ref());
+        }
+        self.header("Content-Type", "application/x-www-form-urlencoded").body(body.finish().into_bytes())
+    }
+
     /// JSON body with `Content-Type: application/json` (unless one was set).
     pub fn json(mut self, value: &Value) -> Self {
         if !self.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {

@@ -13,10 +13,14 @@
 //! * [`media`]: multipart bodies and pictures with metadata.
 //! * [`hostile`]: clients that misbehave on purpose (issue 13's attacks).
 //! * [`keepalive`]: a keep-alive client with deadlines, and probes.
+//! * [`in_process`]: the application without a polld, limits opened wide.
+//! * [`machine`]: the lock that lets a heavy or timed test run alone.
 //! * `front`: Caddy with the several-node Caddyfile ([`NodesFront`]) and
 //!   requests from other loopback addresses ([`curl_from`]).
 //! * `pg`: throwaway PostgreSQL clusters ([`PgCluster`]: primary, standbys,
 //!   promotion, base backups, WAL archive) and raw-byte scans of their files.
+// Each of the seven test binaries compiles this harness and uses a part of
+// it; what one binary leaves unused is not dead.
 #![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -28,7 +32,9 @@ mod db;
 mod front;
 pub mod hostile;
 mod http;
+pub mod in_process;
 pub mod keepalive;
+pub mod machine;
 pub mod media;
 mod pg;
 pub mod pg_attack;

@@ -24,7 +24,7 @@
 //! server (if still running) and removes the directory. Chosen over a
 //! `postmaster.pid` or parent-pid poll because it needs no polling interval
 //! and cannot mistake a reused process id for its parent.
-//! `tests/pg_harness.rs` proves all three ways out.
+//! `tests/store/pg_harness.rs` proves all three ways out.
 
 use std::io::Write;
 use std::net::TcpListener;

@@ -382,6 +382,11 @@ impl Server {
         Request::new(&self.addr, method, path)
     }
 
+    /// Posts a form's `fields` to `path` from the client address `xff`.
+    pub fn post_form(&self, path: &str, xff: &str, fields: &[(&str, &str)]) -> Response {
+        self.request("POST", path).xff(xff).form(fields).send()
+    }
+
     pub fn get(&self, path: &str) -> Response {
         self.request("GET", path).send()
     }
@@ -514,17 +519,9 @@ impl Server {
             return Err(format!("share page: {}", page.status));
         }
         let ballot = ballot_code(&page.text()).ok_or_else(|| "no ballot code on the share page".to_string())?;
-        let mut form = form_urlencoded::Serializer::new(String::new());
-        for (name, value) in fields {
-            form.append_pair(name, value);
-        }
-        form.append_pair("ballot", &ballot);
-        Ok(self
-            .request("POST", &path)
-            .xff(xff)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body(form.finish().into_bytes())
-            .send())
+        let mut fields = fields.to_vec();
+        fields.push(("ballot".to_owned(), ballot));
+        Ok(self.request("POST", &path).xff(xff).form(&fields).send())
     }
 
     /// Record one response through the library's store, as the share page would.

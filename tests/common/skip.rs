@@ -56,7 +56,7 @@ pub const SQLITE_ONLY_FILE: &str = "target/sqlite-only-tests.tsv";
 /// For a test of something only SQLite has (WAL frames, `-shm` pages, the
 /// writer's mix, `pollctl backup`'s copy, the database file's mode): true
 /// when this run is on PostgreSQL ([`super::on_postgres`]), after a one-line
-/// NOTICE on stderr and a line in [`SQLITE_ONLY_FILE`]; the caller then
+/// a note on stderr and a line in [`SQLITE_ONLY_FILE`]; the caller then
 /// returns. Its doc comment says what covers the promise on PostgreSQL.
 #[track_caller]
 pub fn sqlite_only(why: &str) -> bool {
@@ -66,7 +66,7 @@ pub fn sqlite_only(why: &str) -> bool {
     let file = std::panic::Location::caller().file();
     let thread = std::thread::current();
     let test = thread.name().filter(|n| *n != "main").unwrap_or("(unnamed test)");
-    let _ = writeln!(std::io::stderr().lock(), "NOTICE {file}: {test} runs on SQLite only ({why})");
+    let _ = writeln!(std::io::stderr().lock(), "note {file}: {test} runs on SQLite only ({why})");
     count_in(SQLITE_ONLY_FILE, file, test, why);
     true
 }

@@ -1,7 +1,7 @@
 //! The published OpenAPI `NewPoll` schema and `NewPoll::from_json` agree:
 //! on the near-valid bodies of the strategies in `properties.rs`, on every
 //! combination of the fields a rule between fields relates, and on the
-//! deliberate gaps, pinned. A part of `tests/properties.rs` of its own, so
+//! deliberate gaps, pinned. A part of `tests/properties/parsers.rs` of its own, so
 //! that the schema's verdicts (one `python3` with `jsonschema_rs` per batch)
 //! sit apart from the parser properties.
 

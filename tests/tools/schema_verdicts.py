@@ -1,6 +1,6 @@
 """Validates JSON bodies against a JSON Schema (draft 2020-12), one per line.
 
-Used by tests/properties.rs to check that the published OpenAPI schema and
+Used by tests/properties/parsers.rs to check that the published OpenAPI schema and
 the server's validator agree. Reads the schema from argv[1] and the bodies
 (JSON lines) from argv[2]; prints per body a JSON line [valid, [errors...]].
 

@@ -14,9 +14,8 @@
 //! The voter is a process rather than a thread so that the kill hits the
 //! writer thread that acknowledged the responses, as it hits polld's.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -250,6 +249,7 @@ const VOTER_MAX_LIFE: Duration = Duration::from_secs(10);
 #[test]
 #[ignore = "helper process of acknowledged_writes_survive_kill_9"]
 fn voter_process() {
+    let _machine = machine::alone();
     let (Ok(db), Ok(id)) = (std::env::var(VOTER_DB), std::env::var(VOTER_POLL)) else {
         panic!("run only by acknowledged_writes_survive_kill_9 (needs {VOTER_DB} and {VOTER_POLL})");
     };
@@ -369,6 +369,7 @@ fn missing_polls(server: &Server, ids: &[String]) -> Vec<(String, u16)> {
 
 #[test]
 fn acknowledged_writes_survive_kill_9() {
+    let _machine = machine::alone();
     let test_start = Instant::now();
     let mut server = Server::start();
     let vote_poll = server.create_default();

@@ -14,9 +14,7 @@
 //!
 //! Case counts are proptest's default (256) unless `PROPTEST_CASES` is set.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
@@ -740,5 +738,5 @@ proptest! {
 // The published schema and the validator agree: tests/properties/schema.rs
 // ---------------------------------------------------------------------------
 
-#[path = "properties/schema.rs"]
+#[path = "schema.rs"]
 mod schema_agreement;

@@ -3,9 +3,7 @@
 //! stored only as SHA-256, expired polls gone at once, hard delete down to
 //! the bytes of the database files, and correct counting of responses.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{Value, json};
@@ -84,13 +82,7 @@ fn no_response_sets_a_cookie() {
         (vec![("receipt", receipt.as_str()), ("action", "show")], 403),
         (vec![("receipt", "not a receipt"), ("action", "show")], 403),
     ] {
-        let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(&pairs).finish();
-        let resp = server
-            .request("POST", &own)
-            .xff(voter)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body(body.into_bytes())
-            .send();
+        let resp = server.request("POST", &own).xff(voter).form(&pairs).send();
         assert_eq!(resp.status, expected, "{pairs:?}: {}", resp.describe());
         resp.assert_no_cookie();
     }
@@ -894,8 +886,8 @@ fn ballots_stored_before_the_upgrade_lose_their_order_too() {
         // A database as the previous release left it (schema version 2).
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA secure_delete = ON;").unwrap();
-        conn.execute_batch(include_str!("../sql/001_init.sql")).unwrap();
-        conn.execute_batch(include_str!("../sql/002_media.sql")).unwrap();
+        conn.execute_batch(include_str!("../../sql/001_init.sql")).unwrap();
+        conn.execute_batch(include_str!("../../sql/002_media.sql")).unwrap();
         conn.pragma_update(None, "user_version", 2).unwrap();
         let question =
             json!({"type": "single", "label": "q", "options": (0..10).map(|o| o.to_string()).collect::<Vec<_>>()});
@@ -1006,7 +998,7 @@ fn ranks(places: &[usize]) -> Vec<usize> {
 /// SQLite only: its places are those of SQLite's file and WAL index, and
 /// the mix is SQLite's writer's. PostgreSQL writes a batch's ballots and
 /// invite rows in one transaction in shuffled order, and has no mix after
-/// (docs/PRIVACY.md); nothing there is in clear (tests/several_nodes.rs).
+/// (docs/PRIVACY.md); nothing there is in clear (tests/operations/several_nodes.rs).
 #[test]
 fn nothing_stored_or_answered_pairs_an_invite_code_with_its_ballot() {
     if sqlite_only("the writer's mix, SQLite's pages and its WAL index") {
@@ -1473,7 +1465,7 @@ use common::pg_attack::{self, RowPlace, RowVersion, Table, WalTxn};
 
 /// For a PostgreSQL twin of a SQLite test (what it reads, `xmin`, `ctid`,
 /// heap pages and the WAL, is PostgreSQL's): true when this run is on
-/// SQLite, after a one-line NOTICE written straight to stderr (libtest
+/// SQLite, after a one-line note written straight to stderr (libtest
 /// hides a passing test's prints); the caller then returns. Not counted
 /// apart (scripts/test counts SQLite-only tests only): the SQLite sibling
 /// named in `why` covers the promise there.
@@ -1486,7 +1478,7 @@ fn postgres_only(why: &str) -> bool {
     let thread = std::thread::current();
     let test = thread.name().filter(|n| *n != "main").unwrap_or("(unnamed test)");
     use std::io::Write as _;
-    let _ = writeln!(std::io::stderr().lock(), "NOTICE {file}: {test} runs on PostgreSQL only ({why})");
+    let _ = writeln!(std::io::stderr().lock(), "note {file}: {test} runs on PostgreSQL only ({why})");
     true
 }
 
@@ -1532,14 +1524,9 @@ fn share_form(addr: &str, poll: &str, xff: &str) -> (String, [u8; 16]) {
 /// Sends the share form with `token` and `fields` from `xff`; the
 /// thank-you page. Panics unless the vote was taken.
 fn send_form(addr: &str, poll: &str, token: &str, fields: &[(String, String)], xff: &str) -> String {
-    let mut form = form_urlencoded::Serializer::new(String::new());
-    form.extend_pairs(fields);
-    form.append_pair("ballot", token);
-    let resp = Request::new(addr, "POST", &format!("/p/{poll}"))
-        .xff(xff)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(form.finish().into_bytes())
-        .send();
+    let mut fields = fields.to_vec();
+    fields.push(("ballot".to_owned(), token.to_owned()));
+    let resp = Request::new(addr, "POST", &format!("/p/{poll}")).xff(xff).form(&fields).send();
     assert_eq!(resp.status, 200, "the vote was not taken: {}", resp.describe());
     resp.text()
 }
@@ -2079,14 +2066,9 @@ fn on_postgres_nothing_at_rest_pairs_an_invite_code_or_a_vote_form_with_its_ball
 /// Posts `action` with `receipt` (and `fields`) to `poll`'s ballot page,
 /// as the voter's browser does (docs/WEB.md); the answer must be 200.
 fn own_ballot(server: &Server, poll: &str, receipt: &str, action: &str, fields: &[(String, String)]) {
-    let mut form = form_urlencoded::Serializer::new(String::new());
-    form.append_pair("receipt", receipt).append_pair("action", action).extend_pairs(fields);
-    let resp = server
-        .request("POST", &format!("/p/{poll}/ballot"))
-        .xff(&Server::fresh_client_ip())
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .body(form.finish().into_bytes())
-        .send();
+    let mut all = vec![("receipt".to_owned(), receipt.to_owned()), ("action".to_owned(), action.to_owned())];
+    all.extend_from_slice(fields);
+    let resp = server.request("POST", &format!("/p/{poll}/ballot")).xff(&Server::fresh_client_ip()).form(&all).send();
     assert_eq!(resp.status, 200, "{action} with a receipt: {}", resp.describe());
 }
 
@@ -2223,7 +2205,7 @@ fn on_postgres_a_withdrawn_or_changed_ballot_is_gone_from_every_copy_within_the_
 /// copy, paired or not.
 #[test]
 fn on_postgres_a_copy_made_inside_the_window_opens_only_with_keys_gone_after_the_lease() {
-    if postgres_only("xmin, ctid, heap pages and the WAL; on SQLite, tests/erasure.rs covers copies") {
+    if postgres_only("xmin, ctid, heap pages and the WAL; on SQLite, tests/privacy/erasure.rs covers copies") {
         return;
     }
     const USED: usize = 8;

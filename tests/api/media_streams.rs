@@ -3,9 +3,8 @@
 //! shut nobody out, and an answer under way stops when its poll is erased.
 //! The clients are raw sockets with a tiny receive window that read
 //! nothing, or little, of what they asked for.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -55,9 +55,8 @@
 //! CI fail on a slow machine with nothing wrong (170 s, killed in the
 //! fuzzing phase after a 39 s coverage phase that takes 16 s here).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -78,7 +77,7 @@ const STEP_LIMIT: Duration = Duration::from_secs(600);
 /// The schemathesis hooks (Python), loaded through `SCHEMATHESIS_HOOKS`.
 /// They give each poll's admin token to later requests on that poll, and
 /// drop exactly the documented false alarms; see the module text.
-const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/openapi.rs).
+const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/operations/openapi_tools.rs).
 
 1. Admin tokens: every poll created during the run has its own Bearer token,
    returned once in the 201 body. `after_call` remembers it by poll id; the
@@ -282,11 +281,12 @@ fn step(what: &str, cmd: Command, server: &Server) -> String {
 
 #[test]
 fn schemathesis_finds_no_failure_in_the_live_api() {
+    let _machine = machine::shared();
     let Some((cmd, version)) = tool(&["schemathesis", "st"]) else {
         return common::skip_or_fail("schemathesis", &format!("pip install schemathesis=={SCHEMATHESIS_PIN}"));
     };
     if !version.contains(SCHEMATHESIS_PIN) {
-        eprintln!("NOTICE: schemathesis {version} found; CI pins {SCHEMATHESIS_PIN}");
+        eprintln!("note: schemathesis {version} found; CI pins {SCHEMATHESIS_PIN}");
     }
     let examples = std::env::var("ANONPOLL_SCHEMATHESIS_EXAMPLES").unwrap_or_else(|_| "40".into());
     let polld = Server::builder().arg("--create-limit").arg("1000000").start();
@@ -349,6 +349,7 @@ fn python_beside(cmd: &str) -> PathBuf {
 
 #[test]
 fn python_client_generated_from_the_document_drives_every_endpoint() {
+    let _machine = machine::shared();
     let Some((opc, version)) = tool(&["openapi-python-client"]) else {
         return common::skip_or_fail(
             "openapi-python-client",
@@ -356,7 +357,7 @@ fn python_client_generated_from_the_document_drives_every_endpoint() {
         );
     };
     if !version.contains(OPENAPI_PYTHON_CLIENT_PIN) {
-        eprintln!("NOTICE: {version} found; CI pins {OPENAPI_PYTHON_CLIENT_PIN}");
+        eprintln!("note: {version} found; CI pins {OPENAPI_PYTHON_CLIENT_PIN}");
     }
     let server = Server::start();
     let work = tempfile::tempdir().unwrap();
@@ -405,6 +406,7 @@ fn npm_missing() {
 
 #[test]
 fn typescript_client_generated_from_the_document_type_checks_and_drives_every_endpoint() {
+    let _machine = machine::shared();
     let Some(modules) = npm_tools() else { return npm_missing() };
     let server = Server::start();
     // The script compiles in a scratch directory beside the generated types,
@@ -441,6 +443,7 @@ fn typescript_client_generated_from_the_document_type_checks_and_drives_every_en
 
 #[test]
 fn document_passes_the_openapi_linter_with_only_the_documented_warnings() {
+    let _machine = machine::shared();
     let Some(modules) = npm_tools() else { return npm_missing() };
     let server = Server::start();
     let work = tempfile::tempdir().unwrap();

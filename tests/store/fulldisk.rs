@@ -9,9 +9,8 @@
 //! under `CI=true`, where it fails. The tmpfs is unmounted at the end, even
 //! when the test fails (a Drop guard).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -108,6 +107,7 @@ fn assert_full(resp: &Response, what: &str) {
 
 #[test]
 fn a_full_disk_refuses_writes_with_503_and_recovers() {
+    let _machine = machine::shared();
     if !is_root() && !in_ci() {
         common::skip_or_fail("root", "the full-disk test mounts a tmpfs");
         return;

@@ -1,9 +1,7 @@
 //! `pollctl` as a process, against a database that a real polld is serving:
 //! the sweep, the operator commands and every token-authorised admin verb.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -416,7 +414,7 @@ fn stats_and_check_need_no_token_and_reveal_no_poll() {
 /// `pollctl backup` copies a SQLite file: private, sound, never over an
 /// existing file. On PostgreSQL it refuses, names pg_dump
 /// (docs/OPERATIONS.md, "Running several nodes") and writes nothing; that a
-/// PostgreSQL copy holds nothing in clear is tests/several_nodes.rs's
+/// PostgreSQL copy holds nothing in clear is tests/operations/several_nodes.rs's
 /// base-backup scan.
 #[test]
 fn backup_needs_no_token_makes_a_private_sound_copy_and_overwrites_nothing() {

@@ -3,9 +3,8 @@
 //! its headers and byte ranges, clear errors in the reader's language with
 //! everything typed kept, and erasure with the poll (database files scanned
 //! for what was uploaded).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::media::*;
 use common::*;

@@ -9,9 +9,8 @@
 //! Without PostgreSQL installed each test skips visibly (fails under
 //! `CI=true`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +33,7 @@ fn assert_gone(dir: &Path, what: &str) {
 
 #[test]
 fn a_primary_answers_sql_and_survives_a_kill() {
+    let _machine = machine::shared();
     let Some(pg) = PgCluster::start() else { return };
     assert!(pg.data_dir().join("PG_VERSION").is_file());
     assert_eq!(pg.url("polls"), format!("postgresql://postgres@127.0.0.1:{}/polls", pg.port()));
@@ -64,6 +64,7 @@ fn a_primary_answers_sql_and_survives_a_kill() {
 
 #[test]
 fn a_synchronous_standby_streams_archives_backs_up_and_is_promoted() {
+    let _machine = machine::shared();
     let Some(primary) = PgCluster::builder().archive().start() else { return };
     let started = Instant::now();
     let standby = primary.synchronous_standby();
@@ -120,6 +121,7 @@ fn a_synchronous_standby_streams_archives_backs_up_and_is_promoted() {
 
 #[test]
 fn drop_leaves_no_process_even_after_a_panic() {
+    let _machine = machine::shared();
     let Some(primary) = PgCluster::builder().no_fsync().start() else { return };
     let standby = primary.standby();
     let dirs = [primary.dir().to_path_buf(), standby.dir().to_path_buf()];
@@ -146,6 +148,7 @@ fn drop_leaves_no_process_even_after_a_panic() {
 
 #[test]
 fn shared_databases_are_separate_and_dropped() {
+    let _machine = machine::shared();
     let Some(a) = PgCluster::shared_db() else { return };
     let b = PgCluster::shared_db().unwrap();
     assert!(std::ptr::eq(a.cluster, b.cluster), "one cluster per test binary");
@@ -166,6 +169,7 @@ fn shared_databases_are_separate_and_dropped() {
 /// cluster to the end of the process.
 #[test]
 fn shared_cluster_child() {
+    let _machine = machine::shared();
     if std::env::var_os("PG_HARNESS_CHILD").is_none() {
         return;
     }
@@ -178,6 +182,7 @@ fn shared_cluster_child() {
 
 #[test]
 fn the_shared_cluster_is_stopped_when_the_test_process_ends() {
+    let _machine = machine::shared();
     if pg_bin().is_none() {
         return;
     }

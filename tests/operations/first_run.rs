@@ -9,9 +9,8 @@
 //! * polld creates its data folder private to its user (0700) and its
 //!   database 0600, and on a busy port fails before it creates either.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -56,6 +55,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn the_readme_walkthrough_runs_as_written() {
+    let _machine = machine::shared();
     if !Command::new("curl").arg("--version").output().is_ok_and(|o| o.status.success()) {
         return skip_or_fail("curl", "the README's walkthrough uses it; Debian: apt-get install curl");
     }
@@ -112,6 +112,7 @@ fn the_readme_walkthrough_runs_as_written() {
 /// take it along; the data folder holds no key.
 #[test]
 fn polld_creates_its_data_folder_and_database_private() {
+    let _machine = machine::shared();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let db = data.join("anonpoll.sqlite3");
@@ -161,6 +162,7 @@ fn polld_creates_its_data_folder_and_database_private() {
 
 #[test]
 fn polld_on_a_busy_port_fails_before_creating_its_database() {
+    let _machine = machine::shared();
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");

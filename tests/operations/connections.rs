@@ -10,32 +10,19 @@
 //! Every wait is bounded. The floods load the machine, so they run alone
 //! (`alone()`); the other tests share it (`shared()`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine::{alone, shared};
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Barrier, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use common::hostile::{connect_from, loopback};
 use common::keepalive::{Conn, Failure, PROMPT, assert_probes_ok, get_api, probe, probes};
 use common::media::{multipart, multipart_type};
 use common::{Response, Server};
-
-static MACHINE: RwLock<()> = RwLock::new(());
-
-/// For a test that may run beside others.
-fn shared() -> RwLockReadGuard<'static, ()> {
-    MACHINE.read().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// For a test that loads the machine: it runs alone.
-fn alone() -> RwLockWriteGuard<'static, ()> {
-    MACHINE.write().unwrap_or_else(PoisonError::into_inner)
-}
 
 static XFF_SEQ: AtomicU32 = AtomicU32::new(1);
 

@@ -4,14 +4,13 @@
 //! give the same answers on both.
 //!
 //! What only one engine has is tested where it lives: SQLite's mix, WAL
-//! truncation and file scans in src/store's unit tests and tests/privacy.rs;
+//! truncation and file scans in src/store's unit tests and tests/privacy/rules.rs;
 //! PostgreSQL's several nodes, failover and scans of its copies in
-//! tests/several_nodes.rs. Without PostgreSQL the PostgreSQL half skips
+//! tests/operations/several_nodes.rs. Without PostgreSQL the PostgreSQL half skips
 //! visibly (and fails under `CI=true`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::collections::BTreeMap;
 
@@ -82,6 +81,7 @@ fn counts(store: &Store, id: &PollId) -> (u64, Vec<u64>) {
 /// instead of hanging the suite.
 #[test]
 fn a_sleeping_writer_wakes_for_a_vote_and_to_stop() {
+    let _machine = machine::shared();
     let poll = new_poll(json!({}));
     for (engine, store, dir, db) in engines() {
         let (id, _) = create(&store, &poll);
@@ -105,6 +105,7 @@ fn a_sleeping_writer_wakes_for_a_vote_and_to_stop() {
 
 #[test]
 fn a_poll_reads_back_as_created_and_its_votes_count_exactly_under_concurrent_casts() {
+    let _machine = machine::shared();
     for (engine, store, _dir, _db) in engines() {
         let poll = new_poll(json!({}));
         let (id, _) = create(&store, &poll);
@@ -147,6 +148,7 @@ fn a_poll_reads_back_as_created_and_its_votes_count_exactly_under_concurrent_cas
 
 #[test]
 fn an_invite_code_votes_once_and_a_closed_poll_takes_no_vote() {
+    let _machine = machine::shared();
     for (engine, store, _dir, _db) in engines() {
         let poll = new_poll(json!({"duplicateCheck": "invite"}));
         let (id, _) = create(&store, &poll);
@@ -180,6 +182,7 @@ fn an_invite_code_votes_once_and_a_closed_poll_takes_no_vote() {
 
 #[test]
 fn a_receipt_finds_its_ballot_to_change_or_withdraw_it_and_the_counts_follow() {
+    let _machine = machine::shared();
     for (engine, store, _dir, _db) in engines() {
         let poll = new_poll(json!({"voteChanges": true}));
         let (id, _) = create(&store, &poll);
@@ -213,6 +216,7 @@ fn a_receipt_finds_its_ballot_to_change_or_withdraw_it_and_the_counts_follow() {
 
 #[test]
 fn deleting_or_expiring_erases_a_poll_and_the_day_s_key_work_leaves_no_key_to_its_copies() {
+    let _machine = machine::shared();
     for (engine, store, _dir, _db) in engines() {
         let poll = new_poll(json!({}));
         let today = Day::today();
@@ -242,6 +246,7 @@ fn deleting_or_expiring_erases_a_poll_and_the_day_s_key_work_leaves_no_key_to_it
 
 #[test]
 fn the_health_and_figures_of_a_store_tell_its_schema_and_nothing_of_any_poll() {
+    let _machine = machine::shared();
     for (engine, store, _dir, _db) in engines() {
         let h = store.health().unwrap();
         assert_eq!(h.integrity, "ok", "{engine}");
@@ -258,6 +263,7 @@ fn the_health_and_figures_of_a_store_tell_its_schema_and_nothing_of_any_poll() {
 
 #[test]
 fn a_form_spent_in_the_database_counts_once_and_a_refused_vote_gives_it_back() {
+    let _machine = machine::shared();
     for (engine, store, _dir, db) in engines() {
         let poll = new_poll(json!({}));
         let (id, _) = create(&store, &poll);

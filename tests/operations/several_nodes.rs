@@ -19,9 +19,8 @@
 //! Each test starts its own throwaway cluster (tests/common/pg.rs); without
 //! PostgreSQL they skip visibly, and fail under `CI=true`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,6 +89,7 @@ impl Not for bool {
 
 #[test]
 fn a_form_from_one_node_counts_on_the_other_once_and_counts_stay_exact_under_load() {
+    let _machine = machine::shared();
     let Some(cluster) = PgCluster::start() else { return };
     cluster.create_db("nodes");
     let dir = tempfile::tempdir().unwrap();
@@ -157,6 +157,7 @@ fn a_form_from_one_node_counts_on_the_other_once_and_counts_stay_exact_under_loa
 
 #[test]
 fn healthz_is_ok_while_the_database_answers_and_503_while_it_does_not() {
+    let _machine = machine::shared();
     let Some(cluster) = PgCluster::start() else { return };
     cluster.create_db("health");
     let dir = tempfile::tempdir().unwrap();
@@ -184,6 +185,7 @@ fn healthz_is_ok_while_the_database_answers_and_503_while_it_does_not() {
 
 #[test]
 fn a_node_killed_with_9_loses_only_votes_it_had_not_acknowledged() {
+    let _machine = machine::shared();
     let Some(cluster) = PgCluster::start() else { return };
     cluster.create_db("kill");
     let dir = tempfile::tempdir().unwrap();
@@ -235,6 +237,7 @@ fn a_node_killed_with_9_loses_only_votes_it_had_not_acknowledged() {
 
 #[test]
 fn promoting_a_synchronous_standby_loses_no_acknowledged_vote_and_the_nodes_recover_by_themselves() {
+    let _machine = machine::shared();
     let Some(primary) = PgCluster::start() else { return };
     primary.create_db("failover");
     let standby = primary.synchronous_standby();
@@ -303,6 +306,7 @@ fn pollctl_at(url: &str, keys: &Path, args: &[&str]) -> std::process::Output {
 
 #[test]
 fn a_copy_made_before_a_poll_was_deleted_does_not_open_it_once_the_lease_has_passed() {
+    let _machine = machine::shared();
     let Some(primary) = PgCluster::start() else { return };
     primary.create_db("lease");
     let copy = primary.standby();
@@ -345,6 +349,7 @@ fn a_copy_made_before_a_poll_was_deleted_does_not_open_it_once_the_lease_has_pas
 
 #[test]
 fn behind_caddy_forms_fetched_through_one_node_count_through_the_other_once() {
+    let _machine = machine::shared();
     if !tool_or_skip("caddy", "version", "two nodes behind the shipped Caddyfile (Debian: caddy)")
         || !tool_or_skip("curl", "--version", "requests from many loopback addresses (Debian: curl)")
     {
@@ -403,6 +408,7 @@ fn hits(dirs: &[PathBuf], needle: &[u8]) -> Vec<PathBuf> {
 
 #[test]
 fn no_copy_postgresql_makes_holds_a_poll_or_a_client_address_in_clear() {
+    let _machine = machine::shared();
     let Some(primary) = PgCluster::builder().archive().start() else { return };
     primary.create_db("scan");
     let standby = primary.standby();
@@ -460,6 +466,7 @@ fn documented_steps() -> Vec<String> {
 
 #[test]
 fn every_command_of_the_walkthrough_is_in_the_script_the_next_test_runs() {
+    let _machine = machine::shared();
     let script = std::fs::read_to_string(WALKTHROUGH).unwrap();
     let script: Vec<&str> = script.lines().map(str::trim).collect();
     let steps = documented_steps();
@@ -494,6 +501,7 @@ impl Drop for Walkthrough {
 
 #[test]
 fn the_walkthrough_goes_from_nothing_to_two_nodes_and_a_synchronous_standby_behind_caddy() {
+    let _machine = machine::shared();
     if pg_bin().is_none() {
         skip_or_fail("postgresql", "the walkthrough of docs/OPERATIONS.md starts PostgreSQL (Debian: postgresql)");
         return;

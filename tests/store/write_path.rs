@@ -13,24 +13,24 @@
 //! The server runs in process (the daemon's wiring, with a small writer
 //! queue), so the queue's size is known.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+use crate::common::machine;
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::sync::Arc;
+
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anonpoll::api::{Api, Worker};
-use anonpoll::app::{App, VoteLimits};
+
 use anonpoll::client::TrustedProxies;
 use anonpoll::day::Day;
 use anonpoll::domain::{Ballot, NewPoll};
 use anonpoll::error::Error;
 use anonpoll::http::Request;
 use anonpoll::media::Limits;
-use anonpoll::ratelimit::RateLimiter;
+
 use anonpoll::secret::{AdminToken, PollId};
 use anonpoll::server::{Server, ServerConfig, Shutdown};
 use anonpoll::store::{Store, WriterConfig};
@@ -79,16 +79,7 @@ fn start() -> Polld {
         ..WriterConfig::default()
     };
     let store = Store::open_db(&db, &anonpoll::store::Keys::at(&db.with_extension("keys")), config).unwrap();
-    let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-    let app = Arc::new(
-        App::new(
-            store,
-            limiter,
-            VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) },
-            "http://polls.test",
-        )
-        .unwrap(),
-    );
+    let app = crate::common::in_process::unthrottled_app(store);
     let created =
         app.session().unwrap().create(IpAddr::V4(Ipv4Addr::LOCALHOST), &new_poll(), &[], Day::today()).unwrap();
     let uploads = Uploads::new(Limits::default(), 1 << 20, 1 << 20).unwrap();
@@ -203,6 +194,7 @@ fn total_responses(addr: SocketAddr, poll: &str) -> u64 {
 
 #[test]
 fn a_full_writer_queue_answers_503_with_retry_after_and_queued_votes_are_answered_after_the_commit() {
+    let _machine = machine::shared();
     let polld = start();
     let (addr, poll) = (polld.addr, polld.poll.clone());
     const VOTES: usize = 6;
@@ -253,6 +245,7 @@ fn a_full_writer_queue_answers_503_with_retry_after_and_queued_votes_are_answere
 
 #[test]
 fn a_vote_whose_client_hung_up_is_committed_and_the_client_can_vote_again() {
+    let _machine = machine::shared();
     let polld = start();
     let (addr, poll) = (polld.addr, polld.poll.clone());
     let (first, second, third) = (ballot(addr, &poll), ballot(addr, &poll), ballot(addr, &poll));
@@ -288,6 +281,7 @@ fn checked(choices: &[Option<usize>]) -> Ballot {
 
 #[test]
 fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
+    let _machine = machine::shared();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("p.sqlite3");
     let store =
@@ -324,6 +318,7 @@ fn a_poll_closed_by_pollctl_refuses_the_next_vote() {
 
 #[test]
 fn a_vote_queued_while_another_process_closes_the_poll_is_refused_after_the_commit() {
+    let _machine = machine::shared();
     let polld = start();
     let (addr, poll) = (polld.addr, polld.poll.clone());
     let (first, second) = (ballot(addr, &poll), ballot(addr, &poll));

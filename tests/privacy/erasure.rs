@@ -4,9 +4,8 @@
 //! deleted poll once the key state has moved past its lease, nor an expired
 //! one from the day after its last day; a node down for 40 days loses no
 //! live poll; a bad key file is a clear error that touches nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::media::*;
 use common::*;
@@ -58,7 +57,7 @@ fn marked_poll(server: &Server, tag: &str, expiry: u32) -> (Created, [String; 6]
 /// A copy of the database kept aside: on SQLite a file (`pollctl backup`'s,
 /// or the database and its old WAL copied as they lay), on PostgreSQL
 /// `pg_dump`'s output restored into a database of its own (its copies
-/// made by replication and archiving are tests/several_nodes.rs's).
+/// made by replication and archiving are tests/operations/several_nodes.rs's).
 enum Copy {
     File(std::path::PathBuf),
     Pg(PgDb),
@@ -142,7 +141,7 @@ fn no_copy_opens_a_deleted_or_expired_poll_once_its_key_is_gone() {
     assert!(!contains_bytes(&copy, middle), "the picture in the backup");
     // SQLite's old WAL, kept aside before the delete (as a replica or a
     // crash dump would keep it); PostgreSQL's WAL and archive are scanned by
-    // tests/several_nodes.rs.
+    // tests/operations/several_nodes.rs.
     let mut copies = vec![("the backup", backup)];
     let aside = tempfile::tempdir().unwrap();
     if !on_postgres() {

@@ -9,9 +9,8 @@
 //! every poll acknowledged before it started, and sweeps erase only expired
 //! polls.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -66,6 +65,7 @@ impl Tally {
 
 #[test]
 fn sweep_backup_and_export_during_load_lose_nothing() {
+    let _machine = machine::alone();
     let server = Arc::new(Server::start());
     let db = server.db_path();
     let work = tempfile::tempdir().unwrap();

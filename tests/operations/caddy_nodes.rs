@@ -15,9 +15,8 @@
 //! Without `caddy` (or `systemd-analyze`) on PATH the tests print a notice
 //! and pass, except with `CI=true`, where they fail. Every wait is bounded.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -73,6 +72,7 @@ fn proxies(config: &mut Value) -> Vec<&mut Value> {
 
 #[test]
 fn the_several_nodes_caddyfile_balances_checks_health_and_never_retries_a_post() {
+    let _machine = machine::shared();
     if !have_caddy() {
         return;
     }
@@ -120,6 +120,7 @@ fn the_several_nodes_caddyfile_balances_checks_health_and_never_retries_a_post()
 
 #[test]
 fn the_several_nodes_caddyfile_is_the_shipped_one_but_for_its_proxy() {
+    let _machine = machine::shared();
     if !have_caddy() {
         return;
     }
@@ -140,6 +141,7 @@ fn the_several_nodes_caddyfile_is_the_shipped_one_but_for_its_proxy() {
 
 #[test]
 fn the_shipped_units_pass_systemd_analyze_verify() {
+    let _machine = machine::shared();
     if !tool_or_skip("systemd-analyze", "--version", "checking the systemd units; .ci/run installs Debian's systemd") {
         return;
     }
@@ -319,6 +321,7 @@ fn served_by<'a>(front: &NodesFront, nodes: [&'a Node; 2]) -> (&'a Node, &'a Nod
 
 #[test]
 fn a_post_that_reached_a_node_is_never_sent_again() {
+    let _machine = machine::shared();
     if !have_caddy() {
         return;
     }
@@ -360,6 +363,7 @@ fn front_whose_node_just_died() -> (NodesFront, Node, Node) {
 
 #[test]
 fn a_get_to_a_node_that_just_died_is_retried_on_the_other() {
+    let _machine = machine::shared();
     if !have_caddy() {
         return;
     }
@@ -371,6 +375,7 @@ fn a_get_to_a_node_that_just_died_is_retried_on_the_other() {
 
 #[test]
 fn a_post_to_a_node_that_just_died_is_never_duplicated() {
+    let _machine = machine::shared();
     if !have_caddy() {
         return;
     }
@@ -398,6 +403,7 @@ fn a_post_to_a_node_that_just_died_is_never_duplicated() {
 
 #[test]
 fn a_node_failing_its_health_check_is_left_until_it_passes() {
+    let _machine = machine::shared();
     if !have_caddy() {
         return;
     }
@@ -415,6 +421,7 @@ fn a_node_failing_its_health_check_is_left_until_it_passes() {
 
 #[test]
 fn clients_are_spread_over_the_nodes_and_each_keeps_its_own() {
+    let _machine = machine::shared();
     if !have_caddy()
         || !tool_or_skip("curl", "--version", "requests from other loopback addresses; .ci/run installs curl")
     {

@@ -5,18 +5,14 @@
 //!
 //! Case counts are proptest's default (256) unless `PROPTEST_CASES` is set.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
-use anonpoll::app::{App, VoteLimits};
 use anonpoll::day::Day;
 use anonpoll::domain::NewPoll;
 use anonpoll::http::{Body, Method, Request};
 use anonpoll::media::Limits;
-use anonpoll::ratelimit::RateLimiter;
+
 use anonpoll::store::Store;
 use anonpoll::web::uploads::Uploads;
 use anonpoll::web::{Web, WebWorker};
@@ -35,16 +31,7 @@ fn fixture() -> &'static Fixture {
         let dir = tempfile::tempdir().unwrap();
         let keys = anonpoll::store::Keys::at(&dir.path().join("p.keys"));
         let store = Store::open_db(&dir.path().join("p.sqlite3"), &keys, Default::default()).unwrap();
-        let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-        let app = Arc::new(
-            App::new(
-                store,
-                limiter,
-                VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) },
-                "http://polls.test",
-            )
-            .unwrap(),
-        );
+        let app = crate::common::in_process::unthrottled_app(store);
         let poll = NewPoll::from_json(&json!({
             "title": "Property poll", "lang": "en", "expiryDays": 30, "resultsPublic": true,
             "questions": [{"label": "Q1", "options": ["a", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}]

@@ -11,9 +11,8 @@
 //! first third, plus what the day's used ballot tokens, which polld keeps by
 //! design, grew by meanwhile ([`used_tokens_kib`]).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -77,6 +76,7 @@ impl Counts {
 
 #[test]
 fn mixed_load_keeps_memory_flat_and_answers_every_request() {
+    let _machine = machine::alone();
     let secs: u64 = std::env::var("ANONPOLL_SOAK_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
     let run = Duration::from_secs(secs.max(6));
     // Said before it starts, on the process's stderr (libtest would hold an
@@ -84,7 +84,7 @@ fn mixed_load_keeps_memory_flat_and_answers_every_request() {
     // this test doing what it should, not a hang.
     let _ = writeln!(
         std::io::stderr().lock(),
-        "NOTICE tests/soak.rs: a {} s mixed load on one polld, its memory sampled every second \
+        "note tests/operations/soak.rs: a {} s mixed load on one polld, its memory sampled every second \
          (ANONPOLL_SOAK_SECS sets the length); it ends by itself",
         run.as_secs()
     );

@@ -16,14 +16,13 @@
 //! Without `caddy` on PATH the tests print a notice and pass, except with
 //! `CI=true`, where they fail. Every wait is bounded.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
+use crate::common::machine::{alone, shared};
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Barrier, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Barrier, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -275,20 +274,6 @@ fn assert_no_cookie_and_front_headers(resp: &Response) {
 fn day_after(day: &str) -> String {
     let conn = rusqlite::Connection::open_in_memory().unwrap();
     conn.query_row("SELECT date(?1, '+1 day')", [day], |r| r.get(0)).unwrap()
-}
-
-/// The burst test times answers: it runs alone, the others side by side
-/// (seven polld + Caddy stacks at once starve a 2-core machine).
-static MACHINE: RwLock<()> = RwLock::new(());
-
-/// For a test that may run beside others.
-fn shared() -> RwLockReadGuard<'static, ()> {
-    MACHINE.read().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// For a test whose verdict depends on timing: it runs alone.
-fn alone() -> RwLockWriteGuard<'static, ()> {
-    MACHINE.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 // ---------------------------------------------------------------------------
