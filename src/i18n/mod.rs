@@ -81,7 +81,6 @@ pub struct Catalogue {
 
     // --- Creation done -------------------------------------------------------
     pub created_title: &'static str,
-    pub created_intro: &'static str,
     pub created_share: &'static str,
     pub created_share_hint: &'static str,
     pub created_results: &'static str,
@@ -296,6 +295,10 @@ pub struct Catalogue {
     pub field_choices_hint: &'static str,
     pub field_scale_min: &'static str,
     pub field_scale_max: &'static str,
+    /// The scale's ends as the error summary names them: "To" alone says
+    /// nothing away from its field.
+    pub field_scale_min_named: &'static str,
+    pub field_scale_max_named: &'static str,
     pub field_min_label: &'static str,
     pub field_max_label: &'static str,
     pub err_range: fn(usize, usize) -> String,
@@ -312,6 +315,8 @@ pub struct Catalogue {
     // --- Duplicate check and invite codes ------------------------------------
     pub invite_label: &'static str,
     pub invite_hint: &'static str,
+    /// Said only where the script runs (it does what this says).
+    pub invite_hint_link: &'static str,
     pub err_invite_missing: &'static str,
     pub err_invite_refused: &'static str,
     pub err_invite_not_a_code: &'static str,
@@ -357,6 +362,8 @@ pub struct Catalogue {
     pub invite_field_not_a_code: &'static str,
     pub first_choices: &'static str,
     pub ranking_heading: &'static str,
+    /// In place of a ranking's places while nobody has ranked its options.
+    pub ranking_none: &'static str,
     /// A place in a ranking: 1 → "1st".
     pub place: fn(usize) -> String,
     /// A place two or more options share: ("2nd") → "2nd (shared)".
@@ -396,6 +403,8 @@ pub struct Catalogue {
     /// After a vote: the receipt.
     pub receipt_heading: &'static str,
     pub receipt_text: &'static str,
+    /// Said only where the script runs (it does what this says).
+    pub receipt_kept: &'static str,
     /// The receipt's field and its label.
     pub receipt_label: &'static str,
     pub receipt_link: &'static str,
@@ -448,6 +457,9 @@ pub struct Catalogue {
     pub vote_not_sent: &'static str,
     /// (min, max)
     pub vote_err_choice_count: fn(usize, usize) -> String,
+    /// Said (by the script) when a box beyond a question's maximum was not
+    /// ticked: the answer is still valid, so it is a note, not an error.
+    pub vote_max_reached: fn(usize) -> String,
     pub vote_err_repeated_rank: &'static str,
     pub vote_err_rank_gap: &'static str,
     /// (min, max)
@@ -642,7 +654,6 @@ mod tests {
                 c.err_generic,
                 c.err_unavailable,
                 c.created_title,
-                c.created_intro,
                 c.created_share,
                 c.created_share_hint,
                 c.created_results,
@@ -789,11 +800,14 @@ mod tests {
                 c.field_choices_hint,
                 c.field_scale_min,
                 c.field_scale_max,
+                c.field_scale_min_named,
+                c.field_scale_max_named,
                 c.field_min_label,
                 c.field_max_label,
                 c.err_not_for_type,
                 c.invite_label,
                 c.invite_hint,
+                c.invite_hint_link,
                 c.err_invite_missing,
                 c.err_invite_refused,
                 c.err_invite_not_a_code,
@@ -827,6 +841,7 @@ mod tests {
                 c.invite_field_not_a_code,
                 c.first_choices,
                 c.ranking_heading,
+                c.ranking_none,
                 c.col_place,
                 c.pairwise_heading,
                 c.pairwise_hint,
@@ -845,6 +860,7 @@ mod tests {
                 c.vote_changes_hint,
                 c.receipt_heading,
                 c.receipt_text,
+                c.receipt_kept,
                 c.receipt_label,
                 c.receipt_link,
                 c.receipt_open,
@@ -916,6 +932,7 @@ mod tests {
             (c.vote_err_choice_count)(1, 1),
             (c.vote_err_choice_count)(2, 2),
             (c.vote_err_choice_count)(1, 3),
+            (c.vote_max_reached)(2),
             (c.vote_err_off_scale)(1, 5),
             (c.err_questions_many)(20),
             (c.err_scale_to_above)(5),

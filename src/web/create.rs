@@ -25,15 +25,17 @@ use super::ballot::Verdict;
 use super::device;
 use super::errors::with_headers;
 use super::form::{Form, Problems};
-use super::layout::{Ctx, notice, page, respond};
+use super::layout::{Ctx, lang_attr, page, poll_subtitle, respond};
+use super::media::figure;
+use super::parts::facts::facts;
 use super::parts::fields::link_field;
 use super::parts::qr::qr_svg;
-use super::parts::settings;
+
 use super::uploads::Uploads;
 use crate::app::{Created, Links};
 use crate::client::ClientGroup;
 use crate::day::Day;
-use crate::domain::{DuplicateCheck, NewPoll};
+use crate::domain::{DuplicateCheck, NewPoll, Slot};
 use crate::error::Error;
 use crate::http::{Request, Response};
 use crate::secret::PollId;
@@ -125,7 +127,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     match w.session.create(req.client, &poll, &media, today) {
         Ok(created) => {
             uploads.release(draft.held_references().iter().map(String::as_str));
-            Ok(created_page(&ctx, w.session.links(), &created))
+            Ok(created_page(&ctx, w.session.links(), &created, today))
         }
         // Rules of the day (a closing day after today): the form comes back.
         Err(Error::Invalid(errors)) => {
@@ -167,29 +169,36 @@ fn already_created(ctx: &Ctx) -> Response {
 /// the page is left while the admin link has not been copied or kept, and
 /// offers to keep it in this browser. An invite-only poll's next step,
 /// issuing codes, is a form that carries the key.
-fn created_page(ctx: &Ctx, links: &Links, created: &Created) -> Response {
+fn created_page(ctx: &Ctx, links: &Links, created: &Created, today: Day) -> Response {
     let ctx = &ctx.shown_once();
     let t = ctx.t;
     let poll = &created.poll;
     let id = &poll.id;
     let share = links.share(id);
-    let results = links.results(id);
     let admin = links.admin(id, &created.token);
-    let results_hint = settings::visibility_text(t, poll);
     let invite_only = poll.duplicate_check == DuplicateCheck::Invite;
     let share_hint = if invite_only { t.created_share_hint_invite } else { t.created_share_hint };
     let expires = poll.expires_on.to_string();
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let mode = match poll.duplicate_check {
+        DuplicateCheck::Network => t.duplicate_network,
+        DuplicateCheck::Invite => t.duplicate_invite,
+        DuplicateCheck::None => t.duplicate_none,
+    };
+    // What was made, said back: the title, its days, its picture, the rule
+    // on repeated responses; then the two links to keep, and nothing else.
     let body = html! {
         h1 { (t.created_title) }
-        (notice("ok", t.created_intro))
-        p.meta { ((t.erased_on)(&t.day(&expires))) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
+        (facts(ctx, poll, today))
+        p.meta.mode { (t.field_duplicate) (t.colon) (mode) }
+        @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }
         // The share link first, with its QR code (drawn here, as SVG: no
         // request anywhere) for a phone or a projected slide.
         div.share-block {
             div.share-link { (link_field(ctx, "link-share", t.created_share, share_hint, &share)) }
             (qr_svg(&share, t.share_qr))
         }
-        (link_field(ctx, "link-results", t.created_results, &results_hint, &results))
         div.warning id="created-warning" role="note" aria-labelledby="warn-title" {
             h2 id="warn-title" { (t.created_warning_title) }
             p { (t.created_warning) }

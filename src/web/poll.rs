@@ -80,7 +80,7 @@ fn share_response(
                     // typed from the invitation otherwise.
                     div.field.invite {
                         label for="invite" { (t.invite_label) }
-                        p.hint id="invite-hint" { (t.invite_hint) }
+                        p.hint id="invite-hint" { (t.invite_hint) span data-script-only hidden { " " (t.invite_hint_link) } }
                         @if let Some(e) = entered.invite_error { p.field-error id="invite-error" { (e) } }
                         input type="text" id="invite" name="invite" value=(entered.invite) required autocomplete="off"
                             spellcheck="false" autocapitalize="characters"
@@ -285,7 +285,7 @@ fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> R
             section.receipt aria-labelledby="receipt-heading" data-receipt-poll=(poll.id)
                 data-until=(poll.expires_on.to_string()) {
                 h2 id="receipt-heading" { (t.receipt_heading) }
-                p { (t.receipt_text) }
+                p { (t.receipt_text) span id="receipt-kept" hidden { " " (t.receipt_kept) } }
                 p.receipt-code {
                     code id="receipt" { (receipt) }
                     button.secondary type="button" data-copy="receipt" data-copied=(t.copied) hidden { (t.copy) }

@@ -209,6 +209,15 @@ async function scenario(lang) {
   const leaders = await page.locator("#result-q0 tr.leading").count();
   const mark = await page.locator("#result-q0 tr.leading .lead-mark").first().innerText().catch(() => "");
   check(leaders === 1 && mark.length > 0, `${lang}: the leading answer is marked in words (${mark})`);
+  // On a phone the mark stays one pill on one line (it wrapped in French).
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 360, height: 800 });
+  const markLines = await page.locator("#result-q0 tr.leading .lead-mark").first().evaluate((el) => {
+    const fontSize = parseFloat(getComputedStyle(el).fontSize);
+    return el.getBoundingClientRect().height / fontSize;
+  });
+  check(markLines < 2, `${lang}: the mark is on one line at 360 px (${markLines.toFixed(2)} font sizes high)`);
+  await page.setViewportSize(viewport);
   check(await page.isVisible(".results-live"), `${lang}: the page says it updates itself`);
   await audit(page, `${lang}-results`);
   await fr(page, `${lang}-results`);

@@ -154,6 +154,7 @@ async function item2() {
   await page.click("form.vote button[type=submit]");
   await page.waitForSelector("#receipt");
   const first = (await page.textContent("#receipt")).trim();
+  check(await page.isVisible("#receipt-kept"), "2: with script, the receipt page says this browser keeps the receipt");
   await page.goto(share);
   check(await page.isVisible("#receipt-remembered a.button") && !(await page.isVisible("form.vote")),
     "2: after a vote, one's response is the main action and the form is folded");
@@ -234,6 +235,14 @@ async function item5() {
   await page.click("#q1-2");
   check(!(await page.isChecked("#q1-2")) && await page.isVisible("#q1-set [data-max-live]"),
     "5: a third box on a two-at-most question is stopped at once, and the question says why");
+  const note = await page.locator("#q1-set [data-max-live]");
+  const hint = (await page.textContent("#q1-hint")).trim();
+  const noteText = (await note.textContent()).trim();
+  check(!(await note.evaluate((el) => el.classList.contains("field-error"))) && noteText.includes("2") && hint === "Choose up to 2 answers.",
+    `5: the note is not an error and agrees with the hint (hint "${hint}", note "${noteText}")`);
+  await page.click("#q1-1");
+  check(!(await note.isVisible()), "5: once a box is free again the note is gone");
+  await page.check("#q1-1");
   // Sent anyway (as without script): the server refuses it.
   await page.evaluate(() => { document.getElementById("q1-2").checked = true; });
   await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
@@ -306,6 +315,7 @@ async function item7to9() {
   }).then((r) => r.json());
   await page.goto(issued.invites[0].url);
   await page.waitForSelector("#invite");
+  check(await page.isVisible("#invite-hint [data-script-only]"), "9: with script, the hint says an invite link fills the code in");
   await page.check("#q0-1");
   await page.click("form.vote button[type=submit]");
   await page.waitForSelector("#receipt-link");

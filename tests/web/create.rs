@@ -50,12 +50,12 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
     assert_page_headers(&resp);
     let text = resp.text();
     let share = input_value(&text, "id=\"link-share\"");
-    let results = input_value(&text, "id=\"link-results\"");
     let admin = input_value(&text, "id=\"link-admin\"");
-    assert!(text.contains("It is shown only this once."));
+    assert!(text.contains("It is shown only now"));
+    // Two links to keep, not three: the results are a step from either.
+    assert!(!text.contains("link-results"), "{text}");
     let base = &server.base_url;
     let id = share.strip_prefix(&format!("{base}/p/")).expect("share link");
-    assert_eq!(results, format!("{base}/p/{id}/results"));
     let token = admin.strip_prefix(&format!("{base}/p/{id}/admin#")).expect("admin link");
     // The poll is what was typed, blank rows left out.
     let api = server.get(&format!("/api/polls/{id}")).json();
@@ -66,6 +66,76 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
         json!([{"type": "single", "label": "Where?", "options": ["Pizza", "Sushi"], "required": false}])
     );
     assert_eq!(server.delete(id, token).status, 204, "the admin key works");
+}
+
+/// The page after creation says back what was made (the title, its days,
+/// the rule on repeated responses) in few words: it named none of it and
+/// ran to 170 words with three links "to keep".
+#[test]
+fn the_created_page_names_the_poll_its_days_and_its_rule_in_few_words() {
+    let server = Server::start();
+    for (lang, rule, erased) in [
+        ("en", "Limit on repeated responses: Limit responses from one network", "Will be erased on"),
+        ("fr", "Limite des réponses répétées\u{202F}: Limiter les réponses venant d’un même réseau", "Sera effacé le"),
+        ("de", "Begrenzung wiederholter Antworten: Antworten aus demselben Netz begrenzen", "Wird am"),
+        ("it", "Limite alle risposte ripetute: Limitare le risposte da una stessa rete", "Verrà cancellato il"),
+    ] {
+        let code = once(&server);
+        let resp = server.post_form(
+            &format!("/?lang={lang}"),
+            &Server::fresh_client_ip(),
+            &[
+                ("once", &code),
+                ("title", "Team lunch <3"),
+                ("lang", lang),
+                ("expiry", "30"),
+                ("closes", &date_from_today(10)),
+                ("q0", "Where?"),
+                ("q0o0", "Pizza"),
+                ("q0o1", "Sushi"),
+            ],
+        );
+        assert_eq!(resp.status, 201, "{lang}: {}", resp.describe());
+        let html = resp.text();
+        assert!(html.contains("Team lunch &lt;3"), "{lang}: the title: {html}");
+        assert!(html.contains(r#"<time class="closes" datetime=""#), "{lang}: the closing day: {html}");
+        assert!(html.contains(erased), "{lang}: the erase day: {html}");
+        assert!(html.contains(&format!(r#"<p class="meta mode">{rule}"#)), "{lang}: the rule: {html}");
+        let words = visible_words(main_of(&html));
+        // About 35 of them say back the title, the days and the rule; the
+        // rest, once 170 words, is about half that.
+        assert!(words <= 115, "{lang}: {words} words on the created page: {}", visible_text(main_of(&html)));
+    }
+}
+
+/// The page's `<main>`, without the tag itself.
+fn main_of(html: &str) -> &str {
+    let start = html.find("<main").and_then(|i| html[i..].find('>').map(|j| i + j + 1)).unwrap_or(0);
+    let end = html.find("</main>").unwrap_or(html.len());
+    &html[start..end.max(start)]
+}
+
+/// The words a reader sees in `html`: text outside tags.
+fn visible_words(html: &str) -> usize {
+    visible_text(html).split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).count()
+}
+
+/// The text outside tags of `html`.
+fn visible_text(html: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]
@@ -214,6 +284,36 @@ fn the_creation_form_shows_type_problems_at_their_fields() {
     assert!(html.contains(r#"name="q0min" value="3""#), "{html}");
     assert!(html.contains(r#"<option value="6" selected>6</option>"#), "{html}");
     assert!(html.contains(r#"name="q1high" value="Best""#), "{html}");
+}
+
+/// The error summary names a scale's end so that it reads away from its
+/// field: "Question 1, To" said nothing (fr "À", de "Bis", it "A").
+#[test]
+fn the_error_summary_names_a_scales_end_in_words_in_every_language() {
+    let server = Server::start();
+    for (lang, name) in [
+        ("en", "Question 1, the scale’s highest value (To)"),
+        ("fr", "Question 1, la plus grande valeur de l’échelle (À)"),
+        ("de", "Frage 1, der größte Wert der Skala (Bis)"),
+        ("it", "Domanda 1, il valore più alto della scala (A)"),
+    ] {
+        let resp = server.post_form(
+            &format!("/?lang={lang}"),
+            &Server::fresh_client_ip(),
+            &[
+                ("title", "Checks"),
+                ("lang", lang),
+                ("expiry", "7"),
+                ("q0", "Rate"),
+                ("q0type", "scale"),
+                ("q0from", "6"),
+                ("q0to", "4"),
+            ],
+        );
+        assert_eq!(resp.status, 422, "{lang}: {}", resp.describe());
+        let html = resp.text();
+        assert!(html.contains(&format!(r##"<a href="#f-q0-to">{name}</a>"##)), "{lang}: {html}");
+    }
 }
 
 /// Issue 24, item 7: a creation form whose title and option are made only

@@ -112,6 +112,16 @@ fn each_question_type_is_created_in_the_form_answered_and_counted() {
     let page = server.get(&format!("/p/{id}")).text();
     assert!(page.contains(r#"type="checkbox" id="q1-2" name="q1" value="2""#), "{page}");
     assert!(page.contains("Choose up to 2 answers."), "{page}");
+    // Three of two at most, as sent without script: refused in the hint's
+    // own words ("between 1 and 2" contradicted "up to 2").
+    let (refused, _) =
+        vote_form(&server, &id, &Server::fresh_client_ip(), &[("q1", "0"), ("q1", "1"), ("q1", "2"), ("q3", "4")]);
+    assert_eq!(refused.status, 422, "{}", refused.describe());
+    assert!(
+        refused.text().contains(r#"<p class="field-error" id="q1-error">Choose up to 2 answers.</p>"#),
+        "{}",
+        refused.text()
+    );
     assert!(page.contains(r#"<select id="q2r1" name="q2r1" aria-label="Rank of Darts">"#), "{page}");
     assert!(
         page.contains(r#"type="radio" id="q3-5" name="q3" value="5" aria-describedby="q3-high" required"#),
@@ -208,6 +218,36 @@ fn a_shared_place_in_a_ranking_is_shown_as_shared() {
     assert_eq!(rows[1][0], "2e ex æquo");
     assert!(html.contains("<ul class=\"tied\"><li>Un</li><li>Deux</li></ul>"), "{html}");
     assert!(html.contains(r#"role="region" tabindex="0" aria-labelledby="result-q0-pairwise-caption""#), "{html}");
+}
+
+/// A ranking nobody has ranked yet says so, in every language, instead of
+/// giving every option a shared first place ("1st (shared)" for each).
+#[test]
+fn a_ranking_nobody_ranked_says_so_instead_of_a_shared_first_place() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsPublic"] = json!(true);
+    body["questions"] = json!([{"type": "ranked", "label": "Order?", "options": ["One", "Two", "Three"]}]);
+    let poll = server.create_poll(&body);
+    for (lang, said, shared) in [
+        ("en", "Nobody has ranked the options yet.", "(shared)"),
+        ("fr", "Personne n’a encore classé les options.", "ex æquo"),
+        ("de", "Noch hat niemand die Optionen in eine Reihenfolge gebracht.", "(geteilt)"),
+        ("it", "Nessuno ha ancora ordinato le opzioni.", "a pari merito"),
+    ] {
+        let html = server.get(&format!("/p/{}/results?lang={lang}", poll.id)).text();
+        assert!(
+            html.contains(&format!(r#"<p class="ranking-none" id="result-q0-ranking">{said}</p>"#)),
+            "{lang}: {html}"
+        );
+        assert!(!html.contains(shared), "{lang}: a shared place with nobody ranking: {html}");
+    }
+    // One ranking, and the places come back.
+    let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), &[("q0r0", "1")]);
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    let html = server.get(&format!("/p/{}/results", poll.id)).text();
+    assert!(!html.contains("ranking-none"), "{html}");
+    assert_eq!(table_rows(&html, "result-q0-ranking")[0], ["1st", "One"]);
 }
 
 /// The largest share page there is, 20 rankings of 12 options, stays small

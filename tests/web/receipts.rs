@@ -418,3 +418,24 @@ fn a_throttled_change_keeps_the_changes_on_the_page() {
     assert_eq!(api["totalResponses"], 1, "{api}");
     assert_eq!(api["questions"][0]["options"][1]["count"], 1, "the first change counts, the refused one not: {api}");
 }
+
+/// Without script, no sentence promises what only the script does: that
+/// this browser keeps the receipt, that an invite link fills the code in.
+/// Both are in the page, hidden, for the script to show.
+#[test]
+fn without_script_no_sentence_promises_what_only_the_script_does() {
+    let server = Server::start();
+    let poll = server.create_public();
+    let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), &[("q0", "0")]);
+    let html = resp.text();
+    assert!(html.contains("It is shown only now: keep a copy."), "{html}");
+    let kept = "This browser also remembers it for this poll";
+    assert!(html.contains(&format!(r#"<span id="receipt-kept" hidden> {kept}"#)), "{html}");
+    assert_eq!(html.matches(kept).count(), 1, "{html}");
+    let body = with(valid_poll_json(), "/duplicateCheck", json!("invite"));
+    let coded = server.create_poll(&body);
+    let html = server.get(&format!("/p/{}?lang=fr", coded.id)).text();
+    let fills = "Un lien d’invitation le remplit pour vous.";
+    assert!(html.contains(&format!("<span data-script-only hidden> {fills}</span>")), "{html}");
+    assert_eq!(html.matches(fills).count(), 1, "{html}");
+}

@@ -288,7 +288,7 @@ mod tests {
         for (id, name) in [
             ("f-q1-min", "Question 2, At least (answers)"),
             ("f-q1-max", "Question 2, At most (answers)"),
-            ("f-q2-to", "Question 3, To"),
+            ("f-q2-to", "Question 3, the scale’s highest value (To)"),
             ("f-q2-low", "Question 3, Label at the low end (optional)"),
             ("f-q3-type", "Question 4, Type of question"),
         ] {

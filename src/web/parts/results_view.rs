@@ -93,7 +93,11 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
                 }
             }
         } @else {
-            @if let Some(ranked) = &figures.ranked {
+            @if figures.ranked.is_some() && answered == 0 {
+                // With nobody ranking, every option would share the first
+                // place: say what that means instead.
+                p.ranking-none id=(format!("result-q{i}-ranking")) { (t.ranking_none) }
+            } @else if let Some(ranked) = &figures.ranked {
                 div.table-wrap {
                     table.tally.ranking id=(format!("result-q{i}-ranking")) {
                         caption {

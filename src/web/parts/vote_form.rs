@@ -135,7 +135,7 @@ pub fn question_fieldset(
     html! {
         fieldset class=(format!("question q-{}", q.kind.as_str())) id=(format!("q{i}-set")) tabindex="-1"
             aria-describedby=[(!described.is_empty()).then(|| described.join(" "))]
-            data-max=[most.map(|(_, max)| max)] data-max-text=[most.map(|(min, max)| (t.vote_err_choice_count)(min, max))] {
+            data-max=[most.map(|(_, max)| max)] data-max-text=[most.map(|(_, max)| (t.vote_max_reached)(max))] {
             legend lang=[clang] {
                 (texts.label.as_str())
                 @if q.required { " " span.required { (t.required_mark) } }
@@ -143,7 +143,7 @@ pub fn question_fieldset(
             @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
             @if let Some(h) = &hint { p.hint id=(hint_id) { (h) } }
             @if let Some(e) = &error { p.field-error id=(error_id) { (e) } }
-            @if most.is_some() { p.field-error data-max-live role="status" hidden {} }
+            @if most.is_some() { p.limit-note data-max-live role="status" hidden {} }
             @match q.kind {
                 QuestionKind::Single | QuestionKind::Multiple => {
                     @let kind = if q.kind == QuestionKind::Single { "radio" } else { "checkbox" };

@@ -84,6 +84,9 @@
   }
 
   // Invite code from the fragment (see takeFragment).
+  // Sentences that promise what only this script does, hidden without it.
+  Array.prototype.forEach.call(document.querySelectorAll("[data-script-only]"), function (el) { el.hidden = false; });
+
   var inviteField = document.getElementById("invite");
   var code = takeFragment("invite");
   if (inviteField && code && !inviteField.value) inviteField.value = code;
@@ -287,6 +290,9 @@
     var fresh = receiptCode.textContent.trim();
     var all = receiptsOf(boxPoll).filter(function (r) { return plain(r) !== plain(fresh); });
     keepReceipts(boxPoll, receiptBox.getAttribute("data-until"), all.concat([fresh]));
+    // Said only once it is true: kept in this browser's storage.
+    var kept = document.getElementById("receipt-kept");
+    if (kept && receiptsOf(boxPoll).some(function (r) { return plain(r) === plain(fresh); })) kept.hidden = false;
   }
 
   // Share page after a vote from this browser: one's response(s) first,
@@ -671,7 +677,10 @@
       if (!box || box.type !== "checkbox") return;
       var over = box.checked && set.querySelectorAll("input[type=checkbox]:checked").length > most;
       if (over) box.checked = false;
-      if (said) {
+      // A note while the maximum is reached (the answer stays valid), gone
+      // as soon as a box is free again.
+      var full = set.querySelectorAll("input[type=checkbox]:checked").length >= most;
+      if (said && (over || !full)) {
         said.textContent = over ? set.getAttribute("data-max-text") : "";
         said.hidden = !over;
       }
