@@ -37,12 +37,19 @@ fn day_schema(description: &str) -> Value {
 }
 
 fn options_schema() -> Value {
+    let option = OPTION.schema(
+        "An answer option. Options of one question must differ, compared in NFC after trimming, and must not \
+         look alike: two options with the same Unicode TS #39 confusable skeleton are refused as duplicates, \
+         such as \"Pizza\" beside the same word with a Cyrillic Р (U+0420) for its P, or \"Yes\" beside \
+         \"Yes\" with a zero-width space (U+200B) inside. Case still tells options apart (\"Yes\" and \
+         \"yes\"), except where two letters look alike (\"I\" and \"l\").",
+    );
     json!({
         "type": "array",
         "minItems": OPTIONS.min,
         "maxItems": OPTIONS.max,
         "uniqueItems": true,
-        "items": OPTION.schema("An answer option. Options of one question must differ (after trimming)."),
+        "items": option,
     })
 }
 

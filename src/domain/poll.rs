@@ -136,26 +136,30 @@ pub(super) fn field<'a>(obj: &'a Map<String, Value>, at: &FieldPath, key: Key) -
     obj.get(key.name()).map(|v| (v, at.key(key)))
 }
 
-/// Parses a list of option texts at `at`, distinct after trimming.
+/// Parses a list of option texts at `at`: distinct after NFC and trimming,
+/// and none looking like another ([`DistinctOptions`]).
 pub(super) fn options(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Vec<OptionText>> {
     let Some(items) = v.as_array() else {
         errs.push(at.clone(), Problem::NotAStringList);
         return None;
     };
     errs.take(at.clone(), OPTIONS.check(items.len()))?;
-    let mut out: Vec<OptionText> = Vec::with_capacity(items.len());
+    distinct_options(items.iter().map(OptionText::parse), at, errs)
+}
+
+/// The parsed options of one question, each at `at[i]`, refused where a
+/// text is invalid, equals an earlier option or looks like it.
+pub(super) fn distinct_options(
+    parsed: impl Iterator<Item = Result<OptionText, Problem>>,
+    at: &FieldPath,
+    errs: &mut Errors,
+) -> Option<Vec<OptionText>> {
+    let mut out = DistinctOptions::default();
     let mut ok = true;
-    for (i, item) in items.iter().enumerate() {
-        match errs.take(at.index(i), OptionText::parse(item)) {
-            Some(o) if out.contains(&o) => {
-                errs.push(at.index(i), Problem::DuplicateOption);
-                ok = false;
-            }
-            Some(o) => out.push(o),
-            None => ok = false,
-        }
+    for (i, o) in parsed.enumerate() {
+        ok &= errs.take(at.index(i), o.and_then(|o| out.take(i, o))).is_some();
     }
-    ok.then_some(out)
+    ok.then(|| out.into_options())
 }
 
 /// Parses the `questions` array at `at`, each item with `item`.
@@ -309,20 +313,11 @@ impl LanguageVersion {
                 t => errs.take(q.key(key), EndLabel::from_text(t)).map(Some),
             };
             let ends = end(Key::MinLabel, &texts.min_label).zip(end(Key::MaxLabel, &texts.max_label));
-            let opts: Vec<Option<OptionText>> = texts
-                .options
-                .iter()
-                .enumerate()
-                .map(|(j, o)| errs.take(q.key(Key::Options).index(j), OptionText::from_text(o)))
-                .collect();
-            let opts: Option<Vec<OptionText>> = opts.into_iter().collect();
-            if let Some(opts) = &opts {
-                for (j, o) in opts.iter().enumerate() {
-                    if opts[..j].contains(o) {
-                        errs.push(q.key(Key::Options).index(j), Problem::DuplicateOption);
-                    }
-                }
-            }
+            let opts = distinct_options(
+                texts.options.iter().map(|o| OptionText::from_text(o)),
+                &q.key(Key::Options),
+                &mut errs,
+            );
             parsed.push(label.zip(opts).zip(ends).map(|((label, options), (min_label, max_label))| VersionQuestion {
                 label,
                 options,

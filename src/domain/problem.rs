@@ -194,14 +194,30 @@ pub enum Problem {
         max: usize,
     },
     ControlCharacter,
+    /// U+2028 LINE SEPARATOR or U+2029 PARAGRAPH SEPARATOR.
+    LineSeparator,
     /// A bidirectional embedding, override or isolate control.
     BidiControl,
+    /// More combining marks on one character than `max`.
+    TooManyMarks {
+        max: usize,
+    },
     Count {
         list: List,
         min: usize,
         max: usize,
     },
-    DuplicateOption,
+    /// The same text (after NFC and trimming) as an earlier option of the
+    /// question, `option` (0-based; 1-based in the message).
+    DuplicateOption {
+        option: usize,
+    },
+    /// Another text that looks the same as an earlier option of the
+    /// question, `option` (0-based): their confusable skeletons
+    /// ([`super::skeleton`]) are equal.
+    LookalikeOption {
+        option: usize,
+    },
     NotOneOf(Choices),
     UnknownField {
         allowed: &'static [&'static str],
@@ -324,8 +340,22 @@ impl fmt::Display for Problem {
             Problem::BidiControl => {
                 f.write_str("must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)")
             }
+            Problem::LineSeparator => {
+                f.write_str("must not contain line or paragraph separators (U+2028, U+2029): a text is one line")
+            }
+            Problem::TooManyMarks { max } => {
+                write!(f, "must not stack more than {max} combining marks on one character")
+            }
             Problem::Count { min, max, .. } => write!(f, "must have between {min} and {max} items"),
-            Problem::DuplicateOption => f.write_str("duplicates another option of this question"),
+            Problem::DuplicateOption { option } => {
+                write!(f, "duplicates another option of this question (option {})", option + 1)
+            }
+            Problem::LookalikeOption { option } => write!(
+                f,
+                "duplicates another option of this question: it looks the same as option {}, though written with \
+                 other characters",
+                option + 1
+            ),
             Problem::NotOneOf(c) => write!(f, "must be one of {}", c.values().join(", ")),
             Problem::UnknownField { allowed } => write!(f, "unknown field; allowed: {}", allowed.join(", ")),
             Problem::UnknownLanguage => write!(f, "unknown language; use one of {}", Lang::codes().join(", ")),

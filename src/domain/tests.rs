@@ -225,3 +225,169 @@ fn settings_default_as_the_specification_had_them() {
     v["closesOn"] = json!(null);
     assert_eq!(fields(&NewPoll::from_json(&v).unwrap_err()), ["closesOn", "shuffleOptions"]);
 }
+
+/// The problems of a creation body, as `path: problem` lines.
+fn problems(v: &Value) -> Vec<(String, Problem)> {
+    NewPoll::from_json(v).unwrap_err().into_iter().map(|e| (e.path.to_string(), e.problem)).collect()
+}
+
+/// U+2028 and U+2029 are line breaks, refused as `\n` is: in a title, a
+/// label, an option, an end label and a language version's texts alike,
+/// at the ends of a text too (where trimming would have hidden them).
+#[test]
+fn line_and_paragraph_separators_are_refused_in_every_text() {
+    for sep in ['\u{2028}', '\u{2029}'] {
+        for text in [format!("Lunch{sep}today"), format!("Lunch{sep}"), format!("{sep}")] {
+            assert_eq!(Title::from_text(&text), Err(Problem::LineSeparator), "{text:?}");
+            assert_eq!(Label::parse(&json!(text)), Err(Problem::LineSeparator), "{text:?}");
+            assert_eq!(OptionText::parse(&json!(text)), Err(Problem::LineSeparator), "{text:?}");
+            assert_eq!(EndLabel::from_text(&text), Err(Problem::LineSeparator), "{text:?}");
+        }
+        let text = format!("Pi{sep}zza");
+        for ptr in ["/title", "/questions/0/label", "/questions/0/options/1"] {
+            let mut v = poll();
+            *v.pointer_mut(ptr).unwrap() = json!(text);
+            let field = ptr.trim_start_matches('/').replace("/0/", "[0].").replace("/1", "[1]");
+            assert_eq!(problems(&v), [(field, Problem::LineSeparator)], "{ptr}");
+        }
+        let version = json!({"title": "Déjeuner", "questions": [{"label": "Où", "options": ["Pizza", text]}]});
+        let errs = LanguageVersion::from_json(&version, Lang::Fr).unwrap_err();
+        assert_eq!(fields(&errs), ["translations.fr.questions[0].options[1]"]);
+        let form = QuestionTexts {
+            label: format!("O{sep}ù"),
+            options: vec!["Pizza".into(), "Sushis".into()],
+            ..QuestionTexts::default()
+        };
+        let errs = LanguageVersion::from_texts(Lang::Fr, "Déjeuner", &[form]).unwrap_err();
+        assert_eq!(errs[0].problem, Problem::LineSeparator);
+        assert_eq!(fields(&errs), ["translations.fr.questions[0].label"]);
+    }
+}
+
+/// A text is stored in NFC, whichever form it was sent in: "café" typed as
+/// `e` and a combining acute is stored with the one character `é`.
+#[test]
+fn texts_are_stored_in_nfc() {
+    use unicode_normalization::is_nfc;
+    let nfd = "Cafe\u{301} au lait";
+    assert_eq!(Title::from_text(nfd).map(|t| t.to_string()), Ok("Caf\u{e9} au lait".into()));
+    let mut v = poll();
+    v["title"] = json!(format!(" {nfd} "));
+    v["questions"][0]["label"] = json!("Pre\u{301}fe\u{301}rence ?");
+    v["questions"][0]["options"] = json!(["Cre\u{300}me bru\u{302}le\u{301}e", "A\u{30a}ngstro\u{308}m"]);
+    let p = NewPoll::from_json(&v).unwrap();
+    assert_eq!(p.title.as_str(), "Caf\u{e9} au lait");
+    assert_eq!(p.questions[0].label.as_str(), "Pr\u{e9}f\u{e9}rence ?");
+    assert_eq!(p.questions[0].options[0].as_str(), "Cr\u{e8}me br\u{fb}l\u{e9}e");
+    assert_eq!(p.questions[0].options[1].as_str(), "\u{c5}ngstr\u{f6}m");
+    for text in [p.title.as_str(), p.questions[0].label.as_str()]
+        .into_iter()
+        .chain(p.questions[0].options.iter().map(OptionText::as_str))
+    {
+        assert!(is_nfc(text), "{text:?}");
+    }
+    // The bound holds for the text as stored as well as sent: U+0958 is
+    // U+0915 U+093C in NFC (a composition exclusion), so 200 of them are 400.
+    assert_eq!(Title::from_text(&"\u{958}".repeat(100)).map(|t| t.as_str().chars().count()), Ok(200));
+    assert_eq!(Title::from_text(&"\u{958}".repeat(101)), Err(Problem::TooLong { max: 200 }));
+}
+
+/// Options equal in NFC are duplicates: "café" with `é` and with `e` and a
+/// combining acute read the same and are the same text once stored.
+#[test]
+fn options_equal_in_nfc_are_duplicates() {
+    let mut v = poll();
+    v["questions"][0]["options"] = json!(["Caf\u{e9}", "Tea", "Cafe\u{301}"]);
+    assert_eq!(problems(&v), [("questions[0].options[2]".into(), Problem::DuplicateOption { option: 0 })]);
+    assert_eq!(
+        Problem::DuplicateOption { option: 0 }.to_string(),
+        "duplicates another option of this question (option 1)"
+    );
+}
+
+/// Options that look the same are refused, naming the option they look
+/// like: a Cyrillic Р for a Latin P, a zero-width space inside a word (a
+/// text the invisible rule lets through, since it shows something), a
+/// variation selector, a no-break space for a space. Case still tells
+/// options apart, as before.
+#[test]
+fn options_that_look_alike_are_refused() {
+    // The zero-width space alone does not make an option invalid.
+    assert_eq!(OptionText::parse(&json!("Ye\u{200b}s")).map(|o| o.to_string()), Ok("Ye\u{200b}s".into()));
+    for (first, second) in [
+        ("Pizza", "\u{420}izza"),
+        ("Yes", "Ye\u{200b}s"),
+        ("Yes", "Yes\u{fe0f}"),
+        ("Hot dog", "Hot\u{a0}dog"),
+        ("Paypal", "\u{420}\u{430}yp\u{430}l"),
+    ] {
+        let mut v = poll();
+        v["questions"][0]["options"] = json!([first, "Sushi", second]);
+        assert_eq!(
+            problems(&v),
+            [("questions[0].options[2]".into(), Problem::LookalikeOption { option: 0 })],
+            "{first:?} {second:?}"
+        );
+    }
+    assert_eq!(
+        Problem::LookalikeOption { option: 0 }.to_string(),
+        "duplicates another option of this question: it looks the same as option 1, though written with other characters"
+    );
+    for ok in
+        [["Yes", "yes"], ["Pizza", "pizza"], ["Pizza", "Pasta"], ["Oui", "Non"], ["Si", "S\u{ec}"], ["No", "N\u{f6}"]]
+    {
+        let mut v = poll();
+        v["questions"][0]["options"] = json!(ok);
+        assert!(NewPoll::from_json(&v).is_ok(), "{ok:?}");
+    }
+    // In a language version, sent as JSON (PATCH, pollctl) or typed on the
+    // admin page.
+    let version = json!({"title": "Pranzo", "questions": [{"label": "Dove", "options": ["Pizza", "\u{420}izza"]}]});
+    let errs = LanguageVersion::from_json(&version, Lang::It).unwrap_err();
+    assert_eq!(fields(&errs), ["translations.it.questions[0].options[1]"]);
+    assert_eq!(errs[0].problem, Problem::LookalikeOption { option: 0 });
+    let typed = QuestionTexts {
+        label: "Dove".into(),
+        options: vec!["S\u{ec}".into(), "Si\u{300}".into(), "Ye\u{200b}s".into(), "Yes".into()],
+        ..QuestionTexts::default()
+    };
+    let errs = LanguageVersion::from_texts(Lang::It, "Pranzo", &[typed]).unwrap_err();
+    assert_eq!(
+        errs.iter().map(|e| (e.path.to_string(), e.problem.clone())).collect::<Vec<_>>(),
+        [
+            ("translations.it.questions[0].options[1]".into(), Problem::DuplicateOption { option: 0 }),
+            ("translations.it.questions[0].options[3]".into(), Problem::LookalikeOption { option: 2 }),
+        ]
+    );
+}
+
+/// A character carries at most [`MAX_MARKS`] combining marks: the audit's
+/// letter with 190 is refused; the marks of written languages and emoji
+/// are far fewer and pass.
+#[test]
+fn combining_marks_on_one_character_are_bounded() {
+    let tower = format!("Z{}algo", "\u{351}\u{36b}\u{300}".repeat(190 / 3 + 1));
+    assert_eq!(Title::from_text(&tower), Err(Problem::TooManyMarks { max: 8 }));
+    let mut v = poll();
+    v["questions"][0]["options"][1] = json!(tower);
+    assert_eq!(problems(&v), [("questions[0].options[1]".into(), Problem::TooManyMarks { max: 8 })]);
+    assert_eq!(
+        Problem::TooManyMarks { max: 8 }.to_string(),
+        "must not stack more than 8 combining marks on one character"
+    );
+    // At the bound: eight marks that NFC cannot compose pass, nine do not;
+    // a run is counted after NFC has composed what it can.
+    let marks = |n: usize| format!("x{}y", "\u{353}".repeat(n));
+    assert!(Title::from_text(&marks(MAX_MARKS)).is_ok());
+    assert_eq!(Title::from_text(&marks(MAX_MARKS + 1)), Err(Problem::TooManyMarks { max: MAX_MARKS }));
+    assert!(Title::from_text(&format!("e\u{301}{}", "\u{353}".repeat(MAX_MARKS))).is_ok());
+    for written in [
+        "Ti\u{ea}\u{301}ng Vi\u{ea}\u{323}t",
+        "Tie\u{302}\u{301}ng Vie\u{323}\u{302}t",
+        "\u{5d1}\u{5bc}\u{5b0}\u{5bc}\u{591}\u{5bd}\u{5e8}\u{5b5}\u{5d0}\u{5e9}\u{5c1}\u{5b4}\u{596}\u{5d9}\u{5ea}",
+        "\u{f67}\u{fa8}\u{fb1}\u{f71}\u{f74}\u{f7e}",
+        "1\u{fe0f}\u{20e3} \u{1f44d}\u{1f3fd}",
+    ] {
+        assert!(Title::from_text(written).is_ok(), "{written:?}");
+    }
+}

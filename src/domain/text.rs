@@ -4,8 +4,11 @@
 
 use super::*;
 
-/// Bounds of one kind of user text: at most `max_chars` Unicode scalar values,
-/// at least one non-space character, no control characters. Stored trimmed.
+/// Bounds of one kind of user text: at most `max_chars` Unicode scalar values
+/// (as sent and as stored), at least one visible character, no control
+/// characters, line or paragraph separators or bidirectional controls, and
+/// at most [`MAX_MARKS`] combining marks on one character. Stored in Unicode
+/// Normalization Form C (NFC), trimmed.
 #[derive(Clone, Copy, Debug)]
 pub struct TextRule {
     pub max_chars: usize,
@@ -41,6 +44,23 @@ pub(super) fn is_blank(c: char) -> bool {
 
 /// The control characters refused in texts, as an ECMA-262 character class body.
 pub(super) const CONTROL_CLASS: &str = "\\u0000-\\u001F\\u007F-\\u009F";
+
+/// U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR, refused in texts
+/// as line breaks are: every text is one line. They are not control
+/// characters (their categories are `Zl` and `Zp`), so `char::is_control`
+/// lets them through.
+pub(super) const SEPARATORS: [char; 2] = ['\u{2028}', '\u{2029}'];
+
+/// The most combining marks (general category `M`: `Mn`, `Mc`, `Me`) one
+/// character may carry, counted in a row after NFC has composed what it
+/// can. Written text needs few: Vietnamese at most two on a letter, Hebrew
+/// with points and cantillation or a Tibetan stack five or six; an emoji
+/// keycap two. Stacks of dozens ("Zalgo" text: the audit's letter had 190)
+/// draw over the lines around them and hide what is written there. Unicode's
+/// Stream-Safe Text Format allows 30 non-starters, a bound for buffers
+/// rather than for what a reader can make out; 8 leaves room for every
+/// script and none for a tower.
+pub const MAX_MARKS: usize = 8;
 
 /// The bidirectional embedding, override and isolate controls refused in
 /// texts: they can make a poll's text read differently from what is stored.
@@ -91,6 +111,62 @@ pub(super) fn invisible_ranges() -> Vec<(u32, u32)> {
     merged
 }
 
+/// Whether `c` is a combining mark (general category `Mn`, `Mc` or `Me`).
+fn is_mark(c: char) -> bool {
+    use icu_properties::CodePointMapData;
+    use icu_properties::props::GeneralCategory;
+    matches!(
+        CodePointMapData::<GeneralCategory>::new().get(c),
+        GeneralCategory::NonspacingMark | GeneralCategory::SpacingMark | GeneralCategory::EnclosingMark
+    )
+}
+
+/// The longest run of combining marks in `s`.
+fn most_marks(s: &str) -> usize {
+    let (mut run, mut most) = (0, 0);
+    for c in s.chars() {
+        run = if is_mark(c) { run + 1 } else { 0 };
+        most = most.max(run);
+    }
+    most
+}
+
+/// The Unicode TS #39 confusable skeleton of `s`: two texts with the same
+/// skeleton look alike (`Pizza` with a Latin or a Cyrillic `P`, `Yes` with
+/// or without a zero-width space, `rn` and `m`). The skeleton drops
+/// default-ignorable code points and maps each character to its prototype
+/// in Unicode's confusables.txt (the `unicode-security` crate's data);
+/// case stays (`Yes` and `yes` differ), except where the two cases look
+/// alike (`I` and `l`). For comparing only: it is never shown or stored.
+pub fn skeleton(s: &str) -> String {
+    unicode_security::skeleton(s).collect()
+}
+
+/// The options of one question accepted so far, to refuse one that equals
+/// an earlier option or looks like it ([`skeleton`]).
+#[derive(Default)]
+pub(super) struct DistinctOptions(Vec<(usize, OptionText, String)>);
+
+impl DistinctOptions {
+    /// Takes option `index` (its place in the list as sent), or says which
+    /// earlier option it equals or looks like.
+    pub(super) fn take(&mut self, index: usize, option: OptionText) -> Result<(), Problem> {
+        let shape = skeleton(option.as_str());
+        if let Some((earlier, ..)) = self.0.iter().find(|(_, o, _)| *o == option) {
+            return Err(Problem::DuplicateOption { option: *earlier });
+        }
+        if let Some((earlier, ..)) = self.0.iter().find(|(.., s)| *s == shape) {
+            return Err(Problem::LookalikeOption { option: *earlier });
+        }
+        self.0.push((index, option, shape));
+        Ok(())
+    }
+
+    pub(super) fn into_options(self) -> Vec<OptionText> {
+        self.0.into_iter().map(|(_, o, _)| o).collect()
+    }
+}
+
 pub(super) fn in_ranges(c: char, ranges: &[(char, char)]) -> bool {
     ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
@@ -125,14 +201,29 @@ impl TextRule {
 
     /// [`TextRule::check`] for a text that is known to be one (a form field).
     pub fn check_text(&self, s: &str) -> Result<String, Problem> {
+        use unicode_normalization::UnicodeNormalization;
+        // The bound holds for the text as sent (the schema's maxLength) and
+        // as stored: NFC composes most marks with their letters, but writes
+        // a few characters as two or three (U+0958 DEVANAGARI LETTER QA is
+        // U+0915 U+093C), so a text can grow.
+        if s.chars().count() > self.max_chars {
+            return Err(Problem::TooLong { max: self.max_chars });
+        }
+        let s: String = s.nfc().collect();
         if s.chars().count() > self.max_chars {
             return Err(Problem::TooLong { max: self.max_chars });
         }
         if s.chars().any(char::is_control) {
             return Err(Problem::ControlCharacter);
         }
+        if s.contains(SEPARATORS) {
+            return Err(Problem::LineSeparator);
+        }
         if s.chars().any(|c| in_ranges(c, &BIDI)) {
             return Err(Problem::BidiControl);
+        }
+        if most_marks(&s) > MAX_MARKS {
+            return Err(Problem::TooManyMarks { max: MAX_MARKS });
         }
         let t = s.trim_matches(is_blank);
         if t.is_empty() {
@@ -152,14 +243,15 @@ impl TextRule {
         // JavaScript does not); the astral invisibles are named in words.
         let ignorable =
             class(invisible_ranges().into_iter().filter(|&(lo, _)| lo <= 0xffff).map(|(lo, hi)| (lo, hi.min(0xffff))));
-        let allowed = format!("[^{CONTROL_CLASS}{bidi}]");
+        let separators = class(SEPARATORS.iter().map(|&c| (u32::from(c), u32::from(c))));
+        let allowed = format!("[^{CONTROL_CLASS}{separators}{bidi}]");
         let visible = format!("[^\\s{CONTROL_CLASS}{ignorable}]");
         json!({
             "type": "string",
             "minLength": 1,
             "maxLength": self.max_chars,
             "pattern": format!("^{allowed}*{visible}{allowed}*$"),
-            "description": format!("{description} At most {} characters, not blank and not made only of invisible characters (spaces, default-ignorable code points such as U+200B, format characters such as U+FFF9 and blank glyphs such as U+2800; beyond the Basic Multilingual Plane, which the pattern does not name, the tags U+E0000–U+E0FFF, U+1D173–U+1D17A, U+13430–U+1343F, U+1BCA0–U+1BCA3 and the like, refused all the same), no control characters and no bidirectional controls (U+202A–U+202E, U+2066–U+2069); surrounding spaces are trimmed.", self.max_chars),
+            "description": format!("{description} At most {} characters, not blank and not made only of invisible characters (spaces, default-ignorable code points such as U+200B, format characters such as U+FFF9 and blank glyphs such as U+2800; beyond the Basic Multilingual Plane, which the pattern does not name, the tags U+E0000–U+E0FFF, U+1D173–U+1D17A, U+13430–U+1343F, U+1BCA0–U+1BCA3 and the like, refused all the same), no control characters, no line or paragraph separators (U+2028, U+2029) and no bidirectional controls (U+202A–U+202E, U+2066–U+2069); at most {} combining marks on one character, which the pattern does not state; stored in Unicode Normalization Form C (NFC), within the same bound, with surrounding spaces trimmed.", self.max_chars, MAX_MARKS),
         })
     }
 }

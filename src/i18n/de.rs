@@ -103,12 +103,19 @@ pub const DE: Catalogue = Catalogue {
     err_too_long: |n| format!("Bitte verwenden Sie höchstens {n} Zeichen."),
     err_control: "Zeilenumbrüche und Tabulatoren sind hier nicht erlaubt.",
     err_bidi: "Zeichen, die die Schreibrichtung umkehren (etwa U+202E), sind hier nicht erlaubt.",
+    err_separator: "Zeilen- und Absatztrennzeichen (U+2028, U+2029) sind hier nicht erlaubt: Der Text steht in einer Zeile.",
+    err_marks: |n| format!("Zu viele Akzente oder Zeichen auf einem Buchstaben: Höchstens {n} sind erlaubt."),
     err_invisible: "Dieses Feld zeigt nichts an: Es enthält nur unsichtbare Zeichen. Bitte sichtbaren Text eingeben.",
     err_questions_count: |min, max| {
         format!("Eine Umfrage braucht mindestens {min} Frage mit mindestens zwei Antworten und höchstens {max} Fragen.")
     },
     err_options_count: |min, max| format!("Eine Frage braucht zwischen {min} und {max} Antworten."),
-    err_duplicate: "Diese Antwort kommt in derselben Frage zweimal vor.",
+    err_duplicate: |n| format!("Diese Antwort ist dieselbe wie Antwort {n} dieser Frage."),
+    err_lookalike: |n| {
+        format!(
+            "Diese Antwort sieht genauso aus wie Antwort {n} dieser Frage, obwohl ihre Zeichen andere sind (ein Buchstabe aus einem anderen Alphabet oder ein unsichtbares Zeichen). Teilnehmende könnten sie nicht unterscheiden: Bitte machen Sie sie sichtbar verschieden."
+        )
+    },
     err_choice: "Bitte wählen Sie einen der angebotenen Werte.",
     err_generic: "Dieser Wert ist ungültig.",
     err_rate_limited: |m| {

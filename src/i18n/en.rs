@@ -98,13 +98,20 @@ pub const EN: Catalogue = Catalogue {
     err_too_long: |n| format!("Please use at most {n} characters."),
     err_control: "Line breaks and tabs are not allowed here.",
     err_bidi: "Direction-changing characters (such as U+202E) are not allowed here.",
+    err_separator: "Line and paragraph separators (U+2028, U+2029) are not allowed here: keep the text on one line.",
+    err_marks: |n| format!("Too many accents or marks on one letter: at most {n} are allowed."),
     err_invisible: "This field shows nothing: it holds only invisible characters. Type some visible text.",
     err_questions_count: |min, max| {
         let at_least = if min == 1 { "one question".to_owned() } else { format!("{min} questions") };
         format!("A poll needs at least {at_least} with two or more answers, and no more than {max} questions.")
     },
     err_options_count: |min, max| format!("A question needs between {min} and {max} answers."),
-    err_duplicate: "This answer appears twice in the same question.",
+    err_duplicate: |n| format!("This answer is the same as answer {n} of this question."),
+    err_lookalike: |n| {
+        format!(
+            "This answer looks the same as answer {n} of this question, though its characters differ (a letter from another alphabet, or an invisible character). Voters could not tell them apart: make them visibly different."
+        )
+    },
     err_choice: "Please choose one of the values offered.",
     err_generic: "This value is not valid.",
     err_rate_limited: |m| {

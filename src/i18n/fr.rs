@@ -111,6 +111,8 @@ pub const FR: Catalogue = Catalogue {
     err_too_long: |n| format!("Veuillez utiliser au maximum {n} caractères."),
     err_control: "Les retours à la ligne et les tabulations ne sont pas admis ici.",
     err_bidi: "Les caractères qui inversent le sens du texte (comme U+202E) ne sont pas admis ici.",
+    err_separator: "Les séparateurs de ligne et de paragraphe (U+2028, U+2029) ne sont pas admis ici\u{202F}: le texte tient sur une seule ligne.",
+    err_marks: |n| format!("Trop d’accents ou de signes sur une même lettre\u{202F}: {n} au plus."),
     err_invisible: "Ce champ n’affiche rien\u{202F}: il ne contient que des caractères invisibles. Saisissez un texte visible.",
     err_questions_count: |min, max| {
         format!(
@@ -118,7 +120,12 @@ pub const FR: Catalogue = Catalogue {
         )
     },
     err_options_count: |min, max| format!("Une question doit proposer entre {min} et {max} réponses."),
-    err_duplicate: "Cette réponse figure deux fois dans la même question.",
+    err_duplicate: |n| format!("Cette réponse est identique à la réponse {n} de cette question."),
+    err_lookalike: |n| {
+        format!(
+            "Cette réponse ressemble à s’y méprendre à la réponse {n} de cette question, bien que ses caractères diffèrent (une lettre d’un autre alphabet, ou un caractère invisible). Les participants ne pourraient pas les distinguer\u{202F}: rendez-les visiblement différentes."
+        )
+    },
     err_choice: "Veuillez choisir l’une des valeurs proposées.",
     err_generic: "Cette valeur n’est pas valable.",
     err_rate_limited: |m| {

@@ -106,12 +106,19 @@ pub const IT: Catalogue = Catalogue {
     err_too_long: |n| format!("Usa al massimo {n} caratteri."),
     err_control: "Qui non sono ammessi a capo né tabulazioni.",
     err_bidi: "Qui non sono ammessi caratteri che invertono la direzione del testo (come U+202E).",
+    err_separator: "Qui non sono ammessi separatori di riga o di paragrafo (U+2028, U+2029): il testo sta su una sola riga.",
+    err_marks: |n| format!("Troppi accenti o segni su una sola lettera: al massimo {n}."),
     err_invisible: "Questo campo non mostra nulla: contiene solo caratteri invisibili. Inserisci un testo visibile.",
     err_questions_count: |min, max| {
         format!("Un sondaggio deve avere almeno {min} domanda con almeno due risposte e al massimo {max} domande.")
     },
     err_options_count: |min, max| format!("Una domanda deve avere da {min} a {max} risposte."),
-    err_duplicate: "Questa risposta compare due volte nella stessa domanda.",
+    err_duplicate: |n| format!("Questa risposta è uguale alla risposta {n} di questa domanda."),
+    err_lookalike: |n| {
+        format!(
+            "Questa risposta sembra identica alla risposta {n} di questa domanda, anche se i caratteri sono diversi (una lettera di un altro alfabeto o un carattere invisibile). Chi partecipa non potrebbe distinguerle: rendile visibilmente diverse."
+        )
+    },
     err_choice: "Scegli uno dei valori proposti.",
     err_generic: "Questo valore non è valido.",
     err_rate_limited: |m| {

@@ -88,11 +88,14 @@ pub(super) fn description(max_invites: u64) -> String {
          `anyOf` branch per value): `resultsPublic` beside `resultsVisibility` is true exactly when it is \
          `public`; a scale's `scaleMax` is above its `scaleMin`; `minChoices` ≤ `maxChoices` ≤ the number of \
          options. The server also checks what no schema here states, each refused with 422 at its field: \
-         options of one question differ after trimming; `closesOn` lies after the day of the request and \
+         options of one question differ after NFC and trimming and do not look alike (their Unicode TS #39 \
+         confusable skeletons differ); no character of a text carries more than {max_marks} combining marks; a \
+         text is within its length bound in NFC too; `closesOn` lies after the day of the request and \
          before the poll's expiry; a language version has the poll's structure (questions, options, end \
          labels) and is not in the poll's own language; a poll has at most {max_invites} invite codes in all; \
          an integer is written as one (`5`, not `5.0` or `5e0`, which JSON Schema's data model cannot tell \
-         apart)."
+         apart).",
+        max_marks = crate::domain::MAX_MARKS
     )
 }
 

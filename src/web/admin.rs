@@ -946,4 +946,37 @@ mod tests {
             assert_eq!(whole_number(text), None, "{text:?}");
         }
     }
+
+    /// A language version typed on the admin page obeys the text rules of
+    /// creation: a line separator in its title, an answer equal in NFC to
+    /// another and one that looks like another are each shown at their own
+    /// field, naming the answer they repeat, in the reader's language.
+    #[test]
+    fn a_versions_refused_texts_are_shown_at_their_fields() {
+        use crate::domain::QuestionTexts;
+        use crate::web::lang::Choice;
+        let texts = QuestionTexts {
+            label: "Où\u{2029}".into(),
+            options: vec!["Caf\u{e9}".into(), "Cafe\u{301}".into(), "Pizza".into(), "\u{420}izza".into()],
+            ..QuestionTexts::default()
+        };
+        let errors = LanguageVersion::from_texts(Lang::Fr, "D\u{e9}jeuner\u{2028}", &[texts]).unwrap_err();
+        for lang in Lang::ALL {
+            let ctx = Ctx::new(Choice { lang, explicit: false }, "/");
+            let t = ctx.t;
+            let p = version_problems(&ctx, Lang::Fr, &errors);
+            let at: Vec<(&str, String)> = p.fields.iter().map(|f| (f.id.as_str(), f.message.clone())).collect();
+            assert_eq!(
+                at,
+                [
+                    ("v-fr-t", t.err_separator.to_owned()),
+                    ("v-fr-q0", t.err_separator.to_owned()),
+                    ("v-fr-q0o1", (t.err_duplicate)(1)),
+                    ("v-fr-q0o3", (t.err_lookalike)(3)),
+                ],
+                "{lang:?}"
+            );
+            assert!(p.general.is_empty(), "{lang:?}: {:?}", p.general);
+        }
+    }
 }

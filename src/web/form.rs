@@ -144,11 +144,17 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::TooLong { max } => (t.err_too_long)(*max),
         Problem::ControlCharacter => t.err_control.to_owned(),
         Problem::BidiControl => t.err_bidi.to_owned(),
+        Problem::LineSeparator => t.err_separator.to_owned(),
+        Problem::TooManyMarks { max } => (t.err_marks)(*max),
         Problem::Invisible => t.err_invisible.to_owned(),
         Problem::Required | Problem::Blank | Problem::NotAString => t.err_required.to_owned(),
         Problem::Count { list: crate::domain::List::Options, min, max } => (t.err_options_count)(*min, *max),
         Problem::Count { list: crate::domain::List::Questions, min, max } => (t.err_questions_count)(*min, *max),
-        Problem::DuplicateOption => t.err_duplicate.to_owned(),
+        // The option named is counted as the form shows them; a page
+        // whose form leaves rows out of the body renumbers it first
+        // (`create::draft::problems`).
+        Problem::DuplicateOption { option } => (t.err_duplicate)(option + 1),
+        Problem::LookalikeOption { option } => (t.err_lookalike)(option + 1),
         Problem::NotOneOf(_) | Problem::NotABoolean => t.err_choice.to_owned(),
         Problem::EmptyBallot => t.err_no_answer.to_owned(),
         Problem::NotADay => t.err_not_a_day.to_owned(),
@@ -212,6 +218,8 @@ mod tests {
             json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [q(json!("a"), json!(["a"]))]}),
             json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [q(json!(""), json!(["a", "a"]))]}),
             json!({"lang": "en", "expiryDays": 7, "questions": [q(json!("a"), json!(["a", "b"]))]}),
+            json!({"title": "a\u{2028}b", "lang": "en", "expiryDays": 7, "questions": [q(json!("a\u{2029}"), json!(["Caf\u{e9}", "Cafe\u{301}"]))]}),
+            json!({"title": format!("Z{}", "\u{351}".repeat(190)), "lang": "en", "expiryDays": 7, "questions": [q(json!("a"), json!(["Pizza", "\u{420}izza", "Ye\u{200b}s", "Yes"]))]}),
         ];
         for lang in Lang::ALL {
             let t = catalogue(lang);
@@ -222,9 +230,13 @@ mod tests {
                     seen += 1;
                 }
             }
-            assert!(seen >= 9, "{seen}");
+            assert!(seen >= 15, "{seen}");
         }
         let en = catalogue(Lang::En);
+        assert_eq!(problem_text(en, &Problem::DuplicateOption { option: 0 }), (en.err_duplicate)(1));
+        assert_eq!(problem_text(en, &Problem::LookalikeOption { option: 2 }), (en.err_lookalike)(3));
+        assert_eq!(problem_text(en, &Problem::TooManyMarks { max: 8 }), (en.err_marks)(8));
+        assert_eq!(problem_text(en, &Problem::LineSeparator), en.err_separator);
         let options = Problem::Count { list: crate::domain::List::Options, min: 2, max: 12 };
         assert_eq!(problem_text(en, &options), (en.err_options_count)(2, 12));
         let questions = Problem::Count { list: crate::domain::List::Questions, min: 1, max: 20 };

@@ -34,7 +34,7 @@ mod settings;
 mod validation;
 mod vote_changes;
 
-use common::{Response, assert_problem};
+use common::{Response, assert_422, assert_problem};
 
 /// Asserts a 401 with a `Bearer` challenge, naming `invalid_token` when a
 /// token was sent but is not this poll's (shared by results, patch, delete).
@@ -46,4 +46,16 @@ fn assert_401(resp: &Response, invalid_token: bool) {
     if invalid_token {
         assert!(www.contains("error=\"invalid_token\""), "WWW-Authenticate lacks error=\"invalid_token\": {www:?}");
     }
+}
+
+/// A 422's errors as `(field, message)` pairs, in order (shared by
+/// question_types and validation).
+fn errors(resp: &Response) -> Vec<(String, String)> {
+    assert_422(resp);
+    resp.json()["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap().to_owned(), e["message"].as_str().unwrap().to_owned()))
+        .collect()
 }

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::common::*;
+use crate::errors;
 
 /// A creation body with these questions (public results, so anyone reads them).
 fn poll_with(questions: Value) -> Value {
@@ -14,17 +15,6 @@ fn poll_with(questions: Value) -> Value {
 
 fn create(server: &Server, questions: Value) -> Created {
     server.create_poll(&poll_with(questions))
-}
-
-/// The 422's errors as `(field, message)` pairs, in order.
-fn errors(resp: &Response) -> Vec<(String, String)> {
-    assert_422(resp);
-    resp.json()["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| (e["field"].as_str().unwrap().to_owned(), e["message"].as_str().unwrap().to_owned()))
-        .collect()
 }
 
 /// `(field, message)` pairs a 422 is expected to list.

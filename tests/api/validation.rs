@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::common::*;
+use crate::errors;
 
 fn post(server: &Server, body: &Value) -> Response {
     server.post_json("/api/polls", body)
@@ -309,6 +310,22 @@ fn duplicate_keys_invisible_texts_and_bidi_controls_are_refused() {
     assert_eq!(server.get(&format!("/api/polls/{}", hearts.id)).json()["title"], "I \u{2764}\u{fe0f} polls");
 }
 
+/// Where [`with_a_scale`] holds each kind of user text: (pointer, field).
+const TEXTS: [(&str, &str); 4] = [
+    ("/title", "title"),
+    ("/questions/0/label", "questions[0].label"),
+    ("/questions/0/options/0", "questions[0].options[0]"),
+    ("/questions/2/minLabel", "questions[2].minLabel"),
+];
+
+/// `valid_poll_json()` with a third question, a scale with an end label.
+fn with_a_scale() -> Value {
+    let mut body = valid_poll_json();
+    let scale = json!({"type": "scale", "label": "S", "scaleMin": 1, "scaleMax": 5, "minLabel": "low"});
+    body["questions"].as_array_mut().unwrap().push(scale);
+    body
+}
+
 /// Issue 24, item 7: the audit's invisible titles (a braille blank, tag
 /// characters, an interlinear annotation anchor, musical and shorthand
 /// format controls, an Egyptian hieroglyph joiner, a null notehead) and the
@@ -329,17 +346,9 @@ fn texts_made_only_of_invisible_characters_are_refused() {
         "\u{e0001}\u{e0020}\u{e0020} \u{2800}\u{1d173}",
         " \u{200b}\u{ffa0}\u{180e}\u{2064} ",
     ];
-    let scale = json!({"type": "scale", "label": "S", "scaleMin": 1, "scaleMax": 5, "minLabel": "low"});
     for text in audit {
-        for (ptr, field) in [
-            ("/title", "title"),
-            ("/questions/0/label", "questions[0].label"),
-            ("/questions/0/options/0", "questions[0].options[0]"),
-            ("/questions/2/minLabel", "questions[2].minLabel"),
-        ] {
-            let mut body = valid_poll_json();
-            body["questions"].as_array_mut().unwrap().push(scale.clone());
-            let resp = post(&server, &with(body, ptr, json!(text)));
+        for (ptr, field) in TEXTS {
+            let resp = post(&server, &with(with_a_scale(), ptr, json!(text)));
             assert_422_field(&resp, field);
             assert!(resp.text().contains("visible character"), "{text:?} at {field}: {}", resp.text());
         }
@@ -383,4 +392,96 @@ fn the_creation_answer_lists_every_problem_of_a_body() {
     let mut fields = assert_422(&post(&server, &body));
     fields.sort();
     assert_eq!(fields, ["closesOn", "colour"]);
+}
+
+/// Issue 37: U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR are line
+/// breaks and refused as `\n` is, at the field that holds them: a title, a
+/// label, an option, an end label, a language version's option. They were
+/// taken before (they are not control characters).
+#[test]
+fn line_and_paragraph_separators_are_refused_at_their_field() {
+    let server = Server::start();
+    let message = "must not contain line or paragraph separators (U+2028, U+2029): a text is one line";
+    for sep in ['\u{2028}', '\u{2029}'] {
+        for (ptr, field) in TEXTS {
+            let resp = post(&server, &with(with_a_scale(), ptr, json!(format!("Two{sep}lines"))));
+            assert_eq!(errors(&resp), [(field.to_owned(), message.to_owned())], "{sep:?} at {field}");
+        }
+    }
+    let created = server.create_default();
+    let version = with(valid_translation(), "/questions/0/options/2", json!("Sa\u{2029}lade"));
+    let resp = server.patch_json(&created.id, &created.token, &json!({"translations": {"fr": version}}));
+    assert_eq!(errors(&resp), [("translations.fr.questions[0].options[2]".to_owned(), message.to_owned())]);
+}
+
+/// Issue 37: options that look the same are refused as duplicates, naming
+/// the option they look like: "café" with `é` and with `e` + U+0301 (the
+/// same text in NFC), "Pizza" with a Cyrillic Р, "Yes" with a zero-width
+/// space inside. At creation and in a language version alike; options
+/// that differ only in case are still two options.
+#[test]
+fn options_that_look_alike_are_refused_naming_the_option() {
+    let server = Server::start();
+    let field = "questions[0].options[2]".to_owned();
+    let duplicate = "duplicates another option of this question (option 1)".to_owned();
+    let lookalike = "duplicates another option of this question: it looks the same as option 1, though written with \
+                     other characters"
+        .to_owned();
+    for (first, second, message) in [
+        ("Caf\u{e9}", "Cafe\u{301}", &duplicate),
+        ("Pizza", "\u{420}izza", &lookalike),
+        ("Yes", "Ye\u{200b}s", &lookalike),
+    ] {
+        let resp = post(&server, &with(valid_poll_json(), "/questions/0/options", json!([first, "Sushi", second])));
+        assert_eq!(errors(&resp), [(field.clone(), message.clone())], "{first:?} {second:?}");
+    }
+    let case = server.create_poll(&with(valid_poll_json(), "/questions/0/options", json!(["Yes", "yes", "YES"])));
+    assert_eq!(
+        server.get(&format!("/api/polls/{}", case.id)).json()["questions"][0]["options"],
+        json!(["Yes", "yes", "YES"])
+    );
+
+    let created = server.create_default();
+    let version = with(valid_translation(), "/questions/0/options", json!(["Pizza", "Sushis", "\u{420}izza"]));
+    let resp = server.patch_json(&created.id, &created.token, &json!({"translations": {"fr": version}}));
+    assert_eq!(errors(&resp), [("translations.fr.questions[0].options[2]".to_owned(), lookalike)]);
+    assert!(server.get(&format!("/api/polls/{}", created.id)).json()["translations"].get("fr").is_none());
+}
+
+/// Issue 37: a text is stored in NFC, whatever form it was sent in, so that
+/// the API answers one spelling of what a reader sees.
+#[test]
+fn texts_sent_decomposed_are_stored_in_nfc() {
+    let server = Server::start();
+    let mut body = with(valid_poll_json(), "/title", json!("Cafe\u{301} ou the\u{301} ?"));
+    body["questions"][0]["options"] = json!(["Cre\u{300}me", "Bru\u{302}le\u{301}e"]);
+    let created = server.create_poll(&body);
+    let poll = server.get(&format!("/api/polls/{}", created.id)).json();
+    assert_eq!(poll["title"], "Caf\u{e9} ou th\u{e9} ?");
+    assert_eq!(poll["questions"][0]["options"], json!(["Cr\u{e8}me", "Br\u{fb}l\u{e9}e"]));
+}
+
+/// Issue 37: a letter with 190 combining marks is refused at its field; a
+/// letter may carry 8, which written languages never pass.
+#[test]
+fn a_letter_may_carry_at_most_eight_combining_marks() {
+    let server = Server::start();
+    let tower = format!("Z{}algo", "\u{351}".repeat(190));
+    let message = "must not stack more than 8 combining marks on one character".to_owned();
+    for (ptr, field) in [
+        ("/title", "title"),
+        ("/questions/0/label", "questions[0].label"),
+        ("/questions/0/options/0", "questions[0].options[0]"),
+    ] {
+        let resp = post(&server, &with(valid_poll_json(), ptr, json!(tower)));
+        assert_eq!(errors(&resp), [(field.to_owned(), message.clone())], "{field}");
+    }
+    let eight = format!("x{}y", "\u{353}".repeat(8));
+    let created = server.create_poll(&with(valid_poll_json(), "/title", json!(eight)));
+    assert_eq!(server.get(&format!("/api/polls/{}", created.id)).json()["title"], json!(eight));
+    let nine = format!("x{}y", "\u{353}".repeat(9));
+    assert_eq!(
+        errors(&post(&server, &with(valid_poll_json(), "/title", json!(nine)))),
+        [("title".to_owned(), message)]
+    );
 }

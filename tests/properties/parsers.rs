@@ -405,9 +405,19 @@ fn check_errors(errs: &[FieldError], input: &Value) -> Result<(), TestCaseError>
 }
 
 /// The text rule as the documentation states it: at most `max` characters as
-/// sent, no control character, not blank; stored trimmed.
+/// sent and in NFC, no control character nor line or paragraph separator,
+/// not blank; stored in NFC, trimmed.
 fn text_ok(s: &str, max: usize) -> bool {
-    s.chars().count() <= max && !s.chars().any(char::is_control) && !blank_trim(s).is_empty()
+    s.chars().count() <= max
+        && nfc(s).chars().count() <= max
+        && !s.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')
+        && !blank_trim(s).is_empty()
+}
+
+/// `s` in Unicode Normalization Form C, as the server stores texts.
+fn nfc(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfc().collect()
 }
 
 /// Trimming as the server does it: Unicode white space and U+FEFF (which
@@ -419,7 +429,8 @@ fn blank_trim(s: &str) -> &str {
 fn check_text(stored: &str, sent: &Value, max: usize) -> Result<(), TestCaseError> {
     let sent = sent.as_str().expect("accepted text was a string");
     prop_assert!(text_ok(sent, max), "accepted {sent:?} against max {max}");
-    prop_assert_eq!(stored, blank_trim(sent));
+    let sent = nfc(sent);
+    prop_assert_eq!(stored, blank_trim(&sent));
     Ok(())
 }
 

@@ -460,6 +460,23 @@ impl Problems {
     }
 }
 
+/// `error`'s problem, an option it names counted as the form counts its
+/// rows: blank rows are left out of the body, so the body's second option
+/// may be the form's third answer.
+fn form_numbers(error: &FieldError, origins: &[Origin]) -> Problem {
+    let row = |option: usize| match error.path.segs() {
+        [Seg::Key(Key::Questions), Seg::Index(i), ..] => {
+            origins.get(*i).and_then(|o| o.options.get(option)).copied().unwrap_or(option)
+        }
+        _ => option,
+    };
+    match error.problem {
+        Problem::DuplicateOption { option } => Problem::DuplicateOption { option: row(option) },
+        Problem::LookalikeOption { option } => Problem::LookalikeOption { option: row(option) },
+        ref other => other.clone(),
+    }
+}
+
 /// Maps the domain's problems to this form's fields.
 pub(super) fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> Problems {
     let t = ctx.t;
@@ -479,7 +496,7 @@ pub(super) fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> 
             (Problem::IntegerRange { min, .. }, Some(Field::Detail(_, Key::ScaleMax))) => {
                 (t.err_scale_to_above)(u8::try_from(min.saturating_sub(1)).unwrap_or(u8::MAX))
             }
-            _ => problem_text(t, &e.problem),
+            _ => problem_text(t, &form_numbers(e, origins)),
         };
         match Field::of(e, origins) {
             Some(field) => p.at(ctx.t, field, message),
@@ -546,6 +563,38 @@ mod tests {
         assert_eq!(p.fields.len(), 1, "{p:?}");
         assert_eq!(p.fields[0].id, "f-q1o2");
         assert_eq!(p.fields[0].name, "Question 2, Answer 3");
+        // The answer it repeats is named as the form numbers it (the body
+        // left the blank row out: there it is the first option).
+        assert_eq!(p.fields[0].message, "This answer is the same as answer 2 of this question.");
+    }
+
+    /// An answer that looks like another (a Cyrillic Р for a Latin P, a
+    /// zero-width space) is refused at its own field, naming the answer it
+    /// looks like by its row in the form, in every language.
+    #[test]
+    fn an_answer_that_looks_like_another_is_refused_at_its_field_naming_the_other() {
+        let form = Form::from_pairs(&[
+            ("title", "T"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("q0", "Lunch?"),
+            ("q0o0", ""),
+            ("q0o1", "Pizza"),
+            ("q0o2", "Yes"),
+            ("q0o3", "\u{420}izza"),
+            ("q0o4", "Ye\u{200b}s"),
+        ]);
+        let (body, origins) = Draft::from_form(&form).to_json();
+        let errors = NewPoll::from_json(&body).unwrap_err();
+        for lang in Lang::ALL {
+            let ctx = Ctx::new(Choice { lang, explicit: false }, "/");
+            let p = problems(&ctx, &errors, &origins);
+            let at: Vec<(&str, String)> = p.fields.iter().map(|f| (f.id.as_str(), f.message.clone())).collect();
+            assert_eq!(at, [("f-q0o3", (ctx.t.err_lookalike)(2)), ("f-q0o4", (ctx.t.err_lookalike)(3))], "{lang:?}");
+        }
+        let p = problems(&en(), &errors, &origins);
+        assert!(p.fields[0].message.starts_with("This answer looks the same as answer 2 of this question"), "{p:?}");
+        assert_eq!(p.fields[0].name, "Question 1, Answer 4");
     }
 
     fn en() -> Ctx<'static> {
