@@ -13,7 +13,7 @@ use super::open::{Image, open_image};
 use super::rows::{self, Doc, Layout, State};
 use super::seal::DataKey;
 use super::seen::Seen;
-use super::sqlite::Lite;
+use super::sqlite::SqliteRows;
 use super::vocab::place;
 
 /// A connection of a test's own to `store`'s file, as another process has.
@@ -26,7 +26,7 @@ pub fn conn_of(store: &super::Store) -> Connection {
 /// Poll `id` opened whole (its ballot rows checked against its counts'
 /// digest).
 pub fn image_of(conn: &Connection, keys: &Keyring, id: &PollId) -> Image {
-    open_image(&mut Lite(conn), keys, &Seen::default(), id.as_str(), None).unwrap().unwrap()
+    open_image(&mut SqliteRows(conn), keys, &Seen::default(), id.as_str(), None).unwrap().unwrap()
 }
 
 pub fn key_of(conn: &Connection, keys: &Keyring, id: &PollId) -> DataKey {
@@ -105,7 +105,7 @@ pub fn move_ballot(conn: &Connection, keys: &Keyring, id: &PollId, from: &[u8], 
 
 /// Writes `state` as `id`'s counts, one version on, as the writer would.
 pub fn write_state(conn: &Connection, key: &DataKey, id: &PollId, state: &mut State) {
-    super::writer::write_state_for_tests(&mut Lite(conn), &Seen::default(), id.as_str(), key, state).unwrap();
+    super::writer::write_state_for_tests(&mut SqliteRows(conn), &Seen::default(), id.as_str(), key, state).unwrap();
 }
 
 /// Every key of a stored ballot, in key order, in the SQLite file `path`.

@@ -11,7 +11,7 @@ use crate::keyring::Keyring;
 use crate::secret::{AdminToken, InviteCode, MediaId, Receipt};
 use crate::store::rows::Tag;
 use crate::store::seal::{self, DataKey, Place};
-use crate::store::sqlite::Lite;
+use crate::store::sqlite::SqliteRows;
 use crate::store::sqlite::testing::{FORMAT_TWO_VERSION, SCHEMA_VERSION, connect, migrate, open_keys};
 use crate::store::testkit::{data_dir, image_of, key_of};
 use crate::store::vocab::place;
@@ -236,7 +236,7 @@ fn a_poll_already_upgraded_is_not_upgraded_again() {
     let seen = Seen::default();
     let upgrade = |conn: &mut Connection| {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
-        let done = writer::upgrade::upgrade_poll(&mut Lite(&tx), &keys, &seen, f.id.as_str(), today).unwrap();
+        let done = writer::upgrade::upgrade_poll(&mut SqliteRows(&tx), &keys, &seen, f.id.as_str(), today).unwrap();
         tx.commit().unwrap();
         seen.committed();
         done

@@ -15,8 +15,8 @@
 //!   an image takes memory), the staging area holds at most
 //!   `staging_bytes`, one client (IPv4 address or IPv6 /64) at most a
 //!   [`PER_CLIENT`] share of it, and an entry is forgotten after
-//!   [`STAGING_TTL`] or as soon as it is replaced or removed; room is
-//!   checked before the costly cleaning;
+//!   [`STAGING_TTL`] or as soon as it is replaced or removed; the space
+//!   is checked before the costly cleaning;
 //! - the client is known only as an HMAC of its address group with an
 //!   in-memory key of the hour (`keyed.rs`), as for the creation limit;
 //! - a reference names one cleaned file and nothing else; it is 128 random
@@ -127,8 +127,10 @@ impl Uploads {
         held
     }
 
-    /// Whether `n` more bytes would fit for `client`.
-    fn room(&self, held: &Held, client: ClientGroup, n: usize) -> Result<(), UploadError> {
+    /// Whether `n` more bytes fit for `client`: within its share of the
+    /// staging area ([`UploadError::Quota`] if not) and within the whole
+    /// area ([`UploadError::Full`] if not).
+    fn check_space(&self, held: &Held, client: ClientGroup, n: usize) -> Result<(), UploadError> {
         if held.bytes_of(client).saturating_add(n) > self.staging_bytes / PER_CLIENT {
             return Err(UploadError::Quota);
         }
@@ -140,9 +142,10 @@ impl Uploads {
 
     /// Cleans one file uploaded by `client` and holds it for the form.
     pub fn take(&self, bytes: &[u8], client: ClientGroup) -> Result<Staged, UploadError> {
-        // Room first (the cleaned file is about the size of the upload):
-        // cleaning costs time and memory, and is not spent on a refusal.
-        self.room(&self.lock(), client, bytes.len())?;
+        // The space first (the cleaned file is about the size of the
+        // upload): cleaning costs time and memory, and is not spent on a
+        // refusal.
+        self.check_space(&self.lock(), client, bytes.len())?;
         if self.cleaning.fetch_add(1, Ordering::AcqRel) >= CONCURRENT {
             self.cleaning.fetch_sub(1, Ordering::AcqRel);
             return Err(UploadError::Busy);
@@ -158,7 +161,7 @@ impl Uploads {
         crate::secret::random_bytes(&mut raw).map_err(|_| UploadError::Busy)?;
         let reference = URL_SAFE_NO_PAD.encode(raw);
         let mut held = self.lock();
-        self.room(&held, client, clean.bytes.len())?;
+        self.check_space(&held, client, clean.bytes.len())?;
         let owner = held.owners.current.key(&[client.as_bytes()]);
         held.entries.insert(reference.clone(), Entry { clean: clean.clone(), since: Instant::now(), owner });
         Ok(Staged { reference, clean })

@@ -11,7 +11,7 @@ use crate::day::Day;
 use crate::error::Error;
 
 use super::super::engine::{Rows, Stats};
-use super::{Lite, connect, private_file, writer};
+use super::{SqliteRows, connect, private_file, writer};
 
 /// Operator-level figures: nothing about any single poll.
 pub(super) fn stats(conn: &Connection, today: Day) -> anyhow::Result<Stats> {
@@ -81,8 +81,8 @@ fn fill(
     drop(conn);
     let mut copied = connect(target, OpenFlags::SQLITE_OPEN_READ_WRITE, busy)?;
     let tx = copied.transaction()?;
-    let staged = Lite(&tx).staged_polls()?;
-    copy(&mut Lite(&tx)).map_err(|e| anyhow::anyhow!("mixing the copy's new ballots: {e}"))?;
+    let staged = SqliteRows(&tx).staged_polls()?;
+    copy(&mut SqliteRows(&tx)).map_err(|e| anyhow::anyhow!("mixing the copy's new ballots: {e}"))?;
     tx.commit()?;
     if !staged.is_empty() {
         copied.execute_batch("VACUUM")?;

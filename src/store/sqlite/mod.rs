@@ -37,7 +37,7 @@ use super::vocab::{FORMAT, KeyringRow};
 use super::writer::{Handle, WriterConfig};
 use super::{Opened, writer::upgrade};
 
-pub(super) use rows::Lite;
+pub(super) use rows::SqliteRows;
 
 /// The migrations, in order. Append-only: a released file is never edited.
 pub(in crate::store) const MIGRATIONS: &[(&str, &str)] = &[
@@ -131,7 +131,7 @@ pub(in crate::store) fn migrate(path: &Path, busy: Duration, upto: i64) -> anyho
         if i as i64 == SEALED_VERSION && legacy::pending(&tx)? {
             bail!("migration {name} needs every poll sealed first; the encryption pass has not finished");
         }
-        if i as i64 == FORMAT_TWO_VERSION && Lite(&tx).polls_of_format(FORMAT - 1).is_ok_and(|p| !p.is_empty()) {
+        if i as i64 == FORMAT_TWO_VERSION && SqliteRows(&tx).polls_of_format(FORMAT - 1).is_ok_and(|p| !p.is_empty()) {
             // A poll the format pass could not move keeps format 1's rows;
             // the schema waits here (the pass named it, and tries again at
             // each start).
@@ -267,10 +267,10 @@ fn format_two(conn: &mut Connection, keys: &Keyring, seen: &Seen, today: Day) ->
     if version != FORMAT_TWO_VERSION {
         return Ok(());
     }
-    let old = Lite(conn).polls_of_format(FORMAT - 1)?;
+    let old = SqliteRows(conn).polls_of_format(FORMAT - 1)?;
     let (moved, _) = upgrade::pass(&old, seen, |id| {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let done = upgrade::upgrade_poll(&mut Lite(&tx), keys, seen, id, today)?;
+        let done = upgrade::upgrade_poll(&mut SqliteRows(&tx), keys, seen, id, today)?;
         tx.commit()?;
         Ok(done)
     })?;
@@ -281,16 +281,16 @@ fn format_two(conn: &mut Connection, keys: &Keyring, seen: &Seen, today: Day) ->
 }
 
 /// A reader's connection: SQLite's own, one per worker.
-struct LiteRead(Connection);
+struct SqliteReadConn(Connection);
 
-impl ReadConn for LiteRead {
+impl ReadConn for SqliteReadConn {
     fn once(&mut self, f: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>) -> Result<(), Error> {
-        f(&mut Lite(&self.0))
+        f(&mut SqliteRows(&self.0))
     }
 
     fn snapshot(&mut self, f: &mut dyn FnMut(&mut dyn Rows) -> Result<(), Error>) -> Result<(), Error> {
         let tx = self.0.transaction()?;
-        f(&mut Lite(&tx))?;
+        f(&mut SqliteRows(&tx))?;
         tx.finish()?;
         Ok(())
     }
@@ -304,14 +304,14 @@ impl ReadConn for LiteRead {
 /// A connection to the SQLite file at `path` for the audit (which may edit
 /// a document).
 pub(super) fn audit_conn(path: &Path) -> anyhow::Result<Box<dyn ReadConn>> {
-    Ok(Box::new(LiteRead(connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, Duration::from_secs(10))?)))
+    Ok(Box::new(SqliteReadConn(connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE, Duration::from_secs(10))?)))
 }
 
 impl Engine for Sqlite {
     fn reader(&self) -> anyhow::Result<Box<dyn ReadConn>> {
         let conn = connect(&self.path, OpenFlags::SQLITE_OPEN_READ_WRITE, self.busy)?;
         conn.pragma_update(None, "query_only", true)?;
-        Ok(Box::new(LiteRead(conn)))
+        Ok(Box::new(SqliteReadConn(conn)))
     }
 
     fn stats(&self, today: Day) -> anyhow::Result<Stats> {

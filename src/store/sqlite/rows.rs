@@ -16,13 +16,13 @@ use super::super::vocab::{
 };
 
 /// A SQLite connection (or a transaction on it) seen as [`Rows`].
-pub(in crate::store) struct Lite<'a>(pub &'a Connection);
+pub(in crate::store) struct SqliteRows<'a>(pub &'a Connection);
 
 fn count(n: i64) -> Result<u64, Error> {
     u64::try_from(n).map_err(|_| corrupt("counter"))
 }
 
-impl Rows for Lite<'_> {
+impl Rows for SqliteRows<'_> {
     fn poll(&mut self, id: &str, live_on: Option<Day>, cols: Cols) -> Result<Option<PollWith>, Error> {
         let live = if live_on.is_some() { " AND expires_on > ?2" } else { "" };
         let body = if cols.body() { "body" } else { "NULL" };

@@ -25,7 +25,7 @@ use super::super::engine::Rows;
 use super::super::seen::Seen;
 use super::super::writer::mix::IDLE;
 use super::super::writer::{BatchFailed, Empty, Inbox, Job, Outcome, Writer, WriterConfig, batch_error};
-use super::Lite;
+use super::SqliteRows;
 
 /// What the writer owes besides the writes themselves, done between
 /// batches.
@@ -60,7 +60,7 @@ pub(super) fn run(mut conn: Connection, keys: Arc<Keyring>, seen: Arc<Seen>, mut
             Err(Empty::Timeout) => {
                 // Idle: the moment to mix, and to truncate an owed WAL.
                 if config.mix && std::mem::take(&mut w.fresh.look_for_left) {
-                    match Lite(&conn).staged_polls() {
+                    match SqliteRows(&conn).staged_polls() {
                         Ok(polls) => w.fresh.add_left(polls),
                         Err(e) => eprintln!("anonpoll: could not look for ballots left unmixed: {e}"),
                     }
@@ -144,7 +144,7 @@ fn try_commit(
     // another process committed since our last batch, forget what we know.
     let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0)).map_err(|e| failed(e.into()))?;
     w.check_version(version);
-    let out = w.apply_batch(&mut Lite(&tx), batch, &[])?;
+    let out = w.apply_batch(&mut SqliteRows(&tx), batch, &[])?;
     tx.commit().map_err(|e| failed(e.into()))?;
     w.committed();
     Ok(out)
@@ -182,7 +182,7 @@ fn mix(w: &mut Writer, conn: &mut Connection, chores: &mut Chores, poll: &str) {
     let started = Instant::now();
     let mixed = (|| -> Result<(), Error> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        w.mix(&mut Lite(&tx), poll, Day::today())?;
+        w.mix(&mut SqliteRows(&tx), poll, Day::today())?;
         tx.commit()?;
         Ok(())
     })();

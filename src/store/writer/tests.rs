@@ -19,7 +19,7 @@ use crate::store::Keys;
 use crate::store::keys::{receipt_tag, settled_key, staged_key};
 use crate::store::rows::Groups;
 use crate::store::seen::Seen;
-use crate::store::sqlite::Lite;
+use crate::store::sqlite::SqliteRows;
 use crate::store::sqlite::testing::{SCHEMA_VERSION, connect, migrate, open_keys};
 use crate::store::testkit::{DataDir, assert_counts_match, data_dir, doc_of, image_of, tallies_of};
 use crate::store::vocab::STAGED;
@@ -48,7 +48,7 @@ fn commit(w: &mut Writer, conn: &mut Connection, batch: &[Job]) -> (Vec<Result<O
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).unwrap();
     let version: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0)).unwrap();
     w.check_version(version);
-    match w.apply_batch(&mut Lite(&tx), batch, &[]) {
+    match w.apply_batch(&mut SqliteRows(&tx), batch, &[]) {
         Ok(out) => {
             tx.commit().unwrap();
             w.committed();
@@ -65,7 +65,7 @@ fn commit(w: &mut Writer, conn: &mut Connection, batch: &[Job]) -> (Vec<Result<O
 /// Mixes `poll` in a transaction of its own.
 fn mix_now(w: &mut Writer, conn: &mut Connection, poll: &PollId) -> Result<(), Error> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).unwrap();
-    let out = w.mix(&mut Lite(&tx), poll.as_str(), Day::today());
+    let out = w.mix(&mut SqliteRows(&tx), poll.as_str(), Day::today());
     if out.is_ok() {
         tx.commit().unwrap();
     }
@@ -685,7 +685,7 @@ fn a_reader_of_committed_counts_is_not_refused_during_the_writers_batch() {
     reader_reads(&reader, &keys, &seen, &p).unwrap();
     let batch = batch_that_reads_its_own_writes(&p, &fillers, today);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).unwrap();
-    let (results, _) = w.apply_batch(&mut Lite(&tx), &batch, &[]).ok().unwrap();
+    let (results, _) = w.apply_batch(&mut SqliteRows(&tx), &batch, &[]).ok().unwrap();
     assert!(results.iter().all(Result::is_ok));
     // The batch is applied, not committed: a reader that begins now reads v0.
     let during = reader_reads(&reader, &keys, &seen, &p);
@@ -705,7 +705,7 @@ fn a_rolled_back_batch_leaves_its_polls_readable() {
     let today = Day::today();
     let batch = batch_that_reads_its_own_writes(&p, &fillers, today);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).unwrap();
-    let (results, _) = w.apply_batch(&mut Lite(&tx), &batch, &[]).ok().unwrap();
+    let (results, _) = w.apply_batch(&mut SqliteRows(&tx), &batch, &[]).ok().unwrap();
     assert!(results.iter().all(Result::is_ok));
     drop(tx); // rolled back, as on SQLITE_FULL or a failed commit
     w.rolled_back();

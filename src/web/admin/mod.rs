@@ -1,0 +1,277 @@
+//! `/p/{id}/admin`: managing a poll with its admin key.
+//!
+//! The key never travels in a URL the server sees: the admin link carries it
+//! after `#`, the page's form takes it in a password field (filled by the
+//! script from the fragment, or pasted), and every action form carries it
+//! back as a hidden field of a POST body. Every action checks it again
+//! (constant time) and goes through the application layer with the API's
+//! own validation, so the page can do nothing the API would refuse.
+//!
+//! Invite codes are issued here too. They exist only in the answer to the
+//! POST that issued them (a sheet of cards to print, or a CSV file): never
+//! in a URL the server sees (the invite link carries the code after `#`),
+//! never in a log, never again on a later page.
+//!
+//! One module per action of the page, each holding its section of the
+//! dashboard and what its form does: `status.rs` (close, reopen),
+//! `expiry.rs`, `settings.rs`, `versions.rs` (language versions),
+//! `media.rs`, `invites.rs` and `delete.rs`. Here: the key prompt, the
+//! action a form asks for (read once, then dispatched), what every action
+//! shares (the [`View`] it reports to, a change through the API's PATCH
+//! rules) and the dashboard that puts the sections together.
+
+mod delete;
+mod expiry;
+mod invites;
+mod media;
+mod settings;
+mod status;
+mod versions;
+
+use maud::{Markup, html};
+
+use super::WebWorker;
+use super::form::{Form, Problems, problem_text};
+use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
+use super::parts::facts::facts;
+use super::parts::fields::{error_summary, link_field};
+use super::parts::qr::qr_svg;
+use super::parts::results_view::results_section;
+use super::parts::settings::{SettingsDraft, visibility_text};
+use super::parts::token::{presented_token, token_form};
+use super::uploads::SlotDraft;
+use crate::app::{Access, InviteStatus, check_token};
+use crate::day::Day;
+use crate::domain::results::Results;
+use crate::domain::{Lang, Poll, PollPatch};
+use crate::error::Error;
+use crate::http::{Request, Response};
+use crate::secret::MediaId;
+use versions::VersionDraft;
+
+/// The key prompt, shown before anything else.
+pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Response {
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.admin_title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
+        p { (t.admin_intro) }
+        (token_form(ctx, t.token_open_admin, error, true))
+    };
+    respond(status, ctx.lang, page(ctx, t.admin_title, body))
+}
+
+/// What the dashboard shows above its sections, after an action.
+struct View {
+    notice: Option<(&'static str, String)>,
+    /// A language version's form as sent, when it is shown again with a problem.
+    draft: Option<VersionDraft>,
+    problems: Problems,
+    /// The media form as sent, when it is shown again with a problem.
+    media: Option<(String, SlotDraft)>,
+    /// The settings form as sent, when it is shown again with a problem.
+    settings: Option<SettingsDraft>,
+    /// The number of codes asked for, when it is shown again with a problem.
+    invites_count: Option<String>,
+    /// The invite form's one-time code.
+    invites_once: String,
+    status: u16,
+}
+
+impl View {
+    fn done(&mut self, text: String) {
+        self.notice = Some(("ok", text));
+    }
+
+    fn refused(&mut self) {
+        self.status = 422;
+    }
+}
+
+/// What an admin form asks for, read once from its `action` field (and the
+/// fields that say what it applies to).
+#[derive(Debug, PartialEq, Eq)]
+enum AdminAction {
+    /// Show the dashboard: the key was just given, or a deletion cancelled.
+    Open,
+    Close,
+    Reopen,
+    /// Set the erase date from the `expiry` field.
+    Expiry,
+    /// Set who sees the results, the closing day and shuffling (`results`, `closes`, `shuffle`).
+    Settings,
+    VersionSave(Lang),
+    VersionRemove(Lang),
+    /// Forget the file held by the media form.
+    MediaDrop,
+    MediaAttach,
+    MediaRemove(MediaId),
+    /// Ask to confirm the deletion.
+    Delete,
+    DeleteConfirmed,
+    /// Issue `count` invite codes and answer them as a sheet of cards.
+    InvitesSheet,
+    /// Issue `count` invite codes and answer them as a CSV file.
+    InvitesCsv,
+}
+
+impl AdminAction {
+    fn parse(form: &Form, poll: &Poll) -> Result<AdminAction, Error> {
+        let bad = || Error::Malformed("The admin form was not one this page sends.".into());
+        let lang = || form.get("vlang").and_then(Lang::from_code).ok_or_else(bad);
+        Ok(match form.get("action").unwrap_or("") {
+            "" | "open" => AdminAction::Open,
+            "close" => AdminAction::Close,
+            "reopen" => AdminAction::Reopen,
+            "expiry" => AdminAction::Expiry,
+            "settings" => AdminAction::Settings,
+            // The page offers no form for the poll's own language.
+            "version-save" => AdminAction::VersionSave(Some(lang()?).filter(|l| *l != poll.lang).ok_or_else(bad)?),
+            "version-remove" => AdminAction::VersionRemove(lang()?),
+            "media-drop-am" => AdminAction::MediaDrop,
+            "media-attach" => AdminAction::MediaAttach,
+            "media-remove" => AdminAction::MediaRemove(form.get("media").and_then(MediaId::parse).ok_or_else(bad)?),
+            "delete" => AdminAction::Delete,
+            "delete-confirmed" => AdminAction::DeleteConfirmed,
+            "invites" => AdminAction::InvitesSheet,
+            "invites-csv" => AdminAction::InvitesCsv,
+            _ => return Err(bad()),
+        })
+    }
+}
+
+pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    let t = ctx.t;
+    let Some(token) = presented_token(form) else { return Ok(prompt(&ctx, &poll, 200, None)) };
+    if check_token(&poll, token).is_err() {
+        return Ok(prompt(&ctx, &poll, 403, Some(t.err_bad_token)));
+    }
+    let token = token.to_owned();
+    let mut view = View {
+        notice: None,
+        draft: None,
+        problems: Problems::default(),
+        media: None,
+        settings: None,
+        invites_count: None,
+        invites_once: w.web.invite_forms.issue(&poll.id, today).map_err(Error::internal)?,
+        status: 200,
+    };
+    match AdminAction::parse(form, &poll)? {
+        AdminAction::Open => {}
+        AdminAction::Close => status::set_closed(w, &ctx, &poll, true, today, &mut view)?,
+        AdminAction::Reopen => status::set_closed(w, &ctx, &poll, false, today, &mut view)?,
+        AdminAction::Expiry => expiry::save(w, &ctx, form, (&poll, today), &mut view)?,
+        AdminAction::Settings => settings::save(w, &ctx, form, &poll, today, &mut view)?,
+        AdminAction::VersionSave(lang) => versions::save(w, &ctx, form, &poll, lang, today, &mut view)?,
+        AdminAction::VersionRemove(lang) => versions::remove(w, &ctx, &poll, lang, today, &mut view)?,
+        AdminAction::MediaDrop => media::drop_held(w, form),
+        AdminAction::MediaAttach => media::attach(w, &ctx, (form, req.client), &poll, today, &mut view)?,
+        AdminAction::MediaRemove(media) => media::remove(w, &ctx, &poll, &media, today, &mut view)?,
+        AdminAction::Delete => return Ok(delete::confirm(&ctx, &poll, &token)),
+        AdminAction::DeleteConfirmed => return delete::confirmed(w, &ctx, &poll),
+        action @ (AdminAction::InvitesSheet | AdminAction::InvitesCsv) => {
+            let csv = action == AdminAction::InvitesCsv;
+            if let Some(answer) = invites::issue(w, &ctx, form, (&poll, &token), today, &mut view, csv)? {
+                return Ok(answer);
+            }
+        }
+    }
+    // Show the poll as it is now.
+    let poll = w.session.reload(&poll, today)?;
+    let results = w.session.results(&poll, Access::Token(&token))?;
+    let invites = w.session.invite_status(&poll, &token)?;
+    let body = dashboard(&ctx, (&poll, today), (&results, invites), &token, &view, w);
+    let ctx = Ctx { secret: Some(("token", token.clone())), ..ctx };
+    Ok(respond(view.status, ctx.lang, page(&ctx, t.admin_title, body)))
+}
+
+/// Applies `patch`; on success says `done` (unless empty) and answers the
+/// poll as it is now; a refused patch is shown on the page instead.
+fn change(
+    w: &mut WebWorker,
+    ctx: &Ctx,
+    poll: &Poll,
+    patch: &PollPatch,
+    today: Day,
+    view: &mut View,
+    done: String,
+) -> Result<Option<Poll>, Error> {
+    match w.session.patch(poll, patch, today) {
+        Ok(updated) => {
+            if !done.is_empty() {
+                view.done(done);
+            }
+            Ok(Some(updated))
+        }
+        Err(Error::Invalid(errors)) => {
+            view.refused();
+            for e in &errors {
+                view.problems.general.push(problem_text(ctx.t, &e.problem));
+            }
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn hidden_token(token: &str) -> Markup {
+    html! { input type="hidden" name="token" value=(token); }
+}
+
+fn dashboard(
+    ctx: &Ctx,
+    (poll, today): (&Poll, Day),
+    (results, invites): (&Results, InviteStatus),
+    token: &str,
+    view: &View,
+    w: &WebWorker,
+) -> Markup {
+    let (links, uploads) = (w.session.links(), &w.web.uploads);
+    let t = ctx.t;
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let id = &poll.id;
+    html! {
+        h1 { (t.admin_title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
+        (facts(ctx, poll, today))
+        @if let Some((kind, text)) = &view.notice { (notice(kind, text)) }
+        (error_summary(ctx, t.problems_heading, &view.problems))
+        // Results first: what the admin comes back for. Then the links,
+        // the open/closed switch, and the rest folded (opened when the
+        // page comes back with a problem or a draft in it).
+        (results_section(ctx, poll, results, 2))
+        section aria-labelledby="links-heading" {
+            h2 id="links-heading" { (t.links_heading) }
+            // With its QR code, as on "Your poll is ready": the
+            // admin comes back here to show the poll on a slide or a sheet.
+            @let share = links.share(id);
+            div.share-block {
+                div.share-link { (link_field(ctx, "link-share", t.created_share, t.created_share_hint, &share)) }
+                (qr_svg(&share, t.share_qr))
+            }
+            (link_field(ctx, "link-results", t.created_results, &visibility_text(t, poll), &links.results(id)))
+        }
+        (status::section(ctx, poll, token))
+        (expiry::section(ctx, (poll, today), token, view))
+        (settings::section(ctx, poll, token, view))
+        (invites::section(ctx, poll, invites, token, view))
+        (media::section(ctx, poll, token, view, uploads))
+        (versions::section(ctx, poll, token, view))
+        (delete::section(ctx, token))
+    }
+}
+
+/// A folded section of the admin page: its heading is the `<summary>`
+/// (so the outline still lists it), its content shown on demand (no script
+/// needed). Its heading's id is `{id}-heading`.
+fn fold(id: &str, heading: &str, open: bool, content: Markup) -> Markup {
+    html! {
+        details.fold id=(format!("{id}-section")) open[open] {
+            summary { h2 id=(format!("{id}-heading")) { (heading) } }
+            div.fold-body { (content) }
+        }
+    }
+}
