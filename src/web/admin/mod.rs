@@ -242,7 +242,16 @@ fn dashboard(
         // Results first: what the admin comes back for. Then the links,
         // the open/closed switch, and the rest folded (opened when the
         // page comes back with a problem or a draft in it).
-        (results_section(ctx, poll, results, 2))
+        // Live whatever the poll's visibility: the script asks the API with
+        // the key (a Bearer header, never a URL) and redraws on a change.
+        @if poll.closed {
+            (results_section(ctx, poll, results, 2))
+        } @else {
+            div.live data-live-results=(format!("/api/polls/{}/results", poll.id)) data-live-admin {
+                p.results-live hidden { (t.results_live) }
+                (results_section(ctx, poll, results, 2))
+            }
+        }
         section aria-labelledby="links-heading" {
             h2 id="links-heading" { (t.links_heading) }
             // With its QR code, as on "Your poll is ready": the

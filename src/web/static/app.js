@@ -8,8 +8,9 @@
 // - a print button on the sheet of invite cards, and its way back to the
 //   dashboard with the key kept in this tab's sessionStorage meanwhile;
 // - copy buttons next to links;
-// - on public results, a refresh every 10 s while the page is open (asks
-//   this server only: the CSP's connect-src is 'self');
+// - on public results, and on the admin page whatever the visibility, a
+//   refresh every 10 s while the page is open (asks this server only: the
+//   CSP's connect-src is 'self'; the admin key in a header or a body);
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
 // - a receipt after a vote (issue 15): kept in localStorage for its poll
@@ -169,9 +170,10 @@
     });
   });
 
-  // Public results, live: while the page is open and shown, ask the API
-  // for the results every 10 s; when they changed, fetch this page again
-  // (the same address, no cookie, nothing else sent) and put its results in
+  // Results, live (public results, and the admin page's): while the page
+  // is open and shown, ask the API for the results every 10 s; when they
+  // changed, fetch this page again (the same address, no cookie, nothing
+  // else sent but the admin key where the page needs it) and put its results in
   // place of the old ones, so figures are drawn by the server exactly as on
   // a reload. Opened "pairwise" boxes stay open. Without script the page
   // shows the results as they were when it loaded.
@@ -184,16 +186,28 @@
     var refresh = function () {
       if (busy || document.hidden) return;
       busy = true;
-      var get = function (url, type) {
-        return fetch(url, { credentials: "omit", cache: "no-store", headers: { Accept: type } }).then(function (r) {
+      // On the admin page the key goes along: as a Bearer header to the API
+      // and in the body of the page's own "open" form, never in a URL.
+      var keyField = live.hasAttribute("data-live-admin") ? document.querySelector("input[name=token]") : null;
+      var get = function (url, type, form) {
+        var headers = { Accept: type };
+        var init = { credentials: "omit", cache: "no-store", headers: headers };
+        if (keyField && !form) headers.Authorization = "Bearer " + keyField.value;
+        if (form) {
+          init.method = "POST";
+          headers["Content-Type"] = "application/x-www-form-urlencoded";
+          init.body = form;
+        }
+        return fetch(url, init).then(function (r) {
           if (!r.ok) throw new Error(String(r.status));
           return r.text();
         });
       };
+      var again = keyField ? "token=" + encodeURIComponent(keyField.value) + "&action=open" : null;
       get(live.getAttribute("data-live-results"), "application/json").then(function (json) {
         if (last === null) last = json;
         if (json === last) return null;
-        return get(location.pathname + location.search, "text/html").then(function (html) {
+        return get(location.pathname + location.search, "text/html", again).then(function (html) {
           var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live-results] section.results");
           var old = live.querySelector("section.results");
           // The poll has closed (its results no longer change): stop asking.
