@@ -16,12 +16,12 @@
 //! - creations share one per-client limit and votes one per-client throttle,
 //!   whatever front end they come through; both know a client only in memory.
 
+mod budgets;
 mod links;
-pub mod throttle;
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use links::Links;
 
@@ -35,7 +35,7 @@ use crate::http::Quota;
 use crate::ratelimit::RateLimiter;
 use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt, ReceiptHash};
 use crate::store::{MediaBlob, PendingWrite, Reader, Settle, Store};
-use throttle::VoteThrottle;
+use budgets::RefillingBudgets;
 
 /// Limits of the vote throttle.
 #[derive(Clone, Copy, Debug)]
@@ -48,15 +48,16 @@ pub struct VoteLimits {
 pub struct App {
     pub store: Store,
     pub limiter: Arc<RateLimiter>,
-    throttle: VoteThrottle,
-    /// The looser throttle of `none` polls ([`ROOM_FACTOR`]).
-    room: VoteThrottle,
+    /// The vote throttle: per client group and poll.
+    throttle: RefillingBudgets,
+    /// The flood cap of `none` polls ([`FLOOD_CAP_FACTOR`]).
+    flood_cap: RefillingBudgets,
     /// The pace of `none` polls, in counters, per client group over all
     /// of them ([`PACE_PER_SECOND`]).
-    pace: VoteThrottle,
+    pace: RefillingBudgets,
     /// Invite codes refused by the writer (unknown or used), per client
     /// group and poll ([`WRONG_CODES`]): spent as the writer refuses them.
-    wrong_codes: Arc<VoteThrottle>,
+    wrong_codes: Arc<RefillingBudgets>,
     links: Links,
     /// Whether the day's key work last failed, until it next succeeds.
     key_work_failed: std::sync::atomic::AtomicBool,
@@ -67,12 +68,12 @@ pub struct App {
 /// 1,000 responses per 10 minutes at the defaults, enough for a lecture
 /// hall on one address. Without any cap, one client could hammer a heavy
 /// `none` poll and hold the single writer for every other poll.
-pub const ROOM_FACTOR: u32 = 10;
+pub const FLOOD_CAP_FACTOR: u32 = 10;
 
 /// The counters (`Ballot::weight`) one client group's ballots may add to
 /// `none` polls per second, all of them together (so that a client cannot
 /// multiply it by creating polls), with a burst of one second's worth. The
-/// room's budget alone lets 1,000 ballots in at once, and the single
+/// flood cap alone lets 1,000 ballots in at once, and the single
 /// writer counts a heavy ballot (20 rankings of 12 options: 1,340
 /// counters) in about half a millisecond: 6 client groups hammering such a
 /// poll took half of a core from every other poll's votes for seconds
@@ -80,8 +81,9 @@ pub const ROOM_FACTOR: u32 = 10;
 /// such a client gets 15 heavy ballots a second, and a lecture hall of 300
 /// behind one address needs 20 s to answer 20 rankings of 12 options; a
 /// poll of ordinary size (a few questions, a few counters each) is paced
-/// at thousands of ballots a second, which no room reaches. A refusal is a
-/// 429 like the throttle's, the form back with what was entered.
+/// at thousands of ballots a second, which no room of people reaches. A
+/// refusal is a 429 like the throttle's, the form back with what was
+/// entered.
 pub const PACE_PER_SECOND: u32 = 20_000;
 
 /// A poll just created, with the token to show once.
@@ -178,10 +180,10 @@ impl App {
         Ok(App {
             store,
             limiter,
-            throttle: VoteThrottle::new(votes.per_window, votes.window)?,
-            room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
-            pace: VoteThrottle::new(PACE_PER_SECOND, Duration::from_secs(1))?,
-            wrong_codes: Arc::new(VoteThrottle::new(WRONG_CODES, votes.window)?),
+            throttle: RefillingBudgets::new(votes.per_window, votes.window)?,
+            flood_cap: RefillingBudgets::new(votes.per_window.saturating_mul(FLOOD_CAP_FACTOR), votes.window)?,
+            pace: RefillingBudgets::new(PACE_PER_SECOND, Duration::from_secs(1))?,
+            wrong_codes: Arc::new(RefillingBudgets::new(WRONG_CODES, votes.window)?),
             links: Links::new(base_url),
             key_work_failed: std::sync::atomic::AtomicBool::new(false),
         })
@@ -208,7 +210,7 @@ impl App {
     pub fn tick(&self) {
         self.limiter.tick();
         self.throttle.tick();
-        self.room.tick();
+        self.flood_cap.tick();
         self.wrong_codes.tick();
         self.pace.tick();
     }
@@ -263,7 +265,7 @@ impl App {
                 let (wrong_codes, client, id) = (self.wrong_codes.clone(), vote.client, vote.id.clone());
                 Some(Settle::new(move |stored| {
                     if !stored {
-                        wrong_codes.admit(client, &id);
+                        wrong_codes.spend_one(client, &id);
                     }
                     if let Some(then) = then {
                         then.run(stored);
@@ -462,8 +464,8 @@ impl Session {
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
                 None => return Err(Error::InviteRefused(InviteRefusal::Missing)),
                 // Too many wrong codes of late: refused before the writer.
-                Some(_) if !self.app.wrong_codes.has_room(client, &poll.id) => {
-                    let retry_after_secs = self.app.wrong_codes.refill().as_secs_f64().ceil() as u64;
+                Some(_) if !self.app.wrong_codes.has_one_left_at(client, &poll.id, Instant::now()) => {
+                    let retry_after_secs = self.app.wrong_codes.refill_interval().as_secs_f64().ceil() as u64;
                     return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
                 }
                 Some(text) => {
@@ -472,11 +474,12 @@ impl Session {
             },
             DuplicateCheck::None => {
                 // The pace first: a ballot it refuses spends none of the
-                // room's budget, which takes ten minutes to come back.
-                if !self.app.pace.spend(client, u32::try_from(ballot.weight()).unwrap_or(u32::MAX)) {
+                // flood cap's budget, which takes a whole window to come back.
+                let weight = u32::try_from(ballot.weight()).unwrap_or(u32::MAX);
+                if !self.app.pace.spend_across_polls_at(client, weight, Instant::now()) {
                     return Err(Error::VotesPaced);
                 }
-                self.throttled(&self.app.room, client, poll)?;
+                self.throttled(&self.app.flood_cap, client, poll)?;
                 None
             }
         };
@@ -541,11 +544,11 @@ impl Session {
     }
 
     /// Counts an action of `client` on `poll` against the vote throttle.
-    fn throttled(&self, throttle: &VoteThrottle, client: IpAddr, poll: &Poll) -> Result<(), Error> {
-        if throttle.admit(client, &poll.id) {
+    fn throttled(&self, budgets: &RefillingBudgets, client: IpAddr, poll: &Poll) -> Result<(), Error> {
+        if budgets.spend_one(client, &poll.id) {
             return Ok(());
         }
-        let retry_after_secs = throttle.refill().as_secs_f64().ceil() as u64;
+        let retry_after_secs = budgets.refill_interval().as_secs_f64().ceil() as u64;
         Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) })
     }
 
