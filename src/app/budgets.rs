@@ -1,6 +1,6 @@
 //! Refilling budgets: a token bucket per client group (and poll), the
 //! mechanism under every limit a vote meets before the writer
-//! (`Session::admit_vote` says which budget each vote spends).
+//! (`throttle.rs` says which budget each vote spends).
 //!
 //! What a budget means: a client may spend up to N units at once; each one
 //! spent comes back after window / N (6 s at the vote throttle's default of
