@@ -1,6 +1,6 @@
 //! In-memory tables keyed by a keyed hash of a client, kept in two
 //! window-long generations: the mechanism behind the creation limit
-//! (`ratelimit.rs`) and the vote throttle (`app/throttle.rs`).
+//! (`ratelimit.rs`) and the vote budgets (`app/budgets.rs`).
 //!
 //! Promises: an entry's key is HMAC-SHA256(secret, parts) truncated to 128
 //! bits, where the secret is random, exists only in this process's memory and

@@ -16,14 +16,16 @@
 //! - creations share one per-client limit and votes one per-client throttle,
 //!   whatever front end they come through; both know a client only in memory.
 
+mod budgets;
 mod links;
-pub mod throttle;
+mod throttle;
 
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use links::Links;
+pub use throttle::{FLOOD_CAP_FACTOR, PACE_PER_SECOND, VoteLimits, WRONG_CODES};
 
 use crate::day::Day;
 use crate::domain::results::Results;
@@ -35,54 +37,19 @@ use crate::http::Quota;
 use crate::ratelimit::RateLimiter;
 use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt, ReceiptHash};
 use crate::store::{MediaBlob, PendingWrite, Reader, Settle, Store};
-use throttle::VoteThrottle;
-
-/// Limits of the vote throttle.
-#[derive(Clone, Copy, Debug)]
-pub struct VoteLimits {
-    pub per_window: u32,
-    pub window: Duration,
-}
+use throttle::VoteBudgets;
 
 /// What every worker shares.
 pub struct App {
     pub store: Store,
     pub limiter: Arc<RateLimiter>,
-    throttle: VoteThrottle,
-    /// The looser throttle of `none` polls ([`ROOM_FACTOR`]).
-    room: VoteThrottle,
-    /// The pace of `none` polls, in counters, per client group over all
-    /// of them ([`PACE_PER_SECOND`]).
-    pace: VoteThrottle,
-    /// Invite codes refused by the writer (unknown or used), per client
-    /// group and poll ([`WRONG_CODES`]): spent as the writer refuses them.
-    wrong_codes: Arc<VoteThrottle>,
+    /// What a vote spends before the writer: the vote throttle, the flood
+    /// cap and pace of `none` polls, the wrong invite codes (`throttle.rs`).
+    votes: VoteBudgets,
     links: Links,
     /// Whether the day's key work last failed, until it next succeeds.
     key_work_failed: std::sync::atomic::AtomicBool,
 }
-
-/// A `none` poll (no duplicate check: a room of people behind one address)
-/// takes from one client group this many times the vote throttle's budget:
-/// 1,000 responses per 10 minutes at the defaults, enough for a lecture
-/// hall on one address. Without any cap, one client could hammer a heavy
-/// `none` poll and hold the single writer for every other poll.
-pub const ROOM_FACTOR: u32 = 10;
-
-/// The counters (`Ballot::weight`) one client group's ballots may add to
-/// `none` polls per second, all of them together (so that a client cannot
-/// multiply it by creating polls), with a burst of one second's worth. The
-/// room's budget alone lets 1,000 ballots in at once, and the single
-/// writer counts a heavy ballot (20 rankings of 12 options: 1,340
-/// counters) in about half a millisecond: 6 client groups hammering such a
-/// poll took half of a core from every other poll's votes for seconds
-/// (bench/results/2026-11-28-issue24-ninth). At this pace
-/// such a client gets 15 heavy ballots a second, and a lecture hall of 300
-/// behind one address needs 20 s to answer 20 rankings of 12 options; a
-/// poll of ordinary size (a few questions, a few counters each) is paced
-/// at thousands of ballots a second, which no room reaches. A refusal is a
-/// 429 like the throttle's, the form back with what was entered.
-pub const PACE_PER_SECOND: u32 = 20_000;
 
 /// A poll just created, with the token to show once.
 pub struct Created {
@@ -152,16 +119,6 @@ pub struct Issued {
     pub status: InviteStatus,
 }
 
-/// Wrong invite codes (unknown, or used already) one client group may send
-/// to a poll per vote window (one comes back every window / N: 30 s at the
-/// default 10 minutes). Past it, its votes on the poll are refused before
-/// they reach the writer, as the vote throttle refuses them: one form sent
-/// again and again with made-up codes would otherwise put about a thousand
-/// transactions a second on the single writer, which every other vote
-/// waits for. A person who mistypes, or a class behind one address with a
-/// few typos, is far below.
-pub const WRONG_CODES: u32 = 20;
-
 /// A poll's invite codes: how many were issued and how many cast a ballot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InviteStatus {
@@ -178,10 +135,7 @@ impl App {
         Ok(App {
             store,
             limiter,
-            throttle: VoteThrottle::new(votes.per_window, votes.window)?,
-            room: VoteThrottle::new(votes.per_window.saturating_mul(ROOM_FACTOR), votes.window)?,
-            pace: VoteThrottle::new(PACE_PER_SECOND, Duration::from_secs(1))?,
-            wrong_codes: Arc::new(VoteThrottle::new(WRONG_CODES, votes.window)?),
+            votes: VoteBudgets::new(votes)?,
             links: Links::new(base_url),
             key_work_failed: std::sync::atomic::AtomicBool::new(false),
         })
@@ -200,17 +154,14 @@ impl App {
     /// The vote throttle's window (the privacy page says how long a client
     /// is remembered).
     pub fn vote_window(&self) -> Duration {
-        self.throttle.window()
+        self.votes.window()
     }
 
     /// Lets in-memory keys expire on time on a quiet server too (a timer
     /// calls this).
     pub fn tick(&self) {
         self.limiter.tick();
-        self.throttle.tick();
-        self.room.tick();
-        self.wrong_codes.tick();
-        self.pace.tick();
+        self.votes.tick();
     }
 
     /// Drops the data keys the store's readers remembered for
@@ -260,10 +211,10 @@ impl App {
         let then = match vote.invite {
             None => then,
             Some(_) => {
-                let (wrong_codes, client, id) = (self.wrong_codes.clone(), vote.client, vote.id.clone());
+                let (wrong_codes, client, id) = (self.votes.wrong_codes(), vote.client, vote.id.clone());
                 Some(Settle::new(move |stored| {
                     if !stored {
-                        wrong_codes.admit(client, &id);
+                        wrong_codes.spend_one(client, &id);
                     }
                     if let Some(then) = then {
                         then.run(stored);
@@ -454,29 +405,22 @@ impl Session {
         }
         let ballot = Ballot::new(&poll.questions, answers)
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
+        let votes = &self.app.votes;
         let invite = match poll.duplicate_check {
             DuplicateCheck::Network => {
-                self.throttled(&self.app.throttle, client, poll)?;
+                votes.throttle(client, &poll.id, Instant::now())?;
                 None
             }
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
                 None => return Err(Error::InviteRefused(InviteRefusal::Missing)),
-                // Too many wrong codes of late: refused before the writer.
-                Some(_) if !self.app.wrong_codes.has_room(client, &poll.id) => {
-                    let retry_after_secs = self.app.wrong_codes.refill().as_secs_f64().ceil() as u64;
-                    return Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) });
-                }
                 Some(text) => {
+                    // Too many wrong codes of late: refused before the writer.
+                    votes.wrong_codes_left(client, &poll.id, Instant::now())?;
                     Some(InviteCode::parse(text).ok_or(Error::InviteRefused(InviteRefusal::NotACode))?.hash())
                 }
             },
             DuplicateCheck::None => {
-                // The pace first: a ballot it refuses spends none of the
-                // room's budget, which takes ten minutes to come back.
-                if !self.app.pace.spend(client, u32::try_from(ballot.weight()).unwrap_or(u32::MAX)) {
-                    return Err(Error::VotesPaced);
-                }
-                self.throttled(&self.app.room, client, poll)?;
+                votes.vote_without_check(client, &poll.id, ballot.weight(), Instant::now())?;
                 None
             }
         };
@@ -536,17 +480,8 @@ impl Session {
     /// and truncates the WAL, so it must not come in floods).
     fn before_amend(&mut self, client: IpAddr, poll: &Poll, text: &str) -> Result<Receipt, Error> {
         let (receipt, _) = self.own_ballot(poll, text)?;
-        self.throttled(&self.app.throttle, client, poll)?;
+        self.app.votes.throttle(client, &poll.id, Instant::now())?;
         Ok(receipt)
-    }
-
-    /// Counts an action of `client` on `poll` against the vote throttle.
-    fn throttled(&self, throttle: &VoteThrottle, client: IpAddr, poll: &Poll) -> Result<(), Error> {
-        if throttle.admit(client, &poll.id) {
-            return Ok(());
-        }
-        let retry_after_secs = throttle.refill().as_secs_f64().ceil() as u64;
-        Err(Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) })
     }
 
     /// Issues `count` (1 to [`INVITES_PER_CALL`]) new invite codes for

@@ -1,151 +1,161 @@
-//! The vote throttle: a budget of N responses per poll per client that
-//! refills at N per window, to blunt scripted ballot stuffing.
+//! The limits a vote meets before it reaches the writer, per client group,
+//! by its poll's duplicate check: which budget each vote spends, in which
+//! order, and what a refusal answers.
 //!
-//! What the limit means: a client may send up to N responses to a poll at
-//! once; each one spent comes back after window / N (6 s at the default 100
-//! per 10 minutes), so an emptied budget is whole again one window after its
-//! last use. Over any span of time T, a client gets at most N + N × T / window
-//! responses in. A refilling budget rather than a rolling window: it needs
-//! one small entry per client and poll instead of one instant per response.
+//! - `network` (the default): the vote throttle, `--vote-limit` responses
+//!   per client group and poll, refilling over the vote window. A ballot
+//!   changed or withdrawn with its receipt spends it too, whatever the
+//!   poll's check (each change rewrites a page and truncates the WAL).
+//! - `none` (a room of people behind one address): first the pace, the
+//!   counters its ballots add to all `none` polls per second
+//!   ([`PACE_PER_SECOND`]), then the flood cap, [`FLOOD_CAP_FACTOR`] times
+//!   the vote throttle's budget per poll. A ballot the pace refuses spends
+//!   none of the flood cap, which takes a window to come back.
+//! - `invite`: the wrong codes a client group sent to the poll
+//!   ([`WRONG_CODES`] per window), counted as the writer refuses them and
+//!   checked here, so that made-up codes do not reach the writer.
 //!
-//! Why this shape: a classroom or an office answers from one address (NAT),
-//! so the limit must be generous and it only slows a script down; the
-//! one-time ballot tokens (`ballot.rs`) do the rest.
+//! Why a module of its own: these are rules of the application, the same
+//! for every front end, tested here with a clock of the test's own; the
+//! budgets themselves (keyed hashes, refilling) are `budgets.rs`.
 //!
-//! The same budget can count work instead of responses, per client over
-//! all polls ([`VoteThrottle::spend`]): the pace of `none` polls is counted
-//! in the counters their ballots add, so that a heavy poll's ballots take
-//! their share of the single writer and not all of it
-//! (`app::PACE_PER_SECOND`).
-//!
-//! Privacy: a client is known here only as HMAC-SHA256(key, client group ‖
-//! poll id) (for the work budget, of the client group alone) truncated to
-//! 128 bits, with a random key that lives in memory for
-//! one window and is dropped with its entries after the next one (by then
-//! every budget it keyed is whole again, so forgetting it changes nothing).
-//! Nothing is written anywhere.
+//! Promises: a refusal is [`Error::VotesThrottled`], whose Retry-After is
+//! the time one spent unit takes to come back (at least a second), or
+//! [`Error::VotesPaced`]; a client is known only as a keyed hash of its
+//! group, in memory (`budgets.rs`).
 
 use std::net::IpAddr;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::client::ClientGroup;
-use crate::keyed::Generations;
+use super::budgets::RefillingBudgets;
+use crate::error::Error;
 use crate::secret::PollId;
 
-/// Distinct (client, poll) pairs tracked per window; past it, new pairs are
-/// refused until the next window, so memory stays bounded under a flood.
-pub const MAX_TRACKED: usize = 500_000;
-
-/// What is left of one client's budget for one poll, as of `at`.
-#[derive(Clone, Copy)]
-struct Budget {
-    left: f64,
-    at: Instant,
+/// Limits of the vote throttle.
+#[derive(Clone, Copy, Debug)]
+pub struct VoteLimits {
+    pub per_window: u32,
+    pub window: Duration,
 }
 
-type State = Generations<Budget>;
+/// A `none` poll (no duplicate check: a room of people behind one address)
+/// takes from one client group this many times the vote throttle's budget:
+/// 1,000 responses per 10 minutes at the defaults, enough for a lecture
+/// hall on one address. Without any cap, one client could hammer a heavy
+/// `none` poll and hold the single writer for every other poll.
+pub const FLOOD_CAP_FACTOR: u32 = 10;
 
-pub struct VoteThrottle {
-    limit: u32,
-    window: Duration,
-    state: Mutex<State>,
+/// The counters (`Ballot::weight`) one client group's ballots may add to
+/// `none` polls per second, all of them together (so that a client cannot
+/// multiply it by creating polls), with a burst of one second's worth. The
+/// flood cap alone lets 1,000 ballots in at once, and the single
+/// writer counts a heavy ballot (20 rankings of 12 options: 1,340
+/// counters) in about half a millisecond: 6 client groups hammering such a
+/// poll took half of a core from every other poll's votes for seconds
+/// (bench/results/2026-11-28-issue24-ninth). At this pace
+/// such a client gets 15 heavy ballots a second, and a lecture hall of 300
+/// behind one address needs 20 s to answer 20 rankings of 12 options; a
+/// poll of ordinary size (a few questions, a few counters each) is paced
+/// at thousands of ballots a second, which no room of people reaches. A
+/// refusal is a 429 like the throttle's, the form back with what was
+/// entered.
+pub const PACE_PER_SECOND: u32 = 20_000;
+
+/// Wrong invite codes (unknown, or used already) one client group may send
+/// to a poll per vote window (one comes back every window / N: 30 s at the
+/// default 10 minutes). Past it, its votes on the poll are refused before
+/// they reach the writer, as the vote throttle refuses them: one form sent
+/// again and again with made-up codes would otherwise put about a thousand
+/// transactions a second on the single writer, which every other vote
+/// waits for. A person who mistypes, or a class behind one address with a
+/// few typos, is far below.
+pub const WRONG_CODES: u32 = 20;
+
+/// Every budget a vote may spend before the writer, one per rule above.
+pub(super) struct VoteBudgets {
+    /// The vote throttle: per client group and poll.
+    throttle: RefillingBudgets,
+    /// The flood cap of `none` polls: per client group and poll.
+    flood_cap: RefillingBudgets,
+    /// The pace of `none` polls, in counters: per client group over all of them.
+    pace: RefillingBudgets,
+    /// Invite codes refused by the writer (unknown or used), per client
+    /// group and poll: spent as the writer refuses them.
+    wrong_codes: Arc<RefillingBudgets>,
 }
 
-impl VoteThrottle {
-    pub fn new(limit: u32, window: Duration) -> anyhow::Result<VoteThrottle> {
-        let window = window.max(Duration::from_secs(1));
-        Ok(VoteThrottle { limit, window, state: Mutex::new(Generations::new(window, Instant::now())?) })
+impl VoteBudgets {
+    pub(super) fn new(votes: VoteLimits) -> anyhow::Result<VoteBudgets> {
+        Ok(VoteBudgets {
+            throttle: RefillingBudgets::new(votes.per_window, votes.window)?,
+            flood_cap: RefillingBudgets::new(votes.per_window.saturating_mul(FLOOD_CAP_FACTOR), votes.window)?,
+            pace: RefillingBudgets::new(PACE_PER_SECOND, Duration::from_secs(1))?,
+            wrong_codes: Arc::new(RefillingBudgets::new(WRONG_CODES, votes.window)?),
+        })
     }
 
-    pub fn window(&self) -> Duration {
-        self.window
+    /// The vote throttle's window: how long a client is remembered (the
+    /// privacy page says so).
+    pub(super) fn window(&self) -> Duration {
+        self.throttle.window()
     }
 
-    /// How long one spent response takes to come back (window / N).
-    pub fn refill(&self) -> Duration {
-        self.window / self.limit.max(1)
+    /// Lets in-memory keys expire on time on a quiet server too.
+    pub(super) fn tick(&self) {
+        self.throttle.tick();
+        self.flood_cap.tick();
+        self.wrong_codes.tick();
+        self.pace.tick();
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // Every mutation is a single insert: the data stays consistent.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// A vote of `client` on a `network` poll, or a ballot it changes or
+    /// withdraws: one of the vote throttle's budget for `poll`.
+    pub(super) fn throttle(&self, client: IpAddr, poll: &PollId, now: Instant) -> Result<(), Error> {
+        spend_one(&self.throttle, client, poll, now)
     }
 
-    /// Rotates windows by the clock alone, so that on a quiet server, too,
-    /// keys and budgets go when their time is up (called by a timer).
-    pub fn tick(&self) {
-        self.lock().rotate(Instant::now());
-    }
-
-    /// Spends one response of `ip`'s budget for `poll`, or refuses it.
-    pub fn admit(&self, ip: IpAddr, poll: &PollId) -> bool {
-        self.admit_at(ip, poll, Instant::now())
-    }
-
-    pub fn admit_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
-        let group = ClientGroup::of(ip);
-        self.take(&[group.as_bytes(), poll.as_str().as_bytes()], 1, now)
-    }
-
-    /// Spends `cost` units of `ip`'s budget over all polls (a budget
-    /// counted in the writer's work rather than in responses), or refuses
-    /// it; a cost above the whole budget is charged as the whole budget, so
-    /// that it passes when the budget is full.
-    pub fn spend(&self, ip: IpAddr, cost: u32) -> bool {
-        self.spend_at(ip, cost, Instant::now())
-    }
-
-    pub fn spend_at(&self, ip: IpAddr, cost: u32, now: Instant) -> bool {
-        self.take(&[ClientGroup::of(ip).as_bytes()], cost, now)
-    }
-
-    /// Whether `ip` has one response left of its budget for `poll`,
-    /// without spending it.
-    pub fn has_room(&self, ip: IpAddr, poll: &PollId) -> bool {
-        self.has_room_at(ip, poll, Instant::now())
-    }
-
-    pub fn has_room_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
-        let group = ClientGroup::of(ip);
-        let parts: &[&[u8]] = &[group.as_bytes(), poll.as_str().as_bytes()];
-        let mut state = self.lock();
-        state.rotate(now);
-        let key = state.current.key(parts);
-        self.left(&state, parts, &key, now).1 >= 1.0
-    }
-
-    /// The budget keyed by `parts` (`key` in the current generation): as
-    /// last stored in this generation, and what is left of it at `now`.
-    fn left(&self, state: &State, parts: &[&[u8]], key: &crate::keyed::Key, now: Instant) -> (Option<Budget>, f64) {
-        let known = state.current.entries.get(key).copied();
-        // A budget last touched in the previous generation carries over; one
-        // older than that is whole again anyway.
-        let last = known.or_else(|| state.previous.as_ref().and_then(|p| p.entries.get(&p.key(parts)).copied()));
-        let limit = f64::from(self.limit);
-        let window = self.window.as_secs_f64();
-        let left = last.map_or(limit, |b| {
-            (b.left + now.saturating_duration_since(b.at).as_secs_f64() * limit / window).min(limit)
-        });
-        (known, left)
-    }
-
-    /// Takes `cost` from the budget keyed by `parts`.
-    fn take(&self, parts: &[&[u8]], cost: u32, now: Instant) -> bool {
-        let mut state = self.lock();
-        state.rotate(now);
-        let key = state.current.key(parts);
-        let (known, left) = self.left(&state, parts, &key, now);
-        let cost = f64::from(cost.clamp(1, self.limit.max(1)));
-        if left < cost {
-            return false;
+    /// A vote of `client` on a `none` poll whose ballot adds `weight`
+    /// counters: the pace first, then one of the flood cap's budget for
+    /// `poll`.
+    pub(super) fn vote_without_check(
+        &self,
+        client: IpAddr,
+        poll: &PollId,
+        weight: usize,
+        now: Instant,
+    ) -> Result<(), Error> {
+        // The pace first: a ballot it refuses spends none of the flood
+        // cap's budget, which takes a whole window to come back.
+        if !self.pace.spend_across_polls_at(client, u32::try_from(weight).unwrap_or(u32::MAX), now) {
+            return Err(Error::VotesPaced);
         }
-        if known.is_none() && state.current.entries.len() >= MAX_TRACKED {
-            return false;
-        }
-        state.current.entries.insert(key, Budget { left: left - cost, at: now });
-        true
+        spend_one(&self.flood_cap, client, poll, now)
     }
+
+    /// Whether `client` may still send an invite code to `poll`: refused
+    /// once it sent [`WRONG_CODES`] wrong ones of late. Spends nothing.
+    pub(super) fn wrong_codes_left(&self, client: IpAddr, poll: &PollId, now: Instant) -> Result<(), Error> {
+        if self.wrong_codes.has_one_left_at(client, poll, now) { Ok(()) } else { Err(refused(&self.wrong_codes)) }
+    }
+
+    /// The wrong codes' budgets, for the writer's answer to spend one of
+    /// when it refuses a code (it comes after the request has gone on).
+    pub(super) fn wrong_codes(&self) -> Arc<RefillingBudgets> {
+        self.wrong_codes.clone()
+    }
+}
+
+/// Spends one of `client`'s budget for `poll` in `budgets`, or answers the
+/// refusal.
+fn spend_one(budgets: &RefillingBudgets, client: IpAddr, poll: &PollId, now: Instant) -> Result<(), Error> {
+    if budgets.spend_one_at(client, poll, now) { Ok(()) } else { Err(refused(budgets)) }
+}
+
+/// A vote refused by `budgets`: send again once one unit is back.
+fn refused(budgets: &RefillingBudgets) -> Error {
+    let retry_after_secs = budgets.refill_interval().as_secs_f64().ceil() as u64;
+    Error::VotesThrottled { retry_after_secs: retry_after_secs.max(1) }
 }
 
 #[cfg(test)]
@@ -153,72 +163,200 @@ mod tests {
     use super::*;
     use std::str::FromStr;
 
+    /// What a check answered, as the front ends tell it apart.
+    #[derive(Debug, PartialEq)]
+    enum Verdict {
+        In,
+        /// The throttle's 429, with its Retry-After in seconds.
+        Throttled(u64),
+        /// The pace's 429.
+        Paced,
+    }
+
+    fn verdict(result: Result<(), Error>) -> Verdict {
+        match result {
+            Ok(()) => Verdict::In,
+            Err(Error::VotesThrottled { retry_after_secs }) => Verdict::Throttled(retry_after_secs),
+            Err(Error::VotesPaced) => Verdict::Paced,
+            Err(other) => panic!("not a limit's answer: {other:?}"),
+        }
+    }
+
     fn ip(s: &str) -> IpAddr {
         IpAddr::from_str(s).unwrap()
     }
 
-    #[test]
-    fn the_budget_is_per_client_and_per_poll_and_refills_over_windows() {
-        let window = Duration::from_secs(600);
-        let t = VoteThrottle::new(3, window).unwrap();
-        let t0 = t.lock().current.started;
-        let at = |s: u64| t0 + Duration::from_secs(s);
-        let (a, b) = (PollId::parse("AAAAAAAAAAAAAAAA").unwrap(), PollId::parse("BBBBBBBBBBBBBBBB").unwrap());
-        for _ in 0..3 {
-            assert!(t.admit_at(ip("192.0.2.1"), &a, t0));
-        }
-        assert!(!t.admit_at(ip("192.0.2.1"), &a, t0), "fourth vote refused");
-        assert!(t.admit_at(ip("192.0.2.1"), &b, t0), "another poll is counted apart");
-        assert!(t.admit_at(ip("192.0.2.2"), &a, t0), "another client is counted apart");
-        // One response comes back every window / 3 = 200 s, across rotations.
-        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(199)));
-        assert!(t.admit_at(ip("192.0.2.1"), &a, at(200)));
-        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(201)));
-        assert!(t.admit_at(ip("192.0.2.1"), &a, at(400)));
-        assert!(t.admit_at(ip("192.0.2.1"), &a, at(600)), "the generation rotated; the budget carried over");
-        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(700)));
-        assert!(t.admit_at(ip("192.0.2.1"), &a, at(800)));
-        // A whole window after its last use, the budget is whole again.
-        for _ in 0..3 {
-            assert!(t.admit_at(ip("192.0.2.1"), &a, at(1400)));
-        }
-        assert!(!t.admit_at(ip("192.0.2.1"), &a, at(1400)));
-        // Long after, everything is forgotten, keys included.
-        assert!(t.admit_at(ip("192.0.2.1"), &a, at(5000)));
-        assert!(t.lock().previous.is_none());
-        assert_eq!(t.lock().current.entries.len(), 1);
+    fn poll(id: &str) -> PollId {
+        PollId::parse(id).unwrap()
+    }
+
+    /// Budgets of `per_window` votes per 10 minutes, and the instant the
+    /// test counts from.
+    fn budgets(per_window: u32) -> (VoteBudgets, Instant) {
+        let votes = VoteBudgets::new(VoteLimits { per_window, window: Duration::from_secs(600) }).unwrap();
+        (votes, Instant::now())
+    }
+
+    fn secs(t0: Instant, s: u64) -> Instant {
+        t0 + Duration::from_secs(s)
     }
 
     #[test]
-    fn a_budget_of_work_is_spent_by_cost_and_refills_by_cost() {
-        // 1,000 units a second: a ballot of 400 counters twice, not three times.
-        let t = VoteThrottle::new(1_000, Duration::from_secs(1)).unwrap();
-        let t0 = t.lock().current.started;
-        assert!(t.spend_at(ip("192.0.2.1"), 400, t0));
-        assert!(t.spend_at(ip("192.0.2.1"), 400, t0));
-        assert!(!t.spend_at(ip("192.0.2.1"), 400, t0), "only 200 left");
-        assert!(t.spend_at(ip("192.0.2.1"), 200, t0), "what is left is spent by a smaller one");
-        assert!(t.spend_at(ip("192.0.2.2"), 400, t0), "another client is counted apart");
-        // One budget per client, not per poll: the votes' budget of the same
-        // client and a poll is another entry.
-        let a = PollId::parse("AAAAAAAAAAAAAAAA").unwrap();
-        assert!(t.admit_at(ip("192.0.2.1"), &a, t0));
-        assert!(!t.spend_at(ip("192.0.2.1"), 1, t0), "nothing left of the work budget");
-        // 400 come back in 0.4 s.
-        assert!(!t.spend_at(ip("192.0.2.1"), 400, t0 + Duration::from_millis(399)));
-        assert!(t.spend_at(ip("192.0.2.1"), 400, t0 + Duration::from_millis(800)));
-        // A cost above the whole budget passes once the budget is whole.
-        assert!(t.spend_at(ip("192.0.2.3"), 5_000, t0));
-        assert!(!t.spend_at(ip("192.0.2.3"), 5_000, t0 + Duration::from_millis(999)));
-        assert!(t.spend_at(ip("192.0.2.3"), 5_000, t0 + Duration::from_secs(1)));
+    fn the_vote_throttle_is_a_budget_per_client_group_and_poll() {
+        let (votes, t0) = budgets(3);
+        let (a, b) = (poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"));
+        let throttle = |client: &str, poll: &PollId| verdict(votes.throttle(ip(client), poll, t0));
+        for _ in 0..3 {
+            assert_eq!(throttle("192.0.2.1", &a), Verdict::In);
+        }
+        // One back every 600 s / 3.
+        assert_eq!(throttle("192.0.2.1", &a), Verdict::Throttled(200), "the fourth at once");
+        assert_eq!(throttle("192.0.2.1", &b), Verdict::In, "another poll has a budget of its own");
+        assert_eq!(throttle("192.0.2.2", &a), Verdict::In, "another address has a budget of its own");
+        // An IPv6 client group is its /64.
+        for _ in 0..3 {
+            assert_eq!(throttle("2001:db8::1", &a), Verdict::In);
+        }
+        assert_eq!(throttle("2001:db8::2", &a), Verdict::Throttled(200), "the same /64");
+        assert_eq!(throttle("2001:db8:0:1::1", &a), Verdict::In, "another /64");
     }
 
     #[test]
-    fn ipv6_clients_are_grouped_by_64() {
-        let t = VoteThrottle::new(1, Duration::from_secs(600)).unwrap();
-        let a = PollId::parse("AAAAAAAAAAAAAAAA").unwrap();
-        assert!(t.admit(ip("2001:db8::1"), &a));
-        assert!(!t.admit(ip("2001:db8::2"), &a));
-        assert!(t.admit(ip("2001:db8:0:1::1"), &a));
+    fn a_spent_vote_comes_back_after_the_window_over_the_budget() {
+        let (votes, t0) = budgets(3);
+        let a = poll("AAAAAAAAAAAAAAAA");
+        let throttle = |at: Instant| verdict(votes.throttle(ip("192.0.2.1"), &a, at));
+        for _ in 0..3 {
+            assert_eq!(throttle(t0), Verdict::In);
+        }
+        assert_eq!(throttle(secs(t0, 199)), Verdict::Throttled(200), "not yet back");
+        assert_eq!(throttle(secs(t0, 200)), Verdict::In, "one back after 600 s / 3");
+        assert_eq!(throttle(secs(t0, 201)), Verdict::Throttled(200), "and only one");
+        // A whole window after its last use, the budget is whole again:
+        // three at once, not more.
+        for _ in 0..3 {
+            assert_eq!(throttle(secs(t0, 800)), Verdict::In);
+        }
+        assert_eq!(throttle(secs(t0, 800)), Verdict::Throttled(200));
+    }
+
+    #[test]
+    fn the_retry_after_is_the_refill_time_rounded_up_and_at_least_a_second() {
+        let a = poll("AAAAAAAAAAAAAAAA");
+        // 600 s / 7 = 85.7 s.
+        let (votes, t0) = budgets(7);
+        for _ in 0..7 {
+            assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::In);
+        }
+        assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::Throttled(86));
+        // 600 s / 1,000 = 0.6 s.
+        let (votes, t0) = budgets(1_000);
+        for _ in 0..1_000 {
+            assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::In);
+        }
+        assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::Throttled(1));
+        // A window shorter than a second counts as one, for the privacy
+        // page's "remembered for" as for the refill.
+        let votes = VoteBudgets::new(VoteLimits { per_window: 1, window: Duration::ZERO }).unwrap();
+        assert_eq!(votes.window(), Duration::from_secs(1));
+        let t0 = Instant::now();
+        assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::In);
+        assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::Throttled(1));
+    }
+
+    #[test]
+    fn a_poll_without_duplicate_check_takes_ten_times_the_budget_apart_from_the_throttle() {
+        let (votes, t0) = budgets(2);
+        let (a, b) = (poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"));
+        let unchecked = |poll: &PollId| verdict(votes.vote_without_check(ip("192.0.2.1"), poll, 1, t0));
+        // The throttle's budget spent first takes nothing of the flood cap.
+        for _ in 0..2 {
+            assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::In);
+        }
+        assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::Throttled(300));
+        // Ten budgets of 2 (the API's description and the creation form
+        // say "ten times"), one back every 600 s / 20.
+        for i in 0..20 {
+            assert_eq!(unchecked(&a), Verdict::In, "vote {i}");
+        }
+        assert_eq!(unchecked(&a), Verdict::Throttled(30));
+        assert_eq!(unchecked(&b), Verdict::In, "another poll has a flood cap of its own");
+        assert_eq!(verdict(votes.vote_without_check(ip("192.0.2.2"), &a, 1, t0)), Verdict::In, "another address");
+        assert_eq!(verdict(votes.vote_without_check(ip("192.0.2.1"), &a, 1, secs(t0, 30))), Verdict::In, "one back");
+    }
+
+    #[test]
+    fn the_pace_counts_a_client_groups_counters_per_second_over_all_its_polls() {
+        let (votes, t0) = budgets(100);
+        let polls = [poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"), poll("CCCCCCCCCCCCCCCC")];
+        // 20 rankings of 12 options: 1,340 counters. 20,000 a second let 14
+        // in at once (18,760), whichever poll they go to.
+        let heavy = |poll: &PollId, at: Instant| verdict(votes.vote_without_check(ip("192.0.2.1"), poll, 1_340, at));
+        for i in 0..14 {
+            assert_eq!(heavy(&polls[i % 2], t0), Verdict::In, "ballot {i}");
+        }
+        assert_eq!(heavy(&polls[2], t0), Verdict::Paced, "a third poll shares the pace");
+        assert_eq!(heavy(&polls[0], t0), Verdict::Paced);
+        // What is left, 1,240 counters, is spent by a lighter ballot, to the
+        // last counter.
+        let (other, client) = (budgets(100).0, ip("192.0.2.1"));
+        for _ in 0..14 {
+            assert_eq!(verdict(other.vote_without_check(client, &polls[0], 1_340, t0)), Verdict::In);
+        }
+        assert_eq!(verdict(other.vote_without_check(client, &polls[1], 1_240, t0)), Verdict::In);
+        assert_eq!(verdict(other.vote_without_check(client, &polls[2], 1, t0)), Verdict::Paced);
+        // 1,240 left; 100 more come back in 5 ms.
+        assert_eq!(heavy(&polls[0], t0 + Duration::from_millis(4)), Verdict::Paced);
+        assert_eq!(heavy(&polls[0], t0 + Duration::from_millis(6)), Verdict::In);
+        // Another client group has a pace of its own.
+        assert_eq!(verdict(votes.vote_without_check(ip("192.0.2.2"), &polls[0], 1_340, t0)), Verdict::In);
+        // A ballot heavier than a second's worth passes when the pace is
+        // whole, and takes all of it.
+        let client = ip("192.0.2.3");
+        assert_eq!(verdict(votes.vote_without_check(client, &polls[0], usize::MAX, t0)), Verdict::In);
+        assert_eq!(verdict(votes.vote_without_check(client, &polls[0], 1, t0)), Verdict::Paced);
+        assert_eq!(verdict(votes.vote_without_check(client, &polls[0], 20_000, secs(t0, 1))), Verdict::In);
+    }
+
+    #[test]
+    fn a_ballot_the_pace_refuses_spends_none_of_the_flood_cap() {
+        // A flood cap of 10 per 10 minutes.
+        let (votes, t0) = budgets(1);
+        let a = poll("AAAAAAAAAAAAAAAA");
+        let vote = |weight: usize, at: Instant| verdict(votes.vote_without_check(ip("192.0.2.1"), &a, weight, at));
+        assert_eq!(vote(20_000, t0), Verdict::In, "the whole pace, one of the flood cap");
+        for _ in 0..30 {
+            assert_eq!(vote(1, t0), Verdict::Paced);
+        }
+        // A second later the pace is whole again, and the flood cap still
+        // has its other 9.
+        for i in 0..9 {
+            assert_eq!(vote(1, secs(t0, 1)), Verdict::In, "vote {i}");
+        }
+        assert_eq!(vote(1, secs(t0, 1)), Verdict::Throttled(60));
+    }
+
+    #[test]
+    fn wrong_invite_codes_are_counted_per_client_group_and_poll_and_checked_without_spending() {
+        let (votes, t0) = budgets(100);
+        let (a, b) = (poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"));
+        let client = ip("192.0.2.1");
+        let left = |poll: &PollId, at: Instant| verdict(votes.wrong_codes_left(client, poll, at));
+        for _ in 0..50 {
+            assert_eq!(left(&a, t0), Verdict::In, "asking spends nothing");
+        }
+        // The writer refuses 20 codes.
+        let wrong_codes = votes.wrong_codes();
+        for i in 0..20 {
+            assert_eq!(left(&a, t0), Verdict::In, "after {i} wrong codes");
+            assert!(wrong_codes.spend_one_at(client, &a, t0));
+        }
+        // One back every 600 s / 20.
+        assert_eq!(left(&a, t0), Verdict::Throttled(30));
+        assert_eq!(left(&b, t0), Verdict::In, "another poll");
+        assert_eq!(verdict(votes.wrong_codes_left(ip("192.0.2.2"), &a, t0)), Verdict::In, "another address");
+        assert_eq!(verdict(votes.throttle(client, &a, t0)), Verdict::In, "the vote throttle is apart");
+        assert_eq!(left(&a, secs(t0, 29)), Verdict::Throttled(30));
+        assert_eq!(left(&a, secs(t0, 30)), Verdict::In);
     }
 }

@@ -1,9 +1,10 @@
 //! `/p/{id}`: the share page, where people answer a poll, and the vote.
 //!
 //! A vote is counted only with a valid one-time ballot token (`ballot.rs`)
-//! and within the per-client throttle (`throttle.rs`). Whatever goes wrong,
-//! the person sees why, and, when it makes sense to try again, the form comes
-//! back with their choices kept and a fresh token: no vote is lost silently.
+//! and within the per-client limits (`app/throttle.rs`). Whatever goes
+//! wrong, the person sees why, and, when it makes sense to try again, the
+//! form comes back with their choices kept and a fresh token: no vote is
+//! lost silently.
 
 use maud::html;
 
