@@ -435,6 +435,7 @@ pub const DE: Catalogue = Catalogue {
     invites_print_hint: "Drucken Sie diese Seite und schneiden Sie für jede Person eine Karte aus.",
     print_button: "Drucken",
     invite_card_text: "Sie sind eingeladen, an dieser Umfrage teilzunehmen. Scannen Sie den Code oder öffnen Sie den Link; eine Antwort pro Code.",
+    invite_card_text_open: "Sie sind eingeladen, an dieser Umfrage teilzunehmen. Scannen Sie den Code oder öffnen Sie den Link.",
     invite_card_code: "Einladungscode",
     invite_card_link: "Einladungslink",
     invite_qr: "QR-Code des Einladungslinks",
@@ -478,6 +479,7 @@ pub const DE: Catalogue = Catalogue {
     invites_sent_title: "Diese Codes wurden bereits ausgegeben",
     created_share_hint_invite: "Der Link allein lässt niemanden antworten: Erstellen Sie als Nächstes die Einladungscodes, dann verteilen Sie die Karten oder Einladungslinks.",
     created_next_invites: "Weiter: Einladungscodes ausgeben",
+    created_save_first: "Kopieren oder behalten Sie zuerst den Verwaltungslink: Nur diese Seite zeigt ihn. Drücken Sie die Schaltfläche erneut, um ohne ihn fortzufahren.",
     vote_not_sent: "Ihre Antwort wurde nicht gesendet. Bitte prüfen Sie Folgendes:",
     vote_err_choice_count: |a, b| match (a, b) {
         (1, 1) => "Wählen Sie genau eine Antwort.".into(),

@@ -430,6 +430,7 @@ pub const EN: Catalogue = Catalogue {
     invites_print_hint: "Print this page, then cut out one card per person.",
     print_button: "Print",
     invite_card_text: "You are invited to answer this poll. Scan the code or open the link; one response per code.",
+    invite_card_text_open: "You are invited to answer this poll. Scan the code or open the link.",
     invite_card_code: "Invite code",
     invite_card_link: "Invite link",
     invite_qr: "QR code of the invite link",
@@ -473,6 +474,7 @@ pub const EN: Catalogue = Catalogue {
     invites_sent_title: "These codes were already issued",
     created_share_hint_invite: "The link alone lets nobody answer: issue the invite codes next, then hand out the cards or invite links.",
     created_next_invites: "Next: issue invite codes",
+    created_save_first: "Copy or keep the admin link first: only this page shows it. Press the button again to go on without it.",
     vote_not_sent: "Your response was not sent. Please check the following:",
     vote_err_choice_count: |a, b| match (a, b) {
         (1, 1) => "Choose exactly one answer.".into(),

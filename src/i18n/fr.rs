@@ -446,6 +446,7 @@ pub const FR: Catalogue = Catalogue {
     invites_print_hint: "Imprimez cette page, puis découpez une carte par personne.",
     print_button: "Imprimer",
     invite_card_text: "Vous avez une invitation à répondre à ce sondage. Scannez le code ou ouvrez le lien\u{202F}; une réponse par code.",
+    invite_card_text_open: "Vous avez une invitation à répondre à ce sondage. Scannez le code ou ouvrez le lien.",
     invite_card_code: "Code d’invitation",
     invite_card_link: "Lien d’invitation",
     invite_qr: "Code QR du lien d’invitation",
@@ -489,6 +490,7 @@ pub const FR: Catalogue = Catalogue {
     invites_sent_title: "Ces codes ont déjà été émis",
     created_share_hint_invite: "Le lien seul ne permet à personne de répondre\u{202F}: émettez ensuite les codes d’invitation, puis distribuez les cartes ou les liens d’invitation.",
     created_next_invites: "Étape suivante\u{202F}: émettre les codes d’invitation",
+    created_save_first: "Copiez ou gardez d’abord le lien d’administration\u{202F}: seule cette page l’affiche. Appuyez de nouveau sur le bouton pour continuer sans lui.",
     vote_not_sent: "Votre réponse n’a pas été envoyée. Veuillez vérifier les points suivants\u{202F}:",
     vote_err_choice_count: |a, b| match (a, b) {
         (1, 1) => "Choisissez exactement une réponse.".into(),

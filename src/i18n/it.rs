@@ -439,6 +439,7 @@ pub const IT: Catalogue = Catalogue {
     invites_print_hint: "Stampa questa pagina e ritaglia una scheda per persona.",
     print_button: "Stampa",
     invite_card_text: "Hai ricevuto un invito a rispondere a questo sondaggio. Scansiona il codice o apri il link; una risposta per codice.",
+    invite_card_text_open: "Hai ricevuto un invito a rispondere a questo sondaggio. Scansiona il codice o apri il link.",
     invite_card_code: "Codice d’invito",
     invite_card_link: "Link d’invito",
     invite_qr: "Codice QR del link d’invito",
@@ -482,6 +483,7 @@ pub const IT: Catalogue = Catalogue {
     invites_sent_title: "Questi codici sono già stati emessi",
     created_share_hint_invite: "Il link da solo non permette a nessuno di rispondere: emetti poi i codici d’invito, quindi distribuisci le schede o i link d’invito.",
     created_next_invites: "Avanti: emetti i codici d’invito",
+    created_save_first: "Copia o conserva prima il link di amministrazione: solo questa pagina lo mostra. Premi di nuovo il pulsante per proseguire senza.",
     vote_not_sent: "La tua risposta non è stata inviata. Controlla quanto segue:",
     vote_err_choice_count: |a, b| match (a, b) {
         (1, 1) => "Scegli esattamente una risposta.".into(),

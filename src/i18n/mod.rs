@@ -357,6 +357,9 @@ pub struct Catalogue {
     pub invites_print_hint: &'static str,
     pub print_button: &'static str,
     pub invite_card_text: &'static str,
+    /// The card's text while the poll does not take codes yet: it promises
+    /// no "one response per code".
+    pub invite_card_text_open: &'static str,
     pub invite_card_code: &'static str,
     pub invite_card_link: &'static str,
     pub invite_qr: &'static str,
@@ -456,6 +459,9 @@ pub struct Catalogue {
     /// "Your poll is ready" of an invite-only poll.
     pub created_share_hint_invite: &'static str,
     pub created_next_invites: &'static str,
+    /// Said (by the script) when "Next" is pressed before the admin link
+    /// was copied or kept.
+    pub created_save_first: &'static str,
     /// A refused vote: the summary's heading, and each problem at its
     /// question, without the question's number (the page shows none; the
     /// summary names the question by its text).
@@ -840,6 +846,7 @@ mod tests {
                 c.invites_print_hint,
                 c.print_button,
                 c.invite_card_text,
+                c.invite_card_text_open,
                 c.invite_card_code,
                 c.invite_card_link,
                 c.invite_qr,
@@ -899,6 +906,7 @@ mod tests {
                 c.invites_sent_title,
                 c.created_share_hint_invite,
                 c.created_next_invites,
+                c.created_save_first,
                 c.vote_not_sent,
                 c.vote_err_repeated_rank,
                 c.vote_err_rank_gap,

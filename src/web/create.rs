@@ -204,13 +204,18 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created, today: Day) -> Resp
             p { (t.created_warning) }
             (link_field(ctx, "link-admin", t.created_admin, t.created_admin_hint, &admin))
             (device::keep_admin(ctx, id.as_str(), poll.title.as_str(), &expires, &admin))
+            @if invite_only { p.notice.error id="save-first" role="alert" hidden { (t.created_save_first) } }
         }
         div.row-actions {
             @if invite_only {
                 // A POST carrying the key: the dashboard opens with its
                 // invite section unfolded (it is, on an invite-only poll).
-                form method="post" action=(format!("{}/admin?lang={}", Links::share_path(id), ctx.lang.code())) {
+                // The dashboard opens with the number of codes focused. With
+                // the admin link neither copied nor kept, the script first
+                // says so here (once) rather than the browser's bare "Leave site?".
+                form method="post" action=(format!("{}/admin?lang={}", Links::share_path(id), ctx.lang.code())) data-next-invites {
                     input type="hidden" name="token" value=(created.token.expose());
+                    input type="hidden" name="next" value="invites";
                     button.primary type="submit" { (t.created_next_invites) }
                 }
             }

@@ -201,9 +201,17 @@ pub fn respond(status: u16, lang: Lang, markup: Markup) -> Response {
 
 /// A simple page with a heading, a text and a way back.
 pub fn message_page(ctx: &Ctx, status: u16, title: &str, text: &str) -> Response {
+    gone_page(ctx, status, title, text, None)
+}
+
+/// A message page saying a poll is gone (deleted, or not found): the script
+/// drops the poll from "Your polls on this device". `poll` names it; without
+/// it the script takes the poll from the admin page's address, if it is one.
+pub fn gone_page(ctx: &Ctx, status: u16, title: &str, text: &str, poll: Option<&str>) -> Response {
+    let forget = (status == 404 || poll.is_some()).then(|| poll.unwrap_or(""));
     let body = html! {
         h1 { (title) }
-        p { (text) }
+        p data-forget-admin=[forget] { (text) }
         p { a href=(ctx.href("/")) { (ctx.t.back_home) } }
     };
     respond(status, ctx.lang, page(ctx, title, body))

@@ -199,8 +199,29 @@ async function item3and4() {
   const hint = await page.textContent("#link-share-hint");
   check(/invite code/i.test(hint), `4: the created page of an invite-only poll speaks of codes (${hint})`);
   await audit(page, "en-created-invite");
+  // The admin link neither copied nor kept: the page says so in words, the
+  // link focused, and no browser dialog; pressed again, it goes on.
+  await page.setViewportSize({ width: 360, height: 800 });
+  let dialogs = 0;
+  const countDialogs = () => { dialogs += 1; };
+  page.on("dialog", countDialogs);
+  await page.click("button:has-text('Next: issue invite codes')");
+  await page.waitForTimeout(500);
+  check(await page.isVisible("#save-first") && dialogs === 0
+    && await page.evaluate(() => document.activeElement && document.activeElement.id === "link-admin"),
+    `37.1: "Next" first says why, with the admin link focused, and no "Leave site?" (${dialogs} dialogs)`);
+  await audit(page, "en-created-save-first");
   await Promise.all([page.waitForNavigation(), page.click("button:has-text('Next: issue invite codes')")]);
+  page.off("dialog", countDialogs);
+  check(dialogs === 0, `37.1: pressed again it goes on without a dialog (${dialogs})`);
   check(await page.isVisible("#a-invites-count"), "4: \"Next: issue invite codes\" opens the dashboard at the codes");
+  const atCodes = await page.evaluate(() => {
+    const field = document.getElementById("a-invites-count");
+    const r = field.getBoundingClientRect();
+    return document.activeElement === field && r.top >= 0 && r.bottom <= window.innerHeight;
+  });
+  check(atCodes, "37.1: the number of codes has the focus and is on screen at 360 px");
+  await page.setViewportSize({ width: 1280, height: 800 });
   check(await page.isVisible("#links-heading ~ .share-block svg.qr"), "12: the admin page shows the share link's QR code");
   await audit(page, "en-admin-qr");
   await page.fill("#a-invites-count", "2");
@@ -523,9 +544,38 @@ async function creatorSeesResultsLive() {
   await context.close();
 }
 
+// Issue 37, defect 2: a poll deleted on its admin page, or not found at its
+// admin address, leaves "Your polls on this device".
+async function goneLeavesTheList() {
+  const { context, page, errors } = await openPage("en");
+  await create(page, "en", "Soon deleted");
+  await page.check("#keep-admin");
+  const admin = await page.inputValue("#link-admin");
+  await page.goto(`${base}/?lang=en`);
+  check((await page.locator("#my-polls-list li").count()) === 1, "37.2: the kept poll is listed");
+  await page.goto(admin);
+  await page.waitForSelector("#delete-heading");
+  await page.click("#delete-heading");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=delete]")]);
+  await Promise.all([page.waitForNavigation(), page.click("button[value=delete-confirmed]")]);
+  await page.goto(`${base}/?lang=en`);
+  check(!(await page.isVisible("#my-polls")), "37.2: a poll deleted here is no longer listed");
+  // One erased elsewhere (or expired): its admin address answers 404 and
+  // the entry goes.
+  await page.evaluate((b) => localStorage.setItem("anonpoll:admin:AAAAAAAAAAAAAAAAAAAAAA",
+    `2099-01-01 ${b}/p/AAAAAAAAAAAAAAAAAAAAAA/admin#k Gone elsewhere`), base);
+  await page.goto(`${base}/?lang=en`);
+  check(await page.isVisible("#my-polls"), "37.2: an entry for a poll erased elsewhere is listed at first");
+  await page.goto(`${base}/p/AAAAAAAAAAAAAAAAAAAAAA/admin#k`);
+  await page.goto(`${base}/?lang=en`);
+  check(!(await page.isVisible("#my-polls")), "37.2: once its admin address said 'not found', it is no longer listed");
+  check(errors.length === 0, `37.2: no script errors (${errors.join("; ")})`);
+  await context.close();
+}
+
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

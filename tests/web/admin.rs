@@ -172,3 +172,26 @@ fn the_admin_page_preselects_the_erase_date_the_poll_has() {
     assert_eq!(selected_option(&r.text(), "a-expiry").as_deref(), Some("7"));
     assert_eq!(shown(&server), "7");
 }
+
+/// "Next: issue invite codes" opens the dashboard with the number of codes
+/// focused (and so on screen); a deleted poll's page, and a poll's admin
+/// address that is not found, carry what the script needs to drop the poll
+/// from "Your polls on this device".
+#[test]
+fn the_next_step_focuses_the_codes_and_a_gone_poll_is_marked_for_the_device_list() {
+    let server = Server::start();
+    let ip = "198.51.100.81";
+    let poll = server.create_poll(&with(valid_poll_json(), "/duplicateCheck", json!("invite")));
+    let admin = format!("/p/{}/admin", poll.id);
+    let next = server.post_form(&admin, ip, &[("token", &poll.token), ("next", "invites")]).text();
+    assert!(next.contains(r#"id="a-invites-count" name="count""#), "{next}");
+    assert_eq!(next.matches(" autofocus").count(), 1, "{next}");
+    let plain = server.post_form(&admin, ip, &[("token", &poll.token)]).text();
+    assert!(!plain.contains(" autofocus"), "{plain}");
+    let deleted = server.post_form(&admin, ip, &[("token", &poll.token), ("action", "delete-confirmed")]);
+    assert_eq!(deleted.status, 200);
+    assert!(deleted.text().contains(&format!(r#"data-forget-admin="{}""#, poll.id)), "{}", deleted.text());
+    let missing = server.get(&admin);
+    assert_eq!(missing.status, 404);
+    assert!(missing.text().contains(r#"data-forget-admin="""#), "{}", missing.text());
+}

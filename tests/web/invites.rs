@@ -232,3 +232,26 @@ fn the_duplicate_check_is_set_in_the_creation_form_and_on_the_admin_page() {
     // Not invite-only: the admin page says codes would not count yet.
     assert!(server.post_form(&admin, "198.51.100.23", &[("token", &token)]).text().contains("Codes zählen erst"));
 }
+
+/// Cards printed while the poll does not take codes yet promise no "one
+/// response per code"; once it does, they say so.
+#[test]
+fn cards_promise_one_response_per_code_only_on_a_poll_that_takes_codes() {
+    let server = Server::start();
+    let ip = "198.51.100.77";
+    for (check, promised) in [("network", false), ("invite", true)] {
+        let poll = server.create_poll(&with(valid_poll_json(), "/duplicateCheck", json!(check)));
+        let admin = format!("/p/{}/admin", poll.id);
+        let once = input_value(&server.post_form(&admin, ip, &[("token", &poll.token)]).text(), "name=\"once\"");
+        let sheet = server.post_form(
+            &admin,
+            ip,
+            &[("token", &poll.token), ("action", "invites"), ("count", "2"), ("once", once.as_str())],
+        );
+        assert_eq!(sheet.status, 200, "{check}: {}", sheet.describe());
+        let html = sheet.text();
+        assert_eq!(sheet_codes(&html).len(), 2, "{check}");
+        assert_eq!(html.matches("one response per code").count(), if promised { 2 } else { 0 }, "{check}: {html}");
+        assert_eq!(html.matches("Scan the code or open the link").count(), 2, "{check}");
+    }
+}

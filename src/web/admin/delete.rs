@@ -13,7 +13,7 @@ use crate::domain::Poll;
 use crate::error::Error;
 use crate::http::Response;
 use crate::web::WebWorker;
-use crate::web::layout::{Ctx, lang_attr, message_page, page, poll_subtitle, respond};
+use crate::web::layout::{Ctx, gone_page, lang_attr, page, poll_subtitle, respond};
 
 /// The folded section with the button that asks for the confirmation.
 pub(super) fn section(ctx: &Ctx, token: &str) -> Markup {
@@ -54,7 +54,9 @@ pub(super) fn confirm(ctx: &Ctx, poll: &Poll, token: &str) -> Response {
 pub(super) fn confirmed(w: &WebWorker, ctx: &Ctx, poll: &Poll) -> Result<Response, Error> {
     let t = ctx.t;
     match w.web.app.delete(poll) {
-        Ok(()) | Err(Error::NotFound) => Ok(message_page(ctx, 200, t.deleted_title, t.deleted_text)),
+        Ok(()) | Err(Error::NotFound) => {
+            Ok(gone_page(ctx, 200, t.deleted_title, t.deleted_text, Some(poll.id.as_str())))
+        }
         Err(e) => Err(e),
     }
 }

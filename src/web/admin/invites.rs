@@ -132,6 +132,7 @@ fn invites_section(ctx: &Ctx, poll: &Poll, status: InviteStatus, token: &str, vi
                         p.field-error id=(format!("{INVITES_COUNT_ID}-error")) { @for e in &errors { (e) " " } }
                     }
                     input.count type="number" id=(INVITES_COUNT_ID) name="count" min="1" max=(INVITES_PER_CALL)
+                        autofocus[view.focus_invites]
                         inputmode="numeric" value=(view.invites_count.as_deref().unwrap_or("10"))
                         aria-invalid=[(!errors.is_empty()).then_some("true")] aria-describedby=(described);
                 }
@@ -150,6 +151,8 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
+    let card_text =
+        if poll.duplicate_check == DuplicateCheck::Invite { t.invite_card_text } else { t.invite_card_text_open };
     let body = html! {
         div.sheet-intro {
             h1 { (t.invites_sheet_title) }
@@ -177,7 +180,7 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
                 @let url = links.invite(&poll.id, code);
                 li.card {
                     p.card-title lang=[clang] { (title) }
-                    p.card-text { (t.invite_card_text) }
+                    p.card-text { (card_text) }
                     (qr_svg(&url, t.invite_qr))
                     dl {
                         dt { (t.invite_card_code) }

@@ -76,6 +76,9 @@ struct View {
     invites_count: Option<String>,
     /// The invite form's one-time code.
     invites_once: String,
+    /// Opened by the created page's "Next: issue invite codes": the
+    /// number of codes takes the focus (and the page scrolls to it).
+    focus_invites: bool,
     status: u16,
 }
 
@@ -157,10 +160,11 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         settings: None,
         invites_count: None,
         invites_once: w.web.invite_forms.issue(&poll.id, today).map_err(Error::internal)?,
+        focus_invites: false,
         status: 200,
     };
     match AdminAction::parse(form, &poll)? {
-        AdminAction::Open => {}
+        AdminAction::Open => view.focus_invites = form.get("next") == Some("invites"),
         AdminAction::Close => status::set_closed(w, &ctx, &poll, true, today, &mut view)?,
         AdminAction::Reopen => status::set_closed(w, &ctx, &poll, false, today, &mut view)?,
         AdminAction::Expiry => expiry::save(w, &ctx, form, (&poll, today), &mut view)?,

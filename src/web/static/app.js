@@ -430,11 +430,37 @@
     var adminCopy = document.querySelector("button[data-copy=link-admin]");
     if (adminCopy) adminCopy.addEventListener("click", function () { saved = true; });
     if (adminField) adminField.addEventListener("copy", function () { saved = true; });
+    // "Next: issue invite codes" leaves the page too: said here, once, in
+    // words, with the admin link focused; pressed again, it goes on.
+    var nextForm = document.querySelector("form[data-next-invites]");
+    var saveFirst = document.getElementById("save-first");
+    if (nextForm && saveFirst) {
+      nextForm.addEventListener("submit", function (e) {
+        if (saved || (keepBox && keepBox.checked)) return;
+        if (saveFirst.hidden) {
+          e.preventDefault();
+          saveFirst.hidden = false;
+          if (adminField) adminField.focus();
+          return;
+        }
+        saved = true;
+      });
+    }
     window.addEventListener("beforeunload", function (e) {
       if (saved || (keepBox && keepBox.checked)) return;
       e.preventDefault();
       e.returnValue = "";
     });
+  }
+
+  // A poll deleted here, or not found at its admin address: it leaves
+  // "Your polls on this device" (it would open to "Poll not found").
+  var gone = document.querySelector("[data-forget-admin]");
+  if (gone && store) {
+    var gonePollId = gone.getAttribute("data-forget-admin") || (location.pathname.match(/^\/p\/([^\/]+)\/admin$/) || [])[1];
+    if (gonePollId) {
+      try { store.removeItem(ADMIN + gonePollId); } catch (e) { /* storage unavailable */ }
+    }
   }
 
   // Home page: the admin links kept in this browser, each with Forget.
