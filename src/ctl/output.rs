@@ -225,7 +225,10 @@ pub(super) fn results_text(poll: &Poll, results: &crate::domain::results::Result
             let pad = " ".repeat(width - label.chars().count());
             out.push_str(&format!("   {label}{pad}  {:>6}  {:>5.1} %\n", figures.count, figures.percent));
         }
-        if let Some(ranked) = &f.ranked {
+        if f.ranked.is_some() && f.answered == 0 {
+            // Not every option sharing the first place: nobody ranked.
+            out.push_str("   ranking (Schulze method): nobody has ranked yet\n");
+        } else if let Some(ranked) = &f.ranked {
             out.push_str("   ranking (Schulze method):\n");
             for (place, options) in ranked.places() {
                 let names: Vec<String> =

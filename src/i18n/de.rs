@@ -324,7 +324,7 @@ pub const DE: Catalogue = Catalogue {
         "Gelöscht heißt gelöscht: Wird eine Umfrage gelöscht oder erreicht sie ihr Löschdatum, werden ihre Daten in der Datenbank überschrieben, nicht bloß ausgeblendet.",
     ],
     privacy_browser_heading: "In Ihrem Browser",
-    privacy_browser: "Nachdem Sie an einer Umfrage teilgenommen haben, vermerkt Ihr Browser dies in seinem lokalen Speicher, damit die Seite der Umfrage Sie daran erinnern kann, dass Sie schon geantwortet haben. Dieser Vermerk bleibt auf Ihrem Gerät und wird nie an uns übertragen. Er wird nach dem Löschdatum der Umfrage entfernt; Sie können ihn auch jederzeit löschen, indem Sie die Daten dieser Website in Ihrem Browser löschen. Der Verwaltungslink trägt seinen Schlüssel nach dem Zeichen # – einem Teil der Adresse, den Browser nie an einen Server senden.",
+    privacy_browser: "Nachdem Sie an einer Umfrage teilgenommen haben, vermerkt Ihr Browser dies in seinem lokalen Speicher, damit die Seite der Umfrage Sie daran erinnern kann, dass Sie schon geantwortet haben. Dieser Vermerk bleibt auf Ihrem Gerät und wird nie an uns übertragen. Er wird nach dem Löschdatum der Umfrage entfernt; Sie können ihn auch jederzeit löschen, indem Sie die Daten dieser Website in Ihrem Browser löschen. Der Verwaltungslink trägt seinen Schlüssel nach dem Zeichen # – einem Teil der Adresse, den Browser nie an einen Server senden. Wechseln Sie beim Antworten die Sprache, warten Ihre bisherigen Antworten in diesem Tab nur bis zur nächsten Seite.",
     required_mark: "(Pflichtfrage)",
     choose_between: |min, max, n| match (min, max) {
         (1, m) if m == n => "Wählen Sie eine oder mehrere Antworten.".into(),
@@ -474,7 +474,7 @@ pub const DE: Catalogue = Catalogue {
     my_polls_hint: "Verwaltungslinks, die Sie in diesem Browser behalten wollten. Sie bleiben auf diesem Gerät und werden nie an uns übertragen; jeder wird nach dem Löschdatum seiner Umfrage entfernt.",
     my_polls_forget: "Vergessen",
     answer_again: "Noch einmal antworten (eine andere Person an diesem Gerät)",
-    receipt_open_nth: |n| format!("Antwort {n} ansehen oder ändern"),
+    receipt_open_nth: |n, r| format!("Antwort {n} ansehen oder ändern (Quittung {r}…)"),
     receipt_have: "Auf einem anderen Gerät geantwortet? Diese Antwort mit ihrer Quittung ansehen oder ändern",
     invites_sent_title: "Diese Codes wurden bereits ausgegeben",
     created_share_hint_invite: "Der Link allein lässt niemanden antworten: Erstellen Sie als Nächstes die Einladungscodes, dann verteilen Sie die Karten oder Einladungslinks.",

@@ -324,7 +324,7 @@ pub const EN: Catalogue = Catalogue {
         "Erased means erased: when a poll is deleted or reaches its erase day, its data is overwritten in the database, not merely hidden.",
     ],
     privacy_browser_heading: "In your browser",
-    privacy_browser: "After you answer a poll, your browser notes it in its local storage, so that the poll's page can remind you that you have already answered. This note stays on your device and is never sent to us. It is removed after the poll's erase day; you can also delete it at any time by clearing this site's data in your browser. The admin link keeps its key after the # sign, a part of the address that browsers never send to a server.",
+    privacy_browser: "After you answer a poll, your browser notes it in its local storage, so that the poll's page can remind you that you have already answered. This note stays on your device and is never sent to us. It is removed after the poll's erase day; you can also delete it at any time by clearing this site's data in your browser. The admin link keeps its key after the # sign, a part of the address that browsers never send to a server. If you switch language while answering, your choices so far wait in this tab for the next page only.",
     required_mark: "(required)",
     choose_between: |min, max, n| match (min, max) {
         (1, m) if m == n => "Choose one or more answers.".into(),
@@ -469,7 +469,7 @@ pub const EN: Catalogue = Catalogue {
     my_polls_hint: "Admin links you chose to keep in this browser. They stay on this device and are never sent to us; each is dropped after its poll’s erase day.",
     my_polls_forget: "Forget",
     answer_again: "Answer again (someone else on this device)",
-    receipt_open_nth: |n| format!("See or change response {n}"),
+    receipt_open_nth: |n, r| format!("See or change response {n} (receipt {r}…)"),
     receipt_have: "Responded on another device? See or change that response with its receipt",
     invites_sent_title: "These codes were already issued",
     created_share_hint_invite: "The link alone lets nobody answer: issue the invite codes next, then hand out the cards or invite links.",

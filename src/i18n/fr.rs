@@ -332,7 +332,7 @@ pub const FR: Catalogue = Catalogue {
         "Effacé veut dire effacé\u{202F}: lorsqu’un sondage est supprimé ou atteint sa date d’effacement, ses données sont écrasées dans la base, pas seulement masquées.",
     ],
     privacy_browser_heading: "Dans votre navigateur",
-    privacy_browser: "Après votre réponse à un sondage, votre navigateur le note dans son stockage local, afin que la page du sondage puisse vous rappeler que vous avez déjà répondu. Cette note reste sur votre appareil et ne nous est jamais transmise. Elle est supprimée après la date d’effacement du sondage\u{202F}; vous pouvez aussi l’effacer à tout moment en supprimant les données de ce site dans votre navigateur. Le lien d’administration porte sa clé après le signe #, une partie de l’adresse que les navigateurs n’envoient jamais à un serveur.",
+    privacy_browser: "Après votre réponse à un sondage, votre navigateur le note dans son stockage local, afin que la page du sondage puisse vous rappeler que vous avez déjà répondu. Cette note reste sur votre appareil et ne nous est jamais transmise. Elle est supprimée après la date d’effacement du sondage\u{202F}; vous pouvez aussi l’effacer à tout moment en supprimant les données de ce site dans votre navigateur. Le lien d’administration porte sa clé après le signe #, une partie de l’adresse que les navigateurs n’envoient jamais à un serveur. Si vous changez de langue en répondant, vos choix attendent dans cet onglet la page suivante seulement.",
     required_mark: "(obligatoire)",
     choose_between: |min, max, n| match (min, max) {
         (1, m) if m == n => "Choisissez une ou plusieurs réponses.".into(),
@@ -485,7 +485,7 @@ pub const FR: Catalogue = Catalogue {
     my_polls_hint: "Les liens d’administration que vous avez choisi de garder dans ce navigateur. Ils restent sur cet appareil et ne nous sont jamais transmis\u{202F}; chacun est retiré après la date d’effacement de son sondage.",
     my_polls_forget: "Oublier",
     answer_again: "Répondre à nouveau (une autre personne sur cet appareil)",
-    receipt_open_nth: |n| format!("Voir ou modifier la réponse {n}"),
+    receipt_open_nth: |n, r| format!("Voir ou modifier la réponse {n} (reçu {r}…)"),
     receipt_have: "Vous avez répondu sur un autre appareil\u{202F}? Voir ou modifier cette réponse avec son reçu",
     invites_sent_title: "Ces codes ont déjà été émis",
     created_share_hint_invite: "Le lien seul ne permet à personne de répondre\u{202F}: émettez ensuite les codes d’invitation, puis distribuez les cartes ou les liens d’invitation.",

@@ -329,7 +329,7 @@ pub const IT: Catalogue = Catalogue {
         "Cancellato significa cancellato: quando un sondaggio viene eliminato o raggiunge la data di cancellazione, i suoi dati vengono sovrascritti nel database, non semplicemente nascosti.",
     ],
     privacy_browser_heading: "Nel tuo browser",
-    privacy_browser: "Dopo che hai risposto a un sondaggio, il tuo browser lo annota nella propria memoria locale, così la pagina del sondaggio può ricordarti che hai già risposto. L’annotazione resta sul tuo dispositivo e non ci viene mai trasmessa. Viene rimossa dopo la data di cancellazione del sondaggio; puoi anche cancellarla in qualsiasi momento eliminando i dati di questo sito dal browser. Il link di amministrazione porta la chiave dopo il segno #, una parte dell’indirizzo che i browser non inviano mai a un server.",
+    privacy_browser: "Dopo che hai risposto a un sondaggio, il tuo browser lo annota nella propria memoria locale, così la pagina del sondaggio può ricordarti che hai già risposto. L’annotazione resta sul tuo dispositivo e non ci viene mai trasmessa. Viene rimossa dopo la data di cancellazione del sondaggio; puoi anche cancellarla in qualsiasi momento eliminando i dati di questo sito dal browser. Il link di amministrazione porta la chiave dopo il segno #, una parte dell’indirizzo che i browser non inviano mai a un server. Se cambi lingua mentre rispondi, le tue scelte attendono in questa scheda solo fino alla pagina successiva.",
     required_mark: "(obbligatoria)",
     choose_between: |min, max, n| match (min, max) {
         (1, m) if m == n => "Scegli una o più risposte.".into(),
@@ -478,7 +478,7 @@ pub const IT: Catalogue = Catalogue {
     my_polls_hint: "I link di amministrazione che hai scelto di conservare in questo browser. Restano su questo dispositivo e non ci vengono mai trasmessi; ognuno viene tolto dopo la data di cancellazione del suo sondaggio.",
     my_polls_forget: "Dimentica",
     answer_again: "Rispondi di nuovo (un’altra persona su questo dispositivo)",
-    receipt_open_nth: |n| format!("Vedi o modifica la risposta {n}"),
+    receipt_open_nth: |n, r| format!("Vedi o modifica la risposta {n} (ricevuta {r}…)"),
     receipt_have: "Hai risposto su un altro dispositivo? Vedi o modifica quella risposta con la sua ricevuta",
     invites_sent_title: "Questi codici sono già stati emessi",
     created_share_hint_invite: "Il link da solo non permette a nessuno di rispondere: emetti poi i codici d’invito, quindi distribuisci le schede o i link d’invito.",

@@ -451,7 +451,8 @@ pub struct Catalogue {
     /// On the share page after a vote: the button that unfolds the form.
     pub answer_again: &'static str,
     /// One of several receipts this browser keeps for a poll: (n).
-    pub receipt_open_nth: fn(usize) -> String,
+    /// The `n`th ballot of this browser, told apart by its receipt's start `r`.
+    pub receipt_open_nth: fn(usize, &str) -> String,
     /// The share page's plain link to the ballot page, for a receipt typed.
     pub receipt_have: &'static str,
     /// The invite form sent again (a reload of the sheet).
@@ -944,7 +945,7 @@ mod tests {
             (c.place)(11),
             (c.place_shared)("x"),
             (c.remove_option)(3),
-            (c.receipt_open_nth)(2),
+            (c.receipt_open_nth)(2, "AB12"),
             (c.vote_err_choice_count)(1, 1),
             (c.vote_err_choice_count)(2, 2),
             (c.vote_err_choice_count)(1, 3),

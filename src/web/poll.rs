@@ -62,7 +62,7 @@ fn share_response(
                     p { (t.receipt_remembered) }
                     p.actions {
                         a.button href=(ctx.href(&own_ballot_path(&poll.id))) data-receipt-open { (t.receipt_open) }
-                        span data-receipt-links data-nth=((t.receipt_open_nth)(987_654).replace("987654", "{n}")) hidden {}
+                        span data-receipt-links data-nth=((t.receipt_open_nth)(987_654, "{r}").replace("987654", "{n}")) hidden {}
                         " "
                         button.secondary type="button" data-forget-receipt { (t.receipt_forget) }
                     }

@@ -610,6 +610,16 @@ fn results_are_text_for_people_and_the_api_s_json_with_json() {
     has(&["2", "2"]);
     has(&["5", "1"]);
     has(&["mean", "3.00,", "median", "2.00"]);
+    // A ranking nobody ranked says so, rather than every option first.
+    let fresh = server.create_poll(&with(
+        valid_poll_json(),
+        "/questions",
+        json!([{"type": "ranked", "label": "Days", "options": ["Mon", "Tue", "Wed"]}]),
+    ));
+    let empty = pollctl(&db, &["results", &fresh.id, "--token", &fresh.token]);
+    let text = stdout(&empty);
+    assert!(text.contains("   ranking (Schulze method): nobody has ranked yet\n"), "{text}");
+    assert!(!text.contains("1. Mon, Tue, Wed"), "{text}");
     // --json is the API's document, as before.
     let v = ok_json(&pollctl(&db, &["--json", "results", &poll.id, "--token", &poll.token]));
     assert_eq!(v, server.get_auth(&poll.results_path(), &poll.token).json());

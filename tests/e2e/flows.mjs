@@ -177,6 +177,10 @@ async function item2() {
   const links = await page.locator("#receipt-remembered [data-receipt-links] a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
   check(links.length === 2 && links[0].endsWith(`#receipt=${first}`) && links[1].endsWith(`#receipt=${second}`),
     `2: one link per ballot (${links})`);
+  const names = await page.locator("#receipt-remembered [data-receipt-links] a").allInnerTexts();
+  const start = (r) => r.replace(/[^0-9A-Za-z]/g, "").slice(0, 4);
+  check(names.length === 2 && names[0].includes(`(receipt ${start(first)}…)`) && names[1].includes(`(receipt ${start(second)}…)`),
+    `37.10: each link names its receipt's start (${names.join(" | ")})`);
   await audit(page, "en-share-two-receipts");
   await Promise.all([page.waitForSelector("form.own-ballot"), page.click("#receipt-remembered [data-receipt-links] a >> nth=0")]);
   check(await page.isChecked("#q0-0"), "2: the first link opens the first ballot");
@@ -573,9 +577,37 @@ async function goneLeavesTheList() {
   await context.close();
 }
 
+// Issue 37, defect 8: switching language mid-vote keeps the choices made.
+async function languageKeepsChoices() {
+  const created = await apiPoll({
+    title: "Languages",
+    questions: [
+      { type: "single", label: "Where?", options: ["Park", "Lake"] },
+      { type: "multiple", label: "What?", options: ["Nuts", "Fruit", "Cake"], maxChoices: 2 },
+      { type: "ranked", label: "Order?", options: ["Chess", "Go"] },
+    ],
+  });
+  const { context, page, errors } = await openPage("en");
+  await page.goto(`${base}/p/${created.id}`);
+  await page.check("#q0-1");
+  await page.check("#q1-0");
+  await page.check("#q1-2");
+  await page.selectOption("#q2r1", "1");
+  await Promise.all([page.waitForNavigation(), page.click("nav.langs a[hreflang=fr]")]);
+  const kept = await page.evaluate(() => [
+    document.documentElement.lang, document.getElementById("q0-1").checked, document.getElementById("q1-0").checked,
+    document.getElementById("q1-1").checked, document.getElementById("q1-2").checked, document.getElementById("q2r1").value,
+    Object.keys(sessionStorage).filter((k) => k.startsWith("anonpoll:")).length]);
+  check(JSON.stringify(kept) === JSON.stringify(["fr", true, true, false, true, "1", 0]),
+    `37.8: switching to French keeps the choices, and the tab keeps nothing after (${JSON.stringify(kept)})`);
+  await audit(page, "fr-vote-after-switch");
+  check(errors.length === 0, `37.8: no script errors (${errors.join("; ")})`);
+  await context.close();
+}
+
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

@@ -84,9 +84,48 @@
     window.addEventListener("hashchange", keyFromFragment);
   }
 
-  // Invite code from the fragment (see takeFragment).
   // Sentences that promise what only this script does, hidden without it.
   Array.prototype.forEach.call(document.querySelectorAll("[data-script-only]"), function (el) { el.hidden = false; });
+
+  // Share page: switching language keeps the choices made so far. They
+  // wait in this tab's sessionStorage from the click on a language to the
+  // next load of this page, which takes them out at once (never sent, no
+  // ballot code, no invite code). Put back before the ranking and the
+  // limits below read the form.
+  var voteForm = document.querySelector("form.vote");
+  var session = null;
+  try { session = window.sessionStorage; } catch (e) { /* storage unavailable */ }
+  if (voteForm && session) {
+    var draftKey = "anonpoll:vote-draft:" + location.pathname;
+    var draft = null;
+    try {
+      draft = session.getItem(draftKey);
+      session.removeItem(draftKey);
+    } catch (e) { /* storage unavailable */ }
+    if (draft) {
+      try {
+        JSON.parse(draft).forEach(function (f) {
+          var el = document.getElementById(f[0]);
+          if (!el || el.form !== voteForm) return;
+          if (el.type === "radio" || el.type === "checkbox") el.checked = true;
+          else if (el.tagName === "SELECT") el.value = f[1];
+        });
+      } catch (e) { /* not ours: ignored */ }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("nav.langs a"), function (a) {
+      a.addEventListener("click", function () {
+        var fields = [];
+        Array.prototype.forEach.call(voteForm.elements, function (el) {
+          if (!el.id || !el.name || el.type === "hidden" || el.name === "invite") return;
+          if ((el.type === "radio" || el.type === "checkbox") && el.checked) fields.push([el.id, true]);
+          else if (el.tagName === "SELECT" && el.value) fields.push([el.id, el.value]);
+        });
+        try { session.setItem(draftKey, JSON.stringify(fields)); } catch (e) { /* full or disabled */ }
+      });
+    });
+  }
+
+  // Invite code from the fragment (see takeFragment).
 
   var inviteField = document.getElementById("invite");
   var code = takeFragment("invite");
@@ -347,7 +386,9 @@
         var a = document.createElement("a");
         a.className = "button" + (i === kept.length - 1 ? "" : " secondary");
         a.href = single.getAttribute("href").split("?")[0] + "#receipt=" + encodeURIComponent(r);
-        a.textContent = more.getAttribute("data-nth").replace("{n}", String(i + 1));
+        // Told apart by the start of each receipt (this voter's own, on
+        // their own screen): "response 2 (receipt 7KQ2…)".
+        a.textContent = more.getAttribute("data-nth").replace("{n}", String(i + 1)).replace("{r}", r.replace(/[^0-9A-Za-z]/g, "").slice(0, 4));
         more.appendChild(a);
         more.appendChild(document.createTextNode(" "));
       });
