@@ -38,7 +38,7 @@ mod privacy;
 mod results;
 pub mod uploads;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::app::{App, Session};
 use crate::day::Day;
@@ -62,7 +62,14 @@ pub struct Web {
     invite_forms: BallotBox,
     uploads: Uploads,
     media_budget: media::MediaBudget,
+    /// Sessions for reads an answer makes once its write is committed (the
+    /// results shown after a vote), where no worker's session is at hand:
+    /// lent one at a time, at most [`AFTER_COMMIT_SESSIONS`] kept.
+    after_commit: Mutex<Vec<Session>>,
 }
+
+/// How many read sessions [`Web::after_commit`] keeps between answers.
+const AFTER_COMMIT_SESSIONS: usize = 4;
 
 /// Whether a request to `path` may carry files (a `multipart/form-data` body
 /// up to the upload limit): the creation form and the admin page only.
@@ -110,7 +117,24 @@ impl Web {
             app,
             uploads,
             media_budget: media::MediaBudget::new()?,
+            after_commit: Mutex::new(Vec::new()),
         }))
+    }
+
+    /// Runs `read` with a session lent for an answer built after a commit,
+    /// opened if none is free, kept for the next one afterwards.
+    fn after_commit<T>(&self, read: impl FnOnce(&mut Session) -> Result<T, Error>) -> Result<T, Error> {
+        let lent = self.after_commit.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let mut session = match lent {
+            Some(session) => session,
+            None => self.app.session().map_err(Error::internal)?,
+        };
+        let answer = read(&mut session);
+        let mut kept = self.after_commit.lock().unwrap_or_else(PoisonError::into_inner);
+        if kept.len() < AFTER_COMMIT_SESSIONS {
+            kept.push(session);
+        }
+        answer
     }
 
     /// Whether several nodes may share this store (its forms must then be

@@ -15,11 +15,13 @@ use super::layout::{Ctx, lang_attr, notice, page, poll_subtitle, respond};
 use super::media::figure;
 use super::parts::facts::facts;
 use super::parts::paths::{after_vote_path, own_ballot_path};
+use super::parts::results_view::results_section;
 use super::parts::settings::visibility_text;
 use super::parts::vote_form::{BadVote, Entered, answers, problem_summary, question_fieldset};
 use super::{Web, WebWorker};
-use crate::app::Links;
+use crate::app::{Access, Links};
 use crate::day::Day;
+use crate::domain::results::Results;
 use crate::domain::{DuplicateCheck, Poll, ResultsVisibility, Slot};
 use crate::error::{Error, InviteRefusal};
 use crate::http::{Request, Response};
@@ -214,7 +216,17 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             Ok(()) if poll.visibility == ResultsVisibility::AfterVote && receipt.is_none() => {
                 Ok(after_vote_redirect(&ctx, &poll, &ballot))
             }
-            Ok(()) => Ok(thanks_page(&ctx, &poll, receipt.as_deref(), &ballot)),
+            // Results the voter may now see are shown on this page, above
+            // the receipt: where a voter expects them.
+            Ok(()) => {
+                let access = if poll.results_open_to_all() { Some(Access::Anyone) } else { voter_access(&poll) };
+                let results = access.and_then(|access| {
+                    web.after_commit(|s| s.results(&poll, access))
+                        .map_err(|e| eprintln!("anonpoll: results after a vote: {e}"))
+                        .ok()
+                });
+                Ok(thanks_page(&ctx, &poll, receipt.as_deref(), &ballot, results.as_ref()))
+            }
             Err(Error::Closed) => share_response(
                 &web,
                 &ctx,
@@ -270,7 +282,7 @@ fn after_vote_redirect(ctx: &Ctx, poll: &Poll, ballot: &str) -> Response {
 /// After a vote: thanks, the poll's title, the receipt when the poll gives
 /// one, and where the results are. `ballot` is the form token just redeemed
 /// (the way to an `afterVote` poll's results).
-fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> Response {
+fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str, results: Option<&Results>) -> Response {
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
@@ -279,6 +291,7 @@ fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> R
         // The script notes the vote in localStorage, with the day the poll is
         // erased so the note can be dropped then.
         p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (t.thanks_text) }
+        @if let Some(results) = results { (results_section(ctx, poll, results, 2)) }
         @if let Some(receipt) = receipt {
             // The script keeps the receipt in localStorage for this poll,
             // until its erase day. It is in no query string: the link
@@ -294,6 +307,8 @@ fn thanks_page(ctx: &Ctx, poll: &Poll, receipt: Option<&str>, ballot: &str) -> R
                 p { a id="receipt-link" href=(format!("{}#receipt={receipt}", own_ballot_path(&poll.id))) { (t.receipt_link) } }
             }
         }
+        // The results' own page too: it updates itself, and its address
+        // can be opened again without sending the vote again.
         @if poll.visibility == ResultsVisibility::AfterVote {
             p { a.button href=(ctx.href_with(&after_vote_path(poll, ballot))) { (t.see_results) } }
         } @else if poll.results_open_to_all() {
@@ -326,4 +341,9 @@ fn used_page(ctx: &Ctx, poll: &Poll) -> Response {
         }
     };
     respond(409, ctx.lang, page(ctx, t.thanks_title, body))
+}
+
+/// The access a voter who just voted has to `poll`'s results, if any.
+fn voter_access(poll: &Poll) -> Option<Access<'static>> {
+    (poll.visibility == ResultsVisibility::AfterVote).then_some(Access::Voter)
 }

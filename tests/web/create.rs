@@ -350,3 +350,28 @@ fn invisible_texts_are_refused_at_their_fields_in_every_language() {
         assert!(text.contains("href=\"#f-title\""), "{lang}: the summary links to the title");
     }
 }
+
+/// The blank creation form offers what a quick poll wants: results shown
+/// to each voter after voting. A form sent without the field keeps the
+/// API's default (private), as before.
+#[test]
+fn the_blank_form_shows_results_after_voting_and_the_api_default_stays() {
+    let server = Server::start();
+    for lang in LANGS {
+        let html = server.get(&format!("/?lang={lang}")).text();
+        for value in ["public", "afterVote", "afterClose", "private"] {
+            let checked = html.contains(&format!(r#"name="results" value="{value}" checked"#));
+            assert_eq!(checked, value == "afterVote", "{lang}: {value}: {html}");
+        }
+    }
+    let code = once(&server);
+    let resp = server.post_form(
+        "/",
+        &Server::fresh_client_ip(),
+        &[("once", &code), ("title", "T"), ("lang", "en"), ("expiry", "7"), ("q0", "Q"), ("q0o0", "a"), ("q0o1", "b")],
+    );
+    assert_eq!(resp.status, 201, "{}", resp.describe());
+    let share = input_value(&resp.text(), "id=\"link-share\"");
+    let id = share.rsplit('/').next().unwrap();
+    assert_eq!(server.get(&format!("/api/polls/{id}")).json()["resultsVisibility"], "private");
+}

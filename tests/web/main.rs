@@ -130,6 +130,32 @@ impl Drop for Polld {
     }
 }
 
+/// The cells of table `id` in a page: per body row, the row header's text
+/// and the texts of its cells, tags dropped.
+fn table_rows(html: &str, id: &str) -> Vec<Vec<String>> {
+    let start = html.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no table {id} in page:\n{html}"));
+    let table = &html[start..];
+    let table = &table[..table.find("</table>").expect("end of table")];
+    let body = &table[table.find("<tbody").expect("tbody")..];
+    let text = |s: &str| {
+        let mut out = String::new();
+        let mut in_tag = false;
+        for c in s.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag => out.push(c),
+                _ => {}
+            }
+        }
+        out.trim().to_owned()
+    };
+    body.split("<tr")
+        .skip(1)
+        .map(|row| row.split("<t").skip(1).map(|cell| text(&format!("<t{cell}"))).collect())
+        .collect()
+}
+
 mod admin;
 mod create;
 mod invites;

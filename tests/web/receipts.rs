@@ -289,6 +289,11 @@ fn an_after_vote_poll_with_receipts_answers_the_vote_with_the_receipt_and_a_way_
     let receipt = receipt_on(&html).unwrap_or_else(|| panic!("{html}"));
     let to = format!("/p/{id}/results?voted={code}");
     assert!(html.contains(&format!("href=\"{to}\"")), "{html}");
+    // The results themselves, counting this vote, above the receipt.
+    let (shown, kept) =
+        (html.find("id=\"result-q1\"").expect("results on the page"), html.find("id=\"receipt\"").unwrap());
+    assert!(shown < kept, "the results come first: {html}");
+    assert_eq!(table_rows(&html, "result-q1")[2][1], "1", "{html}");
     assert_not_in_headers(&resp, &receipt);
     let results = server.get(&to).text();
     assert!(results.contains("id=\"result-q1\""), "{results}");

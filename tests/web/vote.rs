@@ -227,3 +227,27 @@ fn a_vote_whose_sender_hung_up_opens_no_results_and_spends_no_form() {
     let api = server.get_auth(&format!("/api/polls/{}/results", poll.id), &poll.token).json();
     assert_eq!(api["totalResponses"], tries, "{api}");
 }
+
+/// The page after a vote shows the results where the voter may see them
+/// (public, or after voting), this vote counted; on a private poll, or one
+/// whose results wait for the close, it shows none.
+#[test]
+fn the_page_after_a_vote_shows_the_results_the_voter_may_see() {
+    let server = Server::start();
+    for (visibility, shown) in [("public", true), ("afterVote", true), ("private", false), ("afterClose", false)] {
+        let mut body = valid_poll_json();
+        body.as_object_mut().unwrap().remove("resultsPublic");
+        body["resultsVisibility"] = json!(visibility);
+        if visibility == "afterClose" {
+            body["closesOn"] = json!(date_from_today(3));
+        }
+        let poll = server.create_poll(&body);
+        let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), &[("q0", "1")]);
+        resp.assert_status(200);
+        let html = resp.text();
+        assert_eq!(html.contains("id=\"result-q0\""), shown, "{visibility}: {html}");
+        if shown {
+            assert_eq!(table_rows(&html, "result-q0")[1][1], "1", "{visibility}: this vote is counted: {html}");
+        }
+    }
+}

@@ -39,7 +39,7 @@ pub const VOTE_CHANGES_OFFERED: &str = "voteChangesOffered";
 impl Default for SettingsDraft {
     fn default() -> SettingsDraft {
         SettingsDraft {
-            results: ResultsVisibility::Private.as_str().to_owned(),
+            results: ResultsVisibility::AfterVote.as_str().to_owned(),
             closes: String::new(),
             shuffle: false,
             duplicate: DuplicateCheck::default().as_str().to_owned(),

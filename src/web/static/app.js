@@ -93,14 +93,13 @@
   // ballot code, no invite code). Put back before the ranking and the
   // limits below read the form.
   var voteForm = document.querySelector("form.vote");
-  var session = null;
-  try { session = window.sessionStorage; } catch (e) { /* storage unavailable */ }
-  if (voteForm && session) {
+  var tab = session();
+  if (voteForm && tab) {
     var draftKey = "anonpoll:vote-draft:" + location.pathname;
     var draft = null;
     try {
-      draft = session.getItem(draftKey);
-      session.removeItem(draftKey);
+      draft = tab.getItem(draftKey);
+      tab.removeItem(draftKey);
     } catch (e) { /* storage unavailable */ }
     if (draft) {
       try {
@@ -120,7 +119,7 @@
           if ((el.type === "radio" || el.type === "checkbox") && el.checked) fields.push([el.id, true]);
           else if (el.tagName === "SELECT" && el.value) fields.push([el.id, el.value]);
         });
-        try { session.setItem(draftKey, JSON.stringify(fields)); } catch (e) { /* full or disabled */ }
+        try { tab.setItem(draftKey, JSON.stringify(fields)); } catch (e) { /* full or disabled */ }
       });
     });
   }
