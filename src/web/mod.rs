@@ -122,8 +122,23 @@ impl Web {
     }
 
     /// Runs `read` with a session lent for an answer built after a commit,
-    /// opened if none is free, kept for the next one afterwards.
-    fn after_commit<T>(&self, read: impl FnOnce(&mut Session) -> Result<T, Error>) -> Result<T, Error> {
+    /// opened if none is free, kept for the next one afterwards. The answer
+    /// is built on a thread of the async runtime, where PostgreSQL's
+    /// blocking client may not run (it blocks on a runtime of its own): on
+    /// that engine the read runs on a thread of its own.
+    fn after_commit<T: Send>(&self, read: impl FnOnce(&mut Session) -> Result<T, Error> + Send) -> Result<T, Error> {
+        if self.shared_store() && tokio::runtime::Handle::try_current().is_ok() {
+            return std::thread::scope(|scope| {
+                scope
+                    .spawn(|| self.lend_after_commit(read))
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::internal(anyhow::anyhow!("a read after a commit panicked"))))
+            });
+        }
+        self.lend_after_commit(read)
+    }
+
+    fn lend_after_commit<T>(&self, read: impl FnOnce(&mut Session) -> Result<T, Error>) -> Result<T, Error> {
         let lent = self.after_commit.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let mut session = match lent {
             Some(session) => session,

@@ -43,6 +43,9 @@ fn readme_shell_blocks() -> Vec<String> {
     blocks
 }
 
+/// The walkthrough's last line: the files it wrote into the checkout.
+const CLEANUP: &str = "rm -f poll.json results.csv codes.tsv fr.json backup-$ID.sqlite3";
+
 /// `text` with `from` replaced by `to`, which must occur exactly once.
 fn put_in(text: &str, from: &str, to: &str) -> String {
     assert_eq!(text.matches(from).count(), 1, "the README's walkthrough should have `{from}` once");
@@ -66,6 +69,9 @@ fn the_readme_walkthrough_runs_as_written() {
     let script = put_in(&script, "BASE=http://127.0.0.1:8080\n", &format!("BASE={}\n", server.base_url));
     let script =
         put_in(&script, "cargo run -q --release --bin pollctl --", &format!("'{}'", env!("CARGO_BIN_EXE_pollctl")));
+    // The walkthrough ends by removing the files it wrote; the test keeps
+    // them to look at, and checks that the line names every one of them.
+    let script = put_in(&script, CLEANUP, ":");
     let work = tempfile::tempdir().unwrap();
     let out = Command::new("sh")
         .args(["-e", "-c", &script])
@@ -84,6 +90,14 @@ fn the_readme_walkthrough_runs_as_written() {
 
     let poll = std::fs::read_to_string(work.path().join("poll.json")).unwrap();
     let id = serde_json::from_str::<serde_json::Value>(&poll).unwrap()["id"].as_str().unwrap().to_owned();
+    let mut written: Vec<String> = std::fs::read_dir(work.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let mut named: Vec<String> = CLEANUP.split_whitespace().skip(2).map(|f| f.replace("$ID", &id)).collect();
+    named.sort();
+    assert_eq!(written, named, "the walkthrough's last line removes exactly the files it wrote");
     // The vote through the share page's form counted, and every result shows it.
     has("<h1>Thank you!");
     has("\"totalResponses\":1");
