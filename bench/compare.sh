@@ -121,6 +121,7 @@ fresh_copy() { # fresh_copy BUILD DS: the data set (and its key file) as populat
 start_polld() { # start_polld POLLD
     local flags=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8)
     "$1" --help 2>/dev/null | grep -- --vote-limit >/dev/null && flags+=(--vote-limit 4000000000)
+    "$1" --help 2>/dev/null | grep -- --network-votes-per-day >/dev/null && flags+=(--network-votes-per-day 0)
     : >"$WORK/polld.log" # before polld's shell opens it: sed reads it at once
     "$1" --db "$WORK/run.sqlite3" --listen 127.0.0.1:0 "${flags[@]}" >"$WORK/polld.log" 2>&1 &
     POLLD_PID=$!

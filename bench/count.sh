@@ -95,6 +95,7 @@ for build in before after; do
     # Two workers, so that the warm-up opens every read connection.
     flags=(--workers 2 --create-limit 1000000000 --trusted-proxy 127.0.0.1/8)
     "$dir/release/polld" --help 2>/dev/null | grep -- --vote-limit >/dev/null && flags+=(--vote-limit 4000000000)
+    "$dir/release/polld" --help 2>/dev/null | grep -- --network-votes-per-day >/dev/null && flags+=(--network-votes-per-day 0)
     : >"$WORK/polld.log" # before polld's shell opens it: sed reads it at once
     valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out.%p" \
         "$dir/release/polld" --db "$WORK/run.sqlite3" --listen 127.0.0.1:0 "${flags[@]}" >"$WORK/polld.log" 2>&1 &

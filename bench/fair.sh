@@ -108,7 +108,9 @@ run() {
     # machine can run after the first read below (sed then fails, and set -e
     # ends the script).
     : >"$DB/log"
-    "$polld" --db "$DB/a.sqlite3" --listen 127.0.0.1:0 --trusted-proxy 127.0.0.1 >"$DB/log" 2>&1 &
+    local day=()
+    "$polld" --help 2>/dev/null | grep -q -- --network-votes-per-day && day=(--network-votes-per-day 0)
+    "$polld" --db "$DB/a.sqlite3" --listen 127.0.0.1:0 --trusted-proxy 127.0.0.1 "${day[@]}" >"$DB/log" 2>&1 &
     POLLD_PID=$!
     for _ in $(seq 100); do
         addr=$(sed -n 's#.*listening on http://\([^ ]*\).*#\1#p' "$DB/log" | head -1)

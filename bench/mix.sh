@@ -240,7 +240,7 @@ pg_big_tx() { # pg_big_tx OFFSET
 lsn_diff() { psql_ -d postgres -c "SELECT pg_wal_lsn_diff('$2', '$1')"; }
 
 # ------------------------------------------------------------ polld and procwatch
-POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8 --vote-limit 4000000000)
+POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8 --vote-limit 4000000000 --network-votes-per-day 0)
 ADDR=
 LAST_PID=
 start_polld() { # start_polld NAME ARGS...: sets ADDR and LAST_PID

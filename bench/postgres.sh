@@ -187,7 +187,7 @@ URL="postgresql://postgres@127.0.0.1:$PGPORT_/bench"
 say "PostgreSQL $(psql_ -d bench -c 'SHOW server_version') on 127.0.0.1:$PGPORT_: fsync=$(psql_ -d bench -c 'SHOW fsync'), synchronous_commit=$(psql_ -d bench -c 'SHOW synchronous_commit'), shared_buffers=$(psql_ -d bench -c 'SHOW shared_buffers')"
 
 # ------------------------------------------------------------ polld
-POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8 --vote-limit 4000000000)
+POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8 --vote-limit 4000000000 --network-votes-per-day 0)
 ADDR=
 start_polld() { # start_polld NAME ARGS...: sets ADDR and LAST_PID
     local name=$1 logf=$WORK/polld-$1.log i

@@ -146,6 +146,7 @@ stop() { # stop PID: SIGTERM, then wait
 # from 127.0.0.1 are a proxy's, and its rotating X-Forwarded-For is believed.
 POLLD_FLAGS=(--create-limit 1000000000 --trusted-proxy 127.0.0.1/8)
 [ -n "$VOTE_LIMIT_FLAG" ] && POLLD_FLAGS+=(--vote-limit 4000000000)
+"$POLLD_BIN" --help 2>/dev/null | grep -- --network-votes-per-day >/dev/null && POLLD_FLAGS+=(--network-votes-per-day 0)
 start_polld() { # start_polld DB
     start_listening "$WORK/polld.log" "$POLLD_BIN" --db "$1" --listen 127.0.0.1:0 "${POLLD_FLAGS[@]}"
     POLLD_PID=$SERVER_PID

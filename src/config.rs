@@ -103,6 +103,13 @@ pub struct PolldArgs {
     #[arg(long, env = "POLL_VOTE_LIMIT", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub vote_limit: u32,
 
+    /// Responses one client (IPv4 address or IPv6 /64) may send to a poll
+    /// with the default duplicate check (`network`) within a day; 0 lifts
+    /// this limit (the vote limit above still holds). A room of people
+    /// behind one address is what a poll without duplicate check is for.
+    #[arg(long, env = "POLL_NETWORK_VOTES_PER_DAY", default_value_t = crate::app::NETWORK_VOTES_PER_DAY)]
+    pub network_votes_per_day: u32,
+
     /// The vote window, in minutes: the time in which an emptied vote budget
     /// refills completely.
     #[arg(long, env = "POLL_VOTE_WINDOW_MINUTES", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]

@@ -91,7 +91,11 @@ pub fn run(args: PolldArgs) -> anyhow::Result<()> {
     let address = server.address().clone();
     let base_url = args.base_url.clone().unwrap_or_else(|| format!("http://{address}"));
     let limiter = Arc::new(RateLimiter::new(args.create_limit, Duration::from_secs(3600))?);
-    let votes = VoteLimits { per_window: args.vote_limit, window: args.vote_window() };
+    let votes = VoteLimits {
+        per_window: args.vote_limit,
+        window: args.vote_window(),
+        per_network_day: args.network_votes_per_day,
+    };
     let app = Arc::new(App::new(store, limiter, votes, &base_url)?);
     // The day's key work at every start: a node that was down for days
     // re-wraps from its old key state before that state moves on. A

@@ -100,6 +100,10 @@ pub enum Error {
     /// a second than its pace allows (`app::PACE_PER_SECOND`); send again in
     /// a second (web only, like [`Error::VotesThrottled`]).
     VotesPaced,
+    /// 429: a `network` poll already took a response from this client group
+    /// within the last day (`--network-votes-per-day`, 1 by default); the
+    /// creator can choose invite codes or no duplicate check (web only).
+    VotedFromNetwork { retry_after_secs: u64 },
     /// 503: the write queue is full or storage refuses writes (disk full, locked).
     Unavailable { reason: &'static str, retry_after_secs: u64 },
     /// 500: anything else. The cause is logged, the client sees a generic text.
@@ -128,9 +132,9 @@ impl Error {
     pub fn retry_after_secs(&self) -> Option<u64> {
         match self {
             Error::RateLimited(r) => Some(r.retry_after_secs),
-            Error::VotesThrottled { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
-                Some(*retry_after_secs)
-            }
+            Error::VotesThrottled { retry_after_secs }
+            | Error::VotedFromNetwork { retry_after_secs }
+            | Error::Unavailable { retry_after_secs, .. } => Some(*retry_after_secs),
             Error::VotesPaced => Some(1),
             _ => None,
         }
@@ -148,7 +152,10 @@ impl Error {
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
             Error::Invalid(_) => 422,
-            Error::RateLimited(_) | Error::VotesThrottled { .. } | Error::VotesPaced => 429,
+            Error::RateLimited(_)
+            | Error::VotesThrottled { .. }
+            | Error::VotesPaced
+            | Error::VotedFromNetwork { .. } => 429,
             Error::Internal(_) => 500,
             Error::Unavailable { .. } => 503,
         }
@@ -173,7 +180,10 @@ impl Error {
             Error::TooLarge { .. } => "body-too-large",
             Error::UnsupportedMediaType { .. } => "unsupported-media-type",
             Error::Invalid(_) => "validation-failed",
-            Error::RateLimited(_) | Error::VotesThrottled { .. } | Error::VotesPaced => "rate-limited",
+            Error::RateLimited(_)
+            | Error::VotesThrottled { .. }
+            | Error::VotesPaced
+            | Error::VotedFromNetwork { .. } => "rate-limited",
             Error::Internal(_) => "internal-error",
             Error::Unavailable { .. } => "unavailable",
         }
@@ -194,7 +204,10 @@ impl Error {
             Error::TooLarge { .. } => "Request body too large",
             Error::UnsupportedMediaType { .. } => "Unsupported media type",
             Error::Invalid(_) => "Validation failed",
-            Error::RateLimited(_) | Error::VotesThrottled { .. } | Error::VotesPaced => "Too many requests",
+            Error::RateLimited(_)
+            | Error::VotesThrottled { .. }
+            | Error::VotesPaced
+            | Error::VotedFromNetwork { .. } => "Too many requests",
             Error::Internal(_) => "Internal server error",
             Error::Unavailable { .. } => "Service unavailable",
         }
@@ -267,6 +280,9 @@ impl Error {
             Error::VotesPaced => {
                 "Too many long responses to this poll from one client at once; retry in a second.".to_owned()
             }
+            Error::VotedFromNetwork { retry_after_secs } => format!(
+                "This poll already took a response from this network within a day; retry in {retry_after_secs} seconds."
+            ),
             Error::Unavailable { reason, .. } => format!("{reason} Please retry shortly."),
             Error::Internal(_) => "An internal error occurred; it has been logged without request data.".into(),
         };
@@ -359,6 +375,7 @@ mod tests {
             Error::RateLimited(RateLimited { limit: 1, window_secs: 3600, retry_after_secs: 5 }),
             Error::VotesThrottled { retry_after_secs: 5 },
             Error::VotesPaced,
+            Error::VotedFromNetwork { retry_after_secs: 5 },
             Error::internal(anyhow::anyhow!("secret internal detail")),
             Error::Unavailable { reason: "Storage is full.", retry_after_secs: 1 },
         ];

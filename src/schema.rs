@@ -382,8 +382,10 @@ fn vote_changes_schema(patch: bool) -> Value {
 fn duplicate_check_mode(check: DuplicateCheck) -> &'static str {
     match check {
         DuplicateCheck::Network => {
-            "`network` (default): a short-lived, in-memory limit on votes from one network (nothing about it is \
-             stored); right for an open link"
+            "`network` (default): one vote a day from one network (an IPv4 address or IPv6 /64, in polld's \
+             memory as a keyed hash, nothing stored; `--network-votes-per-day` sets another number) and a \
+             short-lived limit on repeats; right for an open link. Where many people share one connection, \
+             `invite` or `none`"
         }
         DuplicateCheck::Invite => {
             "`invite`: one vote per invite code the admin issues (`POST /api/polls/{id}/invites`); a vote \

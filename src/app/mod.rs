@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use links::Links;
-pub use throttle::{FLOOD_CAP_FACTOR, PACE_PER_SECOND, VoteLimits, WRONG_CODES};
+pub use throttle::{FLOOD_CAP_FACTOR, NETWORK_VOTES_PER_DAY, PACE_PER_SECOND, VoteLimits, WRONG_CODES};
 
 use crate::day::Day;
 use crate::domain::results::Results;
@@ -144,7 +144,12 @@ impl App {
     /// For tools that neither create polls nor take votes (`pollctl`).
     pub fn offline(store: Store, base_url: &str) -> anyhow::Result<App> {
         let limiter = Arc::new(RateLimiter::new(0, Duration::from_secs(3600))?);
-        App::new(store, limiter, VoteLimits { per_window: 0, window: Duration::from_secs(600) }, base_url)
+        App::new(
+            store,
+            limiter,
+            VoteLimits { per_window: 0, window: Duration::from_secs(600), per_network_day: 0 },
+            base_url,
+        )
     }
 
     pub fn links(&self) -> &Links {
@@ -408,7 +413,7 @@ impl Session {
         let votes = &self.app.votes;
         let invite = match poll.duplicate_check {
             DuplicateCheck::Network => {
-                votes.throttle(client, &poll.id, Instant::now())?;
+                votes.network_vote(client, &poll.id, Instant::now())?;
                 None
             }
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {

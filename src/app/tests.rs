@@ -44,7 +44,7 @@ fn voting_session(per_window: u32) -> (Session, tempfile::TempDir) {
     let keys = crate::store::Keys::at(&dir.path().join("keys").join("t.keys"));
     let store = Store::open_db(&db, &keys, Default::default()).unwrap();
     let limiter = Arc::new(RateLimiter::new(10, Duration::from_secs(3600)).unwrap());
-    let votes = VoteLimits { per_window, window: Duration::from_secs(600) };
+    let votes = VoteLimits { per_window, window: Duration::from_secs(600), per_network_day: 0 };
     let app = Arc::new(App::new(store, limiter, votes, "http://127.0.0.1:8080").unwrap());
     let session = app.session().unwrap();
     (session, dir)

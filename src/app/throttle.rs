@@ -37,7 +37,27 @@ use crate::secret::PollId;
 pub struct VoteLimits {
     pub per_window: u32,
     pub window: Duration,
+    /// Responses one client group may send to one `network` poll a day
+    /// (a budget refilling over 24 hours); 0: no such limit.
+    pub per_network_day: u32,
 }
+
+impl VoteLimits {
+    /// `per_window` responses per `window`, and the default of one response
+    /// a day per network on a `network` poll.
+    pub fn new(per_window: u32, window: Duration) -> VoteLimits {
+        VoteLimits { per_window, window, per_network_day: NETWORK_VOTES_PER_DAY }
+    }
+}
+
+/// Responses a `network` poll takes from one client group a day, unless
+/// polld is told otherwise: one, so that one browser pressing "Answer
+/// again" ten times counts once. A room of people behind one address is
+/// what `none` (or invite codes) is for; the refusal says so.
+pub const NETWORK_VOTES_PER_DAY: u32 = 1;
+
+/// How long a `network` poll remembers a client group's responses.
+const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// A `none` poll (no duplicate check: a room of people behind one address)
 /// takes from one client group this many times the vote throttle's budget:
@@ -76,6 +96,8 @@ pub const WRONG_CODES: u32 = 20;
 pub(super) struct VoteBudgets {
     /// The vote throttle: per client group and poll.
     throttle: RefillingBudgets,
+    /// The day's responses to a `network` poll: per client group and poll.
+    network_day: Option<RefillingBudgets>,
     /// The flood cap of `none` polls: per client group and poll.
     flood_cap: RefillingBudgets,
     /// The pace of `none` polls, in counters: per client group over all of them.
@@ -89,6 +111,10 @@ impl VoteBudgets {
     pub(super) fn new(votes: VoteLimits) -> anyhow::Result<VoteBudgets> {
         Ok(VoteBudgets {
             throttle: RefillingBudgets::new(votes.per_window, votes.window)?,
+            network_day: match votes.per_network_day {
+                0 => None,
+                n => Some(RefillingBudgets::new(n, DAY)?),
+            },
             flood_cap: RefillingBudgets::new(votes.per_window.saturating_mul(FLOOD_CAP_FACTOR), votes.window)?,
             pace: RefillingBudgets::new(PACE_PER_SECOND, Duration::from_secs(1))?,
             wrong_codes: Arc::new(RefillingBudgets::new(WRONG_CODES, votes.window)?),
@@ -104,6 +130,9 @@ impl VoteBudgets {
     /// Lets in-memory keys expire on time on a quiet server too.
     pub(super) fn tick(&self) {
         self.throttle.tick();
+        if let Some(day) = &self.network_day {
+            day.tick();
+        }
         self.flood_cap.tick();
         self.wrong_codes.tick();
         self.pace.tick();
@@ -113,6 +142,23 @@ impl VoteBudgets {
     /// withdraws: one of the vote throttle's budget for `poll`.
     pub(super) fn throttle(&self, client: IpAddr, poll: &PollId, now: Instant) -> Result<(), Error> {
         spend_one(&self.throttle, client, poll, now)
+    }
+
+    /// A vote of `client` on a `network` poll: one of the day's responses
+    /// for `poll` (checked first, spent last, so that a vote the throttle
+    /// refuses spends none of the day), and one of the vote throttle's.
+    pub(super) fn network_vote(&self, client: IpAddr, poll: &PollId, now: Instant) -> Result<(), Error> {
+        if let Some(day) = &self.network_day
+            && !day.has_one_left_at(client, poll, now)
+        {
+            let retry_after_secs = day.refill_interval().as_secs_f64().ceil() as u64;
+            return Err(Error::VotedFromNetwork { retry_after_secs: retry_after_secs.max(1) });
+        }
+        self.throttle(client, poll, now)?;
+        if let Some(day) = &self.network_day {
+            day.spend_one_at(client, poll, now);
+        }
+        Ok(())
     }
 
     /// A vote of `client` on a `none` poll whose ballot adds `weight`
@@ -193,7 +239,8 @@ mod tests {
     /// Budgets of `per_window` votes per 10 minutes, and the instant the
     /// test counts from.
     fn budgets(per_window: u32) -> (VoteBudgets, Instant) {
-        let votes = VoteBudgets::new(VoteLimits { per_window, window: Duration::from_secs(600) }).unwrap();
+        let votes =
+            VoteBudgets::new(VoteLimits { per_window, window: Duration::from_secs(600), per_network_day: 0 }).unwrap();
         (votes, Instant::now())
     }
 
@@ -257,7 +304,7 @@ mod tests {
         assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::Throttled(1));
         // A window shorter than a second counts as one, for the privacy
         // page's "remembered for" as for the refill.
-        let votes = VoteBudgets::new(VoteLimits { per_window: 1, window: Duration::ZERO }).unwrap();
+        let votes = VoteBudgets::new(VoteLimits { per_window: 1, window: Duration::ZERO, per_network_day: 0 }).unwrap();
         assert_eq!(votes.window(), Duration::from_secs(1));
         let t0 = Instant::now();
         assert_eq!(verdict(votes.throttle(ip("192.0.2.1"), &a, t0)), Verdict::In);
@@ -358,5 +405,45 @@ mod tests {
         assert_eq!(verdict(votes.throttle(client, &a, t0)), Verdict::In, "the vote throttle is apart");
         assert_eq!(left(&a, secs(t0, 29)), Verdict::Throttled(30));
         assert_eq!(left(&a, secs(t0, 30)), Verdict::In);
+    }
+
+    /// A `network` poll takes one response a day from a client group (the
+    /// default), apart for each poll and each group; it comes back after a
+    /// day; a vote the throttle refuses spends none of it; 0 lifts it.
+    #[test]
+    fn a_network_poll_takes_one_response_a_day_from_a_client_group() {
+        let limits = VoteLimits::new(3, Duration::from_secs(600));
+        assert_eq!(limits.per_network_day, NETWORK_VOTES_PER_DAY);
+        let votes = VoteBudgets::new(limits).unwrap();
+        let t0 = Instant::now();
+        let (a, b) = (poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"));
+        let vote = |client: &str, poll: &PollId, at: Instant| votes.network_vote(ip(client), poll, at);
+        assert!(vote("192.0.2.1", &a, t0).is_ok());
+        let again = vote("192.0.2.1", &a, secs(t0, 60));
+        assert!(matches!(again, Err(Error::VotedFromNetwork { retry_after_secs: 86_400 })), "{again:?}");
+        // Another address, another poll: each its own.
+        assert!(vote("192.0.2.2", &a, secs(t0, 60)).is_ok());
+        assert!(vote("192.0.2.1", &b, secs(t0, 60)).is_ok());
+        assert!(vote("192.0.2.1", &a, secs(t0, 86_401)).is_ok(), "a day later it is back");
+        // The throttle refuses before the day is spent: a group whose throttle
+        // is empty still has its day's response once the throttle refills.
+        let tight =
+            VoteBudgets::new(VoteLimits { per_window: 1, window: Duration::from_secs(600), per_network_day: 1 })
+                .unwrap();
+        let c = poll("CCCCCCCCCCCCCCCC");
+        assert!(tight.throttle(ip("198.51.100.9"), &c, t0).is_ok(), "a change through a receipt spends the throttle");
+        assert!(matches!(tight.network_vote(ip("198.51.100.9"), &c, t0), Err(Error::VotesThrottled { .. })));
+        assert!(
+            tight.network_vote(ip("198.51.100.9"), &c, secs(t0, 601)).is_ok(),
+            "the day was not spent by the refusal"
+        );
+        // Lifted: the throttle alone.
+        let lifted =
+            VoteBudgets::new(VoteLimits { per_window: 3, window: Duration::from_secs(600), per_network_day: 0 })
+                .unwrap();
+        for _ in 0..3 {
+            assert!(lifted.network_vote(ip("192.0.2.1"), &a, t0).is_ok());
+        }
+        assert!(matches!(lifted.network_vote(ip("192.0.2.1"), &a, t0), Err(Error::VotesThrottled { .. })));
     }
 }

@@ -19,7 +19,7 @@ const MONTHS: [&str; 12] = [
     "décembre",
 ];
 
-const ROWS: [KeptRow; 10] = [
+const ROWS: [KeptRow; 11] = [
     (
         "Le sondage\u{202F}: titre, langue, questions, réponses proposées, versions linguistiques et réglages",
         "Base de données",
@@ -61,6 +61,11 @@ const ROWS: [KeptRow; 10] = [
         "Les liens d’administration que vous avez choisi de garder dans ce navigateur, avec le titre et la date d’effacement du sondage",
         "Votre navigateur (localStorage), jamais transmis",
         "Jusqu’à la date d’effacement du sondage, jusqu’à ce que vous l’oubliiez sur la page d’accueil, ou jusqu’à ce que vous effaciez les données de ce site",
+    ),
+    (
+        "Une réponse par jour et par réseau (la règle habituelle)\u{202F}: une empreinte à clé de l’adresse de votre réseau avec le sondage",
+        "Mémoire du serveur uniquement",
+        "Deux jours au plus, puis la clé elle-même est jetée",
     ),
 ];
 
@@ -199,6 +204,7 @@ pub const FR: Catalogue = Catalogue {
     ],
     err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{202F}: veuillez l’envoyer à nouveau.",
     err_throttled: "De nombreuses réponses à ce sondage sont venues de votre réseau ces dernières minutes. Veuillez réessayer un peu plus tard.",
+    err_voted_from_network: "Une réponse à ce sondage venant de votre réseau a déjà été comptée ces dernières 24\u{A0}heures. Si beaucoup de personnes partagent cette connexion, l’auteur du sondage peut choisir des codes d’invitation ou la limite large («\u{202F}une salle sur une connexion\u{202F}») sur la page de gestion du sondage.",
     err_paced: "De nombreuses réponses longues à ce sondage arrivent en même temps de votre réseau. Veuillez renvoyer la vôtre dans un instant.",
     err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
     thanks_title: "Merci\u{202F}!",
@@ -416,8 +422,8 @@ pub const FR: Catalogue = Catalogue {
         format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{202F}; celui-ci en a {issued}.")
     },
     field_duplicate: "Limite des réponses répétées",
-    duplicate_network: "Limiter les réponses venant d’un même réseau (le choix habituel)",
-    duplicate_network_hint: "Chaque connexion internet ne peut envoyer qu’un nombre limité de réponses en peu de temps. Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; une classe ou un bureau entier derrière une seule connexion peut atteindre la limite.",
+    duplicate_network: "Une réponse par réseau et par jour (le choix habituel)",
+    duplicate_network_hint: "Chaque connexion internet peut envoyer une réponse par jour à ce sondage. Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; si beaucoup de personnes partagent une connexion (une classe, un bureau), choisissez des codes d’invitation ou la limite large.",
     duplicate_invite: "Codes d’invitation\u{202F}: une réponse par code",
     duplicate_invite_hint: "Vous distribuez des codes depuis la page de gestion du sondage\u{202F}; chaque code ne sert qu’une fois. Personne, pas même vous, ne peut savoir quel code a donné quelle réponse.",
     duplicate_none: "Une limite large (une salle sur une connexion)",

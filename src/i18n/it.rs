@@ -18,7 +18,7 @@ const MONTHS: [&str; 12] = [
     "dicembre",
 ];
 
-const ROWS: [KeptRow; 10] = [
+const ROWS: [KeptRow; 11] = [
     (
         "Il sondaggio: titolo, lingua, domande, risposte proposte, versioni linguistiche e impostazioni",
         "Database",
@@ -56,6 +56,11 @@ const ROWS: [KeptRow; 10] = [
         "I link di amministrazione che hai scelto di conservare in questo browser, con il titolo e la data di cancellazione del sondaggio",
         "Il tuo browser (localStorage), mai trasmesso",
         "Fino alla data di cancellazione del sondaggio, finché non lo dimentichi nella pagina iniziale, o finché non cancelli i dati di questo sito",
+    ),
+    (
+        "Una risposta al giorno per rete (la regola abituale): un’impronta con chiave dell’indirizzo della tua rete con il sondaggio",
+        "Solo nella memoria del server",
+        "Al massimo due giorni, poi la chiave stessa viene scartata",
     ),
 ];
 
@@ -196,6 +201,7 @@ pub const IT: Catalogue = Catalogue {
     ],
     err_create_expired: "Questo modulo è scaduto. Quanto hai inserito è stato mantenuto qui sotto: invialo di nuovo.",
     err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla tua rete. Riprova un po’ più tardi.",
+    err_voted_from_network: "Una risposta a questo sondaggio dalla tua rete è già stata contata nelle ultime 24 ore. Se molte persone condividono questa connessione, chi ha creato il sondaggio può scegliere i codici d’invito o il limite largo («una sala su una connessione») nella pagina di gestione del sondaggio.",
     err_paced: "Dalla tua rete stanno arrivando molte risposte lunghe a questo sondaggio nello stesso momento. Invia di nuovo la tua tra un attimo.",
     err_vote_not_saved: "Non è stato possibile salvare la tua risposta. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
     thanks_title: "Grazie!",
@@ -409,8 +415,8 @@ pub const IT: Catalogue = Catalogue {
         format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
     },
     field_duplicate: "Limite alle risposte ripetute",
-    duplicate_network: "Limitare le risposte da una stessa rete (la scelta abituale)",
-    duplicate_network_hint: "Ogni connessione internet può inviare solo un numero limitato di risposte in poco tempo. Non ne viene salvato nulla. Adatto a un link condiviso apertamente; un’intera classe o un ufficio dietro una sola connessione può raggiungere il limite.",
+    duplicate_network: "Una risposta per rete al giorno (la scelta abituale)",
+    duplicate_network_hint: "Ogni connessione internet può inviare una risposta al giorno a questo sondaggio. Non ne viene salvato nulla. Adatto a un link condiviso apertamente; se molte persone condividono una connessione (una classe, un ufficio), scegli i codici d’invito o il limite largo.",
     duplicate_invite: "Codici d’invito: una risposta per codice",
     duplicate_invite_hint: "Distribuisci i codici dalla pagina di gestione del sondaggio; ogni codice vale una volta. Nessuno, nemmeno tu, può sapere quale codice ha dato quale risposta.",
     duplicate_none: "Un limite largo (una sala su una connessione)",

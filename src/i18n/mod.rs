@@ -145,6 +145,9 @@ pub struct Catalogue {
     /// The creation form's one-time code is unknown or from a rotated key.
     pub err_create_expired: &'static str,
     pub err_throttled: &'static str,
+    /// A `network` poll's second response from one network within a day:
+    /// what happened, and what the creator can choose instead.
+    pub err_voted_from_network: &'static str,
     pub err_paced: &'static str,
     pub err_vote_not_saved: &'static str,
     pub thanks_title: &'static str,
@@ -261,7 +264,7 @@ pub struct Catalogue {
     pub privacy_col_what: &'static str,
     pub privacy_col_where: &'static str,
     pub privacy_col_until: &'static str,
-    pub privacy_rows: [KeptRow; 10],
+    pub privacy_rows: [KeptRow; 11],
     /// The vote throttle's row; takes the window in minutes.
     pub privacy_throttle_row: fn(u64) -> (String, String, String),
     pub privacy_never_heading: &'static str,
@@ -710,6 +713,7 @@ mod tests {
                 c.create_sent_title,
                 c.err_create_expired,
                 c.err_throttled,
+                c.err_voted_from_network,
                 c.err_paced,
                 c.err_vote_not_saved,
                 c.thanks_title,

@@ -43,7 +43,9 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             rate_limited = (t.err_rate_limited)(rl.retry_after_secs.div_ceil(60));
             (429, t.error_title, rate_limited.as_str())
         }
-        Error::VotesThrottled { .. } | Error::VotesPaced => (429, t.error_title, too_many_text(t, e)),
+        Error::VotesThrottled { .. } | Error::VotesPaced | Error::VotedFromNetwork { .. } => {
+            (429, t.error_title, too_many_text(t, e))
+        }
         Error::Unavailable { .. } => (503, t.error_title, t.err_unavailable),
         Error::Internal(cause) => {
             eprintln!("anonpoll: internal error: {cause:#}");
@@ -59,6 +61,7 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
 pub fn too_many_text(t: &Catalogue, e: &Error) -> &'static str {
     match e {
         Error::VotesPaced => t.err_paced,
+        Error::VotedFromNetwork { .. } => t.err_voted_from_network,
         _ => t.err_throttled,
     }
 }

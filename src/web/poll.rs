@@ -172,7 +172,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             let (text, at_field) = refusal_texts(t, refusal);
             return share_response(&w.web, &ctx, poll, today, 403, &entered.code_refused(at_field), Some(text));
         }
-        Err(e @ (Error::VotesThrottled { .. } | Error::VotesPaced)) => {
+        Err(e @ (Error::VotesThrottled { .. } | Error::VotesPaced | Error::VotedFromNetwork { .. })) => {
             let text = errors::too_many_text(t, &e);
             let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(text))?;
             return Ok(with_headers(r, &e));

@@ -17,6 +17,6 @@ pub const IN_PROCESS_BASE_URL: &str = "http://polls.test";
 /// of (`u32::MAX` per window).
 pub fn unthrottled_app(store: Store) -> Arc<App> {
     let limiter = Arc::new(RateLimiter::new(u32::MAX, Duration::from_secs(3600)).unwrap());
-    let votes = VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600) };
+    let votes = VoteLimits { per_window: u32::MAX, window: Duration::from_secs(600), per_network_day: 0 };
     Arc::new(App::new(store, limiter, votes, IN_PROCESS_BASE_URL).unwrap())
 }

@@ -101,6 +101,12 @@ impl ServerBuilder {
         if self.trusted_proxies.is_empty() && !self.polld_default_trust && !self.unix_socket {
             cmd.args(["--trusted-proxy", "127.0.0.1/8", "--trusted-proxy", "::1/128"]);
         }
+        // Most tests vote again and again from one client: the day's limit
+        // of a `network` poll is lifted unless a test names it (the rule is
+        // tested where it is set, tests/web/throttle.rs and src/app).
+        if !self.args.iter().any(|a| a == NETWORK_DAY_FLAG) {
+            cmd.args([NETWORK_DAY_FLAG, "0"]);
+        }
         cmd.args(&self.args);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn polld");
@@ -218,6 +224,10 @@ pub fn pg_url(dir: &Path) -> Option<String> {
 /// file itself, or on PostgreSQL the database named beside it (made on
 /// first use); the key file in the `keys` folder beside it
 /// ([`super::KEYS_NAME`]).
+/// polld's flag for the responses a `network` poll takes from one client
+/// a day (1 by default).
+pub const NETWORK_DAY_FLAG: &str = "--network-votes-per-day";
+
 pub fn db_args(db: &Path) -> Vec<std::ffi::OsString> {
     let dir = db.parent().expect("the database's directory");
     if !on_postgres() {

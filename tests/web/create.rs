@@ -75,10 +75,10 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
 fn the_created_page_names_the_poll_its_days_and_its_rule_in_few_words() {
     let server = Server::start();
     for (lang, rule, erased) in [
-        ("en", "Limit on repeated responses: Limit responses from one network", "Will be erased on"),
-        ("fr", "Limite des réponses répétées\u{202F}: Limiter les réponses venant d’un même réseau", "Sera effacé le"),
-        ("de", "Begrenzung wiederholter Antworten: Antworten aus demselben Netz begrenzen", "Wird am"),
-        ("it", "Limite alle risposte ripetute: Limitare le risposte da una stessa rete", "Verrà cancellato il"),
+        ("en", "Limit on repeated responses: One response per network a day", "Will be erased on"),
+        ("fr", "Limite des réponses répétées\u{202F}: Une réponse par réseau et par jour", "Sera effacé le"),
+        ("de", "Begrenzung wiederholter Antworten: Eine Antwort pro Netz und Tag", "Wird am"),
+        ("it", "Limite alle risposte ripetute: Una risposta per rete al giorno", "Verrà cancellato il"),
     ] {
         let code = once(&server);
         let resp = server.post_form(

@@ -105,6 +105,7 @@ impl Polld {
         let mut child = Command::new(env!("CARGO_BIN_EXE_polld"))
             .args(db_args(&dir.path().join(DB_NAME)))
             .args(["--listen", "127.0.0.1:0"])
+            .args(if args.contains(&NETWORK_DAY_FLAG) { Vec::new() } else { vec![NETWORK_DAY_FLAG, "0"] })
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

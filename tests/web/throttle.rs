@@ -247,3 +247,40 @@ fn duplicate_check_none_lets_one_address_vote_past_the_throttle() {
     };
     assert_eq!((total(&open), total(&throttled)), (json!(6), json!(3)));
 }
+
+/// polld as shipped: a `network` poll (the default) takes one response a
+/// day from one network, so one browser pressing "Answer again" counts
+/// once; the refusal says what happened and what the creator can choose, in
+/// the reader's language, with the choices kept. A `none` poll takes many.
+#[test]
+fn by_default_a_network_poll_takes_one_response_a_day_from_one_network() {
+    let polld = Polld::start(&["--trusted-proxy", "127.0.0.1/8", NETWORK_DAY_FLAG, "1"]);
+    let create = |check: &str| {
+        let body = with(with(valid_poll_json(), "/resultsPublic", json!(true)), "/duplicateCheck", json!(check));
+        Created::from_response(&Request::new(&polld.addr, "POST", "/api/polls").json(&body).send())
+    };
+    let poll = create("network");
+    let path = format!("/p/{}", poll.id);
+    assert_eq!(vote_from(&polld, &path, "203.0.113.40").status, 200);
+    for (lang, said) in [
+        ("en", "A response to this poll from your network was already counted in the last 24 hours."),
+        ("fr", "Une réponse à ce sondage venant de votre réseau a déjà été comptée"),
+        ("de", "Eine Antwort auf diese Umfrage aus Ihrem Netz wurde in den letzten 24 Stunden bereits gezählt."),
+        ("it", "Una risposta a questo sondaggio dalla tua rete è già stata contata nelle ultime 24 ore."),
+    ] {
+        let again = vote_from(&polld, &format!("{path}?lang={lang}"), "203.0.113.40");
+        assert_eq!(again.status, 429, "{lang}: {}", again.describe());
+        assert!(again.header("retry-after").is_some(), "{lang}");
+        let html = again.text();
+        assert!(html.contains(said), "{lang}: {html}");
+        assert!(html.contains("checked"), "{lang}: the choices are kept");
+    }
+    assert_eq!(vote_from(&polld, &path, "203.0.113.41").status, 200, "another network");
+    let api = Request::new(&polld.addr, "GET", &format!("/api/polls/{}/results", poll.id)).send().json();
+    assert_eq!(api["totalResponses"], 2);
+    // A room behind one address: a poll without duplicate check.
+    let room = create("none");
+    for _ in 0..5 {
+        assert_eq!(vote_from(&polld, &format!("/p/{}", room.id), "203.0.113.40").status, 200);
+    }
+}
