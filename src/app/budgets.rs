@@ -37,6 +37,17 @@ use crate::secret::PollId;
 /// under a flood.
 pub const MAX_TRACKED: usize = 500_000;
 
+/// What [`RefillingBudgets::try_spend_one_at`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spend {
+    Spent,
+    /// Nothing left: refused.
+    Refused,
+    /// Not tracked: the window's table is full ([`MAX_TRACKED`]), so nothing
+    /// was spent and nothing can be said; the caller chooses.
+    Untracked,
+}
+
 /// What is left of one budget, as of `at`.
 #[derive(Clone, Copy)]
 struct Budget {
@@ -88,15 +99,41 @@ impl RefillingBudgets {
     }
 
     pub fn spend_one_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {
+        self.try_spend_one_at(ip, poll, now) == Spend::Spent
+    }
+
+    /// Spends one unit of `ip`'s budget for `poll`, saying whether it was
+    /// refused for want of it or not tracked at all (a full table).
+    pub fn try_spend_one_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> Spend {
         let group = ClientGroup::of(ip);
         self.take(&[group.as_bytes(), poll.as_str().as_bytes()], 1, now)
+    }
+
+    /// Gives back one unit spent of `ip`'s budget for `poll` (a vote that
+    /// was not stored after all), never above the whole budget.
+    pub fn give_back_one(&self, ip: IpAddr, poll: &PollId) {
+        self.give_back_one_at(ip, poll, Instant::now());
+    }
+
+    pub fn give_back_one_at(&self, ip: IpAddr, poll: &PollId, now: Instant) {
+        let group = ClientGroup::of(ip);
+        let parts: &[&[u8]] = &[group.as_bytes(), poll.as_str().as_bytes()];
+        let mut state = self.lock();
+        state.rotate(now);
+        let key = state.current.key(parts);
+        let (known, left) = self.balance(&state, parts, &key, now);
+        let whole = f64::from(self.per_window);
+        if left >= whole || (known.is_none() && state.current.entries.len() >= MAX_TRACKED) {
+            return;
+        }
+        state.current.entries.insert(key, Budget { left: (left + 1.0).min(whole), at: now });
     }
 
     /// Spends `cost` units of `ip`'s budget over all polls, or refuses it;
     /// a cost above the whole budget is charged as the whole budget, so
     /// that it passes when the budget is full.
     pub fn spend_across_polls_at(&self, ip: IpAddr, cost: u32, now: Instant) -> bool {
-        self.take(&[ClientGroup::of(ip).as_bytes()], cost, now)
+        self.take(&[ClientGroup::of(ip).as_bytes()], cost, now) == Spend::Spent
     }
 
     /// Whether `ip` has one unit left of its budget for `poll` at `now`,
@@ -126,20 +163,20 @@ impl RefillingBudgets {
     }
 
     /// Takes `cost` from the budget keyed by `parts`.
-    fn take(&self, parts: &[&[u8]], cost: u32, now: Instant) -> bool {
+    fn take(&self, parts: &[&[u8]], cost: u32, now: Instant) -> Spend {
         let mut state = self.lock();
         state.rotate(now);
         let key = state.current.key(parts);
         let (known, left) = self.balance(&state, parts, &key, now);
         let cost = f64::from(cost.clamp(1, self.per_window.max(1)));
         if left < cost {
-            return false;
+            return Spend::Refused;
         }
         if known.is_none() && state.current.entries.len() >= MAX_TRACKED {
-            return false;
+            return Spend::Untracked;
         }
         state.current.entries.insert(key, Budget { left: left - cost, at: now });
-        true
+        Spend::Spent
     }
 }
 

@@ -37,7 +37,7 @@ use crate::http::Quota;
 use crate::ratelimit::RateLimiter;
 use crate::secret::{AdminToken, InviteCode, InviteHash, MediaId, PollId, Receipt, ReceiptHash};
 use crate::store::{MediaBlob, PendingWrite, Reader, Settle, Store};
-use throttle::VoteBudgets;
+use throttle::{DaySpent, VoteBudgets};
 
 /// What every worker shares.
 pub struct App {
@@ -96,6 +96,9 @@ pub struct Admitted {
     /// The vote form it came with: its key's day and nonce.
     form: Option<(Day, [u8; 16])>,
     today: Day,
+    /// The day's response of a `network` poll it spent, given back unless
+    /// the ballot is stored.
+    day: Option<DaySpent>,
 }
 
 impl Admitted {
@@ -109,6 +112,11 @@ impl Admitted {
     /// `voteChanges`): to show them once it is stored, never to keep.
     pub fn receipt(&self) -> Option<&Receipt> {
         self.receipt.as_ref()
+    }
+
+    /// The ballot, as it will be counted.
+    pub fn ballot(&self) -> &Ballot {
+        &self.ballot
     }
 }
 
@@ -203,6 +211,13 @@ impl App {
         done.map(drop)
     }
 
+    /// Whether a `network` poll takes a single response a day from one
+    /// network (the default): a second vote from the same device is then
+    /// refused, so the pages do not offer one.
+    pub fn one_response_a_day_per_network(&self) -> bool {
+        self.votes.per_network_day() == 1
+    }
+
     /// A per-worker session with its own read connection.
     pub fn session(self: &Arc<App>) -> anyhow::Result<Session> {
         Ok(Session { app: self.clone(), reader: self.store.reader()? })
@@ -211,7 +226,20 @@ impl App {
     /// Stores an admitted vote; the answer comes once it is committed.
     /// `then` learns whether it was stored first, even if nobody waits for
     /// the answer any more (the vote form's token is settled by it).
-    pub fn cast(&self, vote: Admitted, then: Option<Settle>) -> Result<PendingWrite, Error> {
+    pub fn cast(&self, mut vote: Admitted, then: Option<Settle>) -> Result<PendingWrite, Error> {
+        // The day's response of a `network` poll stays spent only if the
+        // ballot is stored (dropped unkept, it comes back).
+        let then = match vote.day.take() {
+            None => then,
+            Some(day) => Some(Settle::new(move |stored| {
+                if stored {
+                    day.keep();
+                }
+                if let Some(then) = then {
+                    then.run(stored);
+                }
+            })),
+        };
         // A code the writer refuses spends one of the client's wrong codes.
         let then = match vote.invite {
             None => then,
@@ -346,6 +374,19 @@ impl Session {
         Ok(Results::of(poll, &tallies))
     }
 
+    /// The results of `poll` for `access` with `vote` counted as well: what
+    /// the page answering that vote shows once it is stored. Read before
+    /// the ballot goes to the writer (on this session's thread), so votes
+    /// stored meanwhile by others may be missing, never this one.
+    pub fn results_with(&mut self, poll: &Poll, access: Access, vote: &Admitted) -> Result<Results, Error> {
+        if !results_open(poll, access) {
+            return Err(withheld(poll));
+        }
+        let mut tallies = self.reader.tallies_as_read(poll)?;
+        crate::store::count_ballot(&mut tallies, &poll.questions, &vote.ballot, vote.today)?;
+        Ok(Results::of(poll, &tallies))
+    }
+
     /// Every ballot of `poll`, for its admin `token` only, in no order of
     /// arrival and without days: the admin's ballot export.
     pub fn ballots(&mut self, poll: &Poll, token: &str) -> Result<Vec<Ballot>, Error> {
@@ -411,9 +452,10 @@ impl Session {
         let ballot = Ballot::new(&poll.questions, answers)
             .map_err(|p| Error::Invalid(vec![FieldError::new(Key::Choices, p)]))?;
         let votes = &self.app.votes;
+        let mut day = None;
         let invite = match poll.duplicate_check {
             DuplicateCheck::Network => {
-                votes.network_vote(client, &poll.id, Instant::now())?;
+                day = votes.network_vote(client, &poll.id, Instant::now())?;
                 None
             }
             DuplicateCheck::Invite => match invite.map(str::trim).filter(|s| !s.is_empty()) {
@@ -431,7 +473,7 @@ impl Session {
         };
         // Drawn afresh, from nothing the voter or the admin holds.
         let receipt = if poll.vote_changes { Some(Receipt::generate()?) } else { None };
-        Ok(Admitted { id: poll.id.clone(), client, ballot, invite, receipt, form: None, today })
+        Ok(Admitted { id: poll.id.clone(), client, ballot, invite, receipt, form: None, today, day })
     }
 
     /// The ballot of `poll` that came with the receipt `text` (as typed),

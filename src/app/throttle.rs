@@ -28,7 +28,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::budgets::RefillingBudgets;
+use super::budgets::{RefillingBudgets, Spend};
 use crate::error::Error;
 use crate::secret::PollId;
 
@@ -97,7 +97,9 @@ pub(super) struct VoteBudgets {
     /// The vote throttle: per client group and poll.
     throttle: RefillingBudgets,
     /// The day's responses to a `network` poll: per client group and poll.
-    network_day: Option<RefillingBudgets>,
+    network_day: Option<Arc<RefillingBudgets>>,
+    /// How many: `VoteLimits::per_network_day`.
+    per_network_day: u32,
     /// The flood cap of `none` polls: per client group and poll.
     flood_cap: RefillingBudgets,
     /// The pace of `none` polls, in counters: per client group over all of them.
@@ -113,8 +115,9 @@ impl VoteBudgets {
             throttle: RefillingBudgets::new(votes.per_window, votes.window)?,
             network_day: match votes.per_network_day {
                 0 => None,
-                n => Some(RefillingBudgets::new(n, DAY)?),
+                n => Some(Arc::new(RefillingBudgets::new(n, DAY)?)),
             },
+            per_network_day: votes.per_network_day,
             flood_cap: RefillingBudgets::new(votes.per_window.saturating_mul(FLOOD_CAP_FACTOR), votes.window)?,
             pace: RefillingBudgets::new(PACE_PER_SECOND, Duration::from_secs(1))?,
             wrong_codes: Arc::new(RefillingBudgets::new(WRONG_CODES, votes.window)?),
@@ -125,6 +128,12 @@ impl VoteBudgets {
     /// privacy page says so).
     pub(super) fn window(&self) -> Duration {
         self.throttle.window()
+    }
+
+    /// Responses a `network` poll takes from one client group a day (0: no
+    /// such limit).
+    pub(super) fn per_network_day(&self) -> u32 {
+        self.per_network_day
     }
 
     /// Lets in-memory keys expire on time on a quiet server too.
@@ -145,20 +154,31 @@ impl VoteBudgets {
     }
 
     /// A vote of `client` on a `network` poll: one of the day's responses
-    /// for `poll` (checked first, spent last, so that a vote the throttle
-    /// refuses spends none of the day), and one of the vote throttle's.
-    pub(super) fn network_vote(&self, client: IpAddr, poll: &PollId, now: Instant) -> Result<(), Error> {
-        if let Some(day) = &self.network_day
-            && !day.has_one_left_at(client, poll, now)
-        {
-            let retry_after_secs = day.refill_interval().as_secs_f64().ceil() as u64;
-            return Err(Error::VotedFromNetwork { retry_after_secs: retry_after_secs.max(1) });
-        }
+    /// for `poll`, spent at once (so that forms sent together cannot all
+    /// pass), then one of the vote throttle's; a vote the throttle refuses
+    /// gets the day's response back. The day's response comes back too if
+    /// the vote is not stored after all (see [`DaySpent`]).
+    ///
+    /// When the day's table is full ([`super::budgets::MAX_TRACKED`]
+    /// networks and polls in a day), the rule is off for the votes it
+    /// cannot track, until the next day's table: the throttle still holds.
+    /// Refusing every new network instead would let a spray of addresses
+    /// stop every poll's voters for a day.
+    pub(super) fn network_vote(&self, client: IpAddr, poll: &PollId, now: Instant) -> Result<Option<DaySpent>, Error> {
+        let spent = match &self.network_day {
+            None => None,
+            Some(day) => match day.try_spend_one_at(client, poll, now) {
+                Spend::Spent => Some(DaySpent { budgets: day.clone(), client, poll: poll.clone(), kept: false }),
+                Spend::Untracked => None,
+                Spend::Refused => {
+                    let retry_after_secs = day.refill_interval().as_secs_f64().ceil() as u64;
+                    return Err(Error::VotedFromNetwork { retry_after_secs: retry_after_secs.max(1) });
+                }
+            },
+        };
+        // Dropped unkept on a refusal: the day's response comes back.
         self.throttle(client, poll, now)?;
-        if let Some(day) = &self.network_day {
-            day.spend_one_at(client, poll, now);
-        }
-        Ok(())
+        Ok(spent)
     }
 
     /// A vote of `client` on a `none` poll whose ballot adds `weight`
@@ -189,6 +209,32 @@ impl VoteBudgets {
     /// when it refuses a code (it comes after the request has gone on).
     pub(super) fn wrong_codes(&self) -> Arc<RefillingBudgets> {
         self.wrong_codes.clone()
+    }
+}
+
+/// One of the day's responses a `network` poll spent on an admitted vote.
+/// Given back when dropped, unless [`DaySpent::keep`] was called: a vote
+/// refused or dropped before the writer, or one the writer did not store,
+/// counts nothing and costs nothing of the day.
+pub struct DaySpent {
+    budgets: Arc<RefillingBudgets>,
+    client: IpAddr,
+    poll: PollId,
+    kept: bool,
+}
+
+impl DaySpent {
+    /// The vote was stored: the day's response stays spent.
+    pub fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for DaySpent {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.budgets.give_back_one(self.client, &self.poll);
+        }
     }
 }
 
@@ -417,7 +463,10 @@ mod tests {
         let votes = VoteBudgets::new(limits).unwrap();
         let t0 = Instant::now();
         let (a, b) = (poll("AAAAAAAAAAAAAAAA"), poll("BBBBBBBBBBBBBBBB"));
-        let vote = |client: &str, poll: &PollId, at: Instant| votes.network_vote(ip(client), poll, at);
+        // A vote whose ballot is stored keeps its day's response.
+        let vote = |client: &str, poll: &PollId, at: Instant| {
+            votes.network_vote(ip(client), poll, at).map(|spent| spent.map(DaySpent::keep))
+        };
         assert!(vote("192.0.2.1", &a, t0).is_ok());
         let again = vote("192.0.2.1", &a, secs(t0, 60));
         assert!(matches!(again, Err(Error::VotedFromNetwork { retry_after_secs: 86_400 })), "{again:?}");
@@ -425,6 +474,16 @@ mod tests {
         assert!(vote("192.0.2.2", &a, secs(t0, 60)).is_ok());
         assert!(vote("192.0.2.1", &b, secs(t0, 60)).is_ok());
         assert!(vote("192.0.2.1", &a, secs(t0, 86_401)).is_ok(), "a day later it is back");
+        // A vote not stored after all (refused later, or not written) gives
+        // its day's response back when it is dropped unkept.
+        let dropped = votes.network_vote(ip("192.0.2.3"), &a, t0).unwrap();
+        assert!(dropped.is_some());
+        assert!(
+            matches!(votes.network_vote(ip("192.0.2.3"), &a, t0), Err(Error::VotedFromNetwork { .. })),
+            "spent at once"
+        );
+        drop(dropped);
+        assert!(vote("192.0.2.3", &a, t0).is_ok(), "given back");
         // The throttle refuses before the day is spent: a group whose throttle
         // is empty still has its day's response once the throttle refills.
         let tight =
@@ -442,7 +501,7 @@ mod tests {
             VoteBudgets::new(VoteLimits { per_window: 3, window: Duration::from_secs(600), per_network_day: 0 })
                 .unwrap();
         for _ in 0..3 {
-            assert!(lifted.network_vote(ip("192.0.2.1"), &a, t0).is_ok());
+            assert!(matches!(lifted.network_vote(ip("192.0.2.1"), &a, t0), Ok(None)));
         }
         assert!(matches!(lifted.network_vote(ip("192.0.2.1"), &a, t0), Err(Error::VotesThrottled { .. })));
     }

@@ -381,6 +381,10 @@ fn combining_marks_on_one_character_are_bounded() {
     assert!(Title::from_text(&marks(MAX_MARKS)).is_ok());
     assert_eq!(Title::from_text(&marks(MAX_MARKS + 1)), Err(Problem::TooManyMarks { max: MAX_MARKS }));
     assert!(Title::from_text(&format!("e\u{301}{}", "\u{353}".repeat(MAX_MARKS))).is_ok());
+    // Marks split by characters that show nothing stack on one letter all
+    // the same: counted as one run.
+    let joined = format!("a{}", format!("{}\u{200d}", "\u{353}".repeat(MAX_MARKS)).repeat(3));
+    assert_eq!(Title::from_text(&joined), Err(Problem::TooManyMarks { max: MAX_MARKS }));
     for written in [
         "Ti\u{ea}\u{301}ng Vi\u{ea}\u{323}t",
         "Tie\u{302}\u{301}ng Vie\u{323}\u{302}t",

@@ -121,11 +121,21 @@ fn is_mark(c: char) -> bool {
     )
 }
 
-/// The longest run of combining marks in `s`.
+/// The longest run of combining marks in `s`, on one base character:
+/// characters that show nothing (a zero-width joiner, a variation
+/// selector) neither end a run nor count, or marks split by them would
+/// stack on one letter all the same.
 fn most_marks(s: &str) -> usize {
+    use icu_properties::CodePointSetData;
+    use icu_properties::props::DefaultIgnorableCodePoint;
+    let ignorable = CodePointSetData::new::<DefaultIgnorableCodePoint>();
     let (mut run, mut most) = (0, 0);
     for c in s.chars() {
-        run = if is_mark(c) { run + 1 } else { 0 };
+        if is_mark(c) {
+            run += 1;
+        } else if !ignorable.contains(c) {
+            run = 0;
+        }
         most = most.max(run);
     }
     most

@@ -48,7 +48,7 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use crate::day::Day;
-use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch};
+use crate::domain::{Ballot, NewMedia, NewPoll, PollPatch, Question, Tallies};
 use crate::error::Error;
 use crate::keyring::Keyring;
 use crate::secret::{InviteHash, MediaId, PollId, ReceiptHash, TokenHash};
@@ -90,6 +90,13 @@ pub struct SweepReport {
 /// What a vote brings besides its ballot: an invite code's hash, a
 /// receipt's hash, and its vote form's day and the keyed hash of its nonce.
 pub type VoteProofs = (Option<InviteHash>, Option<ReceiptHash>, Option<(Day, [u8; 16])>);
+
+/// `tallies` with `ballot` counted on `day`, as the writer counts it: the
+/// results a voter sees on the page that answers their vote, read before
+/// the ballot is stored.
+pub fn count_ballot(tallies: &mut Tallies, questions: &[Question], ballot: &Ballot, day: Day) -> Result<(), Error> {
+    rows::tally(tallies, &rows::Layout::of(questions), ballot, Some(day), 1)
+}
 
 impl Store {
     /// Opens (creating if needed) the SQLite database at `path`, with its

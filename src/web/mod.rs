@@ -38,7 +38,7 @@ mod privacy;
 mod results;
 pub mod uploads;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use crate::app::{App, Session};
 use crate::day::Day;
@@ -62,14 +62,7 @@ pub struct Web {
     invite_forms: BallotBox,
     uploads: Uploads,
     media_budget: media::MediaBudget,
-    /// Sessions for reads an answer makes once its write is committed (the
-    /// results shown after a vote), where no worker's session is at hand:
-    /// lent one at a time, at most [`AFTER_COMMIT_SESSIONS`] kept.
-    after_commit: Mutex<Vec<Session>>,
 }
-
-/// How many read sessions [`Web::after_commit`] keeps between answers.
-const AFTER_COMMIT_SESSIONS: usize = 4;
 
 /// Whether a request to `path` may carry files (a `multipart/form-data` body
 /// up to the upload limit): the creation form and the admin page only.
@@ -117,39 +110,7 @@ impl Web {
             app,
             uploads,
             media_budget: media::MediaBudget::new()?,
-            after_commit: Mutex::new(Vec::new()),
         }))
-    }
-
-    /// Runs `read` with a session lent for an answer built after a commit,
-    /// opened if none is free, kept for the next one afterwards. The answer
-    /// is built on a thread of the async runtime, where PostgreSQL's
-    /// blocking client may not run (it blocks on a runtime of its own): on
-    /// that engine the read runs on a thread of its own.
-    fn after_commit<T: Send>(&self, read: impl FnOnce(&mut Session) -> Result<T, Error> + Send) -> Result<T, Error> {
-        if self.shared_store() && tokio::runtime::Handle::try_current().is_ok() {
-            return std::thread::scope(|scope| {
-                scope
-                    .spawn(|| self.lend_after_commit(read))
-                    .join()
-                    .unwrap_or_else(|_| Err(Error::internal(anyhow::anyhow!("a read after a commit panicked"))))
-            });
-        }
-        self.lend_after_commit(read)
-    }
-
-    fn lend_after_commit<T>(&self, read: impl FnOnce(&mut Session) -> Result<T, Error>) -> Result<T, Error> {
-        let lent = self.after_commit.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        let mut session = match lent {
-            Some(session) => session,
-            None => self.app.session().map_err(Error::internal)?,
-        };
-        let answer = read(&mut session);
-        let mut kept = self.after_commit.lock().unwrap_or_else(PoisonError::into_inner);
-        if kept.len() < AFTER_COMMIT_SESSIONS {
-            kept.push(session);
-        }
-        answer
     }
 
     /// Whether several nodes may share this store (its forms must then be

@@ -73,7 +73,10 @@ fn share_response(
             // After a vote from this browser the script folds the form
             // behind this button: one's own response comes first, and a
             // second vote is a choice, not the page's main action.
-            p.answer-again { button.secondary type="button" id="answer-again" hidden { (t.answer_again) } }
+            // Not where a second response from this network is refused anyway.
+            @if !(poll.duplicate_check == DuplicateCheck::Network && web.app.one_response_a_day_per_network()) {
+                p.answer-again { button.secondary type="button" id="answer-again" hidden { (t.answer_again) } }
+            }
             div id="answer-form" {
             p.lead { (t.vote_intro) }
             form.vote method="post" action=(ctx.action()) {
@@ -202,6 +205,22 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Settle::new(move |stored| web.ballots.settle_with(&id, &token, stored, receipt.as_ref()))
     };
     // The answer waits for the commit on the connection, not on this worker.
+    // The results this voter may see once the vote is stored, read here, on
+    // this worker's thread, with the ballot counted: the page that answers
+    // the vote shows them. A read that fails costs the page its results,
+    // not the vote. (An `afterVote` poll without receipts answers with a
+    // redirect to its results page instead.)
+    let access = match (poll.results_open_to_all(), voter_access(poll)) {
+        (true, _) => Some(Access::Anyone),
+        (false, Some(_)) if receipt.is_none() => None,
+        (false, voter) => voter,
+    };
+    let results = access.and_then(|access| {
+        w.session
+            .results_with(poll, access, &admitted)
+            .map_err(|e| eprintln!("anonpoll: results with a vote: {e}"))
+            .ok()
+    });
     let pending = w.web.app.cast(admitted, Some(settle));
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
@@ -218,15 +237,7 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             }
             // Results the voter may now see are shown on this page, above
             // the receipt: where a voter expects them.
-            Ok(()) => {
-                let access = if poll.results_open_to_all() { Some(Access::Anyone) } else { voter_access(&poll) };
-                let results = access.and_then(|access| {
-                    web.after_commit(|s| s.results(&poll, access))
-                        .map_err(|e| eprintln!("anonpoll: results after a vote: {e}"))
-                        .ok()
-                });
-                Ok(thanks_page(&ctx, &poll, receipt.as_deref(), &ballot, results.as_ref()))
-            }
+            Ok(()) => Ok(thanks_page(&ctx, &poll, receipt.as_deref(), &ballot, results.as_ref())),
             Err(Error::Closed) => share_response(
                 &web,
                 &ctx,

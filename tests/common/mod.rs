@@ -84,3 +84,11 @@ pub const DB_NAME: &str = "anonpoll.sqlite3";
 pub const KEYS_NAME: &str = "keys/anonpoll.keys";
 /// How long a single HTTP exchange may take before the test fails.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The name libtest gives the test `name` of the module `module_path`
+/// (`module_path!()` there): its path without the test binary's own name,
+/// as `--exact` wants it when a test runs itself again as a child process.
+pub fn libtest_name(module_path: &str, name: &str) -> String {
+    let module = module_path.split_once("::").map_or("", |(_, rest)| rest);
+    if module.is_empty() { name.to_owned() } else { format!("{module}::{name}") }
+}

@@ -784,6 +784,7 @@ fn workers_of(pid: u32, prefix: &str) -> Vec<(u64, i32)> {
 /// docs/RELIABILITY.md, not here.)
 #[test]
 fn the_writer_runs_above_the_request_threads_where_the_kernel_allows_it() {
+    let _machine = shared();
     let server = Server::start();
     let pid = server.pid();
     // A vote first: the threads are up once it is answered.

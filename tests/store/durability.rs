@@ -279,7 +279,14 @@ struct Votes {
 /// thread counts the complete `ack` lines it printed, until it dies.
 fn spawn_voter(db: &Path, poll: &str) -> (std::process::Child, std::thread::JoinHandle<Votes>) {
     let mut child = Command::new(std::env::current_exe().expect("test binary path"))
-        .args(["voter_process", "--exact", "--ignored", "--nocapture", "--test-threads=1", "--quiet"])
+        .args([
+            &common::libtest_name(module_path!(), "voter_process"),
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+            "--quiet",
+        ])
         .env(VOTER_DB, db)
         .env(VOTER_POLL, poll)
         .stdin(Stdio::null())

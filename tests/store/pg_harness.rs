@@ -187,7 +187,13 @@ fn the_shared_cluster_is_stopped_when_the_test_process_ends() {
         return;
     }
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "shared_cluster_child", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            &common::libtest_name(module_path!(), "shared_cluster_child"),
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env("PG_HARNESS_CHILD", "1")
         .output()
         .unwrap();

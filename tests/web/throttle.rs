@@ -261,6 +261,9 @@ fn by_default_a_network_poll_takes_one_response_a_day_from_one_network() {
     };
     let poll = create("network");
     let path = format!("/p/{}", poll.id);
+    // No "Answer again (someone else on this device)": it would be refused.
+    let page = Request::new(&polld.addr, "GET", &path).xff("203.0.113.40").send().text();
+    assert!(!page.contains("id=\"answer-again\""), "{page}");
     assert_eq!(vote_from(&polld, &path, "203.0.113.40").status, 200);
     for (lang, said) in [
         ("en", "A response to this poll from your network was already counted in the last 24 hours."),

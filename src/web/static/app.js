@@ -94,13 +94,20 @@
   // limits below read the form.
   var voteForm = document.querySelector("form.vote");
   var tab = session();
-  if (voteForm && tab) {
-    var draftKey = "anonpoll:vote-draft:" + location.pathname;
-    var draft = null;
-    try {
+  var DRAFT = "anonpoll:vote-draft:";
+  var draftKey = DRAFT + location.pathname;
+  var draft = null;
+  // Every page load takes the drafts out of the tab, this page's to put back.
+  try {
+    if (tab) {
       draft = tab.getItem(draftKey);
-      tab.removeItem(draftKey);
-    } catch (e) { /* storage unavailable */ }
+      for (var d = tab.length - 1; d >= 0; d--) {
+        var dk = tab.key(d);
+        if (dk && dk.indexOf(DRAFT) === 0) tab.removeItem(dk);
+      }
+    }
+  } catch (e) { /* storage unavailable */ }
+  if (voteForm && tab) {
     if (draft) {
       try {
         JSON.parse(draft).forEach(function (f) {
