@@ -136,6 +136,18 @@ impl RefillingBudgets {
         self.take(&[ClientGroup::of(ip).as_bytes()], cost, now) == Spend::Spent
     }
 
+    /// How long until `ip` has one unit of its budget for `poll` again, as
+    /// of `now` (zero when it has one).
+    pub fn wait_for_one_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> Duration {
+        let group = ClientGroup::of(ip);
+        let parts: &[&[u8]] = &[group.as_bytes(), poll.as_str().as_bytes()];
+        let mut state = self.lock();
+        state.rotate(now);
+        let key = state.current.key(parts);
+        let missing = (1.0 - self.balance(&state, parts, &key, now).1).max(0.0);
+        Duration::from_secs_f64(missing * self.refill_interval().as_secs_f64())
+    }
+
     /// Whether `ip` has one unit left of its budget for `poll` at `now`,
     /// without spending it.
     pub fn has_one_left_at(&self, ip: IpAddr, poll: &PollId, now: Instant) -> bool {

@@ -171,7 +171,7 @@ impl VoteBudgets {
                 Spend::Spent => Some(DaySpent { budgets: day.clone(), client, poll: poll.clone(), kept: false }),
                 Spend::Untracked => None,
                 Spend::Refused => {
-                    let retry_after_secs = day.refill_interval().as_secs_f64().ceil() as u64;
+                    let retry_after_secs = day.wait_for_one_at(client, poll, now).as_secs_f64().ceil() as u64;
                     return Err(Error::VotedFromNetwork { retry_after_secs: retry_after_secs.max(1) });
                 }
             },
@@ -469,7 +469,8 @@ mod tests {
         };
         assert!(vote("192.0.2.1", &a, t0).is_ok());
         let again = vote("192.0.2.1", &a, secs(t0, 60));
-        assert!(matches!(again, Err(Error::VotedFromNetwork { retry_after_secs: 86_400 })), "{again:?}");
+        // Retry-After: the time left until the day's response is back.
+        assert!(matches!(again, Err(Error::VotedFromNetwork { retry_after_secs: 86_340 })), "{again:?}");
         // Another address, another poll: each its own.
         assert!(vote("192.0.2.2", &a, secs(t0, 60)).is_ok());
         assert!(vote("192.0.2.1", &b, secs(t0, 60)).is_ok());
