@@ -113,11 +113,6 @@ impl Admitted {
     pub fn receipt(&self) -> Option<&Receipt> {
         self.receipt.as_ref()
     }
-
-    /// The ballot, as it will be counted.
-    pub fn ballot(&self) -> &Ballot {
-        &self.ballot
-    }
 }
 
 /// Invite codes just issued: their texts (shown this once, never stored)
@@ -374,12 +369,12 @@ impl Session {
         Ok(Results::of(poll, &tallies))
     }
 
-    /// The results of `poll` for `access` with `vote` counted as well: what
-    /// the page answering that vote shows once it is stored. Read before
-    /// the ballot goes to the writer (on this session's thread), so votes
-    /// stored meanwhile by others may be missing, never this one.
-    pub fn results_with(&mut self, poll: &Poll, access: Access, vote: &Admitted) -> Result<Results, Error> {
-        if !results_open(poll, access) {
+    /// The results of `poll` as its voter sees them, with `vote` counted:
+    /// what the page answering that vote shows once it is stored. Read
+    /// before the ballot goes to the writer (on this session's thread), so
+    /// votes stored meanwhile by others may be missing, never this one.
+    pub fn results_with(&mut self, poll: &Poll, vote: &Admitted) -> Result<Results, Error> {
+        if !results_open(poll, Access::Voter) {
             return Err(withheld(poll));
         }
         let mut tallies = self.reader.tallies_as_read(poll)?;

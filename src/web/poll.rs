@@ -19,7 +19,7 @@ use super::parts::results_view::results_section;
 use super::parts::settings::visibility_text;
 use super::parts::vote_form::{BadVote, Entered, answers, problem_summary, question_fieldset};
 use super::{Web, WebWorker};
-use crate::app::{Access, Links};
+use crate::app::Links;
 use crate::day::Day;
 use crate::domain::results::Results;
 use crate::domain::{DuplicateCheck, Poll, ResultsVisibility, Slot};
@@ -210,17 +210,10 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     // the vote shows them. A read that fails costs the page its results,
     // not the vote. (An `afterVote` poll without receipts answers with a
     // redirect to its results page instead.)
-    let access = match (poll.results_open_to_all(), voter_access(poll)) {
-        (true, _) => Some(Access::Anyone),
-        (false, Some(_)) if receipt.is_none() => None,
-        (false, voter) => voter,
-    };
-    let results = access.and_then(|access| {
-        w.session
-            .results_with(poll, access, &admitted)
-            .map_err(|e| eprintln!("anonpoll: results with a vote: {e}"))
-            .ok()
-    });
+    let shown = poll.results_open_to_all() || (poll.visibility == ResultsVisibility::AfterVote && receipt.is_some());
+    let results = shown
+        .then(|| w.session.results_with(poll, &admitted))
+        .and_then(|read| read.map_err(|e| eprintln!("anonpoll: results with a vote: {e}")).ok());
     let pending = w.web.app.cast(admitted, Some(settle));
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
@@ -352,9 +345,4 @@ fn used_page(ctx: &Ctx, poll: &Poll) -> Response {
         }
     };
     respond(409, ctx.lang, page(ctx, t.thanks_title, body))
-}
-
-/// The access a voter who just voted has to `poll`'s results, if any.
-fn voter_access(poll: &Poll) -> Option<Access<'static>> {
-    (poll.visibility == ResultsVisibility::AfterVote).then_some(Access::Voter)
 }
