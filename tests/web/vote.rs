@@ -87,13 +87,15 @@ fn closed_and_expired_polls_accept_nothing() {
 
 #[test]
 fn voters_addresses_are_neither_stored_nor_logged() {
-    let server = Server::start();
+    // With the day's limit of a network poll on (three here), so that its
+    // refusal is among what is looked for.
+    let server = Server::builder().arg(NETWORK_DAY_FLAG).arg("3").start();
     let poll = public_poll(&server);
     let ip = "203.0.113.177";
     let path = format!("/p/{}", poll.id);
-    for _ in 0..3 {
+    for expected in [200, 200, 200, 429] {
         let page = server.request("GET", &path).xff(ip).send();
-        assert_eq!(server.post_form(&path, ip, &[("q0", "2"), ("ballot", &ballot(&page.text()))]).status, 200);
+        assert_eq!(server.post_form(&path, ip, &[("q0", "2"), ("ballot", &ballot(&page.text()))]).status, expected);
     }
     server.post_form(
         "/",
