@@ -49,6 +49,16 @@ impl Day {
         (self.0 - earlier.0).whole_days()
     }
 
+    /// The day of the week, 0 for Monday to 6 for Sunday (ISO 8601's order).
+    pub fn weekday(self) -> usize {
+        usize::from(self.0.weekday().number_days_from_monday())
+    }
+
+    /// Year, month (1–12) and day of the month.
+    pub fn parts(self) -> (i32, u8, u8) {
+        (self.0.year(), u8::from(self.0.month()), self.0.day())
+    }
+
     /// Days since 1970-01-01: how stored counts write a day in few bytes.
     pub fn number(self) -> i64 {
         i64::from(self.0.to_julian_day()) - UNIX_EPOCH_JULIAN

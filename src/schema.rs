@@ -36,6 +36,22 @@ fn day_schema(description: &str) -> Value {
     json!({"type": "string", "format": "date", "pattern": DAY_PATTERN, "description": description})
 }
 
+/// A slot as sent and stored: a day, or a day and a time (the server also
+/// checks that the day and time exist and the slots' order).
+const SLOT_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2})?$";
+
+/// A schedule question's options: its slots.
+fn slots_schema() -> Value {
+    json!({
+        "type": "array",
+        "minItems": OPTIONS.min,
+        "maxItems": OPTIONS.max,
+        "uniqueItems": true,
+        "description": "The slots, in time order, each once: a day (`YYYY-MM-DD`) or a day and a local time (`YYYY-MM-DDTHH:MM`, 24-hour clock).",
+        "items": {"type": "string", "pattern": SLOT_PATTERN, "examples": ["2027-01-14", "2027-01-14T18:30"]},
+    })
+}
+
 fn options_schema() -> Value {
     let option = OPTION.schema(
         "An answer option. Options of one question must differ, compared in NFC after trimming, and must not \
@@ -63,7 +79,7 @@ fn version_options_schema() -> Value {
     s["not"] = json!({"minItems": 1, "maxItems": OPTIONS.min - 1});
     s["description"] = json!(format!(
         "The options in this language, in the poll's order: exactly as many as the poll's question has \
-         ({}–{}); none (an empty list, or left out) for a scale question.",
+         ({}–{}); none (an empty list, or left out) for a scale or a schedule question.",
         OPTIONS.min, OPTIONS.max
     ));
     s
@@ -77,6 +93,7 @@ fn question_component(kind: QuestionKind, answer: bool) -> String {
         QuestionKind::Multiple => "MultipleQuestion",
         QuestionKind::Ranked => "RankedQuestion",
         QuestionKind::Scale => "ScaleQuestion",
+        QuestionKind::Schedule => "ScheduleQuestion",
     };
     if answer { format!("Poll{name}") } else { name.to_owned() }
 }
@@ -100,6 +117,16 @@ fn kind_description(kind: QuestionKind) -> String {
             "A scale question: a voter picks one whole number from `scaleMin` to `scaleMax`. It has no options. \
              {SCALE_FLOOR} ≤ `scaleMin` < `scaleMax` ≤ {SCALE_CEILING}, as `dependentSchemas` states; a `scaleMax` \
              not above `scaleMin` is refused (422) at `scaleMax` with \"must be a whole number from A to B\"."
+        ),
+        QuestionKind::Schedule => format!(
+            "A scheduling question (\"when can you come?\"): its options are slots, each a day (`2027-01-14`) or a \
+             day with a local time on the 24-hour clock (`2027-01-14T18:30`), {}–{} of them, in time order, each once \
+             (a whole day comes before the times of that day). A voter answers each slot yes, if need be, or no; a \
+             slot left out is no. `timeZone` optionally names the IANA time zone the times are local to; the server \
+             converts nothing. The slots are the same in every language: a language version gives no options for \
+             this question. Results list per slot its yes, if-need-be and no, the best slots (most yes, then most \
+             if need be) marked.",
+            OPTIONS.min, OPTIONS.max
         ),
     }
 }
@@ -136,10 +163,15 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
     }
     if kind.has_options() {
         required.push("options");
-        let options = if answer {
-            json!({"type": "array", "items": {"type": "string"}, "description": "The options, in the order they were created."})
-        } else {
-            options_schema()
+        let options = match (answer, kind) {
+            (true, QuestionKind::Schedule) => {
+                json!({"type": "array", "items": {"type": "string", "pattern": SLOT_PATTERN}, "description": "The slots, in time order."})
+            }
+            (true, _) => {
+                json!({"type": "array", "items": {"type": "string"}, "description": "The options, in the order they were created."})
+            }
+            (false, QuestionKind::Schedule) => slots_schema(),
+            (false, _) => options_schema(),
         };
         properties.insert("options".into(), options);
     }
@@ -185,6 +217,17 @@ fn question_schema(kind: QuestionKind, answer: bool) -> Value {
             };
             properties.insert("minLabel".into(), end("low"));
             properties.insert("maxLabel".into(), end("high"));
+        }
+        QuestionKind::Schedule => {
+            properties.insert(
+                "timeZone".into(),
+                json!({
+                    "type": "string",
+                    "maxLength": crate::domain::TimeZone::MAX_CHARS,
+                    "description": "Optional: the IANA time zone the slots' times are local to (`Europe/Paris`), in any letter case; the poll answer gives it as the database spells it, and leaves it out when none was named. An unknown name is refused (422).",
+                    "examples": ["Europe/Paris"]
+                }),
+            );
         }
         QuestionKind::Single | QuestionKind::Ranked => {}
     }
@@ -304,7 +347,35 @@ fn results_schemas() -> Vec<(&'static str, Value)> {
             "median": {"type": ["number", "null"], "description": "Middle value (the mean of the two middle ones for an even count); null when nobody answered."}
         }),
     );
-    vec![("ChoiceResults", choice), ("RankedResults", ranked), ("ScaleResults", scale)]
+    let schedule = base(
+        &["schedule"],
+        &["slots", "bestFirst"],
+        "Results of a scheduling question: per slot how many responses said yes, if need be and no (a response that answered the question and left a slot out said no), the best slots marked.",
+        json!({
+            "slots": {
+                "type": "array",
+                "description": "Per slot, in the question's (time) order.",
+                "items": {
+                    "type": "object",
+                    "required": ["slot", "yes", "ifNeedBe", "no", "best"],
+                    "properties": {
+                        "slot": {"type": "string", "pattern": SLOT_PATTERN, "description": "The slot, as created."},
+                        "yes": {"type": "integer", "minimum": 0},
+                        "ifNeedBe": {"type": "integer", "minimum": 0},
+                        "no": {"type": "integer", "minimum": 0, "description": "`answered` less `yes` and `ifNeedBe`."},
+                        "best": {"type": "boolean", "description": "Among the best slots: none has more yes, nor as many yes and more if need be; false for every slot while nobody can come to any."}
+                    }
+                }
+            },
+            "bestFirst": {
+                "type": "array",
+                "items": {"type": "string", "pattern": SLOT_PATTERN},
+                "description": "Every slot, best first: most yes, then most if need be, then the earlier slot."
+            },
+            "timeZone": {"type": "string", "description": "The question's time zone, when it names one."}
+        }),
+    );
+    vec![("ChoiceResults", choice), ("RankedResults", ranked), ("ScaleResults", scale), ("ScheduleResults", schedule)]
 }
 
 fn problem_response(description: &str) -> Value {
@@ -655,13 +726,14 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
 fn schemas() -> Value {
     let mut results_union = json!({
         "description": "The results of one question, by its `type`.",
-        "oneOf": [schema_ref("ChoiceResults"), schema_ref("RankedResults"), schema_ref("ScaleResults")],
+        "oneOf": [schema_ref("ChoiceResults"), schema_ref("RankedResults"), schema_ref("ScaleResults"), schema_ref("ScheduleResults")],
     });
     results_union["discriminator"] = json!({"propertyName": "type", "mapping": {
         "single": "#/components/schemas/ChoiceResults",
         "multiple": "#/components/schemas/ChoiceResults",
         "ranked": "#/components/schemas/RankedResults",
         "scale": "#/components/schemas/ScaleResults",
+        "schedule": "#/components/schemas/ScheduleResults",
     }});
     let members = |answer: bool| -> Vec<(String, Value)> {
         QuestionKind::KINDS.iter().map(|k| (question_component(*k, answer), question_schema(*k, answer))).collect()
@@ -741,7 +813,7 @@ fn base_schemas() -> Value {
                         "type": "object",
                         "additionalProperties": false,
                         "required": ["label"],
-                        "description": "Every text of the poll's question at the same place, in this language. `minLabel` and `maxLabel` must be given exactly when the poll's (scale) question has them.",
+                        "description": "Every text of the poll's question at the same place, in this language. `minLabel` and `maxLabel` must be given exactly when the poll's (scale) question has them; a scale's and a schedule's `options` are none (its slots are the same in every language).",
                         "properties": {
                             "label": LABEL.schema("The question in this language."),
                             "options": version_options_schema(),

@@ -82,7 +82,8 @@ fn media(m: &MediaItem, links: &Links) -> Value {
 
 /// One question's results, by its type: options with counts (single,
 /// multiple) or first choices plus pairwise counts and the Schulze ranking
-/// (ranked), or the distribution, mean and median (scale).
+/// (ranked), the distribution, mean and median (scale), or per slot its
+/// yes, if-need-be and no with the best slots marked (schedule).
 fn question_results(q: &Question, figures: &QuestionFigures) -> Value {
     let mut v = json!({"label": q.label, "type": q.kind, "answered": figures.answered});
     let label = |i: &usize| q.options.get(*i).map_or(Value::Null, |o| json!(o));
@@ -103,6 +104,19 @@ fn question_results(q: &Question, figures: &QuestionFigures) -> Value {
             .map(|(place, options)| json!({"place": place, "options": options.iter().map(label).collect::<Vec<_>>()}))
             .collect();
         v["method"] = json!("schulze");
+    } else if let Some(schedule) = &figures.schedule {
+        let slots = q.slots();
+        let name = |j: &usize| slots.get(*j).map_or(Value::Null, |s| json!(s.to_string()));
+        v["slots"] = schedule
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(j, f)| json!({"slot": name(&j), "yes": f.yes, "ifNeedBe": f.if_need_be, "no": f.no, "best": f.best}))
+            .collect();
+        v["bestFirst"] = schedule.order.iter().map(name).collect();
+        if let Some(zone) = &q.time_zone {
+            v["timeZone"] = json!(zone);
+        }
     } else if let Some(scale) = &figures.scale {
         v["distribution"] =
             scale.distribution.iter().map(|(value, count)| json!({"value": value, "count": count})).collect();

@@ -187,6 +187,10 @@ pub(super) fn describe(poll: &Poll) -> String {
                     |l: &Option<crate::domain::EndLabel>| l.as_ref().map(|l| format!(" ({l})")).unwrap_or_default();
                 format!("scale {lo}{} to {hi}{}", end(&q.min_label), end(&q.max_label))
             }
+            QuestionKind::Schedule => match &q.time_zone {
+                Some(zone) => format!("schedule: yes, if need be or no per slot; times in {}", zone.as_str()),
+                None => "schedule: yes, if need be or no per slot".to_owned(),
+            },
         };
         out.push_str(&format!("{}. {} [{rule}{required}]\n", i + 1, q.label));
         for o in &q.options {
@@ -215,6 +219,18 @@ pub(super) fn results_text(poll: &Poll, results: &crate::domain::results::Result
             }
             let figure = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |x| format!("{x:.2}"));
             out.push_str(&format!("   mean {}, median {}\n", figure(scale.mean), figure(scale.median)));
+            continue;
+        }
+        if let Some(schedule) = &f.schedule {
+            out.push_str("   slots, best first (yes, if need be, no):\n");
+            let slots = q.slots();
+            let width = slots.iter().map(|s| s.to_string().len()).max().unwrap_or(0);
+            for &j in &schedule.order {
+                let (Some(slot), Some(n)) = (slots.get(j), schedule.slots.get(j)) else { continue };
+                let best = if n.best { "  best" } else { "" };
+                let slot = slot.to_string();
+                out.push_str(&format!("   {slot:<width$}  {:>6}  {:>6}  {:>6}{best}\n", n.yes, n.if_need_be, n.no));
+            }
             continue;
         }
         let width = q.options.iter().map(|o| o.to_string().chars().count()).max().unwrap_or(0);
@@ -247,39 +263,67 @@ fn cell(s: &str) -> String {
     if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_owned() }
 }
 
-/// CSV: one row per option (per value for a scale), with the question, the
-/// option, its count (for a ranking: first choices) and percent of the
-/// question's answers. The columns are a documented interface
-/// (docs/OPERATIONS.md, "Exports").
+/// CSV: one row per option (per value for a scale, per slot for a
+/// schedule), with the question, the option, its count (for a ranking:
+/// first choices; for a schedule: yes) and percent of the question's
+/// answers; a schedule's rows fill the last three columns too (if need be,
+/// no, and `best` for the best slots), which other rows leave empty. The
+/// columns are a documented interface (docs/OPERATIONS.md, "Exports").
 pub(super) fn csv_export(results: &Value) -> Result<Vec<u8>, Failure> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["question_number", "question", "answered", "option", "count", "percent"]).map_err(csv_err)?;
+    w.write_record([
+        "question_number",
+        "question",
+        "answered",
+        "option",
+        "count",
+        "percent",
+        "if_need_be",
+        "no",
+        "best",
+    ])
+    .map_err(csv_err)?;
     for (i, q) in results["questions"].as_array().into_iter().flatten().enumerate() {
         let label = cell(q["label"].as_str().unwrap_or(""));
         let answered = q["answered"].to_string();
         let number = |v: &Value| if v.is_null() { String::new() } else { v.to_string() };
-        let rows: Vec<(String, String, String)> = match q["distribution"].as_array() {
-            Some(values) => values
+        let of = q["answered"].as_u64().unwrap_or(0);
+        let share = |n: u64| json!(crate::domain::results::percent(n, of)).to_string();
+        // option, count, percent, then a schedule's if-need-be, no and best.
+        let rows: Vec<[String; 6]> = if let Some(values) = q["distribution"].as_array() {
+            values
                 .iter()
                 .map(|d| {
                     let n = d["count"].as_u64().unwrap_or(0);
-                    let of = q["answered"].as_u64().unwrap_or(0);
-                    (d["value"].to_string(), n.to_string(), json!(crate::domain::results::percent(n, of)).to_string())
+                    [d["value"].to_string(), n.to_string(), share(n), String::new(), String::new(), String::new()]
                 })
-                .collect(),
-            None => q["options"]
+                .collect()
+        } else if let Some(slots) = q["slots"].as_array() {
+            slots
+                .iter()
+                .map(|s| {
+                    let yes = s["yes"].as_u64().unwrap_or(0);
+                    let best = if s["best"].as_bool() == Some(true) { "best" } else { "" };
+                    let slot = cell(s["slot"].as_str().unwrap_or(""));
+                    [slot, yes.to_string(), share(yes), number(&s["ifNeedBe"]), number(&s["no"]), best.to_owned()]
+                })
+                .collect()
+        } else {
+            q["options"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .map(|o| {
                     let count = if o["firstChoices"].is_null() { &o["count"] } else { &o["firstChoices"] };
-                    (cell(o["label"].as_str().unwrap_or("")), number(count), number(&o["percent"]))
+                    let option = cell(o["label"].as_str().unwrap_or(""));
+                    [option, number(count), number(&o["percent"]), String::new(), String::new(), String::new()]
                 })
-                .collect(),
+                .collect()
         };
-        for (option, count, percent) in rows {
-            w.write_record([(i + 1).to_string(), label.clone(), answered.clone(), option, count, percent])
-                .map_err(csv_err)?;
+        for [option, count, percent, if_need_be, no, best] in rows {
+            let record =
+                [(i + 1).to_string(), label.clone(), answered.clone(), option, count, percent, if_need_be, no, best];
+            w.write_record(record).map_err(csv_err)?;
         }
     }
     w.into_inner().map_err(|e| Failure::from(anyhow!("CSV export failed: {e}")))
@@ -290,9 +334,10 @@ fn csv_err(e: csv::Error) -> Failure {
 }
 
 /// CSV of the ballots: one row per ballot, shuffled, without the day it
-/// was cast; one column per option of single,
-/// multiple and ranked questions (`q1:option`: 1/0 for a choice, the rank for
-/// a ranking, empty when left out) and one per scale (`q2`: the value).
+/// was cast; one column per option of single, multiple and ranked
+/// questions (`q1:option`: 1/0 for a choice, the rank for a ranking, empty
+/// when left out), one per scale (`q2`: the value) and one per slot of a
+/// schedule (`q3:2027-01-14T18:30`: `yes`, `ifneedbe` or `no`).
 pub(super) fn ballots_csv(poll: &Poll, ballots: &[Ballot]) -> Result<Vec<u8>, Failure> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = Vec::new();
@@ -318,6 +363,7 @@ pub(super) fn ballots_csv(poll: &Poll, ballots: &[Ballot]) -> Result<Vec<u8>, Fa
                 Some(Answer::Ranks(ranks)) => {
                     row.extend(ranks.iter().map(|r| r.map(|r| r.to_string()).unwrap_or_default()))
                 }
+                Some(Answer::Availability(per_slot)) => row.extend(per_slot.iter().map(|a| a.word().to_owned())),
             }
         }
         w.write_record(&row).map_err(csv_err)?;

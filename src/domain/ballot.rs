@@ -17,7 +17,7 @@
 use serde_json::Value;
 
 use super::schulze;
-use super::{Problem, Question, QuestionKind};
+use super::{Availability, Problem, Question, QuestionKind};
 
 /// The answer to one question.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,9 @@ pub enum Answer {
     Ranks(Vec<Option<u8>>),
     /// Scale: the value chosen.
     Value(u8),
+    /// Schedule: per slot (in the question's order) whether the voter can
+    /// come; a slot left out is `No`.
+    Availability(Vec<Availability>),
 }
 
 impl Answer {
@@ -67,6 +70,7 @@ impl Answer {
             Answer::Choices(_) => QuestionKind::Multiple,
             Answer::Ranks(_) => QuestionKind::Ranked,
             Answer::Value(_) => QuestionKind::Scale,
+            Answer::Availability(_) => QuestionKind::Schedule,
         }
     }
 
@@ -110,17 +114,23 @@ impl Answer {
                 Some((lo, hi)) => Err(Problem::OffScale { question: i, min: lo, max: hi }),
                 None => Err(Problem::WrongAnswerKind { question: i, kind: q.kind }),
             },
+            Answer::Availability(per_slot) if per_slot.len() != n => {
+                Err(Problem::NoSuchOption { question: i, option: per_slot.len().min(n) })
+            }
+            Answer::Availability(_) => Ok(()),
         }
     }
 
     /// The stored form: a number (single, scale), a list of indices
-    /// (multiple) or of ranks per option (ranked).
+    /// (multiple), of ranks per option (ranked) or of availability codes
+    /// per slot (schedule: [`Availability::code`]).
     fn to_stored(&self) -> Value {
         match self {
             Answer::Choice(o) => Value::from(*o),
             Answer::Value(v) => Value::from(*v),
             Answer::Choices(os) => Value::from(os.clone()),
             Answer::Ranks(ranks) => Value::Array(ranks.iter().map(|r| r.map_or(Value::Null, Value::from)).collect()),
+            Answer::Availability(per_slot) => Value::Array(per_slot.iter().map(|a| Value::from(a.code())).collect()),
         }
     }
 
@@ -136,12 +146,19 @@ impl Answer {
                 .map(|r| if r.is_null() { Some(None) } else { r.as_u64().and_then(|n| u8::try_from(n).ok()).map(Some) })
                 .collect::<Option<_>>()
                 .map(Answer::Ranks),
+            QuestionKind::Schedule => v
+                .as_array()?
+                .iter()
+                .map(|a| a.as_u64().and_then(Availability::from_code))
+                .collect::<Option<_>>()
+                .map(Answer::Availability),
         }
     }
 }
 
 /// One counter a ballot adds one to. `option` is an option's index, or for
-/// a scale the value itself; for a ranking it is the first choice.
+/// a scale the value itself; for a ranking it is the first choice; for a
+/// schedule, a slot's yes or if-need-be ([`Availability::counter`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Counter {
     Option {
@@ -209,6 +226,13 @@ impl Ballot {
                     f(Counter::Answered { question })?;
                     for &option in os {
                         f(Counter::Option { question, option })?;
+                    }
+                }
+                Some(Answer::Availability(per_slot)) => {
+                    for (slot, a) in per_slot.iter().enumerate() {
+                        if let Some(option) = a.counter(slot) {
+                            f(Counter::Option { question, option })?;
+                        }
                     }
                 }
                 Some(Answer::Ranks(ranks)) => {

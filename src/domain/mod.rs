@@ -34,10 +34,12 @@ pub use text::*;
 
 pub mod ballot;
 pub mod question;
+pub mod schedule;
 
 pub use ballot::{Answer, Ballot, Counter};
 pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion};
 use question::{question, version_question};
+pub use schedule::{Availability, DateSlot, ScheduleFigures, SlotFigures, TimeZone};
 
 /// The values of each closed list a field may take. Here, above the
 /// problems and the types alike, so that `problem.rs` names none of them.

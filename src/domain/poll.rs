@@ -547,7 +547,17 @@ impl Poll {
     /// the original.
     pub fn version(&self, lang: Lang) -> (Lang, &Title, Vec<Texts<'_>>) {
         match self.translations.get(&lang) {
-            Some(v) if lang != self.lang => (lang, &v.title, v.questions.iter().map(VersionQuestion::texts).collect()),
+            Some(v) if lang != self.lang => {
+                let texts = v.questions.iter().zip(&self.questions).map(|(mine, q)| {
+                    let mut t = mine.texts();
+                    // A schedule's slots are the same in every language.
+                    if !q.kind.has_option_texts() {
+                        t.options = &q.options;
+                    }
+                    t
+                });
+                (lang, &v.title, texts.collect())
+            }
             _ => (self.lang, &self.title, self.questions.iter().map(Question::texts).collect()),
         }
     }

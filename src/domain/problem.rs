@@ -52,6 +52,8 @@ pub enum Key {
     Receipt,
     /// The number of invite codes to issue.
     Count,
+    /// A schedule question's time zone.
+    TimeZone,
 }
 
 impl Key {
@@ -83,6 +85,7 @@ impl Key {
             Key::VoteChanges => "voteChanges",
             Key::Receipt => "receipt",
             Key::Count => "count",
+            Key::TimeZone => "timeZone",
         }
     }
 }
@@ -315,6 +318,15 @@ pub enum Problem {
     Unanswered {
         question: usize,
     },
+    /// A schedule question's option that is not a slot (`YYYY-MM-DD` or
+    /// `YYYY-MM-DDTHH:MM`).
+    NotASlot,
+    /// A slot not after the one before it (`previous`, as written).
+    SlotOutOfOrder {
+        previous: String,
+    },
+    /// A time zone the IANA database does not name.
+    UnknownTimeZone,
     /// More invite codes than a poll may have.
     TooManyInvites {
         issued: u64,
@@ -414,6 +426,15 @@ impl fmt::Display for Problem {
                 write!(f, "question {} takes a whole number from {min} to {max}", question + 1)
             }
             Problem::Unanswered { question } => write!(f, "question {} must be answered", question + 1),
+            Problem::NotASlot => f.write_str(
+                "must be a day (YYYY-MM-DD) or a day and a time (YYYY-MM-DDTHH:MM, 24-hour clock) that exists",
+            ),
+            Problem::SlotOutOfOrder { previous } => {
+                write!(f, "must come after the slot before it ({previous}): slots are listed in time order, each once")
+            }
+            Problem::UnknownTimeZone => {
+                f.write_str("must be a time zone of the IANA database, such as Europe/Paris or America/New_York")
+            }
             Problem::TooManyInvites { issued, max } => {
                 write!(f, "would give the poll more than {max} invite codes (it has {issued})")
             }

@@ -1,5 +1,5 @@
 //! The kinds of question and their rules: single and multiple choice,
-//! ranking, and a numeric scale.
+//! ranking, a numeric scale, and a schedule (slots a voter can come to).
 //!
 //! Why here: a question's type decides which fields it has (options, bounds
 //! on choices, the ends of a scale), what a ballot may answer
@@ -10,11 +10,13 @@
 //! Promises: a parsed [`Question`] always holds the fields of its type and
 //! no other (a multiple-choice question has both bounds, `1 ≤ minChoices ≤
 //! maxChoices ≤ options`; a scale has `0 ≤ scaleMin < scaleMax ≤ 10` and no
-//! options), so the accessors below never have to guess.
+//! options; a schedule's options are its slots, in time order
+//! ([`super::schedule`])), so the accessors below never have to guess.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::schedule::{DateSlot, TimeZone, slots};
 use super::{Errors, FieldPath, Key, Label, OptionText, Problem, TextRule, field, object, options};
 
 /// The ends of every scale: `0 ≤ scaleMin < scaleMax ≤ 10`.
@@ -41,12 +43,19 @@ pub enum QuestionKind {
     Ranked,
     /// One whole number from `scaleMin` to `scaleMax`.
     Scale,
+    /// Per slot (a day, or a day and a time): yes, if need be, or no.
+    Schedule,
 }
 
 impl QuestionKind {
-    pub const ALL: [&'static str; 4] = ["single", "multiple", "ranked", "scale"];
-    pub const KINDS: [QuestionKind; 4] =
-        [QuestionKind::Single, QuestionKind::Multiple, QuestionKind::Ranked, QuestionKind::Scale];
+    pub const ALL: [&'static str; 5] = ["single", "multiple", "ranked", "scale", "schedule"];
+    pub const KINDS: [QuestionKind; 5] = [
+        QuestionKind::Single,
+        QuestionKind::Multiple,
+        QuestionKind::Ranked,
+        QuestionKind::Scale,
+        QuestionKind::Schedule,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -54,6 +63,7 @@ impl QuestionKind {
             QuestionKind::Multiple => "multiple",
             QuestionKind::Ranked => "ranked",
             QuestionKind::Scale => "scale",
+            QuestionKind::Schedule => "schedule",
         }
     }
 
@@ -61,9 +71,16 @@ impl QuestionKind {
         QuestionKind::KINDS.into_iter().find(|k| k.as_str() == s)
     }
 
-    /// Whether questions of this kind list options (all but scales).
+    /// Whether questions of this kind list options (all but scales; a
+    /// schedule's options are its slots).
     pub fn has_options(self) -> bool {
         self != QuestionKind::Scale
+    }
+
+    /// Whether its options are texts to translate (a schedule's slots are
+    /// dates, the same in every language).
+    pub fn has_option_texts(self) -> bool {
+        self.has_options() && self != QuestionKind::Schedule
     }
 
     /// The creation fields a question of this kind may have beyond `type`,
@@ -73,6 +90,7 @@ impl QuestionKind {
             QuestionKind::Single | QuestionKind::Ranked => &["options"],
             QuestionKind::Multiple => &["options", "minChoices", "maxChoices"],
             QuestionKind::Scale => &["scaleMin", "scaleMax", "minLabel", "maxLabel"],
+            QuestionKind::Schedule => &["options", "timeZone"],
         }
     }
 }
@@ -103,6 +121,9 @@ pub struct Question {
     pub min_label: Option<EndLabel>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_label: Option<EndLabel>,
+    /// A schedule's: the IANA time zone its times are local to, if named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<TimeZone>,
 }
 
 impl Question {
@@ -119,6 +140,7 @@ impl Question {
             scale_max: None,
             min_label: None,
             max_label: None,
+            time_zone: None,
         }
     }
 
@@ -132,7 +154,7 @@ impl Question {
                 self.max_choices.map_or(n, usize::from),
             ),
             QuestionKind::Ranked => (1, n),
-            QuestionKind::Single | QuestionKind::Scale => (1, 1),
+            QuestionKind::Single | QuestionKind::Scale | QuestionKind::Schedule => (1, 1),
         }
     }
 
@@ -151,12 +173,23 @@ impl Question {
     }
 
     /// How many counters of `option_tallies` the question has: one per
-    /// option, or per value of its scale.
+    /// option, per value of its scale, or two per slot of a schedule (yes
+    /// and if need be: [`super::Availability::counter`]).
     pub fn counters(&self) -> usize {
         match self.scale() {
             Some((lo, hi)) => usize::from(hi.saturating_sub(lo)) + 1,
+            None if self.kind == QuestionKind::Schedule => 2 * self.options.len(),
             None => self.options.len(),
         }
+    }
+
+    /// A schedule's slots, in order; empty for other kinds. Its options
+    /// were checked as slots when it was created.
+    pub fn slots(&self) -> Vec<DateSlot> {
+        if self.kind != QuestionKind::Schedule {
+            return Vec::new();
+        }
+        self.options.iter().filter_map(|o| DateSlot::parse(o.as_str())).collect()
     }
 }
 
@@ -169,7 +202,7 @@ fn small_int(v: &Value, lo: u8, hi: u8) -> Result<u8, Problem> {
 }
 
 /// Every key a question object may have, whatever its type.
-pub const QUESTION_FIELDS: [&str; 10] = [
+pub const QUESTION_FIELDS: [&str; 11] = [
     "type",
     "label",
     "options",
@@ -180,6 +213,7 @@ pub const QUESTION_FIELDS: [&str; 10] = [
     "scaleMax",
     "minLabel",
     "maxLabel",
+    "timeZone",
 ];
 
 /// Parses one question of a creation body.
@@ -220,6 +254,15 @@ pub(super) fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Q
             return None;
         };
         q.options = options(o, &p, errs)?;
+        if kind == QuestionKind::Schedule {
+            // Each slot in its one spelling: `options` already trimmed it.
+            slots(&q.options, &p, errs)?;
+        }
+    }
+    if kind == QuestionKind::Schedule
+        && let Some((v, p)) = field(obj, at, Key::TimeZone)
+    {
+        q.time_zone = Some(errs.take(p, TimeZone::parse(v))?);
     }
     if kind == QuestionKind::Multiple {
         let n = u8::try_from(q.options.len()).unwrap_or(u8::MAX);
@@ -270,7 +313,8 @@ fn end_label(obj: &Map<String, Value>, at: &FieldPath, key: Key, errs: &mut Erro
 #[serde(rename_all = "camelCase")]
 pub struct VersionQuestion {
     pub label: Label,
-    /// Empty for a scale (and then left out, as in [`Question`]).
+    /// Empty for a scale and a schedule (and then left out, as in
+    /// [`Question`]): a schedule's slots are the poll's in every language.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<OptionText>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,7 +341,8 @@ pub(super) fn version_question(v: &Value, at: &FieldPath, errs: &mut Errors) -> 
     let label = field(obj, at, Key::Label).and_then(|(l, p)| errs.take(p, Label::parse(l)));
     let opts = match field(obj, at, Key::Options) {
         None => Some(Vec::new()),
-        // An empty list is a scale's (checked against the poll later).
+        // An empty list is a scale's or a schedule's (checked against the
+        // poll later).
         Some((Value::Array(a), _)) if a.is_empty() => Some(Vec::new()),
         Some((o, p)) => options(o, &p, errs),
     };
@@ -313,8 +358,11 @@ pub(super) fn version_mismatches(
     at: &FieldPath,
 ) -> Vec<(FieldPath, Problem)> {
     let mut out = Vec::new();
-    if mine.options.len() != theirs.options.len() {
-        out.push((at.key(Key::Options), Problem::OptionsUnlikePoll { expected: theirs.options.len() }));
+    // A schedule's slots are dates, the same in every language: a version
+    // gives none, as for a scale.
+    let expected = if theirs.kind.has_option_texts() { theirs.options.len() } else { 0 };
+    if mine.options.len() != expected {
+        out.push((at.key(Key::Options), Problem::OptionsUnlikePoll { expected }));
     }
     for (key, m, t) in
         [(Key::MinLabel, &mine.min_label, &theirs.min_label), (Key::MaxLabel, &mine.max_label, &theirs.max_label)]
@@ -401,7 +449,7 @@ mod tests {
                 "questions[3].minLabel: must not be empty",
                 "questions[4].required: must be true or false",
                 "questions[4].minChoices: is not a field of single questions",
-                "questions[5].type: must be one of single, multiple, ranked, scale",
+                "questions[5].type: must be one of single, multiple, ranked, scale, schedule",
             ]
         );
         assert_eq!(

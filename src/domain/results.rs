@@ -5,7 +5,7 @@
 //! all show the same figures; computing them once keeps their rounding and
 //! their meaning ("share of the question's answers") the same everywhere.
 
-use super::{Poll, QuestionKind, Tallies, schulze};
+use super::{Poll, QuestionKind, ScheduleFigures, Tallies, schulze};
 use crate::day::Day;
 
 /// Percent of `count` in `of`, to one decimal; 0 when nothing was answered.
@@ -63,10 +63,12 @@ pub struct ScaleFigures {
 pub struct QuestionFigures {
     /// Ballots that answered this question.
     pub answered: u64,
-    /// Per option (none for a scale): choices, or first choices of a ranking.
+    /// Per option (none for a scale or a schedule): choices, or first
+    /// choices of a ranking.
     pub options: Vec<OptionFigures>,
     pub ranked: Option<RankedFigures>,
     pub scale: Option<ScaleFigures>,
+    pub schedule: Option<ScheduleFigures>,
 }
 
 /// A poll's results. Texts are not here: each front end takes them from the
@@ -89,9 +91,11 @@ impl Results {
                 let votes = tallies.votes.get(i).map_or(&[][..], Vec::as_slice);
                 let answered = tallies.answered.get(i).copied().unwrap_or(0);
                 let figures = |n: &u64| OptionFigures { count: *n, percent: percent(*n, answered) };
-                let mut f = QuestionFigures { answered, options: Vec::new(), ranked: None, scale: None };
+                let mut f =
+                    QuestionFigures { answered, options: Vec::new(), ranked: None, scale: None, schedule: None };
                 match q.scale() {
                     Some((lo, _)) => f.scale = Some(scale(lo, votes)),
+                    None if q.kind == QuestionKind::Schedule => f.schedule = Some(ScheduleFigures::of(votes, answered)),
                     None => f.options = votes.iter().map(figures).collect(),
                 }
                 if q.kind == QuestionKind::Ranked {

@@ -15,7 +15,7 @@ mod en;
 mod fr;
 mod it;
 
-use crate::domain::Lang;
+use crate::domain::{DateSlot, Lang};
 
 /// One row of the privacy page's table: what, where, for how long.
 pub type KeptRow = (&'static str, &'static str, &'static str);
@@ -295,7 +295,33 @@ pub struct Catalogue {
     pub scale_hint: fn(u8, u8) -> String,
     pub field_type: &'static str,
     /// Names of single, multiple, ranked, scale.
-    pub type_names: [&'static str; 4],
+    pub type_names: [&'static str; 5],
+    /// A schedule question (`schedule`): the three answers per slot, the
+    /// vote form's hint, the results' mark, the creation form's slot fields.
+    pub avail_yes: &'static str,
+    pub avail_if_need_be: &'static str,
+    pub avail_no: &'static str,
+    pub schedule_hint: &'static str,
+    pub times_in: fn(&str) -> String,
+    pub all_day: &'static str,
+    pub weekdays: [&'static str; 7],
+    /// A slot's day with its weekday: (weekday, date as `date` writes it).
+    pub slot_day: fn(&str, &str) -> String,
+    pub best_slot: &'static str,
+    pub slots_best_first: &'static str,
+    pub err_not_a_slot: &'static str,
+    pub err_slot_order: fn(&str) -> String,
+    pub err_time_zone: &'static str,
+    pub err_times: &'static str,
+    pub field_slots: &'static str,
+    pub field_slots_hint: &'static str,
+    pub field_slot_day: fn(usize) -> String,
+    pub field_slot_time: fn(usize) -> String,
+    pub field_times: &'static str,
+    pub field_times_hint: &'static str,
+    pub field_time_zone: &'static str,
+    pub field_time_zone_hint: &'static str,
+    pub add_slot: &'static str,
     pub field_required: &'static str,
     pub field_min_choices: &'static str,
     pub field_max_choices: &'static str,
@@ -516,6 +542,23 @@ impl Catalogue {
             Lang::De => self.lang_names[2],
             Lang::It => self.lang_names[3],
         }
+    }
+
+    /// A schedule slot's day in this language, with its weekday.
+    pub fn slot_day(&self, slot: &DateSlot) -> String {
+        let (y, m, d) = slot.day.parts();
+        let weekday = self.weekdays.get(slot.day.weekday()).copied().unwrap_or("");
+        (self.slot_day)(weekday, &(self.date)(y, m, d))
+    }
+
+    /// A slot's time (its own local time, unchanged), or "all day".
+    pub fn slot_time(&self, slot: &DateSlot) -> String {
+        slot.clock().unwrap_or_else(|| self.all_day.to_owned())
+    }
+
+    /// The whole slot in one line: "Thursday 14 January 2027, 18:30".
+    pub fn slot(&self, slot: &DateSlot) -> String {
+        format!("{}, {}", self.slot_day(slot), self.slot_time(slot))
     }
 
     /// A `YYYY-MM-DD` day in this language; the text unchanged if it is not one.
@@ -960,6 +1003,31 @@ mod tests {
             (c.err_range)(3, 3),
         ]);
         v.extend(c.type_names.iter().map(|s| s.to_string()));
+        v.extend(c.weekdays.iter().map(|s| s.to_string()));
+        v.extend([
+            c.avail_yes.to_owned(),
+            c.avail_if_need_be.to_owned(),
+            c.avail_no.to_owned(),
+            c.schedule_hint.to_owned(),
+            (c.times_in)("Europe/Paris"),
+            c.all_day.to_owned(),
+            (c.slot_day)("x", "y"),
+            c.best_slot.to_owned(),
+            c.slots_best_first.to_owned(),
+            c.err_not_a_slot.to_owned(),
+            (c.err_slot_order)("x"),
+            c.err_time_zone.to_owned(),
+            c.err_times.to_owned(),
+            c.field_slots.to_owned(),
+            c.field_slots_hint.to_owned(),
+            (c.field_slot_day)(2),
+            (c.field_slot_time)(2),
+            c.field_times.to_owned(),
+            c.field_times_hint.to_owned(),
+            c.field_time_zone.to_owned(),
+            c.field_time_zone_hint.to_owned(),
+            c.add_slot.to_owned(),
+        ]);
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));
         let (a, b, d) = (c.privacy_throttle_row)(10);
         v.extend([a, b, d]);

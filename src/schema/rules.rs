@@ -76,7 +76,7 @@ pub(super) fn question(kind: QuestionKind) -> Option<Value> {
                 }
             }))
         }
-        QuestionKind::Single | QuestionKind::Ranked => None,
+        QuestionKind::Single | QuestionKind::Ranked | QuestionKind::Schedule => None,
     }
 }
 
@@ -88,7 +88,8 @@ pub(super) fn description(max_invites: u64) -> String {
          `anyOf` branch per value): `resultsPublic` beside `resultsVisibility` is true exactly when it is \
          `public`; a scale's `scaleMax` is above its `scaleMin`; `minChoices` ≤ `maxChoices` ≤ the number of \
          options. The server also checks what no schema here states, each refused with 422 at its field: \
-         options of one question differ after NFC and trimming and do not look alike (their Unicode TS #39 \
+         a schedule's slots are days and times that exist, in time order; its `timeZone` is a name of the IANA \
+         database; options of one question differ after NFC and trimming and do not look alike (their Unicode TS #39 \
          confusable skeletons differ); no character of a text carries more than {max_marks} combining marks; a \
          text is within its length bound in NFC too; `closesOn` lies after the day of the request and \
          before the poll's expiry; a language version has the poll's structure (questions, options, end \

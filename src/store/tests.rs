@@ -209,7 +209,8 @@ mod recount {
                 {"label": "S", "options": opts(single)},
                 {"type": "multiple", "label": "M", "options": opts(multiple), "minChoices": bounds.0, "maxChoices": bounds.1},
                 {"type": "ranked", "label": "R", "options": opts(ranked)},
-                {"type": "scale", "label": "V", "scaleMin": lo, "scaleMax": hi}
+                {"type": "scale", "label": "V", "scaleMin": lo, "scaleMax": hi},
+                {"type": "schedule", "label": "D", "options": (1..=ranked).map(|d| format!("2027-03-{d:02}T18:30")).collect::<Vec<_>>()}
             ]
         }))
         .unwrap()
@@ -246,6 +247,9 @@ mod recount {
             crate::domain::QuestionKind::Scale => {
                 let (lo, hi) = q.scale().unwrap();
                 Answer::Value(lo + u8::try_from(pick(4, usize::from(hi - lo) + 1)).unwrap())
+            }
+            crate::domain::QuestionKind::Schedule => {
+                Answer::Availability((0..n).map(|j| crate::domain::Availability::ALL[pick(5 + j, 3)]).collect())
             }
         })
     }

@@ -138,6 +138,12 @@ pub fn vote_problem(t: &Catalogue, problem: &Problem) -> Option<(usize, String)>
     })
 }
 
+/// A slot as written in a problem (`2027-01-14T18:30`), in the reader's
+/// language.
+fn slot_named(t: &Catalogue, slot: &str) -> String {
+    crate::domain::DateSlot::parse(slot).map_or_else(|| slot.to_owned(), |s| t.slot(&s))
+}
+
 /// A validation problem in the reader's language.
 pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
     match problem {
@@ -172,6 +178,9 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::Unanswered { question } => (t.err_unanswered)(question + 1),
         Problem::NoSuchOption { question, .. } => (t.err_no_such_option)(question + 1),
         Problem::TooManyInvites { issued, max } => (t.err_too_many_invites)(*issued, *max),
+        Problem::NotASlot => t.err_not_a_slot.to_owned(),
+        Problem::SlotOutOfOrder { previous } => (t.err_slot_order)(&slot_named(t, previous)),
+        Problem::UnknownTimeZone => t.err_time_zone.to_owned(),
         // A translator left a scale's end label blank.
         Problem::EndLabelUnlikePoll { expected: true } => t.err_required.to_owned(),
         // No form of ours can send these: whoever built the request gets

@@ -520,6 +520,13 @@ fn check_accepted_question(q: &Question, sent: &Value) -> Result<(), TestCaseErr
                 }
             }
         }
+        QuestionKind::Schedule => {
+            prop_assert_eq!((q.min_choices, q.max_choices, q.scale_min, q.scale_max), (None, None, None, None));
+            // Slots, in time order, each once.
+            let slots = q.slots();
+            prop_assert_eq!(slots.len(), q.options.len(), "options that are no slots accepted: {}", sent);
+            prop_assert!(slots.windows(2).all(|w| w[0] < w[1]), "slots out of order accepted: {}", sent);
+        }
         QuestionKind::Single | QuestionKind::Ranked => {
             prop_assert_eq!((q.min_choices, q.max_choices, q.scale_min, q.scale_max), (None, None, None, None));
         }

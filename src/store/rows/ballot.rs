@@ -71,6 +71,8 @@ pub fn ballot_width(questions: &[Question]) -> usize {
             QuestionKind::Scale => digits(q.scale().map_or(0, |(_, hi)| usize::from(hi))),
             QuestionKind::Multiple => list(&mut (0..n).map(digits)),
             QuestionKind::Ranked => list(&mut (0..n).map(|_| digits(n).max(NULL))),
+            // One availability code (0, 1, 2) per slot.
+            QuestionKind::Schedule => list(&mut (0..n).map(|_| 1)),
         };
         widest.max(NULL)
     };

@@ -16,6 +16,7 @@ pub mod media_field;
 pub mod paths;
 pub mod qr;
 pub mod results_view;
+pub mod schedule;
 pub mod settings;
 pub mod token;
 pub mod vote_form;

@@ -63,7 +63,8 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
 
 /// One question's results, drawn for its type: bars per option (single,
 /// multiple), the ranking with its places, first choices and the pairwise
-/// counts (ranked), a histogram with mean and median (scale).
+/// counts (ranked), a histogram with mean and median (scale), the slots
+/// best first (schedule).
 fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>, figures: &QuestionFigures) -> Markup {
     let t = ctx.t;
     let answered = figures.answered;
@@ -73,6 +74,9 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
         caption { span.visually-hidden lang=[clang] { (texts.label.as_str()) " · " } span.answered { ((t.answered)(answered)) } }
     };
     let count_heading = if figures.ranked.is_some() { t.first_choices } else { t.col_votes };
+    if let Some(schedule) = &figures.schedule {
+        return super::schedule::results_table(ctx, i, caption, texts.options, schedule);
+    }
     html! {
         @if let Some(scale) = &figures.scale {
             div.table-wrap {
@@ -283,6 +287,7 @@ mod tests {
                 mean: Some(1.5),
                 median: Some(1.5),
             }),
+            schedule: None,
         };
         let html = question_results(&ctx, None, 0, &texts, &figures).into_string();
         assert!(html.contains("Moyenne\u{202F}: "), "{html}");

@@ -9,15 +9,18 @@
 
 use maud::{Markup, html};
 
-use crate::domain::{Answer, Ballot, Poll, Problem, Question, QuestionKind, Slot, Texts};
+use crate::domain::{Answer, Availability, Ballot, Poll, Problem, Question, QuestionKind, Slot, Texts};
 use crate::i18n::Catalogue;
 use crate::web::form::{Form, problem_text, vote_problem};
 use crate::web::layout::Ctx;
 use crate::web::media::figure;
+use crate::web::parts::schedule;
 
 /// What a voter entered, kept to show the form again as they left it: per
-/// question the values sent (`q{i}`), and for a ranking the rank per option
-/// (`q{i}r{j}`, 0 for none), and the invite code typed. Empty: a blank form.
+/// question the values sent (`q{i}`), for a ranking the rank per option
+/// (`q{i}r{j}`, 0 for none), for a schedule the answer per slot
+/// (`q{i}s{j}`: `schedule::entered_code`, 0 for none), and the invite code
+/// typed. Empty: a blank form.
 #[derive(Clone, Debug, Default)]
 pub struct Entered {
     values: Vec<Vec<usize>>,
@@ -61,6 +64,7 @@ impl Entered {
                 Some(Answer::Choices(js)) => js.clone(),
                 Some(Answer::Ranks(ranks)) => ranks.iter().map(|r| r.map_or(0, usize::from)).collect(),
                 Some(Answer::Value(v)) => vec![usize::from(*v)],
+                Some(Answer::Availability(per_slot)) => per_slot.iter().map(|a| schedule::entered_code(*a)).collect(),
             })
             .collect();
         let none = ballot.answers().iter().map(Option::is_none).collect();
@@ -120,6 +124,7 @@ pub fn question_fieldset(
         }
         QuestionKind::Ranked => Some(t.rank_hint.to_owned()),
         QuestionKind::Scale => q.scale().map(|(lo, hi)| (t.scale_hint)(lo, hi)),
+        QuestionKind::Schedule => Some(t.schedule_hint.to_owned()),
     };
     let order = option_order(texts.options.len(), poll.shuffle_options);
     let error = entered.marked(t).filter(|(at, _)| *at == i).map(|(_, text)| text);
@@ -184,6 +189,9 @@ pub fn question_fieldset(
                         }
                     }
                     p.visually-hidden id=(format!("q{i}-live")) role="status" aria-live="polite" {}
+                }
+                QuestionKind::Schedule => {
+                    (schedule::vote_widget(ctx, i, texts.options, q.time_zone.as_ref().map(|z| z.as_str()), |j| entered.rank(i, j), invalid))
                 }
                 QuestionKind::Scale => {
                     @if let Some((lo, hi)) = q.scale() {
@@ -276,7 +284,8 @@ pub enum BadVote {
 
 /// Reads the vote form (docs/WEB.md): `q{i}` once for single choice and
 /// scale, once per chosen option for multiple choice, `q{i}r{j}` with the
-/// rank of option `j` for a ranking. Answers come back as the voter sent
+/// rank of option `j` for a ranking, `q{i}s{j}` with `yes`, `ifneedbe` or
+/// `no` for slot `j` of a schedule. Answers come back as the voter sent
 /// them, with what they entered; their rules are checked by `Ballot::new`.
 /// `extra` names the form's fields that are no answers (the share page's
 /// `VOTE_FIELDS`, the own-ballot page's `FIELDS`).
@@ -291,23 +300,27 @@ pub fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<Option<A
             continue;
         }
         let rest = name.strip_prefix('q').ok_or(BadVote::Changed)?;
-        let (i, r) = match rest.split_once('r') {
-            Some((i, j)) => (i, Some(j)),
+        // `q{i}`, or `q{i}r{j}` (a rank), `q{i}s{j}` (a slot's answer).
+        let (i, r) = match rest.find(['r', 's']) {
+            Some(at) => (&rest[..at], Some((&rest[at..at + 1], &rest[at + 1..]))),
             None => (rest, None),
         };
         let i = i.parse::<usize>().ok().filter(|&i| i < qs.len()).ok_or(BadVote::Changed)?;
         let q = &qs[i];
         match r {
-            Some(j) if q.kind == QuestionKind::Ranked => {
+            Some((sep, j))
+                if (sep == "r" && q.kind == QuestionKind::Ranked)
+                    || (sep == "s" && q.kind == QuestionKind::Schedule) =>
+            {
                 let j = j.parse::<usize>().ok().filter(|&j| j < q.options.len()).ok_or(BadVote::Changed)?;
                 // Only as the form writes it (`q00`, `q0r+1` parse as
                 // numbers too, but would then never be read).
-                if name != format!("q{i}r{j}") || !ranks_sent.insert((i, j)) {
+                if name != format!("q{i}{sep}{j}") || !ranks_sent.insert((i, j)) {
                     return Err(BadVote::Changed);
                 }
             }
             None if name != format!("q{i}") => return Err(BadVote::Changed),
-            None if q.kind != QuestionKind::Ranked => {
+            None if q.kind != QuestionKind::Ranked && q.kind != QuestionKind::Schedule => {
                 sent[i] += 1;
                 let most = if q.kind == QuestionKind::Multiple { q.options.len() } else { 1 };
                 if sent[i] > most {
@@ -356,6 +369,19 @@ pub fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<Option<A
                     out_of_range.get_or_insert(Problem::OffScale { question: i, min, max });
                 }
                 (value.map(Answer::Value), values)
+            }
+            QuestionKind::Schedule => {
+                // A slot left out is no; the question is answered when any
+                // of its slots is.
+                let mut kept = vec![0; q.options.len()];
+                let mut per_slot = vec![Availability::No; q.options.len()];
+                for (j, (k, a)) in kept.iter_mut().zip(per_slot.iter_mut()).enumerate() {
+                    if let Some(v) = form.get(&format!("q{i}s{j}")) {
+                        *a = Availability::from_word(v).ok_or(BadVote::Malformed)?;
+                        *k = schedule::entered_code(*a);
+                    }
+                }
+                (kept.iter().any(|&k| k > 0).then_some(Answer::Availability(per_slot)), kept)
             }
             QuestionKind::Ranked => {
                 let mut ranks = vec![0; q.options.len()];
