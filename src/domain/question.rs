@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::schedule::{DateSlot, TimeZone, slots};
+use super::schedule::{DateSlot, TimeZone, slot_options};
 use super::{Errors, FieldPath, Key, Label, OptionText, Problem, TextRule, field, object, options};
 
 /// The ends of every scale: `0 ≤ scaleMin < scaleMax ≤ 10`.
@@ -245,7 +245,15 @@ pub(super) fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Q
         errs.push(at.key(Key::Options), Problem::NotForType { kind });
         ok = false;
     }
+    // Before the options, which may end the walk: a client hears of both.
+    let time_zone = match field(obj, at, Key::TimeZone) {
+        Some((v, p)) if kind == QuestionKind::Schedule => errs.take(p, TimeZone::parse(v)).map(Some),
+        _ => Some(None),
+    };
     let mut q = Question::single(label?, Vec::new());
+    // Not ended here on a bad zone: the options' problems are heard too.
+    ok &= time_zone.is_some();
+    q.time_zone = time_zone.flatten();
     q.kind = kind;
     q.required = required?.unwrap_or(false);
     if kind.has_options() {
@@ -253,16 +261,7 @@ pub(super) fn question(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Q
             errs.push(at.key(Key::Options), Problem::Required);
             return None;
         };
-        q.options = options(o, &p, errs)?;
-        if kind == QuestionKind::Schedule {
-            // Each slot in its one spelling: `options` already trimmed it.
-            slots(&q.options, &p, errs)?;
-        }
-    }
-    if kind == QuestionKind::Schedule
-        && let Some((v, p)) = field(obj, at, Key::TimeZone)
-    {
-        q.time_zone = Some(errs.take(p, TimeZone::parse(v))?);
+        q.options = if kind == QuestionKind::Schedule { slot_options(o, &p, errs)? } else { options(o, &p, errs)? };
     }
     if kind == QuestionKind::Multiple {
         let n = u8::try_from(q.options.len()).unwrap_or(u8::MAX);

@@ -75,13 +75,27 @@ impl fmt::Display for DateSlot {
     }
 }
 
-/// The slots of a schedule question, from its options as sent: each a
-/// slot, in time order, each once. Problems are recorded at `at[i]`.
-pub(super) fn slots(options: &[OptionText], at: &FieldPath, errs: &mut Errors) -> Option<Vec<DateSlot>> {
-    let mut out: Vec<DateSlot> = Vec::with_capacity(options.len());
+/// A schedule question's options as sent (`v`, at `at`): each a slot in
+/// its one spelling, in time order, each once (a repeat is not after the
+/// one before it); as many as any question's options. Every problem is
+/// recorded, at `at[i]`.
+pub(super) fn slot_options(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Vec<OptionText>> {
+    let Some(items) = v.as_array() else {
+        errs.push(at.clone(), Problem::NotAStringList);
+        return None;
+    };
+    errs.take(at.clone(), super::OPTIONS.check(items.len()))?;
+    let texts: Vec<&str> = items.iter().map(|i| i.as_str().unwrap_or("")).collect();
+    let slots = slots(&texts, at, errs)?;
+    slots.iter().map(|s| OptionText::from_text(&s.to_string()).ok()).collect()
+}
+
+/// The slots written in `texts`, each checked (see [`slot_options`]).
+fn slots(texts: &[&str], at: &FieldPath, errs: &mut Errors) -> Option<Vec<DateSlot>> {
+    let mut out: Vec<DateSlot> = Vec::with_capacity(texts.len());
     let mut ok = true;
-    for (i, o) in options.iter().enumerate() {
-        let Some(slot) = DateSlot::parse(o.as_str()) else {
+    for (i, o) in texts.iter().enumerate() {
+        let Some(slot) = DateSlot::parse(o) else {
             errs.push(at.index(i), Problem::NotASlot);
             ok = false;
             continue;
@@ -249,21 +263,23 @@ mod tests {
     }
 
     #[test]
-    fn slots_must_come_in_time_order() {
-        let opts = |v: &[&str]| v.iter().map(|s| OptionText::from_text(s).unwrap()).collect::<Vec<_>>();
+    fn slots_must_come_in_time_order_each_once() {
         let mut errs = Errors::default();
-        assert!(
-            slots(&opts(&["2027-01-14", "2027-01-14T09:00", "2027-01-15"]), &FieldPath::root(), &mut errs).is_some()
-        );
+        let sent = serde_json::json!(["2027-01-14", "2027-01-14T09:00", "2027-01-15"]);
+        assert_eq!(slot_options(&sent, &FieldPath::root(), &mut errs).map(|o| o.len()), Some(3));
         assert!(errs.0.is_empty());
         let mut errs = Errors::default();
-        assert!(slots(&opts(&["2027-01-15", "2027-01-14", "soon"]), &FieldPath::root(), &mut errs).is_none());
+        let sent = serde_json::json!(["2027-01-15", "2027-01-14", "soon", "2027-02-30", "2027-01-16", "2027-01-16", 5]);
+        assert!(slot_options(&sent, &FieldPath::root(), &mut errs).is_none());
         let problems: Vec<_> = errs.0.iter().map(|e| (e.path.to_string(), e.problem.clone())).collect();
         assert_eq!(
             problems,
             [
                 ("[1]".to_owned(), Problem::SlotOutOfOrder { previous: "2027-01-15".into() }),
-                ("[2]".to_owned(), Problem::NotASlot)
+                ("[2]".to_owned(), Problem::NotASlot),
+                ("[3]".to_owned(), Problem::NotASlot),
+                ("[5]".to_owned(), Problem::SlotOutOfOrder { previous: "2027-01-16".into() }),
+                ("[6]".to_owned(), Problem::NotASlot),
             ]
         );
     }

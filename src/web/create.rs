@@ -17,7 +17,7 @@ mod view;
 use maud::html;
 
 pub use draft::Draft;
-use draft::{DraftQuestion, media_problems, problems};
+use draft::{DraftQuestion, media_problems, problems, schedule_problems};
 use view::form_body;
 
 use super::WebWorker;
@@ -101,6 +101,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
         Err(errors) => (None, problems(&ctx, &errors, &origins)),
     };
     let media = media_problems(&ctx, &draft, &origins, &mut p);
+    schedule_problems(&ctx, &draft, &origins, &mut p);
     let poll = match poll {
         Some(poll) if p.is_empty() => poll,
         _ => {

@@ -163,6 +163,7 @@ mod invites;
 mod pages;
 mod question_types;
 mod receipts;
+mod schedule;
 mod settings;
 mod throttle;
 mod vote;

@@ -36,7 +36,12 @@ impl VersionDraft {
                 .enumerate()
                 .map(|(i, q)| QuestionTexts {
                     label: form.text(&format!("vq{i}")),
-                    options: (0..q.options.len()).map(|j| form.text(&format!("vq{i}o{j}"))).collect(),
+                    // A schedule's slots are the same in every language.
+                    options: if q.kind.has_option_texts() {
+                        (0..q.options.len()).map(|j| form.text(&format!("vq{i}o{j}"))).collect()
+                    } else {
+                        Vec::new()
+                    },
                     min_label: form.text(&format!("vq{i}min")),
                     max_label: form.text(&format!("vq{i}max")),
                 })
@@ -199,7 +204,7 @@ fn version_form(ctx: &Ctx, poll: &Poll, lang: Lang, token: &str, view: &View) ->
                     fieldset.question {
                         legend { ((t.question_legend)(i + 1)) }
                         (field(format!("v-{code}-q{i}"), format!("vq{i}"), t.field_question.into(), value(i, VersionText::Label), q.label.as_str()))
-                        @for (j, o) in q.options.iter().enumerate() {
+                        @for (j, o) in q.options.iter().enumerate().filter(|_| q.kind.has_option_texts()) {
                             (field(format!("v-{code}-q{i}o{j}"), format!("vq{i}o{j}"), (t.field_option)(j + 1), value(i, VersionText::Option(j)), o.as_str()))
                         }
                         @if let Some(l) = &q.min_label {

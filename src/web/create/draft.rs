@@ -27,6 +27,9 @@ pub(super) const SCALE_MIN: &str = "from";
 pub(super) const SCALE_MAX: &str = "to";
 pub(super) const MIN_LABEL: &str = "low";
 pub(super) const MAX_LABEL: &str = "high";
+/// A schedule's shared times (`18:00, 20:30`) and its time zone.
+pub(super) const TIMES: &str = "times";
+pub(super) const TIME_ZONE: &str = "tz";
 
 /// The form field of a question's API key, for the keys that have one of
 /// their own (the label and options have theirs).
@@ -40,6 +43,7 @@ fn suffix(key: Key) -> Option<&'static str> {
         Key::ScaleMax => SCALE_MAX,
         Key::MinLabel => MIN_LABEL,
         Key::MaxLabel => MAX_LABEL,
+        Key::TimeZone => TIME_ZONE,
         _ => return None,
     })
 }
@@ -83,6 +87,13 @@ pub struct DraftQuestion {
     pub scale_max: String,
     pub min_label: String,
     pub max_label: String,
+    /// Schedule: per row a day (`q{i}d{j}`, as a date field sends it) and
+    /// an optional time (`q{i}t{j}`); times every day without its own gets
+    /// (`q{i}times`); the time zone (`q{i}tz`).
+    pub slot_days: Vec<String>,
+    pub slot_times: Vec<String>,
+    pub times: String,
+    pub time_zone: String,
     pub media: SlotDraft,
 }
 
@@ -96,6 +107,8 @@ impl DraftQuestion {
             options: vec![String::new(); START_OPTIONS],
             scale_min: DEFAULT_SCALE.0.to_string(),
             scale_max: DEFAULT_SCALE.1.to_string(),
+            slot_days: vec![String::new(); START_OPTIONS],
+            slot_times: vec![String::new(); START_OPTIONS],
             ..DraftQuestion::default()
         }
     }
@@ -119,7 +132,8 @@ impl DraftQuestion {
         let options = kind.has_options() && self.options.iter().any(typed);
         let choices = kind == QuestionKind::Multiple && (typed(&self.min_choices) || typed(&self.max_choices));
         let labels = kind == QuestionKind::Scale && (typed(&self.min_label) || typed(&self.max_label));
-        !typed(&self.label) && !options && !choices && !labels && self.media.is_empty()
+        let slots = kind == QuestionKind::Schedule && self.slot_days.iter().any(typed);
+        !typed(&self.label) && !options && !choices && !labels && !slots && self.media.is_empty()
     }
 
     /// This row's question in the API's JSON, and which options went in.
@@ -143,7 +157,14 @@ impl DraftQuestion {
         }
         let kind = kind.unwrap_or(QuestionKind::Single);
         let mut kept = Vec::new();
-        if kind.has_options() {
+        if kind == QuestionKind::Schedule {
+            let (slots, rows) = self.slots();
+            q.insert("options".into(), json!(slots));
+            kept = rows;
+            if !self.time_zone.trim().is_empty() {
+                q.insert(Key::TimeZone.name().into(), json!(self.time_zone));
+            }
+        } else if kind.has_options() {
             kept = (0..self.options.len()).filter(|&j| !self.options[j].trim().is_empty()).collect();
             q.insert("options".into(), json!(kept.iter().map(|&j| self.options[j].as_str()).collect::<Vec<_>>()));
         }
@@ -170,6 +191,50 @@ impl DraftQuestion {
     }
 }
 
+impl DraftQuestion {
+    /// The rows' slots in time order, with the row each came from: a row's
+    /// day with its own time, else with each shared time, else the whole
+    /// day. Rows without a day are left out; the API checks the rest (a
+    /// day typed as text that is no date comes back at its row).
+    fn slots(&self) -> (Vec<String>, Vec<usize>) {
+        let shared: Vec<String> = shared_times(&self.times).into_iter().flatten().collect();
+        let mut slots: Vec<(String, usize)> = Vec::new();
+        for (j, day) in self.slot_days.iter().enumerate() {
+            let day = day.trim();
+            if day.is_empty() {
+                continue;
+            }
+            match self.slot_times.get(j).map(|t| t.trim()).filter(|t| !t.is_empty()) {
+                // A time field may send seconds (`18:30:00`); slots have none.
+                Some(time) => slots.push((format!("{day}T{}", time.get(..5).unwrap_or(time)), j)),
+                None if shared.is_empty() => slots.push((day.to_owned(), j)),
+                None => slots.extend(shared.iter().map(|t| (format!("{day}T{t}"), j))),
+            }
+        }
+        // Slots are listed in time order, which their one spelling sorts
+        // by; the form need not be filled in order.
+        slots.sort();
+        slots.into_iter().unzip()
+    }
+}
+
+/// The times typed for every day (`18:00, 20:30`; `18h30` and `9:00`
+/// too), each as `HH:MM`, or `None` for a piece that is no time.
+pub(super) fn shared_times(text: &str) -> Vec<Option<String>> {
+    text.split([',', ';'])
+        .map(|piece| piece.chars().filter(|c| !c.is_whitespace()).collect::<String>())
+        .filter(|piece| !piece.is_empty())
+        .map(|piece| {
+            // "18 h 30", as French writes it, is 18:30 too.
+            let piece = piece.to_ascii_lowercase().replace(['h', '.'], ":");
+            let (h, m) = piece.split_once(':').unwrap_or((&piece, ""));
+            let m = if m.is_empty() { "00" } else { m };
+            let ok = |s: &str, max: u8| s.len() <= 2 && !s.is_empty() && s.parse::<u8>().is_ok_and(|n| n <= max);
+            (ok(h, 23) && m.len() == 2 && ok(m, 59)).then(|| format!("{:02}:{m}", h.parse::<u8>().unwrap_or(0)))
+        })
+        .collect()
+}
+
 /// A number field's value as the API would get it from a client: a whole
 /// number when it is one, else the text, so the API's check names the field.
 fn number_or_text(value: &str) -> Value {
@@ -185,6 +250,8 @@ pub(super) fn media_prefix(row: Option<usize>) -> String {
 pub(super) struct Origin {
     pub(super) row: usize,
     pub(super) options: Vec<usize>,
+    /// The options are a schedule's slots: each from a day field's row.
+    pub(super) slots: bool,
 }
 
 impl Draft {
@@ -206,8 +273,19 @@ impl Draft {
     /// Rows beyond the limits are ignored: the form never offers them.
     pub fn from_form(form: &Form) -> Draft {
         let (mut rows, mut cols) = (0usize, vec![0usize; QUESTIONS.max]);
+        let mut slot_rows = vec![0usize; QUESTIONS.max];
         for name in form.names() {
             let Some(rest) = name.strip_prefix('q') else { continue };
+            // A schedule's day and time rows: `q{i}d{j}`, `q{i}t{j}`.
+            if let Some((qi, sj)) = rest.split_once(['d', 't'])
+                && let (Ok(qi), Ok(sj)) = (qi.parse::<usize>(), sj.parse::<usize>())
+                && qi < QUESTIONS.max
+                && sj < OPTIONS.max
+            {
+                rows = rows.max(qi + 1);
+                slot_rows[qi] = slot_rows[qi].max(sj + 1);
+                continue;
+            }
             let (qi, oi) = match rest.split_once('o') {
                 Some((q, o)) => (q.parse::<usize>().ok(), o.parse::<usize>().ok().map(Some)),
                 None => (rest.parse::<usize>().ok(), Some(None)),
@@ -235,6 +313,10 @@ impl Draft {
                     scale_max: field(SCALE_MAX),
                     min_label: field(MIN_LABEL),
                     max_label: field(MAX_LABEL),
+                    slot_days: (0..slot_rows[i]).map(|j| form.text(&format!("q{i}d{j}"))).collect(),
+                    slot_times: (0..slot_rows[i]).map(|j| form.text(&format!("q{i}t{j}"))).collect(),
+                    times: field(TIMES),
+                    time_zone: field(TIME_ZONE),
                     media: SlotDraft::default(),
                 }
             })
@@ -286,7 +368,7 @@ impl Draft {
         for (row, q) in self.questions.iter().enumerate().filter(|(_, q)| !q.is_blank()) {
             let (question, kept) = q.to_json();
             questions.push(question);
-            origins.push(Origin { row, options: kept });
+            origins.push(Origin { row, options: kept, slots: q.kind() == Some(QuestionKind::Schedule) });
         }
         let expiry = self.expiry.trim().parse::<i64>().map_or_else(|_| json!(self.expiry), |n| json!(n));
         let mut body = json!({
@@ -313,6 +395,14 @@ impl Draft {
         {
             q.options.push(String::new());
             return Some(format!("f-q{i}o{}", q.options.len() - 1));
+        }
+        if let Some(i) = index("add-slot-")
+            && let Some(q) = self.questions.get_mut(i)
+            && q.slot_days.len() < OPTIONS.max
+        {
+            q.slot_days.push(String::new());
+            q.slot_times.resize(q.slot_days.len(), String::new());
+            return Some(format!("f-q{i}d{}", q.slot_days.len() - 1));
         }
         if let Some(i) = index("remove-question-")
             && i < self.questions.len()
@@ -359,6 +449,10 @@ enum Field {
     /// A question row's text.
     Question(usize),
     Option(usize, usize),
+    /// A schedule row's day field.
+    SlotDay(usize, usize),
+    /// A schedule's shared times.
+    Times(usize),
     /// One of a question row's type fields, by its API key (see [`suffix`]).
     Detail(usize, Key),
     /// The file of the poll (`None`) or of a question row.
@@ -378,6 +472,8 @@ impl Field {
             Field::QuestionSet(i) => format!("f-q{i}-set"),
             Field::Question(i) => format!("f-q{i}"),
             Field::Option(i, j) => format!("f-q{i}o{j}"),
+            Field::SlotDay(i, j) => format!("f-q{i}d{j}"),
+            Field::Times(i) => format!("f-q{i}-{TIMES}"),
             Field::Detail(i, key) => format!("f-q{i}-{}", suffix(key).unwrap_or(TYPE)),
             Field::Media(row) => format!("f-{}", media_prefix(row)),
             Field::MediaAlt(row) => format!("f-{}-alt", media_prefix(row)),
@@ -397,6 +493,8 @@ impl Field {
             Field::Questions => t.questions_heading.to_owned(),
             Field::QuestionSet(i) | Field::Question(i) => (t.question_legend)(i + 1),
             Field::Option(i, j) => format!("{}, {}", (t.question_legend)(i + 1), (t.field_option)(j + 1)),
+            Field::SlotDay(i, j) => format!("{}, {}", (t.question_legend)(i + 1), (t.field_slot_day)(j + 1)),
+            Field::Times(i) => format!("{}, {}", (t.question_legend)(i + 1), t.field_times),
             Field::Detail(i, key) => format!("{}, {}", (t.question_legend)(i + 1), detail_name(t, key)),
             Field::Media(None) => format!("{}, {}", t.media_poll_legend, t.media_file),
             Field::MediaAlt(None) => format!("{}, {}", t.media_poll_legend, t.media_alt),
@@ -428,6 +526,7 @@ impl Field {
                 Some(match rest {
                     [K(Key::Label)] => Field::Question(o.row),
                     [K(Key::Options), Index(j)] => match o.options.get(*j) {
+                        Some(&j) if o.slots => Field::SlotDay(o.row, j),
                         Some(&j) => Field::Option(o.row, j),
                         None => Field::QuestionSet(o.row),
                     },
@@ -450,6 +549,7 @@ fn detail_name(t: &crate::i18n::Catalogue, key: Key) -> &'static str {
         Key::ScaleMax => t.field_scale_max_named,
         Key::MinLabel => t.field_min_label,
         Key::MaxLabel => t.field_max_label,
+        Key::TimeZone => t.field_time_zone,
         _ => t.field_type,
     }
 }
@@ -504,6 +604,18 @@ pub(super) fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> 
         }
     }
     p
+}
+
+/// Problems the API cannot see: a schedule's shared times that are no
+/// times (the body leaves them out).
+pub(super) fn schedule_problems(ctx: &Ctx, draft: &Draft, origins: &[Origin], p: &mut Problems) {
+    for o in origins.iter().filter(|o| o.slots) {
+        if let Some(q) = draft.questions.get(o.row)
+            && shared_times(&q.times).iter().any(Option::is_none)
+        {
+            p.at(ctx.t, Field::Times(o.row), ctx.t.err_times.to_owned());
+        }
+    }
 }
 
 /// Problems with the files of a draft: uploads refused or lost, and images

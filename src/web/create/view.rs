@@ -9,8 +9,8 @@
 use maud::{Markup, html};
 
 use super::draft::{
-    Draft, DraftQuestion, MAX_CHOICES, MAX_LABEL, MIN_CHOICES, MIN_LABEL, REQUIRED, SCALE_MAX, SCALE_MIN, TYPE,
-    media_prefix,
+    Draft, DraftQuestion, MAX_CHOICES, MAX_LABEL, MIN_CHOICES, MIN_LABEL, REQUIRED, SCALE_MAX, SCALE_MIN, TIME_ZONE,
+    TIMES, TYPE, media_prefix,
 };
 use crate::domain::question::{END_LABEL, SCALE_CEILING, SCALE_FLOOR};
 use crate::domain::{EXPIRY_DAYS, Lang, OPTIONS, QUESTIONS, QuestionKind};
@@ -123,6 +123,45 @@ fn scale_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Opt
     }
 }
 
+/// A schedule's slots: per row a date field and an optional time field
+/// (the browser's own pickers), the times every date gets, the time zone.
+fn schedule_fields(ctx: &Ctx, i: usize, q: &DraftQuestion, p: &Problems, focus: Option<&str>) -> Markup {
+    let t = ctx.t;
+    let hint_id = format!("f-q{i}-slots-hint");
+    html! {
+        fieldset.kind-group data-kinds="schedule" {
+            legend { (t.field_slots) }
+            p.hint id=(hint_id) { (t.field_slots_hint) }
+            ol.slot-rows {
+                @for (j, day) in q.slot_days.iter().enumerate() {
+                    @let (day_id, time_id) = (format!("f-q{i}d{j}"), format!("f-q{i}t{j}"));
+                    @let errors = p.of(&day_id);
+                    li.slot-row {
+                        div.field {
+                            label for=(day_id) { ((t.field_slot_day)(j + 1)) }
+                            (errors_of(&day_id, &errors))
+                            input type="date" id=(day_id) name=(format!("q{i}d{j}")) value=(day)
+                                aria-invalid=[(!errors.is_empty()).then_some("true")]
+                                aria-describedby=(described_by(&hint_id, &day_id, &errors))
+                                autofocus[focus == Some(day_id.as_str())];
+                        }
+                        div.field {
+                            label for=(time_id) { ((t.field_slot_time)(j + 1)) }
+                            input type="time" id=(time_id) name=(format!("q{i}t{j}"))
+                                value=(q.slot_times.get(j).map_or("", String::as_str));
+                        }
+                    }
+                }
+            }
+            @if q.slot_days.len() < OPTIONS.max {
+                button.secondary type="submit" name="action" value=(format!("add-slot-{i}")) formnovalidate { (t.add_slot) }
+            }
+            (text_field(&format!("f-q{i}-{TIMES}"), &format!("q{i}{TIMES}"), t.field_times, &q.times, Some(t.field_times_hint), 200, p, focus))
+            (text_field(&format!("f-q{i}-{TIME_ZONE}"), &format!("q{i}{TIME_ZONE}"), t.field_time_zone, &q.time_zone, Some(t.field_time_zone_hint), crate::domain::TimeZone::MAX_CHARS, p, focus))
+        }
+    }
+}
+
 /// `aria-describedby` for a field described by a shared hint and its own
 /// errors.
 fn described_by(hint_id: &str, id: &str, errors: &[&str]) -> String {
@@ -183,6 +222,7 @@ pub(super) fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&s
                         }
                         (choice_fields(ctx, i, q, p, focus))
                         (scale_fields(ctx, i, q, p, focus))
+                        (schedule_fields(ctx, i, q, p, focus))
                         (media_fieldset(ctx, SlotField { prefix: &media_prefix(Some(i)), legend: Some(t.media_question_legend) }, &q.media, p, focus, uploads))
                         div.row-actions {
                             @if q.options.len() < OPTIONS.max {

@@ -107,7 +107,7 @@ pub fn results_table(ctx: &Ctx, i: usize, caption: Markup, options: &[OptionText
                         @if let (Some(Some(slot)), Some(n)) = (slots.get(j), f.slots.get(j)) {
                             tr class=[n.best.then_some("leading")] {
                                 th scope="row" {
-                                    span.slot-when { time datetime=(slot.to_string()) { (t.slot(slot)) } }
+                                    span.slot-when { (t.slot(slot)) }
                                     @if n.best { " " span.lead-mark { (t.best_slot) } }
                                 }
                                 td.num { (n.yes) }
