@@ -30,6 +30,7 @@ mod question_types;
 mod rate_limit;
 mod read;
 mod results;
+mod schedule;
 mod settings;
 mod validation;
 mod vote_changes;

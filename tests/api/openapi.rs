@@ -136,7 +136,15 @@ fn api_doc_schema_bounds() {
         .as_array()
         .map(|a| a.iter().map(|r| &resolve(&doc, r)["properties"]["type"]["const"]).collect())
         .unwrap_or_default();
-    assert_eq!(types, [&json!("single"), &json!("multiple"), &json!("ranked"), &json!("scale")]);
+    assert_eq!(types, [&json!("single"), &json!("multiple"), &json!("ranked"), &json!("scale"), &json!("schedule")]);
+    // A schedule's zone and slots, and its results by their `type`.
+    has("timeZone", &|s| s["type"] == "string" && s["maxLength"] == 64);
+    let slots = &schemas["ScheduleQuestion"]["properties"]["options"];
+    assert_eq!((&slots["minItems"], &slots["maxItems"], &slots["uniqueItems"]), (&json!(2), &json!(12), &json!(true)));
+    let mapping = &schemas["QuestionResults"]["discriminator"]["mapping"];
+    assert_eq!(mapping["schedule"], "#/components/schemas/ScheduleResults");
+    let results = &schemas["ScheduleResults"]["properties"];
+    assert_eq!(results["slots"]["items"]["required"], json!(["slot", "yes", "ifNeedBe", "no", "best"]));
 }
 
 #[test]

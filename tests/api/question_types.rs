@@ -9,27 +9,27 @@ use crate::common::*;
 use crate::errors;
 
 /// A creation body with these questions (public results, so anyone reads them).
-fn poll_with(questions: Value) -> Value {
+pub(crate) fn poll_with(questions: Value) -> Value {
     with(with(valid_poll_json(), "/questions", questions), "/resultsPublic", json!(true))
 }
 
-fn create(server: &Server, questions: Value) -> Created {
+pub(crate) fn create(server: &Server, questions: Value) -> Created {
     server.create_poll(&poll_with(questions))
 }
 
 /// `(field, message)` pairs a 422 is expected to list.
-type Expected = Vec<(&'static str, &'static str)>;
+pub(crate) type Expected = Vec<(&'static str, &'static str)>;
 
-fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+pub(crate) fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
     expected.iter().map(|(f, m)| ((*f).to_owned(), (*m).to_owned())).collect()
 }
 
 /// One field of the share form.
-fn field(name: impl Into<String>, value: impl ToString) -> (String, String) {
+pub(crate) fn field(name: impl Into<String>, value: impl ToString) -> (String, String) {
     (name.into(), value.to_string())
 }
 
-fn vote(server: &Server, poll: &Created, fields: &[(String, String)]) {
+pub(crate) fn vote(server: &Server, poll: &Created, fields: &[(String, String)]) {
     let xff = Server::fresh_client_ip();
     server.vote_fields(&poll.id, fields, &xff).unwrap_or_else(|e| panic!("vote {fields:?} refused: {e}"));
 }
@@ -184,7 +184,7 @@ fn every_refusal_names_its_field_and_says_why() {
         ),
         (
             json!({"type": "rank", "label": "Q", "options": ["A", "B"]}),
-            vec![("questions[0].type", "must be one of single, multiple, ranked, scale")],
+            vec![("questions[0].type", "must be one of single, multiple, ranked, scale, schedule")],
         ),
         (
             json!({"type": "single", "label": "Q", "options": ["A", "B"], "required": "yes"}),
