@@ -103,6 +103,10 @@ fn two_sweeps_at_once_while_polld_serves_both_succeed() {
     assert_eq!(server.query_int("SELECT count(*) FROM sealed_polls", &[]), 0);
 }
 
+/// The header of `export --format csv`, a documented interface
+/// (docs/OPERATIONS.md, "Exports").
+const CSV_HEADER: &str = "question_number,question,answered,option,count,percent,if_need_be,no,best";
+
 #[test]
 fn show_results_and_export_match_the_api() {
     let server = Server::start();
@@ -136,16 +140,17 @@ fn show_results_and_export_match_the_api() {
     let from_file: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     assert_eq!(from_file, api_results);
 
-    // CSV: a header and one row per option, with counts and percents.
+    // CSV: a header and one row per option, with counts and percents; the
+    // last three columns are a schedule's (docs/OPERATIONS.md), empty here.
     let out = pollctl(&db, &[&["export", &poll.id, "--format", "csv"][..], &token].concat());
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let csv = stdout(&out);
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "question_number,question,answered,option,count,percent");
+    assert_eq!(lines[0], CSV_HEADER);
     assert_eq!(lines.len(), 1 + 3 + 2, "{csv}");
-    assert_eq!(lines[1], "1,Where shall we eat?,3,Pizza,2,66.7");
-    assert_eq!(lines[3], "1,Where shall we eat?,3,Salad,1,33.3");
-    assert_eq!(lines[5], "2,Which day?,2,Friday,2,100.0");
+    assert_eq!(lines[1], "1,Where shall we eat?,3,Pizza,2,66.7,,,");
+    assert_eq!(lines[3], "1,Where shall we eat?,3,Salad,1,33.3,,,");
+    assert_eq!(lines[5], "2,Which day?,2,Friday,2,100.0,,,");
 }
 
 #[test]
@@ -721,8 +726,9 @@ fn show_results_and_exports_cover_every_question_type() {
 
     let out = pollctl(&db, &[&["export", &poll.id, "--format", "csv"][..], &token].concat());
     let csv = stdout(&out);
-    assert!(csv.contains("3,Days,3,Wed,2,66.7"), "{csv}");
-    assert!(csv.contains("4,Mood,3,2,2,66.7"), "{csv}");
+    assert_eq!(csv.lines().next(), Some(CSV_HEADER), "{csv}");
+    assert!(csv.lines().any(|l| l == "3,Days,3,Wed,2,66.7,,,"), "{csv}");
+    assert!(csv.lines().any(|l| l == "4,Mood,3,2,2,66.7,,,"), "{csv}");
     assert_eq!(csv.lines().count(), 1 + 2 + 3 + 3 + 5, "{csv}");
 
     let out = pollctl(&db, &[&["export", &poll.id, "--format", "ballots"][..], &token].concat());
@@ -736,6 +742,103 @@ fn show_results_and_exports_cover_every_question_type() {
     let out = pollctl(&db, &["export", &poll.id, "--format", "ballots", "--token", "wrong"]);
     assert_eq!(code(&out), 4);
     assert!(stdout(&out).is_empty());
+}
+
+/// A poll with a single choice, a schedule in Europe/Paris and one without
+/// a zone, and three ballots cast on its share page (docs/WEB.md).
+fn schedule_poll(server: &Server) -> Created {
+    let mut body = valid_poll_json();
+    body["questions"] = json!([
+        {"label": "Lunch", "options": ["Pizza", "Sushi"]},
+        {"type": "schedule", "label": "When?", "options": ["2027-01-14", "2027-01-14T18:30", "2027-01-15T09:00"], "timeZone": "europe/paris"},
+        {"type": "schedule", "label": "Which day?", "options": ["2027-02-01", "2027-02-02"]}
+    ]);
+    let poll = server.create_poll(&body);
+    vote_fields(
+        server,
+        &poll.id,
+        &[("q0", "0"), ("q1s0", "yes"), ("q1s1", "ifneedbe"), ("q1s2", "no"), ("q2s0", "yes")],
+    );
+    // Slot 0 left out: no.
+    vote_fields(server, &poll.id, &[("q1s1", "yes"), ("q1s2", "yes")]);
+    vote_fields(server, &poll.id, &[("q0", "1")]);
+    poll
+}
+
+#[test]
+fn show_results_and_exports_cover_a_schedule() {
+    let server = Server::start();
+    let db = server.db_path();
+    let poll = schedule_poll(&server);
+    let token = ["--token", poll.token.as_str()];
+    let run = |args: &[&str]| {
+        let out = pollctl(&db, &[args, &token].concat());
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+
+    // show: the rule with the zone as the database spells it, the slots.
+    let text = run(&["show", &poll.id]);
+    let shown = [
+        "2. When? [schedule: yes, if need be or no per slot; times in Europe/Paris]",
+        "   - 2027-01-14",
+        "   - 2027-01-14T18:30",
+        "   - 2027-01-15T09:00",
+        "3. Which day? [schedule: yes, if need be or no per slot]",
+        "   - 2027-02-01",
+    ];
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| *l == shown[0]).unwrap_or_else(|| panic!("no {:?} in:\n{text}", shown[0]));
+    assert_eq!(lines[at..at + shown.len()], shown, "{text}");
+    let json = ok_json(&pollctl(&db, &[&["--json", "show", &poll.id][..], &token].concat()));
+    assert_eq!(json["questions"], server.get(&poll.path()).json()["questions"]);
+    assert_eq!(json["questions"][1]["timeZone"], "Europe/Paris");
+
+    // results: per slot yes, if need be and no, best first, the best marked.
+    let text = run(&["results", &poll.id]);
+    let words: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    let at =
+        |want: &[&str]| words.iter().position(|l| l == want).unwrap_or_else(|| panic!("no line {want:?} in:\n{text}"));
+    let heading = at(&["2.", "When?", "(2", "answered)"]);
+    assert_eq!(words[heading + 1], ["slots,", "best", "first", "(yes,", "if", "need", "be,", "no):"], "{text}");
+    // Slot 1 has one yes and one if need be; slots 0 and 2 one yes each, in time order.
+    assert_eq!(at(&["2027-01-14T18:30", "1", "1", "0", "best"]), heading + 2, "{text}");
+    assert_eq!(at(&["2027-01-14", "1", "0", "1"]), heading + 3, "{text}");
+    assert_eq!(at(&["2027-01-15T09:00", "1", "0", "1"]), heading + 4, "{text}");
+    assert_eq!(at(&["2027-02-01", "1", "0", "0", "best"]), at(&["3.", "Which", "day?", "(1", "answered)"]) + 2);
+    at(&["2027-02-02", "0", "0", "1"]);
+    let api = server.get_auth(&poll.results_path(), &poll.token).json();
+    assert_eq!(ok_json(&pollctl(&db, &[&["--json", "results", &poll.id][..], &token].concat())), api);
+
+    // The results CSV: a schedule's rows in slot order, count = yes and its
+    // percent, then if need be, no and `best`.
+    let csv = run(&["export", &poll.id, "--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            CSV_HEADER,
+            "1,Lunch,2,Pizza,1,50.0,,,",
+            "1,Lunch,2,Sushi,1,50.0,,,",
+            "2,When?,2,2027-01-14,1,50.0,0,1,",
+            "2,When?,2,2027-01-14T18:30,1,50.0,1,0,best",
+            "2,When?,2,2027-01-15T09:00,1,50.0,0,1,",
+            "3,Which day?,1,2027-02-01,1,100.0,0,0,best",
+            "3,Which day?,1,2027-02-02,0,0.0,0,1,",
+        ],
+        "{csv}"
+    );
+
+    // The ballots: a column per slot, `yes`, `ifneedbe` or `no`; empty
+    // where the ballot left the question out.
+    let csv = run(&["export", &poll.id, "--format", "ballots"]);
+    let mut lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines.remove(0),
+        "q1:Pizza,q1:Sushi,q2:2027-01-14,q2:2027-01-14T18:30,q2:2027-01-15T09:00,q3:2027-02-01,q3:2027-02-02"
+    );
+    lines.sort_unstable();
+    assert_eq!(lines, [",,no,yes,yes,,", "0,1,,,,,", "1,0,yes,ifneedbe,no,yes,no"], "{csv}");
 }
 
 #[test]
