@@ -36,9 +36,12 @@ fn day_schema(description: &str) -> Value {
     json!({"type": "string", "format": "date", "pattern": DAY_PATTERN, "description": description})
 }
 
-/// A slot as sent and stored: a day, or a day and a time (the server also
-/// checks that the day and time exist and the slots' order).
-const SLOT_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2})?$";
+/// A slot as sent and stored: a day, or a day and a time on the 24-hour
+/// clock, months, days, hours and minutes within their ranges (the server
+/// also checks that the day exists, 2027-02-30 does not, and the slots'
+/// order: the document's description lists both among the rules no schema
+/// states).
+const SLOT_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9])?$";
 
 /// A schedule question's options: its slots.
 fn slots_schema() -> Value {
@@ -802,7 +805,7 @@ fn base_schemas() -> Value {
             "type": "object",
             "additionalProperties": false,
             "required": ["title", "questions"],
-            "description": "The poll in another language: exactly as many questions as the poll, in the same order, each with exactly as many options (none for a scale) and the same end labels (a scale's `minLabel`, `maxLabel`) as the poll's question.",
+            "description": "The poll in another language: exactly as many questions as the poll, in the same order, each with exactly as many options (none for a scale or a schedule, whose slots are the same in every language) and the same end labels (a scale's `minLabel`, `maxLabel`) as the poll's question.",
             "properties": {
                 "title": TITLE.schema("The title in this language."),
                 "questions": {

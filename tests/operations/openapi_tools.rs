@@ -30,15 +30,16 @@
 //!
 //! Two things schemathesis cannot know are taught by a hooks file (`HOOKS`):
 //! each poll's own admin token (returned once at creation) is applied to
-//! later requests on that poll, and six documented false alarms are
+//! later requests on that poll, and seven documented false alarms are
 //! dropped, each only in its exact form (invite codes beyond a poll's
 //! 10,000, a language version that does not match the poll's structure,
 //! options equal after trimming, a closing day that is not after today or
 //! not before the expiry, an integer written with a fraction (`963.0`: the
 //! server takes one spelling, issue 24, which JSON Schema's data model
-//! cannot tell apart), and the no-token probe of a DELETE that already
-//! erased the poll): the rules the document's description lists as not
-//! stated by its schemas. Every dropped alarm is counted in the output. The
+//! cannot tell apart), a schedule's slot that is no real day or time or is
+//! out of order, or its time zone that the IANA database does not name,
+//! and the no-token probe of a DELETE that already erased the poll): the
+//! rules the document's description lists as not stated by its schemas. Every dropped alarm is counted in the output. The
 //! rules between fields JSON Schema can state (`resultsPublic` against
 //! `resultsVisibility`, `minChoices` and `maxChoices` against the options
 //! and each other, `scaleMax` against `scaleMin`) are in the document as
@@ -97,7 +98,14 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/oper
    - a poll has at most 10,000 invite codes in all: a `count` within 1-1,000
      that would pass that total is refused (at `count`);
    - an integer written with a fraction (963.0) at the very field the 422
-     names.
+     names;
+   - a schedule's slot: the pattern states its shape, not that the day
+     exists (2027-02-30) nor the slots' time order; dropped only where the
+     slot the 422 names really is no calendar day and time, or really does
+     not come after the one before it;
+   - a schedule's timeZone: any string of the schema's length, the server
+     takes the IANA database's names; dropped only where the name sent is
+     not one the tz database here (Python's zoneinfo) knows, in any case.
    The rules between fields the document states (dependentSchemas:
    resultsPublic against resultsVisibility, a question's minChoices,
    maxChoices and scaleMax against its other fields) are not dropped.
@@ -108,9 +116,11 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/oper
 
 Each dropped failure is logged, one line each, to $ANONPOLL_ST_FILTERED.
 """
+import datetime
 import os
 import re
 import threading
+import zoneinfo
 
 import schemathesis
 
@@ -131,14 +141,66 @@ DAY_RELATIVE = ("must be after today", "must be before the day the poll expires"
 PATH_PART = re.compile(r"([A-Za-z]+)|\[(\d+)\]")
 
 
-def _float_at(case, field):
+NOWHERE = object()
+
+
+def _at(case, field):
     value = case.body
     try:
         for key, index in PATH_PART.findall(field):
             value = value[key] if key else value[int(index)]
     except Exception:
-        return False
+        return NOWHERE
+    return value
+
+
+def _float_at(case, field):
+    value = _at(case, field)
     return isinstance(value, float) and value.is_integer()
+
+
+# A schedule's slot (questions[i].options[j]): the pattern says YYYY-MM-DD or
+# YYYY-MM-DDTHH:MM, the server also wants a day and time that exist and each
+# slot after the one before it (a whole day before that day's times).
+NOT_A_SLOT = "24-hour clock) that exists"
+SLOT_ORDER = "slots are listed in time order, each once"
+SLOT_AT = re.compile(r"^(questions\[\d+\]\.options)\[(\d+)\]$")
+
+
+def _slot(value):
+    """(date, minutes or -1) of a real slot, else None."""
+    for form, has_time in (("%Y-%m-%d", False), ("%Y-%m-%dT%H:%M", True)):
+        try:
+            t = datetime.datetime.strptime(value, form)
+        except (TypeError, ValueError):
+            continue
+        return (t.date(), t.hour * 60 + t.minute if has_time else -1)
+    return None
+
+
+def _slot_gap(case, field, message):
+    at = SLOT_AT.match(field)
+    if not at or case.method.upper() != "POST":
+        return None
+    value = _at(case, field)
+    if NOT_A_SLOT in message and isinstance(value, str) and _slot(value) is None:
+        return "slot-that-does-not-exist"
+    previous = _at(case, f"{at.group(1)}[{int(at.group(2)) - 1}]")
+    if SLOT_ORDER in message and None not in (_slot(value), _slot(previous)) and _slot(value) <= _slot(previous):
+        return "slots-out-of-order"
+    return None
+
+
+# A schedule's time zone: a name of the IANA database (any letter case).
+UNKNOWN_ZONE = "must be a time zone of the IANA database"
+ZONES = {z.lower() for z in zoneinfo.available_timezones()}
+
+
+def _zone_gap(case, field, message):
+    value = _at(case, field)
+    if UNKNOWN_ZONE in message and field.endswith(".timeZone") and isinstance(value, str):
+        return None if value.strip().lower() in ZONES else "time-zone-not-in-the-database"
+    return None
 
 
 # A poll has at most 10,000 invite codes in all: a count within 1-1,000 that
@@ -214,6 +276,10 @@ def filter_failure(context, failure, case, response):
             kinds.add("integer-written-with-a-fraction")
             continue
         m = e.get("message", "")
+        gap = _slot_gap(case, e.get("field", ""), m) or _zone_gap(case, e.get("field", ""), m)
+        if gap:
+            kinds.add(gap)
+            continue
         kind = next((name for name, marks in GAPS if any(a in m for a in marks)
                      and (name != "version-does-not-match-poll" or method == "PATCH")), None)
         if kind is None:
