@@ -16,6 +16,7 @@ takes the shared `State` and records what later steps need on it.
 import datetime
 import re
 import sys
+import httpx
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,7 @@ from anonpoll_client.models import (
     PollPatchTranslations,
     PollRankedQuestion,
     PollScaleQuestion,
+    PollScheduleQuestion,
     PollSingleQuestion,
     Problem,
     RankedQuestion,
@@ -60,6 +62,8 @@ from anonpoll_client.models import (
     Results,
     ScaleQuestion,
     ScaleResults,
+    ScheduleQuestion,
+    ScheduleResults,
     SingleQuestion,
     ValidationProblem,
 )
@@ -226,6 +230,58 @@ def step_question_types(s: State) -> None:
     check([e.field for e in problem.errors] == ["translations.fr.questions[3].maxLabel"], "names maxLabel", problem)
 
 
+def vote_on_share_page(s: State, poll_id: str, fields: dict[str, str]) -> None:
+    """Votes as a person does (the API has no vote endpoint): the share page's
+    form, with its one-time ballot code and `fields` (docs/WEB.md)."""
+    with httpx.Client(base_url=s.base) as web:
+        page = web.get(f"/p/{poll_id}")
+        code = re.search(r'name="ballot"[^>]*value="([^"]+)"', page.text)
+        check(page.status_code == 200 and code is not None, "a share page with a vote form", page.status_code)
+        resp = web.post(f"/p/{poll_id}", data={**fields, "ballot": code.group(1)})
+        check(resp.status_code == 200, "the vote is taken", (resp.status_code, resp.text[:300]))
+
+
+def step_schedule(s: State) -> None:
+    """A schedule question: created with a time zone, read back typed, voted on
+    through the share page's form, its results typed per slot."""
+    slots = ["2027-01-14", "2027-01-14T18:30", "2027-01-15T09:00"]
+    body = new_poll("When shall we meet?", True)
+    body.duplicate_check = NewPollDuplicateCheck.NONE
+    body.questions = [
+        SingleQuestion(label="Lunch?", options=["Pizza", "Sushi"]),
+        ScheduleQuestion(type_="schedule", label="When?", options=slots, time_zone="europe/paris"),
+        ScheduleQuestion(type_="schedule", label="Which day?", options=["2027-02-01", "2027-02-02"], required=True),
+    ]
+    created = expect(create_poll.sync_detailed(client=s.anon, body=body), 201, CreatedPoll, "create a schedule poll")
+    s.polls["schedule"] = created
+    poll = expect(get_poll.sync_detailed(created.id, client=s.anon), 200, Poll, "read the schedule poll")
+    _, zoned, plain = poll.questions
+    check(isinstance(zoned, PollScheduleQuestion) and zoned.type_ == "schedule", "a typed schedule question", zoned)
+    check(zoned.options == slots and zoned.required is False, "slots as created, required filled in", zoned)
+    check(zoned.time_zone == "Europe/Paris", "the zone as the database spells it", zoned.time_zone)
+    check(isinstance(plain, PollScheduleQuestion) and plain.time_zone is UNSET, "no zone made up", plain)
+
+    bad = new_poll("Refused", True)
+    for options, zone, where in ((["2027-01-15", "2027-01-14"], UNSET, "options[1]"), (slots, "Mars/Base", "timeZone")):
+        bad.questions = [ScheduleQuestion(type_="schedule", label="When?", options=options, time_zone=zone)]
+        problem = expect(create_poll.sync_detailed(client=s.anon, body=bad), 422, ValidationProblem, f"bad {where}")
+        check([e.field for e in problem.errors] == [f"questions[0].{where}"], f"names {where}", problem.errors)
+
+    # Yes, if need be, yes; a slot left out is no.
+    vote_on_share_page(s, created.id, {"q1s0": "yes", "q1s1": "ifneedbe", "q1s2": "yes", "q2s0": "no"})
+    vote_on_share_page(s, created.id, {"q1s1": "yes", "q1s2": "yes", "q2s1": "ifneedbe"})
+    results = expect(get_results.sync_detailed(created.id, client=s.anon), 200, Results, "results of the schedule poll")
+    _, when, day = results.questions
+    check(isinstance(when, ScheduleResults) and when.type_.value == "schedule", "typed schedule results", when)
+    check(when.answered == 2 and when.time_zone == "Europe/Paris", "answered, zone", when)
+    got = [(x.slot, x.yes, x.if_need_be, x.no, x.best) for x in when.slots]
+    want = [(slots[0], 1, 0, 1, False), (slots[1], 1, 1, 0, False), (slots[2], 2, 0, 0, True)]
+    check(got == want, "yes, if need be, no and best per slot", got)
+    check(when.best_first == [slots[2], slots[1], slots[0]], "best first", when.best_first)
+    check(isinstance(day, ScheduleResults) and day.time_zone is UNSET, "no zone in the results", day)
+    check([(x.yes, x.if_need_be, x.no, x.best) for x in day.slots] == [(0, 0, 2, False), (0, 1, 1, True)], "day", day)
+
+
 def step_settings(s: State) -> None:
     """resultsVisibility, closesOn and shuffleOptions, through the typed models."""
     closes = datetime.date.today() + datetime.timedelta(days=3)
@@ -381,6 +437,7 @@ STEPS = [
     step_read,
     step_results,
     step_question_types,
+    step_schedule,
     step_settings,
     step_invites,
     step_patch,

@@ -31,6 +31,9 @@ type LanguageVersion = Schemas["LanguageVersion"];
 type Question = Schemas["Question"];
 type PollQuestion = Schemas["PollQuestion"];
 type QuestionResults = Schemas["QuestionResults"];
+type ScheduleQuestion = Schemas["ScheduleQuestion"];
+type PollScheduleQuestion = Schemas["PollScheduleQuestion"];
+type ScheduleResults = Schemas["ScheduleResults"];
 type IssuedInvites = Schemas["IssuedInvites"];
 type InviteStatus = Schemas["InviteStatus"];
 
@@ -190,6 +193,65 @@ async function stepQuestionTypes(s: State): Promise<void> {
   check(v.errors.map((e) => e.field).join() === "translations.fr.questions[3].maxLabel", "names maxLabel", v.errors);
 }
 
+/**
+ * Votes as a person does (the API has no vote endpoint): the share page's
+ * form, with its one-time ballot code and `fields` (docs/WEB.md).
+ */
+async function voteOnSharePage(s: State, id: string, fields: Record<string, string>): Promise<void> {
+  const page = await fetch(`${s.base}/p/${id}`);
+  const code = /name="ballot"[^>]*value="([^"]+)"/.exec(await page.text())?.[1];
+  check(page.status === 200 && code !== undefined, "a share page with a vote form", page.status);
+  const body = new URLSearchParams({ ...fields, ballot: code });
+  const resp = await fetch(`${s.base}/p/${id}`, { method: "POST", body });
+  check(resp.status === 200, "the vote is taken", resp.status);
+}
+
+/** A schedule question: created with a time zone, read back typed, voted on through the share page, results typed per slot. */
+async function stepSchedule(s: State): Promise<void> {
+  const slots = ["2027-01-14", "2027-01-14T18:30", "2027-01-15T09:00"];
+  const zoned: ScheduleQuestion = { type: "schedule", label: "When?", options: slots, timeZone: "europe/paris" };
+  const plain: ScheduleQuestion = { type: "schedule", label: "Which day?", options: ["2027-02-01", "2027-02-02"], required: true };
+  const body: NewPoll = { ...newPoll("When shall we meet?", true), duplicateCheck: "none" };
+  body.questions = [{ label: "Lunch?", options: ["Pizza", "Sushi"] }, zoned, plain];
+  const r = await s.api.POST("/api/polls", { body });
+  const created: CreatedPoll = expect("create a schedule poll", r, 201, r.data);
+  s.polls.set("schedule", created);
+  const path = { params: { path: { id: created.id } } };
+  const g = await s.api.GET("/api/polls/{id}", path);
+  const poll: Poll = expect("read the schedule poll", g, 200, g.data);
+  const [, when, day]: (PollQuestion | undefined)[] = poll.questions;
+  check(when?.type === "schedule" && when.options.join() === slots.join() && !when.required, "slots as created", when);
+  const zone: PollScheduleQuestion = when;
+  check(zone.timeZone === "Europe/Paris", "the zone as the database spells it", zone);
+  check(day?.type === "schedule" && day.required && !("timeZone" in day), "no zone made up", day);
+
+  const refused: [string[], string | undefined, string][] = [
+    [["2027-01-15", "2027-01-14"], undefined, "options[1]"],
+    [slots, "Mars/Base", "timeZone"],
+  ];
+  for (const [options, timeZone, where] of refused) {
+    const question: ScheduleQuestion = { type: "schedule", label: "When?", options, ...(timeZone ? { timeZone } : {}) };
+    const bad = await s.api.POST("/api/polls", { body: { ...newPoll("Refused", true), questions: [question] } });
+    const v: ValidationProblem = expect(`bad ${where}`, bad, 422, bad.error as ValidationProblem | undefined);
+    check(v.errors.map((e) => e.field).join() === `questions[0].${where}`, `names ${where}`, v.errors);
+  }
+
+  // Yes, if need be, yes; a slot left out is no.
+  await voteOnSharePage(s, created.id, { q1s0: "yes", q1s1: "ifneedbe", q1s2: "yes", q2s0: "no" });
+  await voteOnSharePage(s, created.id, { q1s1: "yes", q1s2: "yes", q2s1: "ifneedbe" });
+  const res = await s.api.GET("/api/polls/{id}/results", path);
+  const results: Results = expect("results of the schedule poll", res, 200, res.data);
+  const [, rw, rd]: (QuestionResults | undefined)[] = results.questions;
+  check(rw?.type === "schedule" && rw.answered === 2 && rw.timeZone === "Europe/Paris", "typed schedule results", rw);
+  const figures: ScheduleResults = rw;
+  const got = figures.slots.map((x) => `${x.slot} ${x.yes} ${x.ifNeedBe} ${x.no} ${x.best}`);
+  const want = [`${slots[0]} 1 0 1 false`, `${slots[1]} 1 1 0 false`, `${slots[2]} 2 0 0 true`];
+  check(got.join() === want.join(), "yes, if need be, no and best per slot", got);
+  check(figures.bestFirst.join() === [slots[2], slots[1], slots[0]].join(), "best first", figures.bestFirst);
+  check(rd?.type === "schedule" && rd.timeZone === undefined, "no zone in the results", rd);
+  check(rd.slots.map((x) => `${x.yes} ${x.ifNeedBe} ${x.no} ${x.best}`).join() === "0 0 2 false,0 1 1 true", "day", rd);
+}
+
 /** A day `days` from today (UTC), as the API writes days. */
 function dayFromToday(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
@@ -317,6 +379,7 @@ const STEPS: ((s: State) => Promise<void>)[] = [
   stepRead,
   stepResults,
   stepQuestionTypes,
+  stepSchedule,
   stepSettings,
   stepInvites,
   stepPatch,
