@@ -1,4 +1,4 @@
-//! Headless-browser tests: runs tests/e2e/web.mjs, design.mjs and flows.mjs (playwright-core driving
+//! Headless-browser tests: runs tests/e2e/web.mjs, design.mjs, flows.mjs and schedule.mjs (playwright-core driving
 //! Debian's Chromium, with axe-core) against a real polld. Without Chromium
 //! or the npm packages the test is skipped with a notice locally, and fails
 //! in CI (`CI=true`), where both are installed by .ci/run.
@@ -78,4 +78,12 @@ fn the_pages_look_right_in_four_languages_light_and_dark() {
 #[test]
 fn the_web_flows_lose_nothing_and_leave_no_one_stuck() {
     run_scenario("flows.mjs", |_, _| Vec::new());
+}
+
+/// Scheduling (tests/e2e/schedule.mjs): a schedule made in the creation
+/// form, answered by tap and keyboard and read best first, in four
+/// languages; answered without script; seen in the dark.
+#[test]
+fn a_schedule_is_made_answered_and_read_in_four_languages() {
+    run_scenario("schedule.mjs", |_, _| Vec::new());
 }

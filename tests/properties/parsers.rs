@@ -131,6 +131,35 @@ fn arb_options(distinct_after_trim: bool) -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// A schedule's slots: mostly valid (days in order, some with a time),
+/// sometimes out of order, repeated, a day that does not exist, or junk.
+fn arb_slots() -> BoxedStrategy<Value> {
+    let count =
+        prop_oneof![1 => 0..OPTIONS.min, 8 => OPTIONS.min..=OPTIONS.max, 1 => OPTIONS.max + 1..=OPTIONS.max + 2];
+    let slot = (0u32..3, prop::option::weighted(0.5, (0u32..24, 0u32..60)));
+    (count.prop_flat_map(move |n| prop::collection::vec(slot.clone(), n)), 0u32..12, 0u32..30)
+        .prop_map(|(steps, start, spoil)| {
+            let mut day = start;
+            let mut items: Vec<Value> = steps
+                .into_iter()
+                .map(|(step, time)| {
+                    // A new day, or a later time on the same one.
+                    day += step.max(u32::from(time.is_none()));
+                    let ymd = format!("2027-01-{:02}", 1 + day % 28);
+                    Value::from(time.map_or(ymd.clone(), |(h, m)| format!("{ymd}T{h:02}:{m:02}")))
+                })
+                .collect();
+            match (spoil, items.len()) {
+                (0, n) if n > 1 => items.swap(0, n - 1),
+                (1, n) if n > 0 => items[n - 1] = Value::from("2027-02-30"),
+                (2, n) if n > 0 => items[0] = Value::from(7),
+                _ => {}
+            }
+            Value::Array(items)
+        })
+        .boxed()
+}
+
 /// A whole number at and around `lo..=hi`: mostly inside, sometimes one or
 /// two outside, now and then junk (a string, a fraction is made `null` by
 /// [`outside_known_gaps`] where it matters).
@@ -155,6 +184,7 @@ fn arb_question(distinct: bool) -> BoxedStrategy<Value> {
                 6 => Just("multiple"),
                 6 => Just("ranked"),
                 6 => Just("scale"),
+                4 => Just("schedule"),
                 1 => prop::sample::select(vec!["Single", "", "rank", "choice"]),
             ]
             .prop_map(Value::from),
@@ -178,6 +208,13 @@ fn arb_question(distinct: bool) -> BoxedStrategy<Value> {
             prop::option::weighted(0.03, any::<bool>()),
         ),
         prop::option::weighted(0.01, arb_json()),
+        (
+            arb_slots(),
+            prop::option::weighted(
+                0.3,
+                prop::sample::select(vec!["Europe/Paris", "america/new_york", "UTC", "Asia/Tokyo", "Mars/Olympus"]),
+            ),
+        ),
     )
         .prop_map(
             |(
@@ -189,6 +226,7 @@ fn arb_question(distinct: bool) -> BoxedStrategy<Value> {
                 (min_l, max_l),
                 (own, other, (mn, mx), drop_end),
                 extra,
+                (slots, zone),
             )| {
                 let t = kind.as_ref().map_or(Some("single"), Value::as_str);
                 let mut m = Map::new();
@@ -198,8 +236,13 @@ fn arb_question(distinct: bool) -> BoxedStrategy<Value> {
                 let has = |k: &str| t == Some(k);
                 // The type's own fields (dropped 1 % of the time), or another
                 // type's (2 %).
-                if (t != Some("scale") && own) || (t == Some("scale") && other) {
+                if has("schedule") && own {
+                    m.insert("options".into(), slots);
+                } else if (t != Some("scale") && own) || (t == Some("scale") && other) {
                     m.insert("options".into(), options);
+                }
+                if has("schedule") || other {
+                    put(&mut m, "timeZone", zone.map(Value::from));
                 }
                 if (has("multiple") && own) || (!has("multiple") && other) {
                     if mn {
