@@ -601,6 +601,39 @@ fn delete_erases_bytes_even_after_restart() {
 
 /// Every sealed value of poll `id` as it lies in the files: its document,
 /// counts and wrapped key, and each ballot.
+/// A schedule's slots are poll content: sealed like labels while the poll
+/// lives (no slot, no day-and-time, in any file), kept as written in the
+/// sealed document (the day rule is about the poll's own events: docs/
+/// PRIVACY.md), and erased with the poll. The answers per slot are sealed
+/// in the ballot and the counts like any other answer.
+#[test]
+fn a_schedules_slots_are_sealed_like_labels_and_erased_with_the_poll() {
+    let server = Server::start();
+    // Days and times no other test writes.
+    let slots = ["2031-07-19T07:43", "2031-07-20T19:17", "2031-07-22"];
+    let mut body = valid_poll_json();
+    body["questions"] =
+        json!([{"type": "schedule", "label": "When?", "options": slots, "timeZone": "Pacific/Chatham"}]);
+    let poll = server.create_poll(&body);
+    let fields = [("q0s0", "yes"), ("q0s1", "ifneedbe")].map(|(k, v)| (k.to_owned(), v.to_owned()));
+    server.vote_fields(&poll.id, &fields, &Server::fresh_client_ip()).unwrap();
+    let doc = audit(server.dir()).document(&poll.id).unwrap();
+    assert_eq!(doc["questions"][0]["options"], json!(slots), "the slots as written, in the sealed document");
+    let needles = slots.iter().map(|s| s.as_bytes().to_vec()).chain([b"T07:43".to_vec(), b"Pacific/Chatham".to_vec()]);
+    let needles: Vec<Vec<u8>> = needles.collect();
+    for n in &needles {
+        assert_not_in_db(server.dir(), n, "a slot or its zone, unsealed");
+    }
+    let sealed = sealed_values_of(&server, &poll.id);
+    server.delete(&poll.id, &poll.token).assert_status(204);
+    for n in &needles {
+        assert_not_in_db(server.dir(), n, "a deleted schedule's slot");
+    }
+    for v in sealed.iter().filter(|_| erasure_overwrites_sealed_bytes()) {
+        assert_not_in_db(server.dir(), v, "a deleted schedule's sealed value");
+    }
+}
+
 fn sealed_values_of(server: &Server, id: &str) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = ["body", "tallies", "data_key"]
         .iter()
