@@ -273,7 +273,7 @@ impl Draft {
     /// Rows beyond the limits are ignored: the form never offers them.
     pub fn from_form(form: &Form) -> Draft {
         let (mut rows, mut cols) = (0usize, vec![0usize; QUESTIONS.max]);
-        let mut slot_rows = vec![0usize; QUESTIONS.max];
+        let mut slot_rows = [0usize; QUESTIONS.max];
         for name in form.names() {
             let Some(rest) = name.strip_prefix('q') else { continue };
             // A schedule's day and time rows: `q{i}d{j}`, `q{i}t{j}`.
