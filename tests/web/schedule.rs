@@ -5,10 +5,12 @@
 
 use super::*;
 
-/// The creation form's fields for a schedule question 0, with `extra`.
-fn schedule_form<'a>(code: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+/// The creation form sent with a schedule question 0 and its `slots`
+/// fields (`q0d{j}`, `q0t{j}`, `q0times`, `q0tz`).
+fn send_schedule(server: &Server, slots: &[(&str, &str)]) -> Response {
+    let code = once(server);
     let mut form = vec![
-        ("once", code),
+        ("once", code.as_str()),
         ("title", "Team dinner"),
         ("lang", "en"),
         ("expiry", "30"),
@@ -17,32 +19,27 @@ fn schedule_form<'a>(code: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a st
         ("q0type", "schedule"),
         ("q0required", "1"),
     ];
-    form.extend_from_slice(extra);
-    form
+    form.extend_from_slice(slots);
+    server.post_form("/", &Server::fresh_client_ip(), &form)
 }
 
 #[test]
 fn a_schedule_is_made_in_the_form_answered_per_slot_and_counted_best_first() {
     let server = Server::start();
-    let code = once(&server);
     // Dates typed out of order; the second has a time of its own, the
     // others get the shared times; a blank row is left out.
-    let resp = server.post_form(
-        "/",
-        &Server::fresh_client_ip(),
-        &schedule_form(
-            &code,
-            &[
-                ("q0d0", "2027-01-15"),
-                ("q0t0", ""),
-                ("q0d1", "2027-01-14"),
-                ("q0t1", "12:00"),
-                ("q0d2", ""),
-                ("q0t2", ""),
-                ("q0times", "20 h 30, 18:00"),
-                ("q0tz", "europe/zurich"),
-            ],
-        ),
+    let resp = send_schedule(
+        &server,
+        &[
+            ("q0d0", "2027-01-15"),
+            ("q0t0", ""),
+            ("q0d1", "2027-01-14"),
+            ("q0t1", "12:00"),
+            ("q0d2", ""),
+            ("q0t2", ""),
+            ("q0times", "20 h 30, 18:00"),
+            ("q0tz", "europe/zurich"),
+        ],
     );
     assert_eq!(resp.status, 201, "{}", resp.describe());
     let share = input_value(&resp.text(), "id=\"link-share\"");
@@ -124,20 +121,15 @@ fn a_schedule_is_made_in_the_form_answered_per_slot_and_counted_best_first() {
 #[test]
 fn mistakes_in_a_schedule_are_said_at_their_fields() {
     let server = Server::start();
-    let code = once(&server);
-    let resp = server.post_form(
-        "/",
-        &Server::fresh_client_ip(),
-        &schedule_form(
-            &code,
-            &[
-                ("q0d0", "2027-02-30"),
-                ("q0d1", "2027-03-01"),
-                ("q0d2", "2027-03-01"),
-                ("q0times", "18:00, late"),
-                ("q0tz", "Europe/Pariss"),
-            ],
-        ),
+    let resp = send_schedule(
+        &server,
+        &[
+            ("q0d0", "2027-02-30"),
+            ("q0d1", "2027-03-01"),
+            ("q0d2", "2027-03-01"),
+            ("q0times", "18:00, late"),
+            ("q0tz", "Europe/Pariss"),
+        ],
     );
     assert_eq!(resp.status, 422, "{}", resp.describe());
     let html = resp.text();
