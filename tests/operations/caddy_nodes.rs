@@ -10,7 +10,8 @@
 //! most once (on Caddy 2.6 it gets 502: 2.6 cannot resend a body). The nodes are small TCP servers of this file rather than
 //! polld, so each can be made to drop a request or refuse connections at a
 //! chosen moment. The shipped systemd units (the polld@ template and
-//! deploy/anonpoll.service) pass `systemd-analyze verify`.
+//! deploy/anonpoll.service, the Debian package's) pass `systemd-analyze
+//! verify`.
 //!
 //! Without `caddy` (or `systemd-analyze`) on PATH the tests print a notice
 //! and pass, except with `CI=true`, where they fail. Every wait is bounded.
@@ -150,14 +151,19 @@ fn the_shipped_units_pass_systemd_analyze_verify() {
     assert!(node.contains("POLL_DB=postgresql://"));
     assert!(node.contains("POLL_KEYS=/var/lib/anonpoll/node%i/"), "a key file per node");
     let single = std::fs::read_to_string(SINGLE_UNIT).unwrap();
-    // (file name on disk, unit verified, text): a template is verified
-    // through an instance of it.
-    for (file, unit, text) in
-        [("polld@.service", "polld@1.service", &node), ("anonpoll.service", "anonpoll.service", &single)]
-    {
+    // The Debian package's unit: its binary where the package puts it, its
+    // settings in the package's one file (scripts/test-deb verifies it
+    // installed, with polld in place).
+    assert!(single.contains("\nEnvironmentFile=/etc/anonpoll/anonpoll.env\n"), "anonpoll.service reads the settings");
+    // (file name on disk, unit verified, polld's path in it, text): a
+    // template is verified through an instance of it.
+    for (file, unit, polld, text) in [
+        ("polld@.service", "polld@1.service", "/usr/local/bin/polld", &node),
+        ("anonpoll.service", "anonpoll.service", "/usr/bin/polld", &single),
+    ] {
         // polld is not installed here: any executable stands in for it.
-        assert!(text.contains("ExecStart=/usr/local/bin/polld\n"), "{file}");
-        let text = text.replace("/usr/local/bin/polld", "/bin/true");
+        assert!(text.contains(&format!("ExecStart={polld}\n")), "{file}");
+        let text = text.replace(polld, "/bin/true");
         let (ok, warnings) = verify_unit(file, unit, &text);
         assert!(ok && warnings.trim().is_empty(), "{file}: {warnings}");
         // The control: a misspelt key is reported, so the check above can fail.

@@ -542,14 +542,23 @@ fn x_forwarded_for_is_not_believed_by_default_and_is_warned_about_once() {
     assert!(warnings[0].contains("--trusted-proxy"), "the warning names the option: {}", warnings[0]);
     assert!(!logs.contains("198.51.100"), "a forwarded address reached the log: {logs}");
     assert!(!warnings[0].contains("127.0.0.1"), "the peer's address is in the warning: {}", warnings[0]);
-    // The shipped unit trusts no TCP peer: Caddy reaches it over a Unix
-    // socket, so no local process can forge a client over loopback.
+    // The shipped settings (the Debian package's /etc/anonpoll/anonpoll.env,
+    // which its unit reads) trust no TCP peer: Caddy reaches polld over a
+    // Unix socket, so no local process can forge a client over loopback.
+    let settings = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/anonpoll.env")).unwrap();
+    assert!(
+        settings.lines().any(|l| l.trim() == "POLL_LISTEN=unix:/run/anonpoll/polld.sock"),
+        "deploy/anonpoll.env listens on its socket"
+    );
+    assert!(
+        !settings.lines().any(|l| l.trim_start().starts_with("POLL_TRUSTED_PROXIES=")),
+        "deploy/anonpoll.env trusts no TCP peer"
+    );
     let unit = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/anonpoll.service")).unwrap();
     assert!(
-        unit.lines().any(|l| l.trim() == "Environment=POLL_LISTEN=unix:/run/anonpoll/polld.sock"),
-        "deploy/anonpoll.service listens on its socket"
+        !unit.lines().any(|l| l.starts_with("Environment=POLL_")),
+        "deploy/anonpoll.service takes every setting from deploy/anonpoll.env"
     );
-    assert!(!unit.contains("POLL_TRUSTED_PROXIES="), "deploy/anonpoll.service trusts no TCP peer");
 }
 
 // ---------------------------------------------------------------------------
