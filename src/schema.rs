@@ -18,6 +18,7 @@ use crate::secret::{INVITE_CODE_LEN, POLL_ID_LEN, TOKEN_LEN};
 use crate::store::MAX_INVITES;
 
 mod markdown;
+mod results;
 mod rules;
 
 pub use markdown::markdown;
@@ -41,14 +42,15 @@ fn day_schema(description: &str) -> Value {
 /// also checks that the day exists, 2027-02-30 does not, and the slots'
 /// order: the document's description lists both among the rules no schema
 /// states).
-const SLOT_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9])?$";
+pub(super) const SLOT_PATTERN: &str =
+    "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(T([01][0-9]|2[0-3]):[0-5][0-9])?$";
 
 /// A schedule question's options: its slots.
 fn slots_schema() -> Value {
     json!({
         "type": "array",
-        "minItems": OPTIONS.min,
-        "maxItems": OPTIONS.max,
+        "minItems": crate::domain::schedule::SLOTS.min,
+        "maxItems": crate::domain::schedule::SLOTS.max,
         "uniqueItems": true,
         "description": "The slots, in time order, each once: a day (`YYYY-MM-DD`) or a day and a local time (`YYYY-MM-DDTHH:MM`, 24-hour clock).",
         "items": {"type": "string", "pattern": SLOT_PATTERN, "examples": ["2027-01-14", "2027-01-14T18:30"]},
@@ -129,7 +131,8 @@ fn kind_description(kind: QuestionKind) -> String {
              converts nothing. The slots are the same in every language: a language version gives no options for \
              this question. Results list per slot its yes, if-need-be and no, the best slots (most yes, then most \
              if need be) marked.",
-            OPTIONS.min, OPTIONS.max
+            crate::domain::schedule::SLOTS.min,
+            crate::domain::schedule::SLOTS.max
         ),
     }
 }
@@ -266,121 +269,6 @@ fn question_union(answer: bool, description: &str) -> Value {
     v
 }
 
-/// Per option, in the poll's order: its label, `count_key` (what
-/// `description` says) and that count as a percent of `answered`.
-fn option_results(count_key: &str, description: &str) -> Value {
-    let mut properties = serde_json::Map::new();
-    properties.insert("label".into(), json!({"type": "string"}));
-    properties.insert(count_key.into(), json!({"type": "integer", "minimum": 0, "description": description}));
-    properties.insert("percent".into(), json!({"type": "number", "minimum": 0, "maximum": 100, "description": format!("`{count_key}` as a share of `answered`, in percent, one decimal (0 when nobody answered).")}));
-    json!({
-        "type": "array",
-        "description": "Per option, in the poll's order.",
-        "items": {"type": "object", "required": ["label", count_key, "percent"], "properties": properties}
-    })
-}
-
-/// The results of one question, by type (see `QuestionResults`).
-fn results_schemas() -> Vec<(&'static str, Value)> {
-    let base = |types: &[&str], extra: &[&str], description: &str, properties: Value| {
-        let mut required = vec!["label", "type", "answered"];
-        required.extend_from_slice(extra);
-        let mut props = json!({
-            "label": {"type": "string", "description": "The question, in the poll's own language."},
-            "type": {"type": "string", "enum": types},
-            "answered": {"type": "integer", "minimum": 0, "description": "Responses that answered this question."}
-        });
-        if let (Some(p), Some(extra)) = (props.as_object_mut(), properties.as_object()) {
-            p.extend(extra.clone());
-        }
-        json!({"type": "object", "description": description, "required": required, "properties": props})
-    };
-    let choice = base(
-        &["single", "multiple"],
-        &["options"],
-        "Results of a single- or multiple-choice question: how many responses chose each option. For a multiple-choice question the percents may add up to more than 100 (a voter picks several).",
-        json!({
-            "options": option_results("count", "Responses that chose this option.")
-        }),
-    );
-    let ranked = base(
-        &["ranked"],
-        &["options", "pairwise", "ranking", "method"],
-        "Results of a ranking question: first preferences per option, the pairwise counts and the ranking they give by the Schulze method.",
-        json!({
-            "options": option_results("firstChoices", "Responses that ranked this option first."),
-            "pairwise": {
-                "type": "array",
-                "description": "n×n, options in the poll's order: `pairwise[i][j]` is the number of responses that rank option i above option j (an unranked option counts as below every ranked one). The diagonal is 0.",
-                "items": {"type": "array", "items": {"type": "integer", "minimum": 0}}
-            },
-            "ranking": {
-                "type": "array",
-                "description": "Places, best first, by the Schulze method. Options tied share a place, and the next place is numbered after them (two options sharing place 1 are followed by place 3).",
-                "items": {
-                    "type": "object",
-                    "required": ["place", "options"],
-                    "properties": {
-                        "place": {"type": "integer", "minimum": 1},
-                        "options": {"type": "array", "minItems": 1, "items": {"type": "string"}, "description": "Labels of the options at this place."}
-                    }
-                }
-            },
-            "method": {"type": "string", "const": "schulze", "description": "How `ranking` is computed."}
-        }),
-    );
-    let scale = base(
-        &["scale"],
-        &["distribution", "mean", "median"],
-        "Results of a scale question: how many responses gave each value, their mean and median.",
-        json!({
-            "distribution": {
-                "type": "array",
-                "description": "Every value from `scaleMin` to `scaleMax`, in order, with how many responses gave it.",
-                "items": {
-                    "type": "object",
-                    "required": ["value", "count"],
-                    "properties": {
-                        "value": {"type": "integer", "minimum": SCALE_FLOOR, "maximum": SCALE_CEILING},
-                        "count": {"type": "integer", "minimum": 0}
-                    }
-                }
-            },
-            "mean": {"type": ["number", "null"], "description": "Mean of the values given, two decimals; null when nobody answered."},
-            "median": {"type": ["number", "null"], "description": "Middle value (the mean of the two middle ones for an even count); null when nobody answered."}
-        }),
-    );
-    let schedule = base(
-        &["schedule"],
-        &["slots", "bestFirst"],
-        "Results of a scheduling question: per slot how many responses said yes, if need be and no (a response that answered the question and left a slot out said no), the best slots marked.",
-        json!({
-            "slots": {
-                "type": "array",
-                "description": "Per slot, in the question's (time) order.",
-                "items": {
-                    "type": "object",
-                    "required": ["slot", "yes", "ifNeedBe", "no", "best"],
-                    "properties": {
-                        "slot": {"type": "string", "pattern": SLOT_PATTERN, "description": "The slot, as created."},
-                        "yes": {"type": "integer", "minimum": 0},
-                        "ifNeedBe": {"type": "integer", "minimum": 0},
-                        "no": {"type": "integer", "minimum": 0, "description": "`answered` less `yes` and `ifNeedBe`."},
-                        "best": {"type": "boolean", "description": "Among the best slots: none has more yes, nor as many yes and more if need be; false for every slot while nobody can come to any."}
-                    }
-                }
-            },
-            "bestFirst": {
-                "type": "array",
-                "items": {"type": "string", "pattern": SLOT_PATTERN},
-                "description": "Every slot, best first: most yes, then most if need be, then the earlier slot."
-            },
-            "timeZone": {"type": "string", "description": "The question's time zone, when it names one."}
-        }),
-    );
-    vec![("ChoiceResults", choice), ("RankedResults", ranked), ("ScaleResults", scale), ("ScheduleResults", schedule)]
-}
-
 fn problem_response(description: &str) -> Value {
     json!({
         "description": description,
@@ -441,7 +329,7 @@ fn closes_on_schema(nullable: bool) -> Value {
 }
 
 fn shuffle_schema() -> Value {
-    json!({"type": "boolean", "default": false, "description": "true: the share page lists each question's options in a fresh random order at every view (against order bias). Results keep the creation order."})
+    json!({"type": "boolean", "default": false, "description": "true: the share page lists each question's options in a fresh random order at every view (against order bias); a schedule's slots stay in time order. Results keep the creation order (a schedule's list its slots best first)."})
 }
 
 fn vote_changes_schema(patch: bool) -> Value {
@@ -759,7 +647,7 @@ fn schemas() -> Value {
             }
             "Results" => {
                 let mut v = vec![("QuestionResults".to_owned(), results_union.clone())];
-                v.extend(results_schemas().into_iter().map(|(n, s)| (n.to_owned(), s)));
+                v.extend(results::schemas().into_iter().map(|(n, s)| (n.to_owned(), s)));
                 v
             }
             _ => Vec::new(),
@@ -798,7 +686,8 @@ fn base_schemas() -> Value {
         "Question": question_union(false, &format!(
             "One question of a new poll, by its `type` ({}; default `single`). Every type has `label` and \
              `required`; `single`, `multiple` and `ranked` have `options`; `scale` has `scaleMin`, `scaleMax` and \
-             optional `minLabel`, `maxLabel`. A field of another type is refused (\"is not a field of X questions\").",
+             optional `minLabel`, `maxLabel`; `schedule` has `options` (its slots) and an optional `timeZone`. A \
+             field of another type is refused (\"is not a field of X questions\").",
             QuestionKind::ALL.join(", ")
         )),
         "LanguageVersion": {

@@ -223,6 +223,9 @@ pub(super) fn results_text(poll: &Poll, results: &crate::domain::results::Result
         }
         if let Some(schedule) = &f.schedule {
             out.push_str("   slots, best first (yes, if need be, no):\n");
+            if let Some(zone) = &q.time_zone {
+                out.push_str(&format!("   times in {}\n", zone.as_str()));
+            }
             let slots = q.slots();
             let width = slots.iter().map(|s| s.to_string().len()).max().unwrap_or(0);
             for &j in &schedule.order {

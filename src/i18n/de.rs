@@ -363,6 +363,9 @@ pub const DE: Catalogue = Catalogue {
     err_slot_order: |previous| format!("Ordnen Sie die Termine, jeden nur einmal: dieser muss nach {previous} kommen."),
     err_time_zone: "Geben Sie eine Zeitzone wie Europe/Berlin ein, oder lassen Sie das Feld leer.",
     err_times: "Schreiben Sie Uhrzeiten wie 18:00, durch Kommas getrennt.",
+    err_slots_count: |min, max| {
+        format!("Bieten Sie zwischen {min} und {max} Termine an (jede gemeinsame Uhrzeit zählt einmal je Datum).")
+    },
     field_slots: "Termine",
     field_slots_hint: "Ein Tag, auf Wunsch mit Uhrzeit. In der Umfrage der Reihe nach aufgeführt.",
     field_slot_day: |n| format!("Datum {n}"),

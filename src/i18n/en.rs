@@ -363,6 +363,9 @@ pub const EN: Catalogue = Catalogue {
     err_slot_order: |previous| format!("Put the dates in order, each once: this one must come after {previous}."),
     err_time_zone: "Enter a time zone such as Europe/Paris, or leave it blank.",
     err_times: "Write times like 18:00, separated by commas.",
+    err_slots_count: |min, max| {
+        format!("Offer between {min} and {max} dates and times (each shared time counts once for every date).")
+    },
     field_slots: "Dates",
     field_slots_hint: "A day, and a time if you like. Listed in order on the poll.",
     field_slot_day: |n| format!("Date {n}"),

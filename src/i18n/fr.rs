@@ -373,6 +373,9 @@ pub const FR: Catalogue = Catalogue {
     },
     err_time_zone: "Saisissez un fuseau horaire comme Europe/Paris, ou laissez vide.",
     err_times: "Écrivez les heures comme 18\u{A0}h\u{A0}00, séparées par des virgules.",
+    err_slots_count: |min, max| {
+        format!("Proposez entre {min} et {max} dates et heures (chaque heure commune compte une fois par date).")
+    },
     field_slots: "Dates",
     field_slots_hint: "Un jour, et une heure si vous le souhaitez. Présentées dans l’ordre sur le sondage.",
     field_slot_day: |n| format!("Date {n}"),

@@ -370,6 +370,9 @@ pub const IT: Catalogue = Catalogue {
     },
     err_time_zone: "Inserisci un fuso orario come Europe/Rome, oppure lascia vuoto.",
     err_times: "Scrivi gli orari come 18:00, separati da virgole.",
+    err_slots_count: |min, max| {
+        format!("Proponi tra {min} e {max} date e orari (ogni orario comune conta una volta per ogni data).")
+    },
     field_slots: "Date",
     field_slots_hint: "Un giorno, e se vuoi un orario. Elencate in ordine nel sondaggio.",
     field_slot_day: |n| format!("Data {n}"),

@@ -313,6 +313,7 @@ pub struct Catalogue {
     pub err_slot_order: fn(&str) -> String,
     pub err_time_zone: &'static str,
     pub err_times: &'static str,
+    pub err_slots_count: fn(usize, usize) -> String,
     pub field_slots: &'static str,
     pub field_slots_hint: &'static str,
     pub field_slot_day: fn(usize) -> String,
@@ -556,9 +557,14 @@ impl Catalogue {
         slot.clock().unwrap_or_else(|| self.all_day.to_owned())
     }
 
-    /// The whole slot in one line: "Thursday 14 January 2027, 18:30".
+    /// The whole slot in one line: "Thursday 14 January 2027, 18:30" (or
+    /// "…, all day": the words in the middle of the line, not heading it).
     pub fn slot(&self, slot: &DateSlot) -> String {
-        format!("{}, {}", self.slot_day(slot), self.slot_time(slot))
+        let time = slot.clock().unwrap_or_else(|| {
+            let mut chars = self.all_day.chars();
+            chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
+        });
+        format!("{}, {time}", self.slot_day(slot))
     }
 
     /// A `YYYY-MM-DD` day in this language; the text unchanged if it is not one.
@@ -1018,6 +1024,7 @@ mod tests {
             (c.err_slot_order)("x"),
             c.err_time_zone.to_owned(),
             c.err_times.to_owned(),
+            (c.err_slots_count)(1, 12),
             c.field_slots.to_owned(),
             c.field_slots_hint.to_owned(),
             (c.field_slot_day)(2),

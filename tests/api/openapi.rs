@@ -140,7 +140,7 @@ fn api_doc_schema_bounds() {
     // A schedule's zone and slots, and its results by their `type`.
     has("timeZone", &|s| s["type"] == "string" && s["maxLength"] == 64);
     let slots = &schemas["ScheduleQuestion"]["properties"]["options"];
-    assert_eq!((&slots["minItems"], &slots["maxItems"], &slots["uniqueItems"]), (&json!(2), &json!(12), &json!(true)));
+    assert_eq!((&slots["minItems"], &slots["maxItems"], &slots["uniqueItems"]), (&json!(1), &json!(12), &json!(true)));
     let mapping = &schemas["QuestionResults"]["discriminator"]["mapping"];
     assert_eq!(mapping["schedule"], "#/components/schemas/ScheduleResults");
     let results = &schemas["ScheduleResults"]["properties"];

@@ -801,10 +801,11 @@ fn show_results_and_exports_cover_a_schedule() {
         |want: &[&str]| words.iter().position(|l| l == want).unwrap_or_else(|| panic!("no line {want:?} in:\n{text}"));
     let heading = at(&["2.", "When?", "(2", "answered)"]);
     assert_eq!(words[heading + 1], ["slots,", "best", "first", "(yes,", "if", "need", "be,", "no):"], "{text}");
+    assert_eq!(words[heading + 2], ["times", "in", "Europe/Paris"], "{text}");
     // Slot 1 has one yes and one if need be; slots 0 and 2 one yes each, in time order.
-    assert_eq!(at(&["2027-01-14T18:30", "1", "1", "0", "best"]), heading + 2, "{text}");
-    assert_eq!(at(&["2027-01-14", "1", "0", "1"]), heading + 3, "{text}");
-    assert_eq!(at(&["2027-01-15T09:00", "1", "0", "1"]), heading + 4, "{text}");
+    assert_eq!(at(&["2027-01-14T18:30", "1", "1", "0", "best"]), heading + 3, "{text}");
+    assert_eq!(at(&["2027-01-14", "1", "0", "1"]), heading + 4, "{text}");
+    assert_eq!(at(&["2027-01-15T09:00", "1", "0", "1"]), heading + 5, "{text}");
     assert_eq!(at(&["2027-02-01", "1", "0", "0", "best"]), at(&["3.", "Which", "day?", "(1", "answered)"]) + 2);
     at(&["2027-02-02", "0", "0", "1"]);
     let api = server.get_auth(&poll.results_path(), &poll.token).json();

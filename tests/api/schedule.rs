@@ -115,8 +115,11 @@ fn every_schedule_refusal_names_its_field_and_says_why() {
         cases.push((q(json!(["2027-01-01", bad])), vec![("questions[0].options[1]", NOT_A_SLOT)]));
     }
     cases.extend([
-        (q(json!(["2027-01-14"])), vec![("questions[0].options", "must have between 2 and 12 items")]),
-        (q(json!(thirteen)), vec![("questions[0].options", "must have between 2 and 12 items")]),
+        // One slot is a question ("can you come on the 14th?"); none is not.
+        (q(json!([])), vec![("questions[0].options", "must have between 1 and 12 items")]),
+        (q(json!(thirteen)), vec![("questions[0].options", "must have between 1 and 12 items")]),
+        (zoned(json!("Factory")), vec![("questions[0].timeZone", NO_ZONE)]),
+        (zoned(json!(" Europe/Paris")), vec![("questions[0].timeZone", NO_ZONE)]),
         (json!({"type": "schedule", "label": "When?"}), vec![("questions[0].options", "is required")]),
         (q(json!(["2027-01-14", 15])), vec![("questions[0].options[1]", NOT_A_SLOT)]),
         (q(json!("2027-01-14")), vec![("questions[0].options", "must be an array of strings")]),
@@ -243,7 +246,9 @@ fn the_share_form_has_a_radio_group_per_slot() {
         }
     }
     assert!(!page.contains("name=\"q1s4\""), "a slot too many:\n{page}");
-    assert!(!page.contains("name=\"q1\""), "a schedule has no q1 field:\n{page}");
+    // Its own field is only the optional question's "No answer", sent empty.
+    assert!(page.contains("id=\"q1-none\" name=\"q1\" value=\"\""), "no 'No answer' for q1:\n{page}");
+    assert_eq!(page.matches("name=\"q1\"").count(), 1, "{page}");
 }
 
 #[test]
@@ -350,8 +355,9 @@ fn a_vote_with_a_bad_slot_answer_is_refused_and_not_counted() {
         // of another type: not the form the page gave.
         (slots(&[(4, "yes")]), 422),
         (slots(&[(0, "yes"), (0, "no")]), 422),
-        (vec![field("q1", "yes")], 422),
-        (vec![field("q1", 0)], 422),
+        // Its own field takes only the empty "No answer".
+        (vec![field("q1", "yes")], 400),
+        (vec![field("q1", 0)], 400),
         (vec![field("q1r0", 1)], 422),
         (vec![field("q1s00", "yes")], 422),
         (vec![field("q0s0", "yes"), field("q1s0", "yes")], 422),
@@ -407,4 +413,16 @@ fn withheld_schedule_results_follow_the_visibility_rules() {
     let r = server.get(&poll.results_path());
     r.assert_status(200);
     assert_eq!(r.json()["questions"][0]["bestFirst"], json!([SLOTS[2], SLOTS[3], SLOTS[0], SLOTS[1]]));
+}
+
+/// One slot makes a question ("can you come on the 14th?"): yes, if need
+/// be or no for it alone.
+#[test]
+fn a_single_slot_is_a_question() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["questions"] = json!([{"type": "schedule", "label": "The 14th?", "options": ["2027-01-14T19:00"]}]);
+    let poll = server.create_poll(&body);
+    let read = server.get(&poll.path()).json();
+    assert_eq!(read["questions"][0]["options"], json!(["2027-01-14T19:00"]), "{read}");
 }

@@ -99,6 +99,12 @@ async function withoutScript() {
   const dark = await browser.newContext({ locale: "de", colorScheme: "dark" });
   const night = await dark.newPage();
   await night.goto(`${base}/p/${made.id}`);
+  // "No answer" takes the optional schedule back; a slot's answer, "No answer".
+  await night.check("#q0s0-ifneedbe");
+  await night.check("#q0-none");
+  check(await night.evaluate(() => !document.querySelector(".slot input:checked")), "de: 'Keine Antwort' clears the slots");
+  await night.check("#q0s1-yes");
+  check(!(await night.isChecked("#q0-none")), "de: a slot's answer clears 'Keine Antwort'");
   await night.check("#q0s0-ifneedbe");
   await audit(night, "schedule-de-dark-vote");
   await dark.close();

@@ -58,6 +58,8 @@ fn a_schedule_is_made_in_the_form_answered_per_slot_and_counted_best_first() {
     assert!(page.contains(r#"<div class="slot" role="radiogroup" aria-labelledby="q0s1-name">"#), "{page}");
     assert!(page.contains(r#"<input type="radio" id="q0s1-ifneedbe" name="q0s1" value="ifneedbe">"#), "{page}");
     assert!(page.contains("Times are in Europe/Zurich."), "{page}");
+    // Each answer's segment carries its kind, for its colour when chosen.
+    assert!(page.contains(r#"<span class="scale-value avail-ifneedbe"><input type="radio" id="q0s1-ifneedbe""#), "{page}");
     let fr = server.get(&format!("/p/{id}?lang=fr")).text();
     assert!(fr.contains(">vendredi 15 janvier 2027<"), "{fr}");
     assert!(fr.contains(r#"<label for="q0s0-yes">Oui</label>"#), "{fr}");
@@ -116,6 +118,8 @@ fn a_schedule_is_made_in_the_form_answered_per_slot_and_counted_best_first() {
     );
     let de = server.get(&format!("/p/{id}/results?lang=de")).text();
     assert!(de.contains("Bester Termin"), "{de}");
+    // The results say which clock the times are on, as the form does.
+    assert!(html.contains("Times are in Europe/Zurich."), "{html}");
 }
 
 #[test]
@@ -172,4 +176,33 @@ fn a_language_version_keeps_the_polls_slots() {
     assert_eq!(admin.status, 200, "{}", admin.describe());
     assert!(admin.text().contains(r#"name="vq0""#), "{}", admin.text());
     assert!(!admin.text().contains(r#"name="vq0o0""#), "{}", admin.text());
+}
+
+/// An optional schedule ends with "No answer": chosen, it takes the whole
+/// question back, whatever its slots still say (without script they stay
+/// checked beside it); all "no" is an answer, counted as such.
+#[test]
+fn an_optional_schedule_can_be_taken_back_with_no_answer() {
+    let server = Server::start();
+    let mut body = valid_poll_json();
+    body["resultsPublic"] = json!(true);
+    body["questions"] = json!([
+        {"type": "schedule", "label": "When?", "options": ["2027-05-03", "2027-05-04"]},
+        {"label": "Where?", "options": ["Park", "Lake"]},
+    ]);
+    let poll = server.create_poll(&body);
+    let page = server.get(&format!("/p/{}", poll.id)).text();
+    assert!(page.contains(r#"<input type="radio" id="q0-none" name="q0" value="">"#), "{page}");
+    for fields in [
+        &[("q0s0", "yes"), ("q0", ""), ("q1", "0")][..],
+        &[("q0s0", "no"), ("q0s1", "no"), ("q1", "1")][..],
+    ] {
+        let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), fields);
+        assert_eq!(resp.status, 200, "{fields:?}: {}", resp.describe());
+    }
+    let json = server.get(&format!("/api/polls/{}/results", poll.id)).json();
+    let q = &json["questions"][0];
+    assert_eq!(json["totalResponses"], 2, "{json}");
+    assert_eq!(q["answered"], 1, "'No answer' took the question back: {json}");
+    assert_eq!(q["slots"][0], json!({"slot": "2027-05-03", "yes": 0, "ifNeedBe": 0, "no": 1, "best": false}), "{json}");
 }

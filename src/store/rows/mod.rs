@@ -23,7 +23,7 @@ use super::vocab::corrupt;
 mod tests {
     use super::*;
     use crate::day::Day;
-    use crate::domain::{Answer, NewPoll};
+    use crate::domain::{Answer, Availability, NewPoll};
     use crate::domain::{Ballot, Lang, Question};
     use crate::secret::{PollId, TokenHash};
     use crate::store::seal::bucket;
@@ -37,7 +37,8 @@ mod tests {
                 {"type": "multiple", "label": "Q2", "options": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"], "minChoices": 1, "maxChoices": 12},
                 {"type": "ranked", "label": "Q3", "options": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]},
                 {"type": "scale", "label": "Q4", "scaleMin": 0, "scaleMax": 10},
-                {"label": "Q5", "options": ["a", "b"], "required": false}
+                {"label": "Q5", "options": ["a", "b"], "required": false},
+                {"type": "schedule", "label": "Q6", "options": (1..=12).map(|d| format!("2027-01-{d:02}T18:30")).collect::<Vec<_>>()}
             ]
         }))
         .unwrap()
@@ -56,10 +57,12 @@ mod tests {
                 Some(Answer::Ranks((1..=12).rev().map(Some).collect())),
                 Some(Answer::Value(10)),
                 None,
+                Some(Answer::Availability(vec![Availability::Yes; 12])),
             ],
         )
         .unwrap();
-        let narrow = Ballot::new(&qs, vec![Some(Answer::Choice(0)), None, None, Some(Answer::Value(0)), None]).unwrap();
+        let narrow =
+            Ballot::new(&qs, vec![Some(Answer::Choice(0)), None, None, Some(Answer::Value(0)), None, None]).unwrap();
         let day = Day::parse("2026-11-27").unwrap();
         let layout = Layout::of(&qs);
         for b in [&widest, &narrow] {
@@ -91,6 +94,9 @@ mod tests {
                 })),
                 Some(Answer::Value(7)),
                 None,
+                Some(Answer::Availability(
+                    [Availability::Yes, Availability::IfNeedBe].into_iter().chain([Availability::No; 10]).collect(),
+                )),
             ],
         )
         .unwrap();
@@ -101,7 +107,10 @@ mod tests {
         assert_eq!(t.total, 2);
         assert_eq!(t.votes[0][3], 2);
         assert_eq!(t.votes[3][7], 2);
-        assert_eq!(t.answered, vec![2, 2, 2, 2, 0]);
+        assert_eq!(t.answered, vec![2, 2, 2, 2, 0, 2]);
+        // A slot's yes and if need be, two counters a slot; no is not counted.
+        assert_eq!(&t.votes[5][..4], &[2, 0, 0, 2]);
+        assert_eq!(t.votes[5].iter().sum::<u64>(), 4);
         assert_eq!(t.pairwise[2][2][0], 2);
         assert_eq!(t.by_day, vec![(d0, 1), (d1, 1)]);
         let bytes = tallies_bytes(&t).unwrap();

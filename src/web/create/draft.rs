@@ -229,7 +229,11 @@ pub(super) fn shared_times(text: &str) -> Vec<Option<String>> {
             let piece = piece.to_ascii_lowercase().replace(['h', '.'], ":");
             let (h, m) = piece.split_once(':').unwrap_or((&piece, ""));
             let m = if m.is_empty() { "00" } else { m };
-            let ok = |s: &str, max: u8| s.len() <= 2 && !s.is_empty() && s.parse::<u8>().is_ok_and(|n| n <= max);
+            let ok = |s: &str, max: u8| {
+                (1..=2).contains(&s.len())
+                    && s.bytes().all(|b| b.is_ascii_digit())
+                    && s.parse::<u8>().is_ok_and(|n| n <= max)
+            };
             (ok(h, 23) && m.len() == 2 && ok(m, 59)).then(|| format!("{:02}:{m}", h.parse::<u8>().unwrap_or(0)))
         })
         .collect()
@@ -592,6 +596,12 @@ pub(super) fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> 
                     (t.err_questions_many)(*max)
                 }
             }
+            // A schedule's slots are counted as dates and times.
+            (Problem::Count { list: crate::domain::List::Options, min, max }, Some(Field::QuestionSet(row)))
+                if origins.iter().any(|o| o.row == row && o.slots) =>
+            {
+                (t.err_slots_count)(*min, *max)
+            }
             // A scale's end at or below its start: said against the start.
             (Problem::IntegerRange { min, .. }, Some(Field::Detail(_, Key::ScaleMax))) => {
                 (t.err_scale_to_above)(u8::try_from(min.saturating_sub(1)).unwrap_or(u8::MAX))
@@ -607,13 +617,16 @@ pub(super) fn problems(ctx: &Ctx, errors: &[FieldError], origins: &[Origin]) -> 
 }
 
 /// Problems the API cannot see: a schedule's shared times that are no
-/// times (the body leaves them out).
+/// times, and a time typed without its date (the body leaves both out).
 pub(super) fn schedule_problems(ctx: &Ctx, draft: &Draft, origins: &[Origin], p: &mut Problems) {
     for o in origins.iter().filter(|o| o.slots) {
-        if let Some(q) = draft.questions.get(o.row)
-            && shared_times(&q.times).iter().any(Option::is_none)
-        {
+        let Some(q) = draft.questions.get(o.row) else { continue };
+        if shared_times(&q.times).iter().any(Option::is_none) {
             p.at(ctx.t, Field::Times(o.row), ctx.t.err_times.to_owned());
+        }
+        let typed = |s: Option<&String>| s.is_some_and(|s| !s.trim().is_empty());
+        for j in (0..q.slot_times.len()).filter(|&j| typed(q.slot_times.get(j)) && !typed(q.slot_days.get(j))) {
+            p.at(ctx.t, Field::SlotDay(o.row, j), ctx.t.err_not_a_slot.to_owned());
         }
     }
 }

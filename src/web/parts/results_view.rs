@@ -35,7 +35,8 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
                     h4.question id=(heading_id) lang=[clang] { (texts.label.as_str()) }
                 }
                 @if let Some(m) = poll.media_at(Slot::Question(i)) { (figure(ctx, m, poll.lang)) }
-                (question_results(ctx, clang, i, texts, figures))
+                @let zone = poll.questions.get(i).and_then(|q| q.time_zone.as_ref()).map(|z| z.as_str());
+                (question_results(ctx, clang, i, texts, figures, zone))
             }
             @if level == 2 { h2 { (t.by_day_heading) } } @else { h3 { (t.by_day_heading) } }
             @if results.by_day.is_empty() {
@@ -65,7 +66,14 @@ pub fn results_section(ctx: &Ctx, poll: &Poll, results: &Results, level: u8) -> 
 /// multiple), the ranking with its places, first choices and the pairwise
 /// counts (ranked), a histogram with mean and median (scale), the slots
 /// best first (schedule).
-fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>, figures: &QuestionFigures) -> Markup {
+fn question_results(
+    ctx: &Ctx,
+    clang: Option<&str>,
+    i: usize,
+    texts: &Texts<'_>,
+    figures: &QuestionFigures,
+    zone: Option<&str>,
+) -> Markup {
     let t = ctx.t;
     let answered = figures.answered;
     // The question's heading names it on screen; the caption, for screen
@@ -75,7 +83,7 @@ fn question_results(ctx: &Ctx, clang: Option<&str>, i: usize, texts: &Texts<'_>,
     };
     let count_heading = if figures.ranked.is_some() { t.first_choices } else { t.col_votes };
     if let Some(schedule) = &figures.schedule {
-        return super::schedule::results_table(ctx, i, caption, texts.options, schedule);
+        return super::schedule::results_table(ctx, i, caption, texts.options, schedule, zone);
     }
     html! {
         @if let Some(scale) = &figures.scale {
@@ -289,7 +297,7 @@ mod tests {
             }),
             schedule: None,
         };
-        let html = question_results(&ctx, None, 0, &texts, &figures).into_string();
+        let html = question_results(&ctx, None, 0, &texts, &figures, None).into_string();
         assert!(html.contains("Moyenne\u{202F}: "), "{html}");
         assert!(!html.contains(" :"), "{html}");
     }

@@ -70,7 +70,7 @@ pub fn vote_widget(
                             div.scale-values.avail {
                                 @for (a, label) in answers {
                                     @let id = format!("{name}-{}", a.word());
-                                    span.scale-value class=(format!("avail-{}", a.word())) {
+                                    span.scale-value.(format!("avail-{}", a.word())) {
                                         input type="radio" id=(id) name=(name) value=(a.word())
                                             checked[chosen(j) == entered_code(a)] aria-invalid=[invalid];
                                         label for=(id) { (label) }
@@ -86,11 +86,19 @@ pub fn vote_widget(
 }
 
 /// The results of a schedule question: a table of its slots, best first,
-/// the best ones marked in words.
-pub fn results_table(ctx: &Ctx, i: usize, caption: Markup, options: &[OptionText], f: &ScheduleFigures) -> Markup {
+/// the best ones marked in words, under the time zone if it names one.
+pub fn results_table(
+    ctx: &Ctx,
+    i: usize,
+    caption: Markup,
+    options: &[OptionText],
+    f: &ScheduleFigures,
+    time_zone: Option<&str>,
+) -> Markup {
     let t = ctx.t;
     let slots: Vec<Option<DateSlot>> = options.iter().map(|o| DateSlot::parse(o.as_str())).collect();
     html! {
+        @if let Some(zone) = time_zone { p.hint.time-zone { ((t.times_in)(zone)) } }
         div.table-wrap {
             table.tally.schedule id=(format!("result-q{i}")) {
                 (caption)
@@ -134,7 +142,7 @@ mod tests {
         assert_eq!(catalogue(Lang::En).slot(&slot), "Thursday 14 January 2027, 18:30");
         assert_eq!(catalogue(Lang::De).slot(&slot), "Donnerstag, 14. Januar 2027, 18:30");
         let day = DateSlot::parse("2027-01-01").unwrap();
-        assert_eq!(catalogue(Lang::Fr).slot(&day), "vendredi 1er janvier 2027, Toute la journée");
+        assert_eq!(catalogue(Lang::Fr).slot(&day), "vendredi 1er janvier 2027, toute la journée");
         assert_eq!(catalogue(Lang::It).slot_day(&day), "venerdì 1º gennaio 2027");
     }
 

@@ -192,6 +192,8 @@ pub fn question_fieldset(
                 }
                 QuestionKind::Schedule => {
                     (schedule::vote_widget(ctx, i, texts.options, q.time_zone.as_ref().map(|z| z.as_str()), |j| entered.rank(i, j), invalid))
+                    // An optional schedule can be taken back as a whole.
+                    @if !q.required { (no_answer(ctx, i, entered.none(i))) }
                 }
                 QuestionKind::Scale => {
                     @if let Some((lo, hi)) = q.scale() {
@@ -320,7 +322,8 @@ pub fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<Option<A
                 }
             }
             None if name != format!("q{i}") => return Err(BadVote::Changed),
-            None if q.kind != QuestionKind::Ranked && q.kind != QuestionKind::Schedule => {
+            // A schedule's own field is its "No answer" (empty), once.
+            None if q.kind != QuestionKind::Ranked => {
                 sent[i] += 1;
                 let most = if q.kind == QuestionKind::Multiple { q.options.len() } else { 1 };
                 if sent[i] > most {
@@ -370,6 +373,10 @@ pub fn answers(form: &Form, poll: &Poll, extra: &[&str]) -> Result<(Vec<Option<A
                 }
                 (value.map(Answer::Value), values)
             }
+            // "No answer" takes the whole question back, whatever its slots
+            // still say (without script they stay checked beside it).
+            QuestionKind::Schedule if !values.is_empty() => return Err(BadVote::Malformed),
+            QuestionKind::Schedule if none.last() == Some(&true) => (None, vec![0; q.options.len()]),
             QuestionKind::Schedule => {
                 // A slot left out is no; the question is answered when any
                 // of its slots is.

@@ -30,6 +30,8 @@
 // - focus on the error summary of a form that came back with problems;
 // - on the vote form, a multiple-choice box beyond the maximum is unticked
 //   at once, with the reason at the question;
+// - on the vote form, an optional schedule's "No answer" clears its slots,
+//   and a slot's answer clears "No answer";
 // - on the creation form, only the fields of each question's chosen type
 //   (without script all are shown; the server reads those of the type);
 // - on the vote form, "move up"/"move down" buttons for rankings, which keep
@@ -770,6 +772,22 @@
       if (said && (over || !full)) {
         said.textContent = over ? set.getAttribute("data-max-text") : "";
         said.hidden = !over;
+      }
+    });
+  });
+
+  // Vote form, an optional schedule: "No answer" and the slots' answers
+  // exclude each other (without script the server lets "No answer" win).
+  Array.prototype.forEach.call(document.querySelectorAll("fieldset.q-schedule"), function (set) {
+    var none = set.querySelector(".no-answer input");
+    if (!none) return;
+    set.addEventListener("change", function (e) {
+      var radio = e.target;
+      if (!radio || radio.type !== "radio") return;
+      if (radio === none) {
+        Array.prototype.forEach.call(set.querySelectorAll(".slot input:checked"), function (r) { r.checked = false; });
+      } else {
+        none.checked = false;
       }
     });
   });
