@@ -59,7 +59,10 @@ fn a_schedule_is_made_in_the_form_answered_per_slot_and_counted_best_first() {
     assert!(page.contains(r#"<input type="radio" id="q0s1-ifneedbe" name="q0s1" value="ifneedbe">"#), "{page}");
     assert!(page.contains("Times are in Europe/Zurich."), "{page}");
     // Each answer's segment carries its kind, for its colour when chosen.
-    assert!(page.contains(r#"<span class="scale-value avail-ifneedbe"><input type="radio" id="q0s1-ifneedbe""#), "{page}");
+    assert!(
+        page.contains(r#"<span class="scale-value avail-ifneedbe"><input type="radio" id="q0s1-ifneedbe""#),
+        "{page}"
+    );
     let fr = server.get(&format!("/p/{id}?lang=fr")).text();
     assert!(fr.contains(">vendredi 15 janvier 2027<"), "{fr}");
     assert!(fr.contains(r#"<label for="q0s0-yes">Oui</label>"#), "{fr}");
@@ -193,10 +196,8 @@ fn an_optional_schedule_can_be_taken_back_with_no_answer() {
     let poll = server.create_poll(&body);
     let page = server.get(&format!("/p/{}", poll.id)).text();
     assert!(page.contains(r#"<input type="radio" id="q0-none" name="q0" value="">"#), "{page}");
-    for fields in [
-        &[("q0s0", "yes"), ("q0", ""), ("q1", "0")][..],
-        &[("q0s0", "no"), ("q0s1", "no"), ("q1", "1")][..],
-    ] {
+    for fields in [&[("q0s0", "yes"), ("q0", ""), ("q1", "0")][..], &[("q0s0", "no"), ("q0s1", "no"), ("q1", "1")][..]]
+    {
         let (resp, _) = vote_form(&server, &poll.id, &Server::fresh_client_ip(), fields);
         assert_eq!(resp.status, 200, "{fields:?}: {}", resp.describe());
     }
