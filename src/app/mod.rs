@@ -213,6 +213,13 @@ impl App {
         self.votes.per_network_day() == 1
     }
 
+    /// The responses a `network` poll takes from one network a day
+    /// (`--network-votes-per-day`; 0: no such rule): what the pages and the
+    /// OpenAPI document say of the rule.
+    pub fn network_votes_per_day(&self) -> u32 {
+        self.votes.per_network_day()
+    }
+
     /// A per-worker session with its own read connection.
     pub fn session(self: &Arc<App>) -> anyhow::Result<Session> {
         Ok(Session { app: self.clone(), reader: self.store.reader()? })

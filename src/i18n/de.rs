@@ -18,7 +18,7 @@ const MONTHS: [&str; 12] = [
     "Dezember",
 ];
 
-const ROWS: [KeptRow; 11] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Die Umfrage: Titel, Sprache, Fragen, Antwortmöglichkeiten, Sprachfassungen und Einstellungen",
         "Datenbank",
@@ -56,11 +56,6 @@ const ROWS: [KeptRow; 11] = [
         "Verwaltungslinks, die Sie in diesem Browser behalten wollten, mit Titel und Löschdatum der Umfrage",
         "Ihr Browser (localStorage), wird nie übertragen",
         "Bis zum Löschdatum der Umfrage, bis Sie sie auf der Startseite vergessen oder bis Sie die Daten dieser Website löschen",
-    ),
-    (
-        "Eine Antwort pro Netz und Tag (die übliche Regel): ein Fingerabdruck mit Schlüssel Ihrer Netzadresse und der Umfrage",
-        "Nur im Arbeitsspeicher des Servers",
-        "Höchstens zwei Tage, dann wird der Schlüssel selbst verworfen",
     ),
 ];
 
@@ -196,7 +191,19 @@ pub const DE: Catalogue = Catalogue {
     ],
     err_create_expired: "Dieses Formular ist abgelaufen. Ihre Eingaben sind unten erhalten: Bitte schicken Sie das Formular erneut ab.",
     err_throttled: "In den letzten Minuten kamen aus Ihrem Netzwerk sehr viele Antworten auf diese Umfrage. Bitte versuchen Sie es etwas später erneut.",
-    err_voted_from_network: "Eine Antwort auf diese Umfrage aus Ihrem Netz wurde in den letzten 24 Stunden bereits gezählt. Teilen sich viele Menschen diese Verbindung, kann die Person, die die Umfrage erstellt hat, auf der Verwaltungsseite Einladungscodes oder die weite Grenze („ein Raum an einer Verbindung“) wählen.",
+    err_voted_from_network: |n| {
+        let counted = match n {
+            0 | 1 => "Eine Antwort auf diese Umfrage aus Ihrem Netz wurde in den letzten 24 Stunden bereits gezählt."
+                .to_owned(),
+            n => format!(
+                "{} Antworten auf diese Umfrage aus Ihrem Netz wurden in den letzten 24 Stunden bereits gezählt.",
+                super::grouped(n as usize, ".")
+            ),
+        };
+        format!(
+            "{counted} Teilen sich viele Menschen diese Verbindung, kann die Person, die die Umfrage erstellt hat, auf der Verwaltungsseite Einladungscodes oder die weite Grenze („ein Raum an einer Verbindung“) wählen."
+        )
+    },
     err_paced: "Aus Ihrem Netzwerk kommen gerade viele lange Antworten auf diese Umfrage gleichzeitig an. Bitte senden Sie Ihre in einem Moment erneut.",
     err_vote_not_saved: "Ihre Antwort konnte gerade nicht gespeichert werden. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
     thanks_title: "Vielen Dank!",
@@ -416,8 +423,21 @@ pub const DE: Catalogue = Catalogue {
         format!("Eine Umfrage kann höchstens {max} Einladungscodes haben; diese hat {issued}.")
     },
     field_duplicate: "Begrenzung wiederholter Antworten",
-    duplicate_network: "Eine Antwort pro Netz und Tag (die übliche Wahl)",
-    duplicate_network_hint: "Jede Internetverbindung kann dieser Umfrage eine Antwort am Tag senden. Davon wird nichts gespeichert. Passend für einen offen geteilten Link; teilen sich viele Menschen eine Verbindung (eine Klasse, ein Büro), wählen Sie Einladungscodes oder die weite Grenze.",
+    duplicate_network: |n| match n {
+        0 => "Eine Grenze pro Netz gegen schnelle Wiederholungen (die übliche Wahl)".into(),
+        1 => "Eine Antwort pro Netz und Tag (die übliche Wahl)".into(),
+        n => format!("{} Antworten pro Netz und Tag (die übliche Wahl)", super::grouped(n as usize, ".")),
+    },
+    duplicate_network_hint: |n| {
+        let rule = match n {
+            0 => "Jede Internetverbindung kann dieser Umfrage innerhalb weniger Minuten nur begrenzt viele Antworten senden; auf eine ist sie nicht beschränkt.".to_owned(),
+            1 => "Jede Internetverbindung kann dieser Umfrage eine Antwort am Tag senden.".to_owned(),
+            n => format!("Jede Internetverbindung kann dieser Umfrage {} Antworten am Tag senden.", super::grouped(n as usize, ".")),
+        };
+        format!(
+            "{rule} Davon wird nichts gespeichert. Passend für einen offen geteilten Link; teilen sich viele Menschen eine Verbindung (eine Klasse, ein Büro), wählen Sie Einladungscodes oder die weite Grenze."
+        )
+    },
     duplicate_invite: "Einladungscodes: eine Antwort pro Code",
     duplicate_invite_hint: "Sie verteilen Codes von der Verwaltungsseite der Umfrage aus; jeder Code gilt einmal. Niemand, auch Sie nicht, kann erkennen, welcher Code welche Antwort abgegeben hat.",
     duplicate_none: "Eine weite Grenze (ein Raum an einer Verbindung)",
@@ -506,4 +526,16 @@ pub const DE: Catalogue = Catalogue {
     err_questions_many: |max| format!("Eine Umfrage kann höchstens {max} Fragen haben."),
     err_scale_to_above: |from| format!("Wählen Sie ein Ende über dem Anfang ({from})."),
     pairwise_hint_cards: "Jede Karte ist eine Antwort; jede Zeile: wie viele Personen sie vor die dort genannte Antwort gesetzt haben. Die Gesamtrangfolge ergibt sich daraus nach der Schulze-Methode.",
+
+    privacy_network_day_row: |n| {
+        let what = match n {
+            0 | 1 => "Eine Antwort pro Netz und Tag (die übliche Regel)".to_owned(),
+            n => format!("{} Antworten pro Netz und Tag (die übliche Regel)", super::grouped(n as usize, ".")),
+        };
+        (
+            format!("{what}: ein Fingerabdruck mit Schlüssel Ihrer Netzadresse und der Umfrage"),
+            "Nur im Arbeitsspeicher des Servers".into(),
+            "Höchstens zwei Tage, dann wird der Schlüssel selbst verworfen".into(),
+        )
+    },
 };

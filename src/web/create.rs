@@ -181,9 +181,9 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created, today: Day) -> Resp
     let expires = poll.expires_on.to_string();
     let (content_lang, title, _) = poll.version(ctx.lang);
     let mode = match poll.duplicate_check {
-        DuplicateCheck::Network => t.duplicate_network,
-        DuplicateCheck::Invite => t.duplicate_invite,
-        DuplicateCheck::None => t.duplicate_none,
+        DuplicateCheck::Network => (t.duplicate_network)(ctx.network_day),
+        DuplicateCheck::Invite => t.duplicate_invite.to_owned(),
+        DuplicateCheck::None => t.duplicate_none.to_owned(),
     };
     // What was made, said back: the title, its days, its picture, the rule
     // on repeated responses; then the two links to keep, and nothing else.

@@ -41,6 +41,11 @@ pub struct Ctx<'a> {
     /// A page that must not offer other languages: one that can be shown
     /// only once (the invite codes just issued), which a switch would lose.
     pub once: bool,
+    /// The responses a `network` poll takes from one network a day on this
+    /// server (`--network-votes-per-day`; 0: no such rule), for the pages
+    /// that name the rule: set from the application by the web worker
+    /// (`WebWorker::ctx`); [`Ctx::new`] assumes polld's default.
+    pub network_day: u32,
 }
 
 impl<'a> Ctx<'a> {
@@ -58,6 +63,7 @@ impl<'a> Ctx<'a> {
             secret: None,
             keep: None,
             once: false,
+            network_day: crate::app::NETWORK_VOTES_PER_DAY,
         }
     }
 
@@ -71,6 +77,7 @@ impl<'a> Ctx<'a> {
             secret: None,
             keep: None,
             once: true,
+            network_day: self.network_day,
         }
     }
 

@@ -176,8 +176,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             return share_response(&w.web, &ctx, poll, today, 403, &entered.code_refused(at_field), Some(text));
         }
         Err(e @ (Error::VotesThrottled { .. } | Error::VotesPaced | Error::VotedFromNetwork { .. })) => {
-            let text = errors::too_many_text(t, &e);
-            let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(text))?;
+            let text = errors::too_many_text(&ctx, &e);
+            let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(&text))?;
             return Ok(with_headers(r, &e));
         }
         Err(e) => return Err(e),
@@ -218,8 +218,9 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
     let ballot = token.to_owned();
+    let network_day = ctx.network_day;
     let answer = move |result: Result<(), Error>| {
-        let ctx = Ctx::new(choice, &path);
+        let ctx = Ctx { network_day, ..Ctx::new(choice, &path) };
         let r = match result {
             // The results this voter may now see, at an address that a
             // reload does not send the vote again to.

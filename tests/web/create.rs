@@ -73,7 +73,8 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
 /// ran to 170 words with three links "to keep".
 #[test]
 fn the_created_page_names_the_poll_its_days_and_its_rule_in_few_words() {
-    let server = Server::start();
+    // polld's default day rule, which the page names.
+    let server = Server::builder().arg(NETWORK_DAY_FLAG).arg("1").start();
     for (lang, rule, erased) in [
         ("en", "Limit on repeated responses: One response per network a day", "Will be erased on"),
         ("fr", "Limite des réponses répétées\u{202F}: Une réponse par réseau et par jour", "Sera effacé le"),
