@@ -328,9 +328,8 @@ async function inviteScenario(lang) {
   await page.waitForSelector("#invite");
   check((await page.inputValue("#invite")) === code, `${lang}: the invite link fills the code field`);
   check(!page.url().includes("#") && !page.url().includes(code), `${lang}: the code left the address bar (${page.url()})`);
-  // Switching language reloads the page: the code goes along (in the new
-  // address's fragment, taken off again on arrival).
-  await Promise.all([page.waitForNavigation(), page.click('nav.langs a[lang="de"]')]);
+  // Switching language sends the vote form along: the code with it.
+  await Promise.all([page.waitForNavigation(), page.click('nav.langs button[lang="de"]')]);
   await page.waitForSelector("#invite");
   check((await page.inputValue("#invite")) === code, `${lang}: the code survives a switch of language`);
   check(!page.url().includes("#"), `${lang}: no fragment after the switch (${page.url()})`);

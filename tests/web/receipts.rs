@@ -42,12 +42,6 @@ fn tallies(server: &Server, id: &str) -> (Vec<Vec<u64>>, u64) {
     (per, json["totalResponses"].as_u64().unwrap())
 }
 
-/// Whether the input with `id` is checked.
-fn is_checked(html: &str, id: &str) -> bool {
-    let tag = html.split(&format!("id=\"{id}\"")).nth(1).and_then(|rest| rest.split('>').next()).unwrap_or("");
-    tag.contains(" checked")
-}
-
 /// The receipt must never be in a header (a Location, a cookie, a link).
 fn assert_not_in_headers(resp: &Response, receipt: &str) {
     let plain: String = receipt.chars().filter(|c| *c != '-').collect();

@@ -87,67 +87,11 @@
   // Sentences that promise what only this script does, hidden without it.
   Array.prototype.forEach.call(document.querySelectorAll("[data-script-only]"), function (el) { el.hidden = false; });
 
-  // Share page: switching language keeps the choices made so far. They
-  // wait in this tab's sessionStorage from the click on a language to the
-  // next load of this page, which takes them out at once (never sent, no
-  // ballot code, no invite code). Put back before the ranking and the
-  // limits below read the form.
-  var voteForm = document.querySelector("form.vote");
-  var tab = session();
-  var DRAFT = "anonpoll:vote-draft:";
-  var draftKey = DRAFT + location.pathname;
-  var draft = null;
-  // Every page load takes the drafts out of the tab, this page's to put back.
-  try {
-    if (tab) {
-      draft = tab.getItem(draftKey);
-      for (var d = tab.length - 1; d >= 0; d--) {
-        var dk = tab.key(d);
-        if (dk && dk.indexOf(DRAFT) === 0) tab.removeItem(dk);
-      }
-    }
-  } catch (e) { /* storage unavailable */ }
-  if (voteForm && tab) {
-    if (draft) {
-      try {
-        JSON.parse(draft).forEach(function (f) {
-          var el = document.getElementById(f[0]);
-          if (!el || el.form !== voteForm) return;
-          if (el.type === "radio" || el.type === "checkbox") el.checked = true;
-          else if (el.tagName === "SELECT") el.value = f[1];
-        });
-      } catch (e) { /* not ours: ignored */ }
-    }
-    Array.prototype.forEach.call(document.querySelectorAll("nav.langs a"), function (a) {
-      a.addEventListener("click", function () {
-        var fields = [];
-        Array.prototype.forEach.call(voteForm.elements, function (el) {
-          if (!el.id || !el.name || el.type === "hidden" || el.name === "invite") return;
-          if ((el.type === "radio" || el.type === "checkbox") && el.checked) fields.push([el.id, true]);
-          else if (el.tagName === "SELECT" && el.value) fields.push([el.id, el.value]);
-        });
-        try { tab.setItem(draftKey, JSON.stringify(fields)); } catch (e) { /* full or disabled */ }
-      });
-    });
-  }
-
-  // Invite code from the fragment (see takeFragment).
-
+  // Invite code from the fragment (see takeFragment). Switching language
+  // sends the vote form along, the code with it (the server's form).
   var inviteField = document.getElementById("invite");
   var code = takeFragment("invite");
   if (inviteField && code && !inviteField.value) inviteField.value = code;
-  // Switching language reloads the page: the code typed or taken from the
-  // link goes along in the new address's fragment (never sent; taken off
-  // again on arrival), or it would be lost.
-  if (inviteField) {
-    Array.prototype.forEach.call(document.querySelectorAll("nav.langs a"), function (a) {
-      a.addEventListener("click", function () {
-        var base = a.href.split("#")[0];
-        var typed = inviteField.value.trim();
-        a.href = typed ? base + "#invite=" + encodeURIComponent(typed) : base;
-      });
-    });
-  }
 
   // The invite sheet's way back to the dashboard (issue 25): the sheet holds
   // no key (a saved copy goes to whoever prints the cards), so the
