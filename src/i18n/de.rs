@@ -183,9 +183,9 @@ pub const DE: Catalogue = Catalogue {
     err_vote_form: "Dieses Formular wurde verändert: Es enthält Antworten, die keine Frage dieser Umfrage annimmt. Bitte prüfen Sie Ihre Antworten und senden Sie sie erneut.",
     err_ballot_used: "Diese Antwort wurde bereits gezählt. Jedes Formular kann nur einmal abgeschickt werden.",
     err_ballot_expired: "Dieses Formular ist abgelaufen. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
-    create_sent_title: "Ihre Umfrage wurde bereits erstellt",
+    create_sent_title: "Dieses Formular wurde bereits gesendet",
     create_sent_text: [
-        "Mit diesem Formular wurde die Umfrage bereits erstellt: Die Seite wurde neu geladen und hat das Formular dabei noch einmal gesendet, es wurde nichts Neues erstellt.",
+        "Ihre Umfrage wurde beim ersten Senden dieses Formulars erstellt. Das Formular kam erneut (durch Zurückgehen zu ihm oder durch Neuladen der Seite), und es wurde nichts Neues erstellt.",
         "Die Links der Umfrage wurden einmal angezeigt, direkt nach dem Erstellen. Wenn Sie den Verwaltungslink gespeichert haben, öffnen Sie ihn: Die Verwaltungsseite zeigt den Teilnahmelink und die Ergebnisse.",
         "Ohne den Verwaltungslink kann Ihnen niemand die Links erneut anzeigen, auch wir nicht: Wir speichern nur einen Fingerabdruck seines Schlüssels, und der Teilnahmelink lässt sich ohne ihn nicht wiederfinden. Wenn Sie die Umfrage von jener Seite aus geöffnet haben, steht ihre Adresse im Verlauf Ihres Browsers.",
     ],
@@ -527,6 +527,8 @@ pub const DE: Catalogue = Catalogue {
     err_scale_to_above: |from| format!("Wählen Sie ein Ende über dem Anfang ({from})."),
     pairwise_hint_cards: "Jede Karte ist eine Antwort; jede Zeile: wie viele Personen sie vor die dort genannte Antwort gesetzt haben. Die Gesamtrangfolge ergibt sich daraus nach der Schulze-Methode.",
 
+    create_another: "Weitere Umfrage erstellen",
+    create_another_hint: "Das Formular kommt mit Ihren Eingaben zurück, für eine neue, eigene Umfrage (eine Datei muss neu gewählt werden).",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "Eine Antwort pro Netz und Tag (die übliche Regel)".to_owned(),

@@ -177,9 +177,9 @@ pub const EN: Catalogue = Catalogue {
     err_vote_form: "This form was changed: it holds answers that no question of this poll takes. Please check your answers and send again.",
     err_ballot_used: "This response has already been counted. Each form can be sent only once.",
     err_ballot_expired: "This form has expired. Your choices are kept below: please send them again.",
-    create_sent_title: "Your poll was already created",
+    create_sent_title: "This form was already sent",
     create_sent_text: [
-        "This form has already created its poll: the page was loaded again, which sent the form a second time, and nothing new was created.",
+        "Your poll was created when this form was first sent. The form came again (by going back to it, or by reloading the page), and nothing new was created.",
         "The poll's links were shown once, right after it was created. If you saved the admin link, open it: the admin page shows the share link and the results.",
         "Without the admin link, nobody can show you the links again, not even us: we keep only a fingerprint of its key, and the share link cannot be worked out without it. If you opened the poll from that page, its address is in your browser's history.",
     ],
@@ -521,6 +521,8 @@ pub const EN: Catalogue = Catalogue {
     err_scale_to_above: |from| format!("Choose an end above the start ({from})."),
     pairwise_hint_cards: "Each card is one option; each line: how many people ranked it above the option named there. The overall ranking follows from these counts by the Schulze method.",
 
+    create_another: "Create another poll",
+    create_another_hint: "The form comes back with what you typed, for a new poll of its own (any file must be chosen again).",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "One response a day per network (the default rule)".to_owned(),

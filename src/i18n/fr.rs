@@ -191,9 +191,9 @@ pub const FR: Catalogue = Catalogue {
     err_vote_form: "Ce formulaire a été modifié\u{202F}: il contient des réponses qu’aucune question de ce sondage n’accepte. Vérifiez vos réponses et envoyez-les de nouveau.",
     err_ballot_used: "Cette réponse a déjà été comptée. Chaque formulaire ne peut être envoyé qu’une fois.",
     err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
-    create_sent_title: "Votre sondage a déjà été créé",
+    create_sent_title: "Ce formulaire a déjà été envoyé",
     create_sent_text: [
-        "Ce formulaire a déjà créé son sondage\u{202F}: la page a été rechargée, ce qui a renvoyé le formulaire, et rien de nouveau n’a été créé.",
+        "Votre sondage a été créé au premier envoi de ce formulaire. Le formulaire est revenu (par un retour en arrière ou en rechargeant la page), et rien de nouveau n’a été créé.",
         "Les liens du sondage n’ont été affichés qu’une fois, juste après sa création. Si vous avez enregistré le lien d’administration, ouvrez-le\u{202F}: la page d’administration affiche le lien de participation et les résultats.",
         "Sans le lien d’administration, personne ne peut vous redonner les liens, pas même nous\u{202F}: nous ne conservons qu’une empreinte de sa clé, et le lien de participation ne peut pas être retrouvé sans lui. Si vous avez ouvert le sondage depuis cette page, son adresse figure dans l’historique de votre navigateur.",
     ],
@@ -538,6 +538,8 @@ pub const FR: Catalogue = Catalogue {
     err_scale_to_above: |from| format!("Choisissez une fin supérieure au début ({from})."),
     pairwise_hint_cards: "Chaque carte est une réponse\u{202F}; chaque ligne\u{202F}: combien de personnes l’ont classée avant la réponse nommée sur cette ligne. Le classement général en découle par la méthode de Schulze.",
 
+    create_another: "Créer un autre sondage",
+    create_another_hint: "Le formulaire revient avec ce que vous avez saisi, pour un nouveau sondage (un fichier éventuel est à choisir de nouveau).",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "Une réponse par jour et par réseau (la règle habituelle)".to_owned(),

@@ -188,9 +188,9 @@ pub const IT: Catalogue = Catalogue {
     err_vote_form: "Questo modulo è stato modificato: contiene risposte che nessuna domanda di questo sondaggio accetta. Controlla le risposte e inviale di nuovo.",
     err_ballot_used: "Questa risposta è già stata contata. Ogni modulo può essere inviato una sola volta.",
     err_ballot_expired: "Questo modulo è scaduto. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
-    create_sent_title: "Il tuo sondaggio è già stato creato",
+    create_sent_title: "Questo modulo è già stato inviato",
     create_sent_text: [
-        "Questo modulo ha già creato il suo sondaggio: la pagina è stata ricaricata, inviando di nuovo il modulo, e non è stato creato nulla di nuovo.",
+        "Il tuo sondaggio è stato creato al primo invio di questo modulo. Il modulo è arrivato di nuovo (tornando indietro o ricaricando la pagina) e non è stato creato nulla di nuovo.",
         "I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione. Se hai salvato il link di amministrazione, aprilo: la pagina di amministrazione mostra il link per partecipare e i risultati.",
         "Senza il link di amministrazione nessuno può mostrarti di nuovo i link, nemmeno noi: conserviamo soltanto un’impronta della sua chiave, e il link per partecipare non si può ritrovare senza di esso. Se hai aperto il sondaggio da quella pagina, il suo indirizzo è nella cronologia del tuo browser.",
     ],
@@ -532,6 +532,8 @@ pub const IT: Catalogue = Catalogue {
     err_scale_to_above: |from| format!("Scegli una fine maggiore dell’inizio ({from})."),
     pairwise_hint_cards: "Ogni scheda è una risposta; ogni riga: quante persone l’hanno messa prima della risposta nominata lì. La classifica generale ne deriva con il metodo Schulze.",
 
+    create_another: "Crea un altro sondaggio",
+    create_another_hint: "Il modulo torna con quanto hai inserito, per un nuovo sondaggio a sé (un eventuale file va scelto di nuovo).",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "Una risposta al giorno per rete (la regola abituale)".to_owned(),

@@ -137,9 +137,9 @@ pub struct Catalogue {
     pub err_vote_form: &'static str,
     pub err_ballot_used: &'static str,
     pub err_ballot_expired: &'static str,
-    /// The creation form was sent a second time (a reload of "Your poll is
-    /// ready"): nothing is wrong, the poll exists; the page says so and how
-    /// to get back to it. Paragraphs.
+    /// The creation form was sent a second time (Back to it, or a reload of
+    /// "Your poll is ready"): nothing is wrong, the poll exists; the page
+    /// says so and how to get back to it. Paragraphs.
     pub create_sent_title: &'static str,
     pub create_sent_text: [&'static str; 3],
     /// The creation form's one-time code is unknown or from a rotated key.
@@ -499,6 +499,10 @@ pub struct Catalogue {
     pub pairwise_hint_cards: &'static str,
 
     // --- Sent again, a voter back at the results, the day rule's number -----
+    /// The page for a creation form sent again: the way to a new poll, with
+    /// what was typed.
+    pub create_another: &'static str,
+    pub create_another_hint: &'static str,
     /// The privacy page's row for the day rule of `network` polls, by the
     /// responses (n ≥ 1) it takes from one network a day.
     pub privacy_network_day_row: fn(u32) -> (String, String, String),
@@ -926,6 +930,8 @@ mod tests {
                 c.own_ballot_withdraw_code,
                 c.err_questions_none,
                 c.pairwise_hint_cards,
+                c.create_another,
+                c.create_another_hint,
             ]
             .map(str::to_owned),
         );

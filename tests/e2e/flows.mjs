@@ -35,6 +35,8 @@
 // the poll's visibility (private here), without a reload.
 // Issue 37: switching language mid-vote keeps the choices, with script and
 // without (languageKeepsChoices).
+// Issue 37: the creation form sent again by Back makes no second poll and
+// says so, in English and French (sentAgainByBack).
 // axe on every new state, screenshots at 360 and 1280 px.
 // Usage: node flows.mjs <base-url> <screenshot-dir>
 import { mkdirSync } from "node:fs";
@@ -618,9 +620,52 @@ async function languageKeepsChoices() {
   }
 }
 
+// Issue 37: the creation form sent again by Back makes no second poll. Back
+// fetches the form afresh (a new code) but the browser puts back its used
+// code (the script makes the field's value its own), so the server answers
+// "already sent", in the reader's language, linking the poll where this
+// browser keeps it, and "Create another poll" brings what was typed back
+// with a code of its own.
+async function sentAgainByBack() {
+  for (const [lang, keep, heading, another] of [
+    ["en", true, "This form was already sent", "Create another poll"],
+    ["fr", false, "Ce formulaire a déjà été envoyé", "Créer un autre sondage"],
+  ]) {
+    const { context, page, errors } = await openPage(lang);
+    const title = `Back and again ${lang}`;
+    await create(page, lang, title);
+    const admin = await page.inputValue("#link-admin");
+    // Kept, nothing asks before leaving; else "Leave site?" is answered.
+    if (keep) await page.check("#keep-admin");
+    else page.once("dialog", (d) => d.accept());
+    await page.goBack();
+    await page.waitForSelector("#f-title");
+    check((await page.inputValue("#f-title")) === title, `37.1 ${lang}: Back shows the form as it was sent`);
+    await Promise.all([page.waitForNavigation(), page.click("button.primary[value=create]")]);
+    const said = (await page.textContent("h1")).trim();
+    check(said === heading && !(await page.isVisible("#link-admin")),
+      `37.1 ${lang}: sent again after Back, no second poll, and the page says so (${said})`);
+    const listed = await page.locator("#my-polls-list a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    check(keep ? listed.length === 1 && listed[0] === admin : !(await page.isVisible("#my-polls")),
+      `37.1 ${lang}: the poll is linked where this browser keeps it, and only then (${listed})`);
+    await audit(page, `${lang}-create-sent-again`);
+    const button = page.locator("button[value=again]");
+    check((await button.innerText()).trim() === another, `37.1 ${lang}: "${another}" is offered`);
+    await Promise.all([page.waitForNavigation(), button.click()]);
+    check((await page.inputValue("#f-title")) === title && (await page.inputValue("#f-q0o1")) === "Bea",
+      `37.1 ${lang}: "${another}" brings back what was typed`);
+    await page.fill("#f-title", `Another ${lang}`);
+    await page.click("button.primary[value=create]");
+    await page.waitForSelector("#link-admin");
+    check((await page.inputValue("#link-admin")) !== admin, `37.1 ${lang}: a second poll, when asked for`);
+    check(errors.length === 0, `37.1 ${lang}: no script errors (${errors.join("; ")})`);
+    await context.close();
+  }
+}
+
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, sentAgainByBack };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

@@ -743,7 +743,7 @@ await run(browser, async () => {
   await settingsScenario("de");
   await inviteScenario("fr");
   await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi",
-    createdAgain: "Your poll was already created" });
+    createdAgain: "This form was already sent" });
   await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie",
-    createdAgain: "Votre sondage a déjà été créé" });
+    createdAgain: "Ce formulaire a déjà été envoyé" });
 });

@@ -514,6 +514,18 @@
   // submit button and create the poll before it is written. Without script
   // the browser's own behaviour stays.
   var createForm = document.querySelector("form.create");
+  // Its one-time code, kept with the page's state: the browser puts a text
+  // field's value back when the page is shown again by Back (fetched
+  // afresh, with a fresh code) only if the value differs from the field's
+  // default, so the default is emptied. Sent again after Back, the form
+  // then carries its used code and is answered "already sent", not with a
+  // second poll.
+  var onceField = createForm && createForm.querySelector("input[data-once]");
+  if (onceField) {
+    var onceCode = onceField.value;
+    onceField.value = onceCode;
+    onceField.defaultValue = "";
+  }
   if (createForm) {
     createForm.addEventListener("keydown", function (e) {
       var el = e.target;
