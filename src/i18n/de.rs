@@ -48,7 +48,7 @@ const ROWS: [KeptRow; 10] = [
         "Höchstens bis zum Ende des folgenden Tages (UTC)",
     ),
     (
-        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum",
+        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum; am Tag einer Antwort auf eine Umfrage, die ihre Ergebnisse nach der Teilnahme zeigt, auch dieser Tag und der Code des gesendeten Formulars, der diese Ergebnisse öffnet",
         "Ihr Browser (localStorage), wird nie übertragen",
         "Bis zum Löschdatum der Umfrage oder bis Sie die Daten dieser Website löschen",
     ),
@@ -529,6 +529,8 @@ pub const DE: Catalogue = Catalogue {
 
     create_another: "Weitere Umfrage erstellen",
     create_another_hint: "Das Formular kommt mit Ihren Eingaben zurück, für eine neue, eigene Umfrage (eine Datei muss neu gewählt werden).",
+    voter_results_link: "Schon geantwortet? Die Ergebnisse mit Ihrer Quittung ansehen",
+    voter_results_hint: "Schon geantwortet? Die Quittung, die Sie nach Ihrer Antwort erhalten haben, zeigt die Ergebnisse.",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "Eine Antwort pro Netz und Tag (die übliche Regel)".to_owned(),

@@ -43,7 +43,7 @@ const ROWS: [KeptRow; 10] = [
         "At most until the end of the next day (UTC)",
     ),
     (
-        "The polls you answered in this browser, with their erase day",
+        "The polls you answered in this browser, with their erase day; on the day of a response to a poll that shows its results after voting, also that day and the code of the form sent, which opens those results",
         "Your browser (localStorage), never sent to us",
         "Until the poll's erase day, or until you clear this site's data",
     ),
@@ -523,6 +523,8 @@ pub const EN: Catalogue = Catalogue {
 
     create_another: "Create another poll",
     create_another_hint: "The form comes back with what you typed, for a new poll of its own (any file must be chosen again).",
+    voter_results_link: "Already answered? See the results with your receipt",
+    voter_results_hint: "Already answered? The receipt you got after your response shows the results.",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "One response a day per network (the default rule)".to_owned(),

@@ -53,7 +53,7 @@ const ROWS: [KeptRow; 10] = [
         "Au plus tard jusqu’à la fin du lendemain (UTC)",
     ),
     (
-        "Les sondages auxquels vous avez répondu dans ce navigateur, avec leur date d’effacement",
+        "Les sondages auxquels vous avez répondu dans ce navigateur, avec leur date d’effacement\u{202F}; le jour d’une réponse à un sondage qui montre ses résultats après le vote, aussi ce jour et le code du formulaire envoyé, qui ouvre ces résultats",
         "Votre navigateur (localStorage), jamais transmis",
         "Jusqu’à la date d’effacement du sondage, ou jusqu’à ce que vous effaciez les données de ce site",
     ),
@@ -540,6 +540,8 @@ pub const FR: Catalogue = Catalogue {
 
     create_another: "Créer un autre sondage",
     create_another_hint: "Le formulaire revient avec ce que vous avez saisi, pour un nouveau sondage (un fichier éventuel est à choisir de nouveau).",
+    voter_results_link: "Vous avez déjà répondu\u{202F}? Voir les résultats avec votre reçu",
+    voter_results_hint: "Vous avez déjà répondu\u{202F}? Le reçu obtenu après votre réponse affiche les résultats.",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "Une réponse par jour et par réseau (la règle habituelle)".to_owned(),

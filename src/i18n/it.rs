@@ -48,7 +48,7 @@ const ROWS: [KeptRow; 10] = [
         "Al massimo fino alla fine del giorno successivo (UTC)",
     ),
     (
-        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione",
+        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione; nel giorno di una risposta a un sondaggio che mostra i risultati dopo il voto, anche quel giorno e il codice del modulo inviato, che apre quei risultati",
         "Il tuo browser (localStorage), mai trasmesso",
         "Fino alla data di cancellazione del sondaggio, o finché non cancelli i dati di questo sito",
     ),
@@ -534,6 +534,8 @@ pub const IT: Catalogue = Catalogue {
 
     create_another: "Crea un altro sondaggio",
     create_another_hint: "Il modulo torna con quanto hai inserito, per un nuovo sondaggio a sé (un eventuale file va scelto di nuovo).",
+    voter_results_link: "Hai già risposto? Vedi i risultati con la tua ricevuta",
+    voter_results_hint: "Hai già risposto? La ricevuta che hai ottenuto dopo la tua risposta mostra i risultati.",
     privacy_network_day_row: |n| {
         let what = match n {
             0 | 1 => "Una risposta al giorno per rete (la regola abituale)".to_owned(),

@@ -503,6 +503,10 @@ pub struct Catalogue {
     /// what was typed.
     pub create_another: &'static str,
     pub create_another_hint: &'static str,
+    /// A voter back at an `afterVote` poll: the share page's link to the
+    /// results page (for a receipt typed), and the receipt form there.
+    pub voter_results_link: &'static str,
+    pub voter_results_hint: &'static str,
     /// The privacy page's row for the day rule of `network` polls, by the
     /// responses (n ≥ 1) it takes from one network a day.
     pub privacy_network_day_row: fn(u32) -> (String, String, String),
@@ -932,6 +936,8 @@ mod tests {
                 c.pairwise_hint_cards,
                 c.create_another,
                 c.create_another_hint,
+                c.voter_results_link,
+                c.voter_results_hint,
             ]
             .map(str::to_owned),
         );

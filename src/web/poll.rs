@@ -8,7 +8,7 @@
 //! as entered, counting nothing, so no choice is lost either (without
 //! script too).
 
-use maud::html;
+use maud::{Markup, html};
 
 use super::ballot::Verdict;
 use super::errors::{self, with_headers};
@@ -121,6 +121,7 @@ fn share_response(
             p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         } @else if matches!(poll.visibility, ResultsVisibility::AfterVote | ResultsVisibility::AfterClose) {
             p.hint.results-when { (visibility_text(t, poll)) }
+            @if poll.visibility == ResultsVisibility::AfterVote { (voter_results(ctx, poll)) }
         }
         @if poll.vote_changes && !poll.closed {
             // For a voter without script, or on another device: the receipt
@@ -129,6 +130,31 @@ fn share_response(
         }
     };
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
+}
+
+/// A voter's way back to the results of an `afterVote` poll, with the
+/// proof of a vote that they hold (the server keeps none it could look up
+/// by who they are). With script, shown when this browser has one: a kept
+/// receipt, which the form posts to the results page, or else, on the day
+/// of the vote, the form code of the vote (`localStorage`, with the vote
+/// note), in the link a voter is sent on after voting. Without script, a
+/// link to the results page, where a receipt is typed (on a poll that
+/// gives receipts).
+fn voter_results(ctx: &Ctx, poll: &Poll) -> Markup {
+    let t = ctx.t;
+    let results = Links::results_path(&poll.id);
+    html! {
+        div.voter-results id="voter-results" data-poll=(poll.id) hidden {
+            form method="post" action=(format!("{results}?lang={}", ctx.lang.code())) data-voter-receipt hidden {
+                input type="hidden" name="receipt" value="";
+                button.secondary type="submit" { (t.see_results) }
+            }
+            a.button.secondary data-voter-link=(ctx.href_with(&after_vote_path(poll, "{code}"))) hidden { (t.see_results) }
+        }
+        @if poll.vote_changes {
+            p.hint id="voter-results-typed" { a href=(ctx.href(&results)) { (t.voter_results_link) } }
+        }
+    }
 }
 
 /// The vote form's id: the language switcher's buttons send it along.

@@ -37,6 +37,8 @@
 // without (languageKeepsChoices).
 // Issue 37: the creation form sent again by Back makes no second poll and
 // says so, in English and French (sentAgainByBack).
+// Issue 37: a voter back at an afterVote poll finds its results
+// (returningVoterResults).
 // axe on every new state, screenshots at 360 and 1280 px.
 // Usage: node flows.mjs <base-url> <screenshot-dir>
 import { mkdirSync } from "node:fs";
@@ -663,9 +665,69 @@ async function sentAgainByBack() {
   }
 }
 
+// Issue 37: a voter back at an afterVote poll's share page finds its
+// results, with the proof this browser keeps: a receipt (posted to the
+// results page, in no address), or, on the day of the vote, the vote's form
+// code; a browser without either is offered the receipt typed (no script).
+async function returningVoterResults() {
+  const question = [{ type: "single", label: "Where?", options: ["Park", "Lake"] }];
+  const poll = await apiPoll({ title: "After the vote", resultsVisibility: "afterVote", questions: question });
+  const share = `${base}/p/${poll.id}`;
+  const { context, page, errors } = await openPage("en");
+  await page.goto(share);
+  check(!(await page.isVisible("#voter-results")), "37.3: before a vote, no way to the results is offered");
+  await page.check("#q0-0");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt");
+  const receipt = (await page.textContent("#receipt")).trim();
+  await page.goto(share);
+  check(await page.isVisible("#voter-results button") && !(await page.isVisible("#voter-results-typed")),
+    "37.3: back on the share page, the voter is offered the results");
+  await audit(page, "en-share-voter-results");
+  await Promise.all([page.waitForNavigation(), page.click("#voter-results button")]);
+  check(await page.isVisible("#result-q0") && !page.url().includes(receipt.slice(0, 4)),
+    `37.3: the kept receipt opens the results, and is in no address (${page.url()})`);
+  await audit(page, "en-results-by-receipt");
+  await Promise.all([page.waitForNavigation(), page.click("nav.langs button[lang=de]")]);
+  check((await page.getAttribute("html", "lang")) === "de" && await page.isVisible("#result-q0"),
+    "37.3: the results stay open in another language");
+  // A poll without receipts: the vote's form code, on the day of the vote.
+  const plain = await apiPoll({ title: "No receipts", resultsVisibility: "afterVote", voteChanges: false, questions: question });
+  await page.goto(`${base}/p/${plain.id}`);
+  await page.check("#q0-1");
+  await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  await page.waitForSelector("#result-q0");
+  const note = await page.evaluate((k) => localStorage.getItem(k), `anonpoll:voted:${plain.id}`);
+  check(note && note.split(" ").length === 3, `37.3: the vote note keeps the day and the form code (${note})`);
+  await page.goto(`${base}/p/${plain.id}`);
+  check(await page.isVisible("#voter-results a") && !(await page.isVisible("#voter-results-typed")),
+    "37.3: without a receipt, the vote's form code leads back on its day");
+  await Promise.all([page.waitForNavigation(), page.click("#voter-results a")]);
+  check(await page.isVisible("#result-q0"), "37.3: and opens the results");
+  check((await context.cookies()).length === 0, "37.3: no cookie");
+  check(errors.length === 0, `37.3: no script errors (${errors.join("; ")})`);
+  await context.close();
+  // Another browser, without script: the link for a receipt typed.
+  const other = await openPage("en", { javaScriptEnabled: false });
+  await other.page.goto(share);
+  check(await other.page.isVisible("#voter-results-typed a") && !(await other.page.isVisible("#voter-results")),
+    "37.3: without script or a kept proof, the way to type the receipt");
+  await Promise.all([other.page.waitForNavigation(), other.page.click("#voter-results-typed a")]);
+  await other.page.fill("#voter-receipt", receipt.toLowerCase());
+  await screenshots(other.page, shots, "en-results-receipt-prompt-noscript");
+  await Promise.all([other.page.waitForNavigation(), other.page.click("form.voter-receipt button")]);
+  check(await other.page.isVisible("#result-q0"), "37.3: the typed receipt opens the results");
+  await other.context.close();
+  // The prompt with its receipt field, checked by axe (which needs script).
+  const third = await openPage("en");
+  await third.page.goto(`${share}/results`);
+  await audit(third.page, "en-results-receipt-prompt");
+  await third.context.close();
+}
+
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, sentAgainByBack };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, sentAgainByBack, returningVoterResults };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

@@ -13,6 +13,11 @@
 //   CSP's connect-src is 'self'; the admin key in a header or a body);
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
+//   on a poll that shows its results after a vote, the note keeps, for the
+//   rest of the vote's day (UTC), the vote's form code, the proof that opens
+//   those results, so the share page can lead back to them;
+// - on such a poll's share page, a way back to its results when this browser
+//   voted: a kept receipt (posted to the results page) or that form code;
 // - a receipt after a vote (issue 15): kept in localStorage for its poll
 //   until the poll's erase day (never a cookie, never sent but in the POST
 //   of the ballot page's form); the share page then offers to open one's
@@ -227,14 +232,19 @@
         var k = store.key(i);
         // Every kind starts with the erase day: "<day>", "<day> <receipt>…".
         var ours = k && (k.indexOf(PREFIX) === 0 || k.indexOf(RECEIPT) === 0 || k.indexOf(ADMIN) === 0);
-        if (ours && (store.getItem(k) || "").split(" ")[0] <= today) store.removeItem(k);
+        var noteParts = (store.getItem(k) || "").split(" ");
+        if (ours && noteParts[0] <= today) store.removeItem(k);
+        // A vote's form code opens nothing after its day: it goes then.
+        else if (k && k.indexOf(PREFIX) === 0 && noteParts.length > 1 && noteParts[1] < today) store.setItem(k, noteParts[0]);
       }
     } catch (e) { /* storage unavailable: nothing to tidy */ }
 
-    // Just voted: remember it until the poll's erase day.
+    // Just voted: remember it until the poll's erase day, with the form code
+    // that opened the results (if any) and its day.
     var voted = document.getElementById("voted");
     if (voted) {
-      try { store.setItem(PREFIX + voted.getAttribute("data-poll"), voted.getAttribute("data-until")); } catch (e) { /* full or disabled */ }
+      var votedCode = voted.getAttribute("data-code");
+      try { noteVote(voted.getAttribute("data-poll"), voted.getAttribute("data-until"), votedCode ? [today, votedCode] : null); } catch (e) { /* full or disabled */ }
     }
 
     // On the poll's page: say so, and keep the note until the poll's erase
@@ -245,10 +255,17 @@
         var notePoll = note.getAttribute("data-poll");
         if (store.getItem(PREFIX + notePoll)) {
           note.hidden = false;
-          store.setItem(PREFIX + notePoll, note.getAttribute("data-until"));
+          noteVote(notePoll, note.getAttribute("data-until"), null);
         }
       } catch (e) { /* storage unavailable */ }
     }
+  }
+
+  // The vote note of `poll`: "<erase day>", or "<erase day> <vote day>
+  // <form code>"; `rest` replaces what follows the erase day (null: kept).
+  function noteVote(poll, until, rest) {
+    var after = rest || (store.getItem(PREFIX + poll) || "").split(" ").slice(1);
+    store.setItem(PREFIX + poll, [until].concat(after).join(" "));
   }
 
   // Receipts. Read and written only here; a failing storage leaves the
@@ -358,6 +375,32 @@
     }
   } else if (note && !note.hidden) {
     fold();
+  }
+
+  // An afterVote poll's share page: the results again for a voter of this
+  // browser, with the proof it keeps: a receipt (posted to the results
+  // page, never in an address), or else, on the vote's day, the vote's form
+  // code (in the link a voter is sent on after voting). Without either,
+  // nothing is offered: the results would not open.
+  var voterResults = document.getElementById("voter-results");
+  if (voterResults && store) {
+    var votedPoll = voterResults.getAttribute("data-poll");
+    var byReceipt = voterResults.querySelector("form[data-voter-receipt]");
+    var byCode = voterResults.querySelector("a[data-voter-link]");
+    var proof = receiptOf(votedPoll);
+    var noted = [];
+    try { noted = (store.getItem(PREFIX + votedPoll) || "").split(" "); } catch (e) { /* storage unavailable */ }
+    if (proof && byReceipt) {
+      byReceipt.querySelector("input[name=receipt]").value = proof;
+      byReceipt.hidden = false;
+      voterResults.hidden = false;
+    } else if (noted[1] === today && noted[2] && byCode) {
+      byCode.href = byCode.getAttribute("data-voter-link").replace("{code}", encodeURIComponent(noted[2]));
+      byCode.hidden = false;
+      voterResults.hidden = false;
+    }
+    var typedLink = document.getElementById("voter-results-typed");
+    if (typedLink && !voterResults.hidden) typedLink.hidden = true;
   }
 
   // Ballot page: the receipt from the link's fragment (taken off the
