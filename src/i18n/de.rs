@@ -48,7 +48,7 @@ const ROWS: [KeptRow; 10] = [
         "Höchstens bis zum Ende des folgenden Tages (UTC)",
     ),
     (
-        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum; am Tag einer Antwort auf eine Umfrage, die ihre Ergebnisse nach der Teilnahme zeigt, auch dieser Tag und der Code des gesendeten Formulars, der diese Ergebnisse öffnet",
+        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum; am Tag einer Antwort auf eine Umfrage, die ihre Ergebnisse nach der Teilnahme zeigt, auch dieser Tag und der Code des gesendeten Formulars, den der Link zurück zu diesen Ergebnissen trägt",
         "Ihr Browser (localStorage), wird nie übertragen",
         "Bis zum Löschdatum der Umfrage oder bis Sie die Daten dieser Website löschen",
     ),

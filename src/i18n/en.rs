@@ -43,7 +43,7 @@ const ROWS: [KeptRow; 10] = [
         "At most until the end of the next day (UTC)",
     ),
     (
-        "The polls you answered in this browser, with their erase day; on the day of a response to a poll that shows its results after voting, also that day and the code of the form sent, which opens those results",
+        "The polls you answered in this browser, with their erase day; on the day of a response to a poll that shows its results after voting, also that day and the code of the form sent, which the link back to those results carries",
         "Your browser (localStorage), never sent to us",
         "Until the poll's erase day, or until you clear this site's data",
     ),

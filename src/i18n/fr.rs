@@ -53,7 +53,7 @@ const ROWS: [KeptRow; 10] = [
         "Au plus tard jusqu’à la fin du lendemain (UTC)",
     ),
     (
-        "Les sondages auxquels vous avez répondu dans ce navigateur, avec leur date d’effacement\u{202F}; le jour d’une réponse à un sondage qui montre ses résultats après le vote, aussi ce jour et le code du formulaire envoyé, qui ouvre ces résultats",
+        "Les sondages auxquels vous avez répondu dans ce navigateur, avec leur date d’effacement\u{202F}; le jour d’une réponse à un sondage qui montre ses résultats après le vote, aussi ce jour et le code du formulaire envoyé, que porte le lien de retour vers ces résultats",
         "Votre navigateur (localStorage), jamais transmis",
         "Jusqu’à la date d’effacement du sondage, ou jusqu’à ce que vous effaciez les données de ce site",
     ),

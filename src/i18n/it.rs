@@ -48,7 +48,7 @@ const ROWS: [KeptRow; 10] = [
         "Al massimo fino alla fine del giorno successivo (UTC)",
     ),
     (
-        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione; nel giorno di una risposta a un sondaggio che mostra i risultati dopo il voto, anche quel giorno e il codice del modulo inviato, che apre quei risultati",
+        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione; nel giorno di una risposta a un sondaggio che mostra i risultati dopo il voto, anche quel giorno e il codice del modulo inviato, che il link per tornare a quei risultati porta con sé",
         "Il tuo browser (localStorage), mai trasmesso",
         "Fino alla data di cancellazione del sondaggio, o finché non cancelli i dati di questo sito",
     ),
