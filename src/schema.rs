@@ -340,29 +340,35 @@ fn vote_changes_schema(patch: bool) -> Value {
     s
 }
 
-/// What each duplicate check does, in the order of [`DuplicateCheck::ALL`].
-fn duplicate_check_mode(check: DuplicateCheck) -> &'static str {
+/// What each duplicate check does, in the order of [`DuplicateCheck::ALL`];
+/// `network`'s in the votes a day this server takes from one network
+/// (`per_day`, polld's `--network-votes-per-day`; 0: no such rule).
+fn duplicate_check_mode(check: DuplicateCheck, per_day: u32) -> String {
     match check {
         DuplicateCheck::Network => {
-            "`network` (default): one vote a day from one network (an IPv4 address or IPv6 /64, in polld's \
-             memory as a keyed hash, nothing stored; `--network-votes-per-day` sets another number) and a \
-             short-lived limit on repeats; right for an open link. Where many people share one connection, \
-             `invite` or `none`"
+            let network = "one network (an IPv4 address or IPv6 /64, in polld's memory as a keyed hash, nothing stored)";
+            let flag = "polld's `--network-votes-per-day`";
+            let rule = match per_day {
+                0 => format!("a short-lived limit on repeats from {network}; no daily limit ({flag} is 0)"),
+                1 => format!("one vote a day ({flag}) from {network} and a short-lived limit on repeats"),
+                n => format!("{n} votes a day ({flag}) from {network} and a short-lived limit on repeats"),
+            };
+            format!(
+                "`network` (default): {rule}; right for an open link. Where many people share one connection, \
+                 `invite` or `none`"
+            )
         }
-        DuplicateCheck::Invite => {
-            "`invite`: one vote per invite code the admin issues (`POST /api/polls/{id}/invites`); a vote \
-             without an unused code of the poll is refused. Only the codes' SHA-256 hashes are stored, and \
+        DuplicateCheck::Invite => "`invite`: one vote per invite code the admin issues (`POST /api/polls/{id}/invites`); \
+             a vote without an unused code of the poll is refused. Only the codes' SHA-256 hashes are stored, and \
              nothing pairs a code with the ballot it cast"
-        }
-        DuplicateCheck::None => {
-            "`none`: no duplicate check, only limits against floods: one network may send ten times the `network` limit (a room of people behind one address), and its ballots to `none` polls may add 20,000 counted answers a second in all (a single choice or a scale value counts 1, a multiple-choice answer 1 and each box ticked, a ranking of n options up to n(n-1)/2 + 1), so that a poll of many large rankings cannot take the server from the others; past either, 429"
-        }
+            .to_owned(),
+        DuplicateCheck::None => "`none`: no duplicate check, only limits against floods: one network may send ten times the `network` limit (a room of people behind one address), and its ballots to `none` polls may add 20,000 counted answers a second in all (a single choice or a scale value counts 1, a multiple-choice answer 1 and each box ticked, a ranking of n options up to n(n-1)/2 + 1), so that a poll of many large rankings cannot take the server from the others; past either, 429".to_owned(),
     }
 }
 
 /// `duplicateCheck`; `patch`: as a PATCH key (no default applies).
-fn duplicate_check_schema(patch: bool) -> Value {
-    let modes: Vec<&str> = DuplicateCheck::ALL.iter().map(|c| duplicate_check_mode(*c)).collect();
+fn duplicate_check_schema(patch: bool, per_day: u32) -> Value {
+    let modes: Vec<String> = DuplicateCheck::ALL.iter().map(|c| duplicate_check_mode(*c, per_day)).collect();
     let mut s = json!({
         "type": "string",
         "enum": DuplicateCheck::codes(),
@@ -385,8 +391,10 @@ fn invite_code_pattern() -> String {
     format!("^{}$", groups.join("-"))
 }
 
-/// Builds the whole document. `base_url` is this deployment's public address.
-pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
+/// Builds the whole document. `base_url` is this deployment's public
+/// address; `network_votes_per_day` what it takes from one network a day on
+/// a `network` poll.
+pub fn openapi(base_url: &str, creations_per_hour: u32, network_votes_per_day: u32) -> Value {
     let example_body = json!({
         "title": "Where shall we have lunch?",
         "lang": "en",
@@ -607,14 +615,14 @@ pub fn openapi(base_url: &str, creations_per_hour: u32) -> Value {
                 "RateLimitPolicy": {"description": "The creation quota, e.g. `\"creations\";q=10;w=3600`.", "schema": {"type": "string"}},
                 "RateLimit": {"description": "What is left of it, e.g. `\"creations\";r=9;t=3600`.", "schema": {"type": "string"}}
             },
-            "schemas": schemas(),
+            "schemas": schemas(network_votes_per_day),
         }
     })
 }
 
 /// The components, each union followed by its members (so `docs/API.md`
 /// reads them together).
-fn schemas() -> Value {
+fn schemas(per_day: u32) -> Value {
     let mut results_union = json!({
         "description": "The results of one question, by its `type`.",
         "oneOf": [schema_ref("ChoiceResults"), schema_ref("RankedResults"), schema_ref("ScaleResults"), schema_ref("ScheduleResults")],
@@ -630,7 +638,7 @@ fn schemas() -> Value {
         QuestionKind::KINDS.iter().map(|k| (question_component(*k, answer), question_schema(*k, answer))).collect()
     };
     let mut out = serde_json::Map::new();
-    let Value::Object(base) = base_schemas() else { return Value::Null };
+    let Value::Object(base) = base_schemas(per_day) else { return Value::Null };
     for (name, schema) in base {
         let after: Vec<(String, Value)> = match name.as_str() {
             "Question" => members(false),
@@ -658,7 +666,7 @@ fn schemas() -> Value {
     Value::Object(out)
 }
 
-fn base_schemas() -> Value {
+fn base_schemas(per_day: u32) -> Value {
     json!({
         "NewPoll": {
             "type": "object",
@@ -672,7 +680,7 @@ fn base_schemas() -> Value {
                 "resultsVisibility": visibility_schema(),
                 "closesOn": closes_on_schema(false),
                 "shuffleOptions": shuffle_schema(),
-                "duplicateCheck": duplicate_check_schema(false),
+                "duplicateCheck": duplicate_check_schema(false, per_day),
                 "voteChanges": vote_changes_schema(false),
                 "questions": {
                     "type": "array",
@@ -726,7 +734,7 @@ fn base_schemas() -> Value {
                 "resultsVisibility": visibility_schema(),
                 "closesOn": closes_on_schema(true),
                 "shuffleOptions": shuffle_schema(),
-                "duplicateCheck": duplicate_check_schema(true),
+                "duplicateCheck": duplicate_check_schema(true, per_day),
                 "voteChanges": vote_changes_schema(true),
                 "translations": {
                     "type": "object",
@@ -887,7 +895,7 @@ mod tests {
 
     #[test]
     fn document_bounds_come_from_the_domain_rules() {
-        let doc = openapi(BASE, 10);
+        let doc = openapi(BASE, 10, crate::app::NETWORK_VOTES_PER_DAY);
         let s = &doc["components"]["schemas"];
         assert_eq!(s["NewPoll"]["properties"]["title"]["maxLength"], TITLE.max_chars);
         assert_eq!(s["NewPoll"]["properties"]["questions"]["maxItems"], QUESTIONS.max);

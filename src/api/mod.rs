@@ -32,7 +32,11 @@ pub struct Api {
 
 impl Api {
     pub fn new(app: Arc<App>) -> anyhow::Result<Api> {
-        let doc = serde_json::to_vec_pretty(&schema::openapi(app.links().base(), app.limiter.limit()))?;
+        let doc = serde_json::to_vec_pretty(&schema::openapi(
+            app.links().base(),
+            app.limiter.limit(),
+            app.network_votes_per_day(),
+        ))?;
         Ok(Api { app, doc: Arc::new(doc) })
     }
 

@@ -68,8 +68,9 @@ pub enum Access<'a> {
     /// A credential in a form that cannot be a token (e.g. not Bearer).
     Malformed,
     /// Someone who voted on this poll: the web found the one-time form
-    /// token they bring already redeemed for it (`web/ballot.rs`). Reads
-    /// the results of an `afterVote` poll; otherwise counts as `Anyone`.
+    /// token they bring already redeemed for it (`web/ballot.rs`), or
+    /// [`Session::voter_results`] a ballot for their receipt. Reads the
+    /// results of an `afterVote` poll; otherwise counts as `Anyone`.
     Voter,
 }
 
@@ -211,6 +212,13 @@ impl App {
     /// refused, so the pages do not offer one.
     pub fn one_response_a_day_per_network(&self) -> bool {
         self.votes.per_network_day() == 1
+    }
+
+    /// The responses a `network` poll takes from one network a day
+    /// (`--network-votes-per-day`; 0: no such rule): what the pages and the
+    /// OpenAPI document say of the rule.
+    pub fn network_votes_per_day(&self) -> u32 {
+        self.votes.per_network_day()
     }
 
     /// A per-worker session with its own read connection.
@@ -367,6 +375,26 @@ impl Session {
         // The counts read with the poll, when this request just read it.
         let tallies = self.reader.tallies_as_read(poll)?;
         Ok(Results::of(poll, &tallies))
+    }
+
+    /// The results of `poll` for a reader who brings back the receipt
+    /// `text` (as typed) of one of its ballots: the proof of a vote a voter
+    /// keeps (the form token that opened the results after voting lasts a
+    /// day or two, in one process's memory). Read as a voter's results
+    /// ([`Access::Voter`]) once the receipt opens a ballot of the poll, open
+    /// or closed: the ballot is only looked at, never shown here. Refused
+    /// like a receipt on the ballot page otherwise (not a receipt, unknown
+    /// or withdrawn, or a poll without `voteChanges`, whose receipts open
+    /// nothing).
+    pub fn voter_results(&mut self, poll: &Poll, text: &str) -> Result<Results, Error> {
+        if !poll.vote_changes {
+            return Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff));
+        }
+        let receipt = Receipt::parse(text).ok_or(Error::ReceiptRefused(ReceiptRefusal::NotAReceipt))?;
+        if self.reader.own_ballot(poll, &receipt.hash())?.is_none() {
+            return Err(Error::ReceiptRefused(ReceiptRefusal::Unknown));
+        }
+        self.results(poll, Access::Voter)
     }
 
     /// The results of `poll` as its voter sees them, with `vote` counted:

@@ -18,7 +18,7 @@ const MONTHS: [&str; 12] = [
     "Dezember",
 ];
 
-const ROWS: [KeptRow; 11] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Die Umfrage: Titel, Sprache, Fragen, Antwortmöglichkeiten, Sprachfassungen und Einstellungen",
         "Datenbank",
@@ -48,7 +48,7 @@ const ROWS: [KeptRow; 11] = [
         "Höchstens bis zum Ende des folgenden Tages (UTC)",
     ),
     (
-        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum",
+        "Die Umfragen, an denen Sie in diesem Browser teilgenommen haben, mit ihrem Löschdatum; am Tag einer Antwort auf eine Umfrage, die ihre Ergebnisse nach der Teilnahme zeigt, auch dieser Tag und der Code des gesendeten Formulars, den der Link zurück zu diesen Ergebnissen trägt",
         "Ihr Browser (localStorage), wird nie übertragen",
         "Bis zum Löschdatum der Umfrage oder bis Sie die Daten dieser Website löschen",
     ),
@@ -56,11 +56,6 @@ const ROWS: [KeptRow; 11] = [
         "Verwaltungslinks, die Sie in diesem Browser behalten wollten, mit Titel und Löschdatum der Umfrage",
         "Ihr Browser (localStorage), wird nie übertragen",
         "Bis zum Löschdatum der Umfrage, bis Sie sie auf der Startseite vergessen oder bis Sie die Daten dieser Website löschen",
-    ),
-    (
-        "Eine Antwort pro Netz und Tag (die übliche Regel): ein Fingerabdruck mit Schlüssel Ihrer Netzadresse und der Umfrage",
-        "Nur im Arbeitsspeicher des Servers",
-        "Höchstens zwei Tage, dann wird der Schlüssel selbst verworfen",
     ),
 ];
 
@@ -188,15 +183,27 @@ pub const DE: Catalogue = Catalogue {
     err_vote_form: "Dieses Formular wurde verändert: Es enthält Antworten, die keine Frage dieser Umfrage annimmt. Bitte prüfen Sie Ihre Antworten und senden Sie sie erneut.",
     err_ballot_used: "Diese Antwort wurde bereits gezählt. Jedes Formular kann nur einmal abgeschickt werden.",
     err_ballot_expired: "Dieses Formular ist abgelaufen. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
-    create_sent_title: "Ihre Umfrage wurde bereits erstellt",
+    create_sent_title: "Dieses Formular wurde bereits gesendet",
     create_sent_text: [
-        "Mit diesem Formular wurde die Umfrage bereits erstellt: Die Seite wurde neu geladen und hat das Formular dabei noch einmal gesendet, es wurde nichts Neues erstellt.",
+        "Ihre Umfrage wurde beim ersten Senden dieses Formulars erstellt. Das Formular kam erneut (durch Zurückgehen zu ihm oder durch Neuladen der Seite), und es wurde nichts Neues erstellt.",
         "Die Links der Umfrage wurden einmal angezeigt, direkt nach dem Erstellen. Wenn Sie den Verwaltungslink gespeichert haben, öffnen Sie ihn: Die Verwaltungsseite zeigt den Teilnahmelink und die Ergebnisse.",
         "Ohne den Verwaltungslink kann Ihnen niemand die Links erneut anzeigen, auch wir nicht: Wir speichern nur einen Fingerabdruck seines Schlüssels, und der Teilnahmelink lässt sich ohne ihn nicht wiederfinden. Wenn Sie die Umfrage von jener Seite aus geöffnet haben, steht ihre Adresse im Verlauf Ihres Browsers.",
     ],
     err_create_expired: "Dieses Formular ist abgelaufen. Ihre Eingaben sind unten erhalten: Bitte schicken Sie das Formular erneut ab.",
     err_throttled: "In den letzten Minuten kamen aus Ihrem Netzwerk sehr viele Antworten auf diese Umfrage. Bitte versuchen Sie es etwas später erneut.",
-    err_voted_from_network: "Eine Antwort auf diese Umfrage aus Ihrem Netz wurde in den letzten 24 Stunden bereits gezählt. Teilen sich viele Menschen diese Verbindung, kann die Person, die die Umfrage erstellt hat, auf der Verwaltungsseite Einladungscodes oder die weite Grenze („ein Raum an einer Verbindung“) wählen.",
+    err_voted_from_network: |n| {
+        let counted = match n {
+            0 | 1 => "Eine Antwort auf diese Umfrage aus Ihrem Netz wurde in den letzten 24 Stunden bereits gezählt."
+                .to_owned(),
+            n => format!(
+                "{} Antworten auf diese Umfrage aus Ihrem Netz wurden in den letzten 24 Stunden bereits gezählt.",
+                super::grouped(n as usize, ".")
+            ),
+        };
+        format!(
+            "{counted} Teilen sich viele Menschen diese Verbindung, kann die Person, die die Umfrage erstellt hat, auf der Verwaltungsseite Einladungscodes oder die weite Grenze („ein Raum an einer Verbindung“) wählen."
+        )
+    },
     err_paced: "Aus Ihrem Netzwerk kommen gerade viele lange Antworten auf diese Umfrage gleichzeitig an. Bitte senden Sie Ihre in einem Moment erneut.",
     err_vote_not_saved: "Ihre Antwort konnte gerade nicht gespeichert werden. Ihre Auswahl ist unten erhalten: Bitte schicken Sie sie erneut ab.",
     thanks_title: "Vielen Dank!",
@@ -442,8 +449,21 @@ pub const DE: Catalogue = Catalogue {
         format!("Eine Umfrage kann höchstens {max} Einladungscodes haben; diese hat {issued}.")
     },
     field_duplicate: "Begrenzung wiederholter Antworten",
-    duplicate_network: "Eine Antwort pro Netz und Tag (die übliche Wahl)",
-    duplicate_network_hint: "Jede Internetverbindung kann dieser Umfrage eine Antwort am Tag senden. Davon wird nichts gespeichert. Passend für einen offen geteilten Link; teilen sich viele Menschen eine Verbindung (eine Klasse, ein Büro), wählen Sie Einladungscodes oder die weite Grenze.",
+    duplicate_network: |n| match n {
+        0 => "Eine Grenze pro Netz gegen schnelle Wiederholungen (die übliche Wahl)".into(),
+        1 => "Eine Antwort pro Netz und Tag (die übliche Wahl)".into(),
+        n => format!("{} Antworten pro Netz und Tag (die übliche Wahl)", super::grouped(n as usize, ".")),
+    },
+    duplicate_network_hint: |n| {
+        let rule = match n {
+            0 => "Jede Internetverbindung kann dieser Umfrage innerhalb weniger Minuten nur begrenzt viele Antworten senden; auf eine ist sie nicht beschränkt.".to_owned(),
+            1 => "Jede Internetverbindung kann dieser Umfrage eine Antwort am Tag senden.".to_owned(),
+            n => format!("Jede Internetverbindung kann dieser Umfrage {} Antworten am Tag senden.", super::grouped(n as usize, ".")),
+        };
+        format!(
+            "{rule} Davon wird nichts gespeichert. Passend für einen offen geteilten Link; teilen sich viele Menschen eine Verbindung (eine Klasse, ein Büro), wählen Sie Einladungscodes oder die weite Grenze."
+        )
+    },
     duplicate_invite: "Einladungscodes: eine Antwort pro Code",
     duplicate_invite_hint: "Sie verteilen Codes von der Verwaltungsseite der Umfrage aus; jeder Code gilt einmal. Niemand, auch Sie nicht, kann erkennen, welcher Code welche Antwort abgegeben hat.",
     duplicate_none: "Eine weite Grenze (ein Raum an einer Verbindung)",
@@ -532,4 +552,20 @@ pub const DE: Catalogue = Catalogue {
     err_questions_many: |max| format!("Eine Umfrage kann höchstens {max} Fragen haben."),
     err_scale_to_above: |from| format!("Wählen Sie ein Ende über dem Anfang ({from})."),
     pairwise_hint_cards: "Jede Karte ist eine Antwort; jede Zeile: wie viele Personen sie vor die dort genannte Antwort gesetzt haben. Die Gesamtrangfolge ergibt sich daraus nach der Schulze-Methode.",
+
+    create_another: "Weitere Umfrage erstellen",
+    create_another_hint: "Das Formular kommt mit Ihren Eingaben zurück, für eine neue, eigene Umfrage (eine Datei muss neu gewählt werden).",
+    voter_results_link: "Schon geantwortet? Die Ergebnisse mit Ihrer Quittung ansehen",
+    voter_results_hint: "Schon geantwortet? Die Quittung, die Sie nach Ihrer Antwort erhalten haben, zeigt die Ergebnisse.",
+    privacy_network_day_row: |n| {
+        let what = match n {
+            0 | 1 => "Eine Antwort pro Netz und Tag (die übliche Regel)".to_owned(),
+            n => format!("{} Antworten pro Netz und Tag (die übliche Regel)", super::grouped(n as usize, ".")),
+        };
+        (
+            format!("{what}: ein Fingerabdruck mit Schlüssel Ihrer Netzadresse und der Umfrage"),
+            "Nur im Arbeitsspeicher des Servers".into(),
+            "Höchstens zwei Tage, dann wird der Schlüssel selbst verworfen".into(),
+        )
+    },
 };

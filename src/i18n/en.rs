@@ -17,7 +17,7 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 
-const ROWS: [KeptRow; 11] = [
+const ROWS: [KeptRow; 10] = [
     (
         "The poll: title, language, questions, answers, language versions and settings",
         "Database",
@@ -43,7 +43,7 @@ const ROWS: [KeptRow; 11] = [
         "At most until the end of the next day (UTC)",
     ),
     (
-        "The polls you answered in this browser, with their erase day",
+        "The polls you answered in this browser, with their erase day; on the day of a response to a poll that shows its results after voting, also that day and the code of the form sent, which the link back to those results carries",
         "Your browser (localStorage), never sent to us",
         "Until the poll's erase day, or until you clear this site's data",
     ),
@@ -51,11 +51,6 @@ const ROWS: [KeptRow; 11] = [
         "Admin links you chose to keep in this browser, with the poll’s title and erase day",
         "Your browser (localStorage), never sent to us",
         "Until the poll’s erase day, until you forget it on the home page, or until you clear this site’s data",
-    ),
-    (
-        "One response a day per network (the default rule): a keyed fingerprint of your network address with the poll",
-        "Server memory only",
-        "At most two days, then the key itself is discarded",
     ),
 ];
 
@@ -182,15 +177,26 @@ pub const EN: Catalogue = Catalogue {
     err_vote_form: "This form was changed: it holds answers that no question of this poll takes. Please check your answers and send again.",
     err_ballot_used: "This response has already been counted. Each form can be sent only once.",
     err_ballot_expired: "This form has expired. Your choices are kept below: please send them again.",
-    create_sent_title: "Your poll was already created",
+    create_sent_title: "This form was already sent",
     create_sent_text: [
-        "This form has already created its poll: the page was loaded again, which sent the form a second time, and nothing new was created.",
+        "Your poll was created when this form was first sent. The form came again (by going back to it, or by reloading the page), and nothing new was created.",
         "The poll's links were shown once, right after it was created. If you saved the admin link, open it: the admin page shows the share link and the results.",
         "Without the admin link, nobody can show you the links again, not even us: we keep only a fingerprint of its key, and the share link cannot be worked out without it. If you opened the poll from that page, its address is in your browser's history.",
     ],
     err_create_expired: "This form has expired. What you typed is kept below: please send it again.",
     err_throttled: "Many responses to this poll have come from your network in the last few minutes. Please try again a little later.",
-    err_voted_from_network: "A response to this poll from your network was already counted in the last 24 hours. If many people share this connection, the poll’s creator can choose invite codes or the loose limit (“a room on one connection”) on the page for managing the poll.",
+    err_voted_from_network: |n| {
+        let counted = match n {
+            0 | 1 => "A response to this poll from your network was already counted in the last 24 hours.".to_owned(),
+            n => format!(
+                "{} responses to this poll from your network were already counted in the last 24 hours.",
+                super::grouped(n as usize, ",")
+            ),
+        };
+        format!(
+            "{counted} If many people share this connection, the poll’s creator can choose invite codes or the loose limit (“a room on one connection”) on the page for managing the poll."
+        )
+    },
     err_paced: "Many long responses to this poll are arriving from your network at once. Please send yours again in a moment.",
     err_vote_not_saved: "Your response could not be saved just now. Your choices are kept below: please send them again.",
     thanks_title: "Thank you!",
@@ -437,8 +443,21 @@ pub const EN: Catalogue = Catalogue {
     err_invite_refused: "This invite code is not one of this poll's, or it has already been used. Your choices are kept below.",
     err_too_many_invites: |issued, max| format!("A poll can have at most {max} invite codes; this one has {issued}."),
     field_duplicate: "Limit on repeated responses",
-    duplicate_network: "One response per network a day (the usual choice)",
-    duplicate_network_hint: "Each internet connection can send one response to this poll a day. Nothing about it is stored. Right for a link shared openly; where many people share one connection (a class, an office), choose invite codes or the loose limit.",
+    duplicate_network: |n| match n {
+        0 => "A limit per network on rapid repeats (the usual choice)".into(),
+        1 => "One response per network a day (the usual choice)".into(),
+        n => format!("{} responses per network a day (the usual choice)", super::grouped(n as usize, ",")),
+    },
+    duplicate_network_hint: |n| {
+        let rule = match n {
+            0 => "Each internet connection can send only so many responses to this poll within a few minutes; it is not held to one.".to_owned(),
+            1 => "Each internet connection can send one response to this poll a day.".to_owned(),
+            n => format!("Each internet connection can send {} responses to this poll a day.", super::grouped(n as usize, ",")),
+        };
+        format!(
+            "{rule} Nothing about it is stored. Right for a link shared openly; where many people share one connection (a class, an office), choose invite codes or the loose limit."
+        )
+    },
     duplicate_invite: "Invite codes: one response per code",
     duplicate_invite_hint: "You hand out codes from the page for managing the poll; each code works once. Nobody, not even you, can tell which code gave which response.",
     duplicate_none: "A loose limit (a room on one connection)",
@@ -527,4 +546,20 @@ pub const EN: Catalogue = Catalogue {
     err_questions_many: |max| format!("A poll can have at most {max} questions."),
     err_scale_to_above: |from| format!("Choose an end above the start ({from})."),
     pairwise_hint_cards: "Each card is one option; each line: how many people ranked it above the option named there. The overall ranking follows from these counts by the Schulze method.",
+
+    create_another: "Create another poll",
+    create_another_hint: "The form comes back with what you typed, for a new poll of its own (any file must be chosen again).",
+    voter_results_link: "Already answered? See the results with your receipt",
+    voter_results_hint: "Already answered? The receipt you got after your response shows the results.",
+    privacy_network_day_row: |n| {
+        let what = match n {
+            0 | 1 => "One response a day per network (the default rule)".to_owned(),
+            n => format!("{} responses a day per network (the default rule)", super::grouped(n as usize, ",")),
+        };
+        (
+            format!("{what}: a keyed fingerprint of your network address with the poll"),
+            "Server memory only".into(),
+            "At most two days, then the key itself is discarded".into(),
+        )
+    },
 };

@@ -19,7 +19,7 @@ const MONTHS: [&str; 12] = [
     "décembre",
 ];
 
-const ROWS: [KeptRow; 11] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Le sondage\u{202F}: titre, langue, questions, réponses proposées, versions linguistiques et réglages",
         "Base de données",
@@ -53,7 +53,7 @@ const ROWS: [KeptRow; 11] = [
         "Au plus tard jusqu’à la fin du lendemain (UTC)",
     ),
     (
-        "Les sondages auxquels vous avez répondu dans ce navigateur, avec leur date d’effacement",
+        "Les sondages auxquels vous avez répondu dans ce navigateur, avec leur date d’effacement\u{202F}; le jour d’une réponse à un sondage qui montre ses résultats après le vote, aussi ce jour et le code du formulaire envoyé, que porte le lien de retour vers ces résultats",
         "Votre navigateur (localStorage), jamais transmis",
         "Jusqu’à la date d’effacement du sondage, ou jusqu’à ce que vous effaciez les données de ce site",
     ),
@@ -61,11 +61,6 @@ const ROWS: [KeptRow; 11] = [
         "Les liens d’administration que vous avez choisi de garder dans ce navigateur, avec le titre et la date d’effacement du sondage",
         "Votre navigateur (localStorage), jamais transmis",
         "Jusqu’à la date d’effacement du sondage, jusqu’à ce que vous l’oubliiez sur la page d’accueil, ou jusqu’à ce que vous effaciez les données de ce site",
-    ),
-    (
-        "Une réponse par jour et par réseau (la règle habituelle)\u{202F}: une empreinte à clé de l’adresse de votre réseau avec le sondage",
-        "Mémoire du serveur uniquement",
-        "Deux jours au plus, puis la clé elle-même est jetée",
     ),
 ];
 
@@ -196,15 +191,27 @@ pub const FR: Catalogue = Catalogue {
     err_vote_form: "Ce formulaire a été modifié\u{202F}: il contient des réponses qu’aucune question de ce sondage n’accepte. Vérifiez vos réponses et envoyez-les de nouveau.",
     err_ballot_used: "Cette réponse a déjà été comptée. Chaque formulaire ne peut être envoyé qu’une fois.",
     err_ballot_expired: "Ce formulaire a expiré. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
-    create_sent_title: "Votre sondage a déjà été créé",
+    create_sent_title: "Ce formulaire a déjà été envoyé",
     create_sent_text: [
-        "Ce formulaire a déjà créé son sondage\u{202F}: la page a été rechargée, ce qui a renvoyé le formulaire, et rien de nouveau n’a été créé.",
+        "Votre sondage a été créé au premier envoi de ce formulaire. Le formulaire est revenu (par un retour en arrière ou en rechargeant la page), et rien de nouveau n’a été créé.",
         "Les liens du sondage n’ont été affichés qu’une fois, juste après sa création. Si vous avez enregistré le lien d’administration, ouvrez-le\u{202F}: la page d’administration affiche le lien de participation et les résultats.",
         "Sans le lien d’administration, personne ne peut vous redonner les liens, pas même nous\u{202F}: nous ne conservons qu’une empreinte de sa clé, et le lien de participation ne peut pas être retrouvé sans lui. Si vous avez ouvert le sondage depuis cette page, son adresse figure dans l’historique de votre navigateur.",
     ],
     err_create_expired: "Ce formulaire a expiré. Ce que vous avez saisi est conservé ci-dessous\u{202F}: veuillez l’envoyer à nouveau.",
     err_throttled: "De nombreuses réponses à ce sondage sont venues de votre réseau ces dernières minutes. Veuillez réessayer un peu plus tard.",
-    err_voted_from_network: "Une réponse à ce sondage venant de votre réseau a déjà été comptée ces dernières 24\u{A0}heures. Si beaucoup de personnes partagent cette connexion, l’auteur du sondage peut choisir des codes d’invitation ou la limite large («\u{202F}une salle sur une connexion\u{202F}») sur la page de gestion du sondage.",
+    err_voted_from_network: |n| {
+        let counted = match n {
+            0 | 1 => "Une réponse à ce sondage venant de votre réseau a déjà été comptée ces dernières 24\u{A0}heures."
+                .to_owned(),
+            n => format!(
+                "{} réponses à ce sondage venant de votre réseau ont déjà été comptées ces dernières 24\u{A0}heures.",
+                super::grouped(n as usize, "\u{202F}")
+            ),
+        };
+        format!(
+            "{counted} Si beaucoup de personnes partagent cette connexion, l’auteur du sondage peut choisir des codes d’invitation ou la limite large («\u{202F}une salle sur une connexion\u{202F}») sur la page de gestion du sondage."
+        )
+    },
     err_paced: "De nombreuses réponses longues à ce sondage arrivent en même temps de votre réseau. Veuillez renvoyer la vôtre dans un instant.",
     err_vote_not_saved: "Votre réponse n’a pas pu être enregistrée pour l’instant. Vos choix sont conservés ci-dessous\u{202F}: veuillez les renvoyer.",
     thanks_title: "Merci\u{202F}!",
@@ -450,8 +457,21 @@ pub const FR: Catalogue = Catalogue {
         format!("Un sondage peut avoir au plus {max}\u{A0}codes d’invitation\u{202F}; celui-ci en a {issued}.")
     },
     field_duplicate: "Limite des réponses répétées",
-    duplicate_network: "Une réponse par réseau et par jour (le choix habituel)",
-    duplicate_network_hint: "Chaque connexion internet peut envoyer une réponse par jour à ce sondage. Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; si beaucoup de personnes partagent une connexion (une classe, un bureau), choisissez des codes d’invitation ou la limite large.",
+    duplicate_network: |n| match n {
+        0 => "Une limite par réseau contre les envois rapprochés (le choix habituel)".into(),
+        1 => "Une réponse par réseau et par jour (le choix habituel)".into(),
+        n => format!("{} réponses par réseau et par jour (le choix habituel)", super::grouped(n as usize, "\u{202F}")),
+    },
+    duplicate_network_hint: |n| {
+        let rule = match n {
+            0 => "Chaque connexion internet ne peut envoyer à ce sondage qu’un nombre limité de réponses en quelques minutes\u{202F}; elle n’est pas limitée à une seule.".to_owned(),
+            1 => "Chaque connexion internet peut envoyer une réponse par jour à ce sondage.".to_owned(),
+            n => format!("Chaque connexion internet peut envoyer {} réponses par jour à ce sondage.", super::grouped(n as usize, "\u{202F}")),
+        };
+        format!(
+            "{rule} Rien n’en est enregistré. Convient à un lien diffusé largement\u{202F}; si beaucoup de personnes partagent une connexion (une classe, un bureau), choisissez des codes d’invitation ou la limite large."
+        )
+    },
     duplicate_invite: "Codes d’invitation\u{202F}: une réponse par code",
     duplicate_invite_hint: "Vous distribuez des codes depuis la page de gestion du sondage\u{202F}; chaque code ne sert qu’une fois. Personne, pas même vous, ne peut savoir quel code a donné quelle réponse.",
     duplicate_none: "Une limite large (une salle sur une connexion)",
@@ -545,4 +565,23 @@ pub const FR: Catalogue = Catalogue {
     err_questions_many: |max| format!("Un sondage compte au plus {max}\u{A0}questions."),
     err_scale_to_above: |from| format!("Choisissez une fin supérieure au début ({from})."),
     pairwise_hint_cards: "Chaque carte est une réponse\u{202F}; chaque ligne\u{202F}: combien de personnes l’ont classée avant la réponse nommée sur cette ligne. Le classement général en découle par la méthode de Schulze.",
+
+    create_another: "Créer un autre sondage",
+    create_another_hint: "Le formulaire revient avec ce que vous avez saisi, pour un nouveau sondage (un fichier éventuel est à choisir de nouveau).",
+    voter_results_link: "Vous avez déjà répondu\u{202F}? Voir les résultats avec votre reçu",
+    voter_results_hint: "Vous avez déjà répondu\u{202F}? Le reçu obtenu après votre réponse affiche les résultats.",
+    privacy_network_day_row: |n| {
+        let what = match n {
+            0 | 1 => "Une réponse par jour et par réseau (la règle habituelle)".to_owned(),
+            n => format!(
+                "{} réponses par jour et par réseau (la règle habituelle)",
+                super::grouped(n as usize, "\u{202F}")
+            ),
+        };
+        (
+            format!("{what}\u{202F}: une empreinte à clé de l’adresse de votre réseau avec le sondage"),
+            "Mémoire du serveur uniquement".into(),
+            "Deux jours au plus, puis la clé elle-même est jetée".into(),
+        )
+    },
 };

@@ -18,7 +18,7 @@ const MONTHS: [&str; 12] = [
     "dicembre",
 ];
 
-const ROWS: [KeptRow; 11] = [
+const ROWS: [KeptRow; 10] = [
     (
         "Il sondaggio: titolo, lingua, domande, risposte proposte, versioni linguistiche e impostazioni",
         "Database",
@@ -48,7 +48,7 @@ const ROWS: [KeptRow; 11] = [
         "Al massimo fino alla fine del giorno successivo (UTC)",
     ),
     (
-        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione",
+        "I sondaggi a cui hai risposto con questo browser, con la loro data di cancellazione; nel giorno di una risposta a un sondaggio che mostra i risultati dopo il voto, anche quel giorno e il codice del modulo inviato, che il link per tornare a quei risultati porta con sé",
         "Il tuo browser (localStorage), mai trasmesso",
         "Fino alla data di cancellazione del sondaggio, o finché non cancelli i dati di questo sito",
     ),
@@ -56,11 +56,6 @@ const ROWS: [KeptRow; 11] = [
         "I link di amministrazione che hai scelto di conservare in questo browser, con il titolo e la data di cancellazione del sondaggio",
         "Il tuo browser (localStorage), mai trasmesso",
         "Fino alla data di cancellazione del sondaggio, finché non lo dimentichi nella pagina iniziale, o finché non cancelli i dati di questo sito",
-    ),
-    (
-        "Una risposta al giorno per rete (la regola abituale): un’impronta con chiave dell’indirizzo della tua rete con il sondaggio",
-        "Solo nella memoria del server",
-        "Al massimo due giorni, poi la chiave stessa viene scartata",
     ),
 ];
 
@@ -193,15 +188,28 @@ pub const IT: Catalogue = Catalogue {
     err_vote_form: "Questo modulo è stato modificato: contiene risposte che nessuna domanda di questo sondaggio accetta. Controlla le risposte e inviale di nuovo.",
     err_ballot_used: "Questa risposta è già stata contata. Ogni modulo può essere inviato una sola volta.",
     err_ballot_expired: "Questo modulo è scaduto. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
-    create_sent_title: "Il tuo sondaggio è già stato creato",
+    create_sent_title: "Questo modulo è già stato inviato",
     create_sent_text: [
-        "Questo modulo ha già creato il suo sondaggio: la pagina è stata ricaricata, inviando di nuovo il modulo, e non è stato creato nulla di nuovo.",
+        "Il tuo sondaggio è stato creato al primo invio di questo modulo. Il modulo è arrivato di nuovo (tornando indietro o ricaricando la pagina) e non è stato creato nulla di nuovo.",
         "I link del sondaggio sono stati mostrati una sola volta, subito dopo la creazione. Se hai salvato il link di amministrazione, aprilo: la pagina di amministrazione mostra il link per partecipare e i risultati.",
         "Senza il link di amministrazione nessuno può mostrarti di nuovo i link, nemmeno noi: conserviamo soltanto un’impronta della sua chiave, e il link per partecipare non si può ritrovare senza di esso. Se hai aperto il sondaggio da quella pagina, il suo indirizzo è nella cronologia del tuo browser.",
     ],
     err_create_expired: "Questo modulo è scaduto. Quanto hai inserito è stato mantenuto qui sotto: invialo di nuovo.",
     err_throttled: "Negli ultimi minuti sono arrivate moltissime risposte a questo sondaggio dalla tua rete. Riprova un po’ più tardi.",
-    err_voted_from_network: "Una risposta a questo sondaggio dalla tua rete è già stata contata nelle ultime 24 ore. Se molte persone condividono questa connessione, chi ha creato il sondaggio può scegliere i codici d’invito o il limite largo («una sala su una connessione») nella pagina di gestione del sondaggio.",
+    err_voted_from_network: |n| {
+        let counted = match n {
+            0 | 1 => {
+                "Una risposta a questo sondaggio dalla tua rete è già stata contata nelle ultime 24 ore.".to_owned()
+            }
+            n => format!(
+                "{} risposte a questo sondaggio dalla tua rete sono già state contate nelle ultime 24 ore.",
+                super::grouped(n as usize, ".")
+            ),
+        };
+        format!(
+            "{counted} Se molte persone condividono questa connessione, chi ha creato il sondaggio può scegliere i codici d’invito o il limite largo («una sala su una connessione») nella pagina di gestione del sondaggio."
+        )
+    },
     err_paced: "Dalla tua rete stanno arrivando molte risposte lunghe a questo sondaggio nello stesso momento. Invia di nuovo la tua tra un attimo.",
     err_vote_not_saved: "Non è stato possibile salvare la tua risposta. Le tue scelte sono state mantenute qui sotto: inviale di nuovo.",
     thanks_title: "Grazie!",
@@ -443,8 +451,21 @@ pub const IT: Catalogue = Catalogue {
         format!("Un sondaggio può avere al massimo {max} codici d’invito; questo ne ha {issued}.")
     },
     field_duplicate: "Limite alle risposte ripetute",
-    duplicate_network: "Una risposta per rete al giorno (la scelta abituale)",
-    duplicate_network_hint: "Ogni connessione internet può inviare una risposta al giorno a questo sondaggio. Non ne viene salvato nulla. Adatto a un link condiviso apertamente; se molte persone condividono una connessione (una classe, un ufficio), scegli i codici d’invito o il limite largo.",
+    duplicate_network: |n| match n {
+        0 => "Un limite per rete contro gli invii ravvicinati (la scelta abituale)".into(),
+        1 => "Una risposta per rete al giorno (la scelta abituale)".into(),
+        n => format!("{} risposte per rete al giorno (la scelta abituale)", super::grouped(n as usize, ".")),
+    },
+    duplicate_network_hint: |n| {
+        let rule = match n {
+            0 => "Ogni connessione internet può inviare a questo sondaggio solo un numero limitato di risposte in pochi minuti; non è limitata a una sola.".to_owned(),
+            1 => "Ogni connessione internet può inviare una risposta al giorno a questo sondaggio.".to_owned(),
+            n => format!("Ogni connessione internet può inviare {} risposte al giorno a questo sondaggio.", super::grouped(n as usize, ".")),
+        };
+        format!(
+            "{rule} Non ne viene salvato nulla. Adatto a un link condiviso apertamente; se molte persone condividono una connessione (una classe, un ufficio), scegli i codici d’invito o il limite largo."
+        )
+    },
     duplicate_invite: "Codici d’invito: una risposta per codice",
     duplicate_invite_hint: "Distribuisci i codici dalla pagina di gestione del sondaggio; ogni codice vale una volta. Nessuno, nemmeno tu, può sapere quale codice ha dato quale risposta.",
     duplicate_none: "Un limite largo (una sala su una connessione)",
@@ -538,4 +559,20 @@ pub const IT: Catalogue = Catalogue {
     err_questions_many: |max| format!("Un sondaggio può avere al massimo {max} domande."),
     err_scale_to_above: |from| format!("Scegli una fine maggiore dell’inizio ({from})."),
     pairwise_hint_cards: "Ogni scheda è una risposta; ogni riga: quante persone l’hanno messa prima della risposta nominata lì. La classifica generale ne deriva con il metodo Schulze.",
+
+    create_another: "Crea un altro sondaggio",
+    create_another_hint: "Il modulo torna con quanto hai inserito, per un nuovo sondaggio a sé (un eventuale file va scelto di nuovo).",
+    voter_results_link: "Hai già risposto? Vedi i risultati con la tua ricevuta",
+    voter_results_hint: "Hai già risposto? La ricevuta che hai ottenuto dopo la tua risposta mostra i risultati.",
+    privacy_network_day_row: |n| {
+        let what = match n {
+            0 | 1 => "Una risposta al giorno per rete (la regola abituale)".to_owned(),
+            n => format!("{} risposte al giorno per rete (la regola abituale)", super::grouped(n as usize, ".")),
+        };
+        (
+            format!("{what}: un’impronta con chiave dell’indirizzo della tua rete con il sondaggio"),
+            "Solo nella memoria del server".into(),
+            "Al massimo due giorni, poi la chiave stessa viene scartata".into(),
+        )
+    },
 };

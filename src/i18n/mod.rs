@@ -137,17 +137,17 @@ pub struct Catalogue {
     pub err_vote_form: &'static str,
     pub err_ballot_used: &'static str,
     pub err_ballot_expired: &'static str,
-    /// The creation form was sent a second time (a reload of "Your poll is
-    /// ready"): nothing is wrong, the poll exists; the page says so and how
-    /// to get back to it. Paragraphs.
+    /// The creation form was sent a second time (Back to it, or a reload of
+    /// "Your poll is ready"): nothing is wrong, the poll exists; the page
+    /// says so and how to get back to it. Paragraphs.
     pub create_sent_title: &'static str,
     pub create_sent_text: [&'static str; 3],
     /// The creation form's one-time code is unknown or from a rotated key.
     pub err_create_expired: &'static str,
     pub err_throttled: &'static str,
-    /// A `network` poll's second response from one network within a day:
-    /// what happened, and what the creator can choose instead.
-    pub err_voted_from_network: &'static str,
+    /// A `network` poll's response from one network beyond the (n) it
+    /// takes a day: what happened, and what the creator can choose instead.
+    pub err_voted_from_network: fn(u32) -> String,
     pub err_paced: &'static str,
     pub err_vote_not_saved: &'static str,
     pub thanks_title: &'static str,
@@ -264,7 +264,7 @@ pub struct Catalogue {
     pub privacy_col_what: &'static str,
     pub privacy_col_where: &'static str,
     pub privacy_col_until: &'static str,
-    pub privacy_rows: [KeptRow; 11],
+    pub privacy_rows: [KeptRow; 10],
     /// The vote throttle's row; takes the window in minutes.
     pub privacy_throttle_row: fn(u64) -> (String, String, String),
     pub privacy_never_heading: &'static str,
@@ -364,8 +364,10 @@ pub struct Catalogue {
 
     // --- Duplicate check setting and the admin's invite codes ----------------
     pub field_duplicate: &'static str,
-    pub duplicate_network: &'static str,
-    pub duplicate_network_hint: &'static str,
+    /// The `network` check, by the responses (n) it takes from one network
+    /// a day on this server; 0: none such, only the short-term limit.
+    pub duplicate_network: fn(u32) -> String,
+    pub duplicate_network_hint: fn(u32) -> String,
     pub duplicate_invite: &'static str,
     pub duplicate_invite_hint: &'static str,
     pub duplicate_none: &'static str,
@@ -522,6 +524,19 @@ pub struct Catalogue {
     pub err_scale_to_above: fn(u8) -> String,
     /// The head-to-head hint where the table is shown as cards (narrow screens).
     pub pairwise_hint_cards: &'static str,
+
+    // --- Sent again, a voter back at the results, the day rule's number -----
+    /// The page for a creation form sent again: the way to a new poll, with
+    /// what was typed.
+    pub create_another: &'static str,
+    pub create_another_hint: &'static str,
+    /// A voter back at an `afterVote` poll: the share page's link to the
+    /// results page (for a receipt typed), and the receipt form there.
+    pub voter_results_link: &'static str,
+    pub voter_results_hint: &'static str,
+    /// The privacy page's row for the day rule of `network` polls, by the
+    /// responses (n ≥ 1) it takes from one network a day.
+    pub privacy_network_day_row: fn(u32) -> (String, String, String),
 }
 
 /// The catalogue of `lang`.
@@ -762,7 +777,6 @@ mod tests {
                 c.create_sent_title,
                 c.err_create_expired,
                 c.err_throttled,
-                c.err_voted_from_network,
                 c.err_paced,
                 c.err_vote_not_saved,
                 c.thanks_title,
@@ -882,8 +896,6 @@ mod tests {
                 c.err_invites_sent,
                 c.err_invites_expired,
                 c.field_duplicate,
-                c.duplicate_network,
-                c.duplicate_network_hint,
                 c.duplicate_invite,
                 c.duplicate_invite_hint,
                 c.duplicate_none,
@@ -971,6 +983,10 @@ mod tests {
                 c.own_ballot_withdraw_code,
                 c.err_questions_none,
                 c.pairwise_hint_cards,
+                c.create_another,
+                c.create_another_hint,
+                c.voter_results_link,
+                c.voter_results_hint,
             ]
             .map(str::to_owned),
         );
@@ -1041,6 +1057,12 @@ mod tests {
         v.extend(c.lang_names.iter().map(|s| s.to_string()));
         v.extend(c.privacy_never.iter().map(|s| s.to_string()));
         v.push(c.create_sent_title.to_owned());
+        // The day rule, by the number this server takes (0: no such rule).
+        for n in [0, 1, 3, 1_000] {
+            v.extend([(c.duplicate_network)(n), (c.duplicate_network_hint)(n), (c.err_voted_from_network)(n)]);
+            let (a, b, d) = (c.privacy_network_day_row)(n);
+            v.extend([a, b, d]);
+        }
         v.extend(c.create_sent_text.iter().map(|s| s.to_string()));
         for (a, b, d) in c.privacy_rows {
             v.extend([a.to_string(), b.to_string(), d.to_string()]);
@@ -1073,13 +1095,15 @@ mod tests {
                 (en.results_after_vote, c.results_after_vote),
                 (en.field_closes_on_hint, c.field_closes_on_hint),
                 (en.withheld_after_close, c.withheld_after_close),
-                (en.duplicate_network_hint, c.duplicate_network_hint),
                 (en.invites_once, c.invites_once),
                 (en.invite_card_text, c.invite_card_text),
                 (en.create_sent_title, c.create_sent_title),
                 (en.create_sent_text[2], c.create_sent_text[2]),
             ] {
                 assert_ne!(a, b, "{lang:?}");
+            }
+            for n in [0, 1, 3] {
+                assert_ne!((en.duplicate_network_hint)(n), (c.duplicate_network_hint)(n), "{lang:?}");
             }
         }
     }
@@ -1176,6 +1200,34 @@ mod tests {
             assert!(!words(&text).any(|w| w == "Voix" || w == "voix"), "{text:?}");
         }
         assert_eq!(catalogue(Lang::It).col_share, "Percentuale");
+    }
+
+    /// The day rule is said in the server's number, with each language's
+    /// plural, and not at all where it is off (0).
+    #[test]
+    fn the_day_rule_says_the_servers_number() {
+        let day_words = ["a day", "par jour", "am Tag", "und Tag", "al giorno"];
+        for lang in Lang::ALL {
+            let c = catalogue(lang);
+            let off = [(c.duplicate_network)(0), (c.duplicate_network_hint)(0)];
+            for text in &off {
+                assert!(!day_words.iter().any(|w| text.contains(w)), "{lang:?} claims a day rule when off: {text}");
+            }
+            for text in [(c.duplicate_network)(3), (c.duplicate_network_hint)(3), (c.err_voted_from_network)(3)] {
+                assert!(text.contains('3'), "{lang:?}: {text}");
+            }
+            assert!((c.privacy_network_day_row)(3).0.contains('3'), "{lang:?}");
+            assert!(!(c.duplicate_network)(1).contains('1'), "{lang:?}: one is a word");
+        }
+        let en = catalogue(Lang::En);
+        assert_eq!((en.duplicate_network)(3), "3 responses per network a day (the usual choice)");
+        assert_eq!((en.duplicate_network)(1), "One response per network a day (the usual choice)");
+        assert!((en.err_voted_from_network)(3).starts_with("3 responses to this poll from your network were"));
+        assert!((en.duplicate_network)(1_000).starts_with("1,000 responses"));
+        assert_eq!((catalogue(Lang::Fr).duplicate_network)(2), "2 réponses par réseau et par jour (le choix habituel)");
+        assert_eq!((catalogue(Lang::De).duplicate_network)(2), "2 Antworten pro Netz und Tag (die übliche Wahl)");
+        assert_eq!((catalogue(Lang::It).duplicate_network)(2), "2 risposte per rete al giorno (la scelta abituale)");
+        assert!((catalogue(Lang::Fr).duplicate_network)(1_000).starts_with("1\u{202F}000 réponses"));
     }
 
     #[test]

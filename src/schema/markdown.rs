@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn api_reference_is_current() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/API.md");
-        let fresh = markdown(&openapi("{base_url}", 10));
+        let fresh = markdown(&openapi("{base_url}", 10, crate::app::NETWORK_VOTES_PER_DAY));
         if std::env::var_os("UPDATE_DOCS").is_some() {
             std::fs::write(path, &fresh).unwrap();
         }

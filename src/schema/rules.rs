@@ -112,7 +112,7 @@ mod tests {
     /// value outside its rule.
     #[test]
     fn every_value_of_a_rules_field_has_its_branch() {
-        let doc = openapi("https://polls.example.org", 10);
+        let doc = openapi("https://polls.example.org", 10, crate::app::NETWORK_VOTES_PER_DAY);
         let schemas = &doc["components"]["schemas"];
         let mut rules = 0;
         for (name, schema) in schemas.as_object().into_iter().flatten() {

@@ -78,12 +78,19 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     // not staged, and held files (released once the poll was made) are not
     // reported as lost on a form that says the poll was not created.
     if action == "create" && w.web.ballots.check(&form_key()?, &draft.once, today) == Verdict::Used {
-        return Ok(already_created(&ctx));
+        return Ok(already_created(&ctx, form));
     }
     draft.read_media(uploads, form, ClientGroup::of(req.client));
     if action != "create" {
         let before = draft.held_references();
-        let focus = draft.edit(action);
+        // "Create another poll" on the page above: what was typed, with a
+        // code of its own (the form brought none).
+        let focus = if action == AGAIN {
+            draft.once = fresh_once(w, today)?;
+            Some("f-title".to_owned())
+        } else {
+            draft.edit(action)
+        };
         // A file removed, or removed with its question, is forgotten now.
         let after = draft.held_references();
         uploads.release(before.iter().filter(|r| !after.contains(r)).map(String::as_str));
@@ -115,7 +122,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     // form again, and must not create a second poll.
     match w.web.ballots.redeem(&form_key()?, &draft.once, today) {
         Verdict::Valid => {}
-        Verdict::Used | Verdict::Reserved => return Ok(already_created(&ctx)),
+        Verdict::Used | Verdict::Reserved => return Ok(already_created(&ctx, form)),
         Verdict::Invalid => {
             draft.once = fresh_once(w, today)?;
             let mut p = Problems::default();
@@ -148,18 +155,34 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, today: Day) -> Result
     }
 }
 
-/// The creation form sent again with a used code: a reload of "Your poll is
-/// ready" posts it a second time. Nothing went wrong, so the page says so
+/// The `action` of "Create another poll" on the page that answers a form
+/// sent again: the form comes back as typed, with a fresh code.
+const AGAIN: &str = "again";
+
+/// The creation form sent again with a used code: Back to the form and
+/// sending it (the script keeps the used code with the page, `view.rs`), or
+/// a reload of "Your poll is ready". Nothing went wrong, so the page says so
 /// calmly, and honestly: the links cannot be shown again (the key is kept
-/// only as a keyed fingerprint, and the share link needs the poll's id, which
-/// only the links carried); the saved admin link, or the browser's history,
-/// leads back. Still 409: this request created nothing.
-fn already_created(ctx: &Ctx) -> Response {
+/// only as a keyed fingerprint, and the share link needs the poll's id,
+/// which only the links carried); the saved admin link leads back, and with
+/// script "Your polls on this device" lists it if it was kept there. Still
+/// 409: this request created nothing. "Create another poll" sends what was
+/// typed back (not the used code, nor held files, which went with the
+/// poll) for a form with a code of its own: a second poll is a choice.
+fn already_created(ctx: &Ctx, form: &Form) -> Response {
     let t = ctx.t;
+    let typed = form.pairs().filter(|(name, _)| !matches!(*name, "once" | "action") && !name.ends_with("-held"));
     let body = html! {
         h1 { (t.create_sent_title) }
         @for text in t.create_sent_text { p { (text) } }
-        p { a href=(ctx.href("/")) { (t.back_home) } }
+        (device::my_polls(ctx))
+        form.again method="post" action=(ctx.action()) {
+            @for (name, value) in typed { input type="hidden" name=(name) value=(value); }
+            p.hint id="again-hint" { (t.create_another_hint) }
+            div.submit {
+                button.primary type="submit" name="action" value=(AGAIN) aria-describedby="again-hint" { (t.create_another) }
+            }
+        }
     };
     respond(409, ctx.lang, page(ctx, t.create_sent_title, body))
 }
@@ -182,9 +205,9 @@ fn created_page(ctx: &Ctx, links: &Links, created: &Created, today: Day) -> Resp
     let expires = poll.expires_on.to_string();
     let (content_lang, title, _) = poll.version(ctx.lang);
     let mode = match poll.duplicate_check {
-        DuplicateCheck::Network => t.duplicate_network,
-        DuplicateCheck::Invite => t.duplicate_invite,
-        DuplicateCheck::None => t.duplicate_none,
+        DuplicateCheck::Network => (t.duplicate_network)(ctx.network_day),
+        DuplicateCheck::Invite => t.duplicate_invite.to_owned(),
+        DuplicateCheck::None => t.duplicate_none.to_owned(),
     };
     // What was made, said back: the title, its days, its picture, the rule
     // on repeated responses; then the two links to keep, and nothing else.

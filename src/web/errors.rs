@@ -15,7 +15,7 @@ use crate::i18n::Catalogue;
 /// The page for `e`, in `ctx`'s language.
 pub fn page(ctx: &Ctx, e: &Error) -> Response {
     let t = ctx.t;
-    let (rate_limited, withheld_words);
+    let (rate_limited, withheld_words, too_many);
     let (status, title, text): (u16, &str, &str) = match e {
         Error::NotFound => (404, t.not_found_title, t.not_found_text),
         Error::Malformed(_) | Error::Invalid(_) => (400, t.error_title, t.bad_form),
@@ -44,7 +44,8 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
             (429, t.error_title, rate_limited.as_str())
         }
         Error::VotesThrottled { .. } | Error::VotesPaced | Error::VotedFromNetwork { .. } => {
-            (429, t.error_title, too_many_text(t, e))
+            too_many = too_many_text(ctx, e);
+            (429, t.error_title, too_many.as_str())
         }
         Error::Unavailable { .. } => (503, t.error_title, t.err_unavailable),
         Error::Internal(cause) => {
@@ -57,12 +58,14 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
 }
 
 /// Why votes from the reader's network are held back for now: the throttle
-/// (minutes) or the pace of `none` polls (a second).
-pub fn too_many_text(t: &Catalogue, e: &Error) -> &'static str {
+/// (minutes), the pace of `none` polls (a second) or the day rule (in this
+/// server's number).
+pub fn too_many_text(ctx: &Ctx, e: &Error) -> String {
+    let t = ctx.t;
     match e {
-        Error::VotesPaced => t.err_paced,
-        Error::VotedFromNetwork { .. } => t.err_voted_from_network,
-        _ => t.err_throttled,
+        Error::VotesPaced => t.err_paced.to_owned(),
+        Error::VotedFromNetwork { .. } => (t.err_voted_from_network)(ctx.network_day),
+        _ => t.err_throttled.to_owned(),
     }
 }
 

@@ -91,6 +91,11 @@ impl Form {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_str())
     }
+
+    /// Every text field, name and value, in the order sent (not the files).
+    pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
 }
 
 /// Problems to show on a form: per field (by HTML id, with the field's name

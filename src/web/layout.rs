@@ -41,6 +41,19 @@ pub struct Ctx<'a> {
     /// A page that must not offer other languages: one that can be shown
     /// only once (the invite codes just issued), which a switch would lose.
     pub once: bool,
+    /// The id of the page's form that the language switcher sends along
+    /// (the vote form): its languages are then submit buttons of that form
+    /// (`formaction` this page in the language, `name=lang`), so that
+    /// switching keeps what was entered, without script too. The page's
+    /// POST handler answers them with the form again, entered, in the new
+    /// language. A hidden submit button of the form comes first in the
+    /// page, so that Enter in the form still sends it.
+    pub switch_form: Option<&'static str>,
+    /// The responses a `network` poll takes from one network a day on this
+    /// server (`--network-votes-per-day`; 0: no such rule), for the pages
+    /// that name the rule: set from the application by the web worker
+    /// (`WebWorker::ctx`); [`Ctx::new`] assumes polld's default.
+    pub network_day: u32,
 }
 
 impl<'a> Ctx<'a> {
@@ -58,6 +71,8 @@ impl<'a> Ctx<'a> {
             secret: None,
             keep: None,
             once: false,
+            switch_form: None,
+            network_day: crate::app::NETWORK_VOTES_PER_DAY,
         }
     }
 
@@ -71,7 +86,15 @@ impl<'a> Ctx<'a> {
             secret: None,
             keep: None,
             once: true,
+            switch_form: None,
+            network_day: self.network_day,
         }
+    }
+
+    /// This context for a page whose language switcher sends the form
+    /// `form` along (see [`Ctx::switch_form`]).
+    pub fn switching_with(&self, form: &'static str) -> Ctx<'a> {
+        Ctx { switch_form: Some(form), secret: None, keep: None, ..*self }
     }
 
     /// The request path, safe to put back into a link: a path starting with
@@ -127,6 +150,10 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                 script src=(ASSETS.js.url) defer {}
             }
             body {
+                // Enter in a form presses the form's first submit button in
+                // the page's order, and the switcher's buttons of the form
+                // come before it: this one, first of all, sends the form.
+                @if let Some(form) = ctx.switch_form { button type="submit" form=(form) hidden {} }
                 a.skip href="#main" { (t.skip_link) }
                 header.site {
                     div.bar {
@@ -148,6 +175,12 @@ pub fn page(ctx: &Ctx, title: &str, main: Markup) -> Markup {
                                                     button type="submit" lang=(l.code()) { (endonym(l)) }
                                                 }
                                             }
+                                        } @else if let Some(form) = ctx.switch_form {
+                                            // What the form holds goes along; nothing is checked
+                                            // (no field is required to switch).
+                                            button type="submit" form=(form) formaction=(format!("{}?lang={}", ctx.own_path(), l.code()))
+                                                formnovalidate name="lang" value=(l.code()) lang=(l.code())
+                                                aria-current=[(l == ctx.lang).then_some("page")] { (endonym(l)) }
                                         } @else if l == ctx.lang {
                                             a href=(ctx.in_lang(l)) lang=(l.code()) hreflang=(l.code()) aria-current="page" { (endonym(l)) }
                                         } @else {

@@ -264,7 +264,7 @@ impl WebWorker {
     }
 
     fn ctx<'r>(&self, req: &'r Request, fallback: Option<Lang>) -> Ctx<'r> {
-        Ctx::new(lang::negotiate(req, fallback), &req.path)
+        Ctx { network_day: self.web.app.network_votes_per_day(), ..Ctx::new(lang::negotiate(req, fallback), &req.path) }
     }
 }
 

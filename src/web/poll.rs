@@ -4,9 +4,11 @@
 //! and within the per-client limits (`app/throttle.rs`). Whatever goes
 //! wrong, the person sees why, and, when it makes sense to try again, the
 //! form comes back with their choices kept and a fresh token: no vote is
-//! lost silently.
+//! lost silently. Switching language sends the form along and gets it back
+//! as entered, counting nothing, so no choice is lost either (without
+//! script too).
 
-use maud::html;
+use maud::{Markup, html};
 
 use super::ballot::Verdict;
 use super::errors::{self, with_headers};
@@ -48,6 +50,15 @@ fn share_response(
     let (content_lang, title, questions) = poll.version(ctx.lang);
     let clang = lang_attr(content_lang, ctx.lang);
     let token = if poll.closed { None } else { Some(web.ballots.issue(&poll.id, today).map_err(Error::internal)?) };
+    // With the vote form on the page, switching language sends it along
+    // (keeping the choices, without script too; `vote` answers the switch).
+    let switching;
+    let ctx = if token.is_some() {
+        switching = ctx.switching_with(VOTE_FORM);
+        &switching
+    } else {
+        ctx
+    };
     let body = html! {
         h1 lang=[clang] { (title) }
         (facts(ctx, poll, today))
@@ -79,7 +90,7 @@ fn share_response(
             }
             div id="answer-form" {
             p.lead { (t.vote_intro) }
-            form.vote method="post" action=(ctx.action()) {
+            form.vote id=(VOTE_FORM) method="post" action=(ctx.action()) {
                 input type="hidden" name="ballot" value=(token);
                 @if poll.duplicate_check == DuplicateCheck::Invite {
                     // Filled from an invite link's `#invite=` by the script;
@@ -110,6 +121,7 @@ fn share_response(
             p { a href=(ctx.href(&Links::results_path(&poll.id))) { (t.see_results) } }
         } @else if matches!(poll.visibility, ResultsVisibility::AfterVote | ResultsVisibility::AfterClose) {
             p.hint.results-when { (visibility_text(t, poll)) }
+            @if poll.visibility == ResultsVisibility::AfterVote { (voter_results(ctx, poll)) }
         }
         @if poll.vote_changes && !poll.closed {
             // For a voter without script, or on another device: the receipt
@@ -120,12 +132,46 @@ fn share_response(
     Ok(respond(status, ctx.lang, page(ctx, title.as_str(), body)))
 }
 
-/// The field names of the vote form besides the answers (`docs/WEB.md`).
-const VOTE_FIELDS: [&str; 2] = ["ballot", "invite"];
+/// A voter's way back to the results of an `afterVote` poll, with the
+/// proof of a vote that they hold (the server keeps none it could look up
+/// by who they are). With script, shown when this browser has one: a kept
+/// receipt, which the form posts to the results page, or else, on the day
+/// of the vote, the form code of the vote (`localStorage`, with the vote
+/// note), in the link a voter is sent on after voting. Without script, a
+/// link to the results page, where a receipt is typed (on a poll that
+/// gives receipts).
+fn voter_results(ctx: &Ctx, poll: &Poll) -> Markup {
+    let t = ctx.t;
+    let results = Links::results_path(&poll.id);
+    html! {
+        div.voter-results id="voter-results" data-poll=(poll.id) hidden {
+            form method="post" action=(format!("{results}?lang={}", ctx.lang.code())) data-voter-receipt hidden {
+                input type="hidden" name="receipt" value="";
+                button.secondary type="submit" { (t.see_results) }
+            }
+            a.button.secondary data-voter-link=(ctx.href_with(&after_vote_path(poll, "{code}"))) hidden { (t.see_results) }
+        }
+        @if poll.vote_changes {
+            p.hint id="voter-results-typed" { a href=(ctx.href(&results)) { (t.voter_results_link) } }
+        }
+    }
+}
+
+/// The vote form's id: the language switcher's buttons send it along.
+const VOTE_FORM: &str = "vote-form";
+
+/// The field names of the vote form besides the answers (`docs/WEB.md`):
+/// `lang` is sent by a language switcher's button, which asks for the form
+/// again in that language, as entered, and votes nothing.
+const VOTE_FIELDS: [&str; 3] = ["ballot", "invite", "lang"];
 
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
+    // A language switch: the page again in the language of the address it
+    // was sent to (the button's `formaction`), with what was entered, and
+    // nothing counted, checked or spent (the form's code stays unused).
+    let switch = form.get("lang").is_some();
     let (answers, mut entered) = match answers(form, poll, &VOTE_FIELDS) {
         Ok(read) => read,
         Err(BadVote::Malformed) => {
@@ -135,6 +181,10 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         Err(BadVote::Changed) => {
             return share_response(&w.web, &ctx, poll, today, 422, &Entered::default(), Some(t.err_vote_form));
         }
+        Err(BadVote::Rule(_, mut entered)) if switch => {
+            entered.invite = form.text("invite");
+            return share_response(&w.web, &ctx, poll, today, 200, &entered, None);
+        }
         Err(BadVote::Rule(problem, mut entered)) => {
             entered.invite = form.text("invite");
             let (entered, message) = entered.refused(t, &problem);
@@ -142,6 +192,9 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
         }
     };
     entered.invite = form.text("invite");
+    if switch {
+        return share_response(&w.web, &ctx, poll, today, 200, &entered, None);
+    }
     // The one-time form token is looked at first (without using it up), so
     // a replayed form costs the client nothing of its vote budget.
     // Trimmed as the ballot box reads it: the token goes into a Location.
@@ -176,8 +229,8 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             return share_response(&w.web, &ctx, poll, today, 403, &entered.code_refused(at_field), Some(text));
         }
         Err(e @ (Error::VotesThrottled { .. } | Error::VotesPaced | Error::VotedFromNetwork { .. })) => {
-            let text = errors::too_many_text(t, &e);
-            let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(text))?;
+            let text = errors::too_many_text(&ctx, &e);
+            let r = share_response(&w.web, &ctx, poll, today, 429, &entered, Some(&text))?;
             return Ok(with_headers(r, &e));
         }
         Err(e) => return Err(e),
@@ -218,8 +271,9 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     let (web, poll, path) = (w.web.clone(), poll.clone(), req.path.clone());
     let (choice, page_choice) = (super::lang::negotiate(req, Some(poll.lang)), super::lang::negotiate(req, None));
     let ballot = token.to_owned();
+    let network_day = ctx.network_day;
     let answer = move |result: Result<(), Error>| {
-        let ctx = Ctx::new(choice, &path);
+        let ctx = Ctx { network_day, ..Ctx::new(choice, &path) };
         let r = match result {
             // The results this voter may now see, at an address that a
             // reload does not send the vote again to.

@@ -14,6 +14,11 @@ pub fn page_response(ctx: &Ctx, throttle_window: Duration) -> Response {
     // The throttle's row, whose window is the server's, goes eighth.
     let mut rows: Vec<(&str, &str, &str)> = t.privacy_rows.to_vec();
     rows.insert(7.min(rows.len()), (&a, &b, &c));
+    // The day rule's, in the server's number, last; none where it is off.
+    let day_row = (ctx.network_day > 0).then(|| (t.privacy_network_day_row)(ctx.network_day));
+    if let Some((a, b, c)) = &day_row {
+        rows.push((a, b, c));
+    }
     let body = html! {
         h1 { (t.privacy_title) }
         p.lead { (t.privacy_intro) }

@@ -4,7 +4,8 @@
 //! so screen readers and text browsers get the same information; the bars are
 //! SVG rectangles sized by attributes, which the strict CSP allows (no inline
 //! style). Private results need the admin key, sent in a POST body, never in
-//! a URL.
+//! a URL. A voter back at an `afterVote` poll brings the receipt of their
+//! ballot in a POST body (`receipt`), as on the ballot page.
 
 use maud::html;
 
@@ -21,7 +22,7 @@ use crate::app::{Access, Links};
 use crate::day::Day;
 use crate::domain::results::Results;
 use crate::domain::{Poll, ResultsVisibility, Slot};
-use crate::error::{AuthFailure, Error};
+use crate::error::{AuthFailure, Error, ReceiptRefusal};
 use crate::http::{Request, Response};
 
 pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<Response, Error> {
@@ -33,8 +34,34 @@ pub fn get(w: &mut WebWorker, req: &Request, poll: &Poll, today: Day) -> Result<
 }
 
 pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
+    // Only where being a voter opens them: elsewhere a receipt proves nothing.
+    if poll.visibility == ResultsVisibility::AfterVote
+        && let Some(receipt) = form.get("receipt").map(str::trim).filter(|r| !r.is_empty())
+    {
+        return voter(w, req, poll, receipt, today);
+    }
     let access = presented_token(form).map_or(Access::Anyone, Access::Token);
     show(w, req, poll, (access, None), today)
+}
+
+/// The results of an `afterVote` poll for a voter with their receipt; the
+/// prompt again, with the reason at the receipt's field, if it opens no
+/// ballot of the poll. The language switcher posts the receipt along.
+fn voter(w: &mut WebWorker, req: &Request, poll: &Poll, receipt: &str, today: Day) -> Result<Response, Error> {
+    let ctx = w.ctx(req, Some(poll.lang));
+    let t = ctx.t;
+    let refused = match w.session.voter_results(poll, receipt) {
+        Ok(results) => {
+            let ctx = Ctx { secret: Some(("receipt", receipt.to_owned())), ..ctx };
+            return Ok(results_page(&ctx, (poll, today), &results, true));
+        }
+        Err(Error::ReceiptRefused(ReceiptRefusal::NotAReceipt)) => t.err_receipt_not_a_receipt,
+        Err(Error::ReceiptRefused(ReceiptRefusal::Unknown)) => t.err_receipt_unknown,
+        Err(Error::ReceiptRefused(ReceiptRefusal::ChangesOff)) => t.err_receipt_changes_off,
+        Err(e) => return Err(e),
+    };
+    let withheld = super::errors::withheld_text(t, &Error::ResultsWithheld(crate::error::Withheld::UntilVote));
+    Ok(prompt(&ctx, poll, 403, (t.withheld_title, &withheld), None, (receipt, Some(refused))))
 }
 
 /// The results for a reader presenting `access` (and, for a voter, the
@@ -62,28 +89,48 @@ fn show(
             Ok(results_page(&Ctx { secret, keep, ..ctx }, (poll, today), &results, voter))
         }
         Err(Error::Unauthorized(AuthFailure::Missing)) => {
-            Ok(prompt(&ctx, poll, 200, (t.private_results_title, t.private_results_text), None))
+            Ok(prompt(&ctx, poll, 200, (t.private_results_title, t.private_results_text), None, NO_RECEIPT))
         }
         // A wrong key: the prompt again, saying why as it did before (for
         // results not yet visible, when they will be).
         Err(Error::Unauthorized(_)) => match w.session.results(poll, Access::Anyone) {
             Err(e @ Error::ResultsWithheld(_)) => {
                 let text = super::errors::withheld_text(t, &e);
-                Ok(prompt(&ctx, poll, 403, (t.withheld_title, &text), Some(t.err_bad_token)))
+                Ok(prompt(&ctx, poll, 403, (t.withheld_title, &text), Some(t.err_bad_token), NO_RECEIPT))
             }
-            _ => Ok(prompt(&ctx, poll, 403, (t.private_results_title, t.private_results_text), Some(t.err_bad_token))),
+            _ => Ok(prompt(
+                &ctx,
+                poll,
+                403,
+                (t.private_results_title, t.private_results_text),
+                Some(t.err_bad_token),
+                NO_RECEIPT,
+            )),
         },
         // Not visible yet: why, and when; the admin may still unlock them.
         Err(e @ Error::ResultsWithheld(_)) => {
             let text = super::errors::withheld_text(t, &e);
-            Ok(prompt(&ctx, poll, 200, (t.withheld_title, &text), None))
+            Ok(prompt(&ctx, poll, 200, (t.withheld_title, &text), None, NO_RECEIPT))
         }
         Err(e) => Err(e),
     }
 }
 
-/// Why the results are not shown (`heading`, `text`), and the key form.
-fn prompt(ctx: &Ctx, poll: &Poll, status: u16, (heading, text): (&str, &str), error: Option<&str>) -> Response {
+/// A receipt typed on the prompt, and why it was refused: none yet.
+const NO_RECEIPT: (&str, Option<&str>) = ("", None);
+
+/// Why the results are not shown (`heading`, `text`), and the key form
+/// (`error`: why the key was refused). On an `afterVote` poll that gives
+/// receipts, a voter's receipt form too (`receipt`: as typed, and why it
+/// was refused).
+fn prompt(
+    ctx: &Ctx,
+    poll: &Poll,
+    status: u16,
+    (heading, text): (&str, &str),
+    error: Option<&str>,
+    (typed, refused): (&str, Option<&str>),
+) -> Response {
     let t = ctx.t;
     let (content_lang, title, _) = poll.version(ctx.lang);
     let body = html! {
@@ -97,6 +144,20 @@ fn prompt(ctx: &Ctx, poll: &Poll, status: u16, (heading, text): (&str, &str), er
         @if withheld {
             @let vote = poll.visibility == ResultsVisibility::AfterVote && !poll.closed;
             p { a.button href=(ctx.href(&Links::share_path(&poll.id))) { (if vote { t.withheld_vote } else { t.withheld_open_poll }) } }
+            // A voter back later: the receipt shows that they voted.
+            @if poll.visibility == ResultsVisibility::AfterVote && (poll.vote_changes || refused.is_some()) {
+                form.voter-receipt method="post" action=(ctx.action()) {
+                    div.field {
+                        label for="voter-receipt" { (t.receipt_label) }
+                        p.hint id="voter-receipt-hint" { (t.voter_results_hint) }
+                        @if let Some(e) = refused { p.field-error id="voter-receipt-error" { (e) } }
+                        input type="text" id="voter-receipt" name="receipt" value=(typed) required autocomplete="off"
+                            spellcheck="false" autocapitalize="characters" aria-invalid=[refused.map(|_| "true")]
+                            aria-describedby=(if refused.is_some() { "voter-receipt-hint voter-receipt-error" } else { "voter-receipt-hint" });
+                    }
+                    div.submit { button.secondary type="submit" { (t.token_show_results) } }
+                }
+            }
         }
         @if heading != t.private_results_title { p { (t.private_results_text) } }
         (token_form(ctx, t.token_show_results, error, !withheld))
@@ -111,8 +172,11 @@ fn results_page(ctx: &Ctx, (poll, today): (&Poll, Day), results: &Results, voter
         h1 lang=[lang_attr(content_lang, ctx.lang)] { (title) }
         @if voter {
             // As on the thank-you page, the script notes the vote in
-            // localStorage until the poll's erase day.
-            p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string()) { (ctx.t.voted_results) }
+            // localStorage until the poll's erase day; with the form code
+            // that opened these results (`data-code`), for the rest of the
+            // day, so that the share page can lead back here.
+            p.notice.ok role="status" id="voted" data-poll=(poll.id) data-until=(poll.expires_on.to_string())
+                data-code=[ctx.keep.as_ref().filter(|(name, _)| *name == VOTED).map(|(_, code)| code.as_str())] { (ctx.t.voted_results) }
         }
         (facts(ctx, poll, today))
         @if let Some(m) = poll.media_at(Slot::Poll) { (figure(ctx, m, poll.lang)) }

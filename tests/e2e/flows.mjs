@@ -33,6 +33,12 @@
 //    only on a poll that takes them.
 // Issue 37: the creator sees the results live on the admin page whatever
 // the poll's visibility (private here), without a reload.
+// Issue 37: switching language mid-vote keeps the choices, with script and
+// without (languageKeepsChoices).
+// Issue 37: the creation form sent again by Back makes no second poll and
+// says so, in English and French (sentAgainByBack).
+// Issue 37: a voter back at an afterVote poll finds its results
+// (returningVoterResults).
 // axe on every new state, screenshots at 360 and 1280 px.
 // Usage: node flows.mjs <base-url> <screenshot-dir>
 import { mkdirSync } from "node:fs";
@@ -42,7 +48,7 @@ const base = process.argv[2];
 const shots = process.argv[3] || "screenshots";
 mkdirSync(shots, { recursive: true });
 const browser = await launch();
-const openPage = (lang) => open(browser, lang);
+const openPage = (lang, options) => open(browser, lang, options);
 
 async function audit(page, name) {
   await axe(page, name);
@@ -577,37 +583,151 @@ async function goneLeavesTheList() {
   await context.close();
 }
 
-// Issue 37, defect 8: switching language mid-vote keeps the choices made.
+// Issue 37, defect 8: switching language mid-vote keeps the choices made,
+// with script and without: the languages are buttons of the vote form,
+// which the server answers with the form again, in the new language, as
+// entered; nothing is counted and the form's code stays unspent.
 async function languageKeepsChoices() {
-  const created = await apiPoll({
-    title: "Languages",
-    questions: [
-      { type: "single", label: "Where?", options: ["Park", "Lake"] },
-      { type: "multiple", label: "What?", options: ["Nuts", "Fruit", "Cake"], maxChoices: 2 },
-      { type: "ranked", label: "Order?", options: ["Chess", "Go"] },
-    ],
-  });
+  for (const javaScriptEnabled of [true, false]) {
+    const how = javaScriptEnabled ? "with script" : "without script";
+    const created = await apiPoll({
+      title: "Languages",
+      questions: [
+        { type: "single", label: "Where?", options: ["Park", "Lake"] },
+        { type: "multiple", label: "What?", options: ["Nuts", "Fruit", "Cake"], maxChoices: 2 },
+        { type: "ranked", label: "Order?", options: ["Chess", "Go"] },
+      ],
+    });
+    const { context, page, errors } = await openPage("en", { javaScriptEnabled });
+    await page.goto(`${base}/p/${created.id}`);
+    await page.check("#q0-1");
+    await page.check("#q1-0");
+    await page.check("#q1-2");
+    await page.selectOption("#q2r1", "1");
+    await Promise.all([page.waitForNavigation(), page.click("nav.langs button[lang=fr]")]);
+    const kept = await page.evaluate(() => [
+      document.documentElement.lang, document.getElementById("q0-1").checked, document.getElementById("q1-0").checked,
+      document.getElementById("q1-1").checked, document.getElementById("q1-2").checked, document.getElementById("q2r1").value]);
+    check(JSON.stringify(kept) === JSON.stringify(["fr", true, true, false, true, "1"]),
+      `37.8 ${how}: switching to French keeps the choices (${JSON.stringify(kept)})`);
+    const total = async () => (await (await fetch(`${base}/api/polls/${created.id}/results`,
+      { headers: { Authorization: `Bearer ${created.adminToken}` } })).json()).totalResponses;
+    check(await total() === 0, `37.8 ${how}: the switch counted nothing`);
+    if (javaScriptEnabled) await audit(page, "fr-vote-after-switch");
+    else await screenshots(page, shots, "fr-vote-after-switch-noscript");
+    await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+    check(await total() === 1, `37.8 ${how}: sent after the switch, the form votes once`);
+    check(errors.length === 0, `37.8 ${how}: no script errors (${errors.join("; ")})`);
+    await context.close();
+  }
+}
+
+// Issue 37: the creation form sent again by Back makes no second poll. Back
+// fetches the form afresh (a new code) but the browser puts back its used
+// code (the script makes the field's value its own), so the server answers
+// "already sent", in the reader's language, linking the poll where this
+// browser keeps it, and "Create another poll" brings what was typed back
+// with a code of its own.
+async function sentAgainByBack() {
+  for (const [lang, keep, heading, another] of [
+    ["en", true, "This form was already sent", "Create another poll"],
+    ["fr", false, "Ce formulaire a déjà été envoyé", "Créer un autre sondage"],
+  ]) {
+    const { context, page, errors } = await openPage(lang);
+    const title = `Back and again ${lang}`;
+    await create(page, lang, title);
+    const admin = await page.inputValue("#link-admin");
+    // Kept, nothing asks before leaving; else "Leave site?" is answered.
+    if (keep) await page.check("#keep-admin");
+    else page.once("dialog", (d) => d.accept());
+    await page.goBack();
+    await page.waitForSelector("#f-title");
+    check((await page.inputValue("#f-title")) === title, `37.1 ${lang}: Back shows the form as it was sent`);
+    await Promise.all([page.waitForNavigation(), page.click("button.primary[value=create]")]);
+    const said = (await page.textContent("h1")).trim();
+    check(said === heading && !(await page.isVisible("#link-admin")),
+      `37.1 ${lang}: sent again after Back, no second poll, and the page says so (${said})`);
+    const listed = await page.locator("#my-polls-list a").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    check(keep ? listed.length === 1 && listed[0] === admin : !(await page.isVisible("#my-polls")),
+      `37.1 ${lang}: the poll is linked where this browser keeps it, and only then (${listed})`);
+    await audit(page, `${lang}-create-sent-again`);
+    const button = page.locator("button[value=again]");
+    check((await button.innerText()).trim() === another, `37.1 ${lang}: "${another}" is offered`);
+    await Promise.all([page.waitForNavigation(), button.click()]);
+    check((await page.inputValue("#f-title")) === title && (await page.inputValue("#f-q0o1")) === "Bea",
+      `37.1 ${lang}: "${another}" brings back what was typed`);
+    await page.fill("#f-title", `Another ${lang}`);
+    await page.click("button.primary[value=create]");
+    await page.waitForSelector("#link-admin");
+    check((await page.inputValue("#link-admin")) !== admin, `37.1 ${lang}: a second poll, when asked for`);
+    check(errors.length === 0, `37.1 ${lang}: no script errors (${errors.join("; ")})`);
+    await context.close();
+  }
+}
+
+// Issue 37: a voter back at an afterVote poll's share page finds its
+// results, with the proof this browser keeps: a receipt (posted to the
+// results page, in no address), or, on the day of the vote, the vote's form
+// code; a browser without either is offered the receipt typed (no script).
+async function returningVoterResults() {
+  const question = [{ type: "single", label: "Where?", options: ["Park", "Lake"] }];
+  const poll = await apiPoll({ title: "After the vote", resultsVisibility: "afterVote", questions: question });
+  const share = `${base}/p/${poll.id}`;
   const { context, page, errors } = await openPage("en");
-  await page.goto(`${base}/p/${created.id}`);
+  await page.goto(share);
+  check(!(await page.isVisible("#voter-results")), "37.3: before a vote, no way to the results is offered");
+  await page.check("#q0-0");
+  await page.click("form.vote button[type=submit]");
+  await page.waitForSelector("#receipt");
+  const receipt = (await page.textContent("#receipt")).trim();
+  await page.goto(share);
+  check(await page.isVisible("#voter-results button") && !(await page.isVisible("#voter-results-typed")),
+    "37.3: back on the share page, the voter is offered the results");
+  await audit(page, "en-share-voter-results");
+  await Promise.all([page.waitForNavigation(), page.click("#voter-results button")]);
+  check(await page.isVisible("#result-q0") && !page.url().includes(receipt.slice(0, 4)),
+    `37.3: the kept receipt opens the results, and is in no address (${page.url()})`);
+  await audit(page, "en-results-by-receipt");
+  await Promise.all([page.waitForNavigation(), page.click("nav.langs button[lang=de]")]);
+  check((await page.getAttribute("html", "lang")) === "de" && await page.isVisible("#result-q0"),
+    "37.3: the results stay open in another language");
+  // A poll without receipts: the vote's form code, on the day of the vote.
+  const plain = await apiPoll({ title: "No receipts", resultsVisibility: "afterVote", voteChanges: false, questions: question });
+  await page.goto(`${base}/p/${plain.id}`);
   await page.check("#q0-1");
-  await page.check("#q1-0");
-  await page.check("#q1-2");
-  await page.selectOption("#q2r1", "1");
-  await Promise.all([page.waitForNavigation(), page.click("nav.langs a[hreflang=fr]")]);
-  const kept = await page.evaluate(() => [
-    document.documentElement.lang, document.getElementById("q0-1").checked, document.getElementById("q1-0").checked,
-    document.getElementById("q1-1").checked, document.getElementById("q1-2").checked, document.getElementById("q2r1").value,
-    Object.keys(sessionStorage).filter((k) => k.startsWith("anonpoll:")).length]);
-  check(JSON.stringify(kept) === JSON.stringify(["fr", true, true, false, true, "1", 0]),
-    `37.8: switching to French keeps the choices, and the tab keeps nothing after (${JSON.stringify(kept)})`);
-  await audit(page, "fr-vote-after-switch");
-  check(errors.length === 0, `37.8: no script errors (${errors.join("; ")})`);
+  await Promise.all([page.waitForNavigation(), page.click("form.vote button[type=submit]")]);
+  await page.waitForSelector("#result-q0");
+  const note = await page.evaluate((k) => localStorage.getItem(k), `anonpoll:voted:${plain.id}`);
+  check(note && note.split(" ").length === 3, `37.3: the vote note keeps the day and the form code (${note})`);
+  await page.goto(`${base}/p/${plain.id}`);
+  check(await page.isVisible("#voter-results a") && !(await page.isVisible("#voter-results-typed")),
+    "37.3: without a receipt, the vote's form code leads back on its day");
+  await Promise.all([page.waitForNavigation(), page.click("#voter-results a")]);
+  check(await page.isVisible("#result-q0"), "37.3: and opens the results");
+  check((await context.cookies()).length === 0, "37.3: no cookie");
+  check(errors.length === 0, `37.3: no script errors (${errors.join("; ")})`);
   await context.close();
+  // Another browser, without script: the link for a receipt typed.
+  const other = await openPage("en", { javaScriptEnabled: false });
+  await other.page.goto(share);
+  check(await other.page.isVisible("#voter-results-typed a") && !(await other.page.isVisible("#voter-results")),
+    "37.3: without script or a kept proof, the way to type the receipt");
+  await Promise.all([other.page.waitForNavigation(), other.page.click("#voter-results-typed a")]);
+  await other.page.fill("#voter-receipt", receipt.toLowerCase());
+  await screenshots(other.page, shots, "en-results-receipt-prompt-noscript");
+  await Promise.all([other.page.waitForNavigation(), other.page.click("form.voter-receipt button")]);
+  check(await other.page.isVisible("#result-q0"), "37.3: the typed receipt opens the results");
+  await other.context.close();
+  // The prompt with its receipt field, checked by axe (which needs script).
+  const third = await openPage("en");
+  await third.page.goto(`${share}/results`);
+  await audit(third.page, "en-results-receipt-prompt");
+  await third.context.close();
 }
 
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, sentAgainByBack, returningVoterResults };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

@@ -50,9 +50,10 @@ export async function screenshots(page, dir, name, widths = [360, 1280]) {
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-/** A fresh browser context in `lang`, with the script errors it logs. */
-export async function openPage(browser, lang) {
-  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 } });
+/** A fresh browser context in `lang`, with the script errors it logs;
+ *  `options` go to the context (`{ javaScriptEnabled: false }`). */
+export async function openPage(browser, lang, options = {}) {
+  const context = await browser.newContext({ locale: lang, viewport: { width: 1280, height: 800 }, ...options });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));

@@ -328,9 +328,8 @@ async function inviteScenario(lang) {
   await page.waitForSelector("#invite");
   check((await page.inputValue("#invite")) === code, `${lang}: the invite link fills the code field`);
   check(!page.url().includes("#") && !page.url().includes(code), `${lang}: the code left the address bar (${page.url()})`);
-  // Switching language reloads the page: the code goes along (in the new
-  // address's fragment, taken off again on arrival).
-  await Promise.all([page.waitForNavigation(), page.click('nav.langs a[lang="de"]')]);
+  // Switching language sends the vote form along: the code with it.
+  await Promise.all([page.waitForNavigation(), page.click('nav.langs button[lang="de"]')]);
   await page.waitForSelector("#invite");
   check((await page.inputValue("#invite")) === code, `${lang}: the code survives a switch of language`);
   check(!page.url().includes("#"), `${lang}: no fragment after the switch (${page.url()})`);
@@ -744,7 +743,7 @@ await run(browser, async () => {
   await settingsScenario("de");
   await inviteScenario("fr");
   await scenario("en", { title: "Team lunch", question: "Where shall we eat?", a: "Pizza", b: "Sushi",
-    createdAgain: "Your poll was already created" });
+    createdAgain: "This form was already sent" });
   await scenario("fr", { title: "Déjeuner d’équipe", question: "Où mangeons-nous ?", a: "Crêperie", b: "Brasserie",
-    createdAgain: "Votre sondage a déjà été créé" });
+    createdAgain: "Ce formulaire a déjà été envoyé" });
 });

@@ -14,7 +14,7 @@ use super::*;
 /// with the OpenAPI tools) in one `python3` process for all of them, through
 /// `tests/tools/schema_verdicts.py`; `None` when that is not installed.
 fn schema_verdicts(bodies: &[Value]) -> Option<Vec<(bool, Vec<String>)>> {
-    let doc = schema::openapi("https://polls.example.org", 10);
+    let doc = schema::openapi("https://polls.example.org", 10, anonpoll::app::NETWORK_VOTES_PER_DAY);
     let root = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$ref": "#/components/schemas/NewPoll",

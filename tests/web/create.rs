@@ -73,7 +73,8 @@ fn creation_form_keeps_input_on_errors_and_shows_the_links_once() {
 /// ran to 170 words with three links "to keep".
 #[test]
 fn the_created_page_names_the_poll_its_days_and_its_rule_in_few_words() {
-    let server = Server::start();
+    // polld's default day rule, which the page names.
+    let server = Server::builder().arg(NETWORK_DAY_FLAG).arg("1").start();
     for (lang, rule, erased) in [
         ("en", "Limit on repeated responses: One response per network a day", "Will be erased on"),
         ("fr", "Limite des réponses répétées\u{202F}: Une réponse par réseau et par jour", "Sera effacé le"),
@@ -160,23 +161,25 @@ fn a_creation_form_sent_twice_creates_one_poll() {
         server.post_form("/", ip, &pairs)
     };
     assert_eq!(send(&fields(&code)).status, 201);
-    // A reload of the page shown after creation sends the same form again.
+    // Back to the form (whose used code the browser keeps, see
+    // tests/e2e/flows.mjs) or a reload of the page shown after creation
+    // sends the same form again.
     let again = send(&fields(&code));
     assert_eq!(again.status, 409, "{}", again.describe());
-    assert!(again.text().contains("already created its poll"), "{}", again.text());
+    assert!(again.text().contains("Your poll was created when this form was first sent."), "{}", again.text());
     assert_eq!(count(&server), 1, "one poll, not two");
     // Said calmly, in every language: the poll exists, and the saved admin
     // link leads back to it; no "something went wrong".
     for (lang, title, admin, wrong) in [
-        ("en", "Your poll was already created", "admin link, open it", "Something went wrong"),
-        ("fr", "Votre sondage a déjà été créé", "lien d’administration, ouvrez-le", "Une erreur s’est produite"),
+        ("en", "This form was already sent", "admin link, open it", "Something went wrong"),
+        ("fr", "Ce formulaire a déjà été envoyé", "lien d’administration, ouvrez-le", "Une erreur s’est produite"),
         (
             "de",
-            "Ihre Umfrage wurde bereits erstellt",
+            "Dieses Formular wurde bereits gesendet",
             "Verwaltungslink gespeichert haben, öffnen Sie ihn",
             "Etwas ist schiefgegangen",
         ),
-        ("it", "Il tuo sondaggio è già stato creato", "link di amministrazione, aprilo", "Si è verificato un errore"),
+        ("it", "Questo modulo è già stato inviato", "link di amministrazione, aprilo", "Si è verificato un errore"),
     ] {
         // With a file held by the first send (released since): still the
         // same calm page, not the form with "the file is no longer held".
@@ -191,15 +194,50 @@ fn a_creation_form_sent_twice_creates_one_poll() {
         assert!(html.contains(&format!("<h1>{title}</h1>")), "{lang}: {html}");
         assert!(html.contains(admin), "{lang}: says how to get back: {html}");
         assert!(!html.contains(wrong), "{lang}: not an error: {html}");
+        // The polls kept on this device (filled by the script).
+        assert!(html.contains("id=\"my-polls\""), "{lang}: {html}");
+        assert!(!html.contains("released-since"), "{lang}: a released file is not offered again: {html}");
     }
     assert_eq!(count(&server), 1, "still one poll");
+    // "Create another poll": what was typed comes back as a form of its own,
+    // without the used code or a released file, and makes a second poll.
+    let html = again.text();
+    let kept = hidden_fields(&html, "<form class=\"again\"");
+    assert!(kept.contains(&("title".to_owned(), "Once only".to_owned())), "{kept:?}");
+    assert!(kept.iter().all(|(name, _)| name != "once" && name != "action" && !name.ends_with("-held")), "{kept:?}");
+    assert!(html.contains("name=\"action\" value=\"again\""), "{html}");
+    let mut another = kept.clone();
+    another.push(("action".to_owned(), "again".to_owned()));
+    let form = send(&another);
+    assert_eq!(form.status, 200, "{}", form.describe());
+    let form = form.text();
+    assert!(form.contains("value=\"Once only\"") && form.contains("value=\"Q\""), "typed text kept: {form}");
+    assert!(form.contains("id=\"f-title\" name=\"title\"") && form.contains("autofocus"), "{form}");
+    let fresh = input_value(&form, "name=\"once\"");
+    assert_ne!(fresh, code, "a code of its own");
+    assert_eq!(count(&server), 1, "nothing made until it is sent");
+    assert_eq!(send(&fields(&fresh)).status, 201, "the fresh form makes a second poll");
+    assert_eq!(count(&server), 2);
     // A form without a valid code is shown again with what was typed.
     let forged = send(&fields("not-a-code"));
     assert_eq!(forged.status, 409);
     assert!(forged.text().contains("value=\"Once only\""), "input kept");
     let fresh = input_value(&forged.text(), "name=\"once\"");
     assert_eq!(send(&fields(&fresh)).status, 201, "the form shown again works");
-    assert_eq!(count(&server), 2);
+    assert_eq!(count(&server), 3);
+}
+
+/// The hidden fields of the form that starts at `start` in `html`: name
+/// and value, as a browser sends them.
+fn hidden_fields(html: &str, start: &str) -> Vec<(String, String)> {
+    let form = html.split(start).nth(1).and_then(|rest| rest.split("</form>").next()).unwrap_or("");
+    form.split("<input type=\"hidden\" ")
+        .skip(1)
+        .filter_map(|tag| {
+            let attr = |name: &str| tag.split(&format!("{name}=\"")).nth(1)?.split('"').next().map(str::to_owned);
+            Some((attr("name")?, attr("value")?.replace("&amp;", "&")))
+        })
+        .collect()
 }
 
 #[test]

@@ -80,6 +80,12 @@ fn total(server: &Server, poll: &Created) -> u64 {
     server.get_auth(&poll.results_path(), &poll.token).json()["totalResponses"].as_u64().unwrap()
 }
 
+/// Whether the input with `id` is checked.
+fn is_checked(html: &str, id: &str) -> bool {
+    let tag = html.split(&format!("id=\"{id}\"")).nth(1).and_then(|rest| rest.split('>').next()).unwrap_or("");
+    tag.contains(" checked")
+}
+
 /// The value of the option marked `selected` in the select with `id`: its
 /// `value`, or its text where it has none (what a browser sends).
 fn selected_option(html: &str, id: &str) -> Option<String> {

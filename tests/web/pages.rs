@@ -88,9 +88,12 @@ fn language_is_negotiated_by_query_then_accept_language_then_poll() {
     assert!(!de.text().contains("Déjeuner"));
     let it = get(&format!("{share}?lang=it"), Some("de"));
     assert!(it.text().contains("<h1 lang=\"fr\">Déjeuner</h1>"));
-    // The switcher offers every language as a plain link.
+    // The switcher offers every language; on the share page as a button
+    // that sends the vote form along (tests/web/vote.rs), elsewhere as a
+    // plain link.
     for l in LANGS {
-        assert!(it.text().contains(&format!("href=\"{share}?lang={l}\"")), "{l}");
+        assert!(it.text().contains(&format!("formaction=\"{share}?lang={l}\"")), "{l}");
+        assert!(get("/privacy?lang=it", None).text().contains(&format!("href=\"/privacy?lang={l}\"")), "{l}");
     }
 }
 

@@ -42,12 +42,6 @@ fn tallies(server: &Server, id: &str) -> (Vec<Vec<u64>>, u64) {
     (per, json["totalResponses"].as_u64().unwrap())
 }
 
-/// Whether the input with `id` is checked.
-fn is_checked(html: &str, id: &str) -> bool {
-    let tag = html.split(&format!("id=\"{id}\"")).nth(1).and_then(|rest| rest.split('>').next()).unwrap_or("");
-    tag.contains(" checked")
-}
-
 /// The receipt must never be in a header (a Location, a cookie, a link).
 fn assert_not_in_headers(resp: &Response, receipt: &str) {
     let plain: String = receipt.chars().filter(|c| *c != '-').collect();
@@ -335,6 +329,71 @@ fn an_after_vote_poll_with_receipts_answers_the_vote_with_the_receipt_and_a_way_
     let again = server.post_form(&format!("/p/{id}"), &ip, &[("ballot", &code), ("q1", "2"), ("q3", "5")]);
     assert!(again.header("location").is_none() && !again.text().contains("id=\"result-q1\""), "{}", again.text());
     assert!(server.get(&format!("/p/{id}/results?voted={fresh}")).text().contains("id=\"result-q1\""));
+}
+
+/// A voter back at an `afterVote` poll brings the proof they hold, their
+/// receipt, to the results page (a POST body, as on the ballot page): the
+/// results open, open or closed, in every language (the switcher posts the
+/// receipt along); a wrong or withdrawn receipt opens nothing and is told at
+/// its field. The share page leads there: a link for a receipt typed, and
+/// the script's block for a kept one. The results page refused them all
+/// ("Answer the poll to see the results").
+#[test]
+fn a_voter_back_with_the_receipt_sees_the_after_vote_results() {
+    let server = Server::start();
+    let poll = every_type_poll(&server, "afterVote");
+    let (id, ip) = (poll.id.as_str(), Server::fresh_client_ip());
+    let results = format!("/p/{id}/results");
+    let share = server.get(&format!("/p/{id}")).text();
+    assert!(
+        share.contains(&format!(r#"<a href="{results}">Already answered? See the results with your receipt</a>"#)),
+        "{share}"
+    );
+    assert!(share.contains(&format!(r#"id="voter-results" data-poll="{id}" hidden"#)), "{share}");
+    let (resp, _) = vote_form(&server, id, &ip, &[("q1", "2"), ("q3", "5")]);
+    let receipt = receipt_on(&resp.text()).unwrap();
+    // Later: the results page offers the receipt's field beside the way to vote.
+    let prompt = server.get(&results).text();
+    assert!(
+        !prompt.contains("id=\"result-q1\"") && prompt.contains(r#"id="voter-receipt" name="receipt""#),
+        "{prompt}"
+    );
+    let shown = server.post_form(&format!("{results}?lang=fr"), "198.51.100.90", &[("receipt", &receipt)]);
+    shown.assert_status(200);
+    assert_not_in_headers(&shown, &receipt);
+    let html = shown.text();
+    assert_eq!(table_rows(&html, "result-q1")[2][1], "1", "{html}");
+    assert!(
+        html.contains(&format!(r#"<input type="hidden" name="receipt" value="{receipt}">"#)),
+        "the switcher posts it: {html}"
+    );
+    // Typed as a person types it, lower case with spaces.
+    let typed = receipt.to_lowercase().replace('-', " ");
+    assert!(server.post_form(&results, "198.51.100.90", &[("receipt", &typed)]).text().contains("id=\"result-q1\""));
+    for (bad, why) in [("nonsense", "not a receipt"), ("AAAA-AAAA-AAAA-AAAA-AAAA-AAAA", "not a receipt of this poll")] {
+        let refused = server.post_form(&results, "198.51.100.90", &[("receipt", bad)]);
+        refused.assert_status(403);
+        let html = refused.text();
+        assert!(!html.contains("id=\"result-q1\"") && html.contains("id=\"voter-receipt-error\""), "{why}: {html}");
+        assert!(html.contains(&format!(r#"value="{bad}""#)), "{why}: kept to mend: {html}");
+    }
+    // Closed, the receipt still proves the vote.
+    server.patch_json(id, &poll.token, &json!({"closed": true})).assert_status(200);
+    assert!(server.post_form(&results, "198.51.100.90", &[("receipt", &receipt)]).text().contains("id=\"result-q1\""));
+    server.patch_json(id, &poll.token, &json!({"closed": false})).assert_status(200);
+    // Withdrawn, it opens nothing.
+    server
+        .post_form(&format!("/p/{id}/ballot"), &ip, &[("receipt", &receipt), ("action", "withdraw")])
+        .assert_status(200);
+    let gone = server.post_form(&results, "198.51.100.90", &[("receipt", &receipt)]);
+    assert!(gone.status == 403 && !gone.text().contains("id=\"result-q1\""), "{}", gone.text());
+    // A poll that gives no receipts offers no field to type one in.
+    let mut body = with(valid_poll_json(), "/voteChanges", json!(false));
+    body.as_object_mut().unwrap().remove("resultsPublic");
+    body["resultsVisibility"] = json!("afterVote");
+    let plain = server.create_poll(&body);
+    assert!(!server.get(&format!("/p/{}", plain.id)).text().contains("See the results with your receipt"));
+    assert!(!server.get(&format!("/p/{}/results", plain.id)).text().contains("voter-receipt"));
 }
 
 #[test]

@@ -287,3 +287,73 @@ fn by_default_a_network_poll_takes_one_response_a_day_from_one_network() {
         assert_eq!(vote_from(&polld, &format!("/p/{}", room.id), "203.0.113.40").status, 200);
     }
 }
+
+/// The texts that name the day rule say the number polld runs with
+/// (`--network-votes-per-day`, with each language's plural), and nothing
+/// of a day where it is off: the duplicate check on the creation form and
+/// the admin page, the created page, the privacy page, the refusal, and the
+/// OpenAPI document. They said "one response a day" whatever the number.
+#[test]
+fn the_day_rule_is_said_in_the_number_polld_runs_with() {
+    for (flag, label, privacy, api) in [
+        ("3", "3 responses per network a day", Some("3 responses a day per network"), "3 votes a day"),
+        ("0", "A limit per network on rapid repeats", None, "no daily limit"),
+    ] {
+        let polld = Polld::start(&["--trusted-proxy", "127.0.0.1/8", NETWORK_DAY_FLAG, flag]);
+        let get = |path: &str| Request::new(&polld.addr, "GET", path).send().text();
+        let no_day = |html: &str, what: &str| {
+            for claim in ["One response", "a day per network", "per network a day", "in the last 24 hours"] {
+                assert!(flag != "0" || !html.contains(claim), "{flag}: {what} says {claim:?}: {html}");
+            }
+            assert!(!html.contains("One response per network a day"), "{flag}: {what}: {html}");
+        };
+        let form = get("/");
+        assert!(form.contains(label), "{flag}: the creation form: {form}");
+        no_day(&form, "the creation form");
+        let french = get("/?lang=fr");
+        let french_label = if flag == "3" { "3 réponses par réseau et par jour" } else { "Une limite par réseau" };
+        assert!(french.contains(french_label), "{flag}: {french}");
+        let code = input_value(&form, "name=\"once\"");
+        let fields = [
+            ("once", code.as_str()),
+            ("title", "Rule"),
+            ("lang", "en"),
+            ("expiry", "7"),
+            ("q0", "Q"),
+            ("q0o0", "a"),
+            ("q0o1", "b"),
+        ];
+        let created = Request::new(&polld.addr, "POST", "/").xff("198.51.100.30").form(&fields).send();
+        assert_eq!(created.status, 201, "{}", created.describe());
+        let created = created.text();
+        assert!(created.contains(&format!("<p class=\"meta mode\">Limit on repeated responses: {label}")), "{created}");
+        no_day(&created, "the created page");
+        let admin = input_value(&created, "id=\"link-admin\"");
+        let (id, token) = admin.split_once("/p/").and_then(|(_, rest)| rest.split_once("/admin#")).unwrap();
+        let dashboard = Request::new(&polld.addr, "POST", &format!("/p/{id}/admin")).form(&[("token", token)]).send();
+        assert!(dashboard.text().contains(label), "{flag}: the admin page: {}", dashboard.text());
+        let page = get("/privacy");
+        match privacy {
+            Some(row) => assert!(page.contains(row), "{flag}: {page}"),
+            None => no_day(&page, "the privacy page"),
+        }
+        let doc = get("/api");
+        assert!(doc.contains(api), "{flag}: the OpenAPI document");
+        assert!(!doc.contains("one vote a day"), "{flag}: the OpenAPI document");
+        // The refusal, past the day's responses (none with the rule off).
+        let path = format!("/p/{id}");
+        let statuses: Vec<u16> = (0..4).map(|_| vote_from(&polld, &path, "203.0.113.50").status).collect();
+        if flag == "3" {
+            assert_eq!(statuses, [200, 200, 200, 429]);
+            let refused = vote_from(&polld, &format!("{path}?lang=de"), "203.0.113.50").text();
+            assert!(
+                refused.contains("3 Antworten auf diese Umfrage aus Ihrem Netz wurden in den letzten 24 Stunden"),
+                "{refused}"
+            );
+            let refused = vote_from(&polld, &path, "203.0.113.50").text();
+            assert!(refused.contains("3 responses to this poll from your network were already counted"), "{refused}");
+        } else {
+            assert_eq!(statuses, [200; 4], "no day rule");
+        }
+    }
+}

@@ -138,6 +138,57 @@ fn a_changed_vote_form_comes_back_and_counts_nothing() {
     assert_eq!(total(&server, &poll), 3, "only the three forms sent as made were counted");
 }
 
+/// Switching language mid-vote without script: the share page's languages
+/// are buttons of the vote form (`form`, `formaction` the page in that
+/// language, `name=lang`); what they send comes back in the new language
+/// with the choices made (and an invite code typed), voting nothing and
+/// spending nothing: the same form then votes, once. They were links, and
+/// the page came back blank.
+#[test]
+fn switching_language_mid_vote_keeps_the_choices_and_counts_nothing() {
+    let server = Server::start();
+    let mut body = with(valid_poll_json(), "/resultsPublic", json!(true));
+    body["questions"] = json!([
+        {"type": "single", "label": "Where?", "options": ["Park", "Lake"]},
+        {"type": "multiple", "label": "What?", "options": ["Nuts", "Fruit", "Cake"], "maxChoices": 2},
+        {"type": "ranked", "label": "Order?", "options": ["Chess", "Go"]},
+    ]);
+    let poll = server.create_poll(&body);
+    let path = format!("/p/{}", poll.id);
+    let page = server.get(&path).text();
+    let button = format!(
+        r#"<button type="submit" form="vote-form" formaction="{path}?lang=fr" formnovalidate name="lang" value="fr" lang="fr">Français</button>"#
+    );
+    assert!(page.contains(&button) && page.contains(r#"<form class="vote" id="vote-form""#), "{page}");
+    // Enter in the form presses its first submit button in the page: one
+    // that votes, before the switcher's.
+    let default = page.find(r#"<button type="submit" form="vote-form" hidden></button>"#);
+    assert!(default.is_some_and(|at| page.find("formaction=").is_some_and(|switch| at < switch)), "{page}");
+    let token = ballot(&page);
+    let ip = Server::fresh_client_ip();
+    let choices = [("ballot", token.as_str()), ("q0", "1"), ("q1", "0"), ("q1", "2"), ("q2r1", "1")];
+    let switch = [&choices[..], &[("lang", "fr")]].concat();
+    let resp = server.post_form(&format!("{path}?lang=fr"), &ip, &switch);
+    assert_eq!(resp.status, 200, "{}", resp.describe());
+    assert_eq!(html_lang(&resp), "fr");
+    let html = resp.text();
+    assert!(["q0-1", "q1-0", "q1-2"].iter().all(|id| is_checked(&html, id)) && !is_checked(&html, "q1-1"), "{html}");
+    assert_eq!(selected_option(&html, "q2r1").as_deref(), Some("1"), "{html}");
+    assert!(html.contains(&button.replace("fr\">Français", "fr\" aria-current=\"page\">Français")), "{html}");
+    assert_eq!(total(&server, &poll), 0, "nothing counted");
+    assert_eq!(server.post_form(&path, &ip, &choices).status, 200, "the form's code is unspent");
+    assert_eq!(server.post_form(&path, &ip, &choices).status, 409, "and counts once");
+    assert_eq!(total(&server, &poll), 1);
+    // On an invite-only poll the code typed comes back too.
+    let invite = server.create_poll(&with(valid_poll_json(), "/duplicateCheck", json!("invite")));
+    let path = format!("/p/{}", invite.id);
+    let token = ballot(&server.get(&path).text());
+    let fields = [("ballot", token.as_str()), ("invite", "ABCD-EFGH"), ("q0", "0"), ("lang", "de")];
+    let resp = server.post_form(&format!("{path}?lang=de"), &ip, &fields);
+    assert_eq!((resp.status, html_lang(&resp)), (200, "de".to_owned()));
+    assert!(resp.text().contains(r#"name="invite" value="ABCD-EFGH""#) && is_checked(&resp.text(), "q0-0"));
+}
+
 /// Issue 24, item 8: a number on the vote form has one spelling, the one
 /// the form sends; `+1`, `01`, ` 1` and the like are refused as malformed
 /// (400) and count nothing, where they counted as option 1 before.

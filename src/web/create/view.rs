@@ -192,7 +192,12 @@ pub(super) fn form_body(ctx: &Ctx, draft: &Draft, p: &Problems, focus: Option<&s
             // The first submit button is the one Enter triggers: creating, not
             // adding a row. It is hidden; the visible one is at the end.
             button type="submit" name="action" value="create" hidden { (t.submit_create) }
-            input type="hidden" name="once" value=(draft.once);
+            // A text field, not a hidden one: Back to this page after it was
+            // sent fetches it again with a fresh code, and a browser puts
+            // back a text field's value when it differs from the page's
+            // (the script makes it so, app.js): the used code comes back,
+            // and sending the form again is answered "already sent".
+            input type="text" name="once" value=(draft.once) hidden data-once;
             (text_field("f-title", "title", t.field_title, &draft.title, Some(t.field_title_hint), crate::domain::TITLE.max_chars, p, focus))
             section.questions id="f-questions" aria-labelledby="f-questions-heading" tabindex="-1" {
                 h2 id="f-questions-heading" { (t.questions_heading) }

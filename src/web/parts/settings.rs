@@ -151,9 +151,10 @@ pub fn fields(ctx: &Ctx, prefix: &str, draft: &SettingsDraft, p: &Problems) -> M
     let duplicate_errors = p.of(&duplicate_id);
     // Each choice says in plain words what it does and what it costs.
     let duplicates = [
-        (DuplicateCheck::Network, t.duplicate_network, t.duplicate_network_hint),
-        (DuplicateCheck::Invite, t.duplicate_invite, t.duplicate_invite_hint),
-        (DuplicateCheck::None, t.duplicate_none, t.duplicate_none_hint),
+        // The day rule in this server's number (`--network-votes-per-day`).
+        (DuplicateCheck::Network, (t.duplicate_network)(ctx.network_day), (t.duplicate_network_hint)(ctx.network_day)),
+        (DuplicateCheck::Invite, t.duplicate_invite.to_owned(), t.duplicate_invite_hint.to_owned()),
+        (DuplicateCheck::None, t.duplicate_none.to_owned(), t.duplicate_none_hint.to_owned()),
     ];
     let known = DuplicateCheck::from_code(draft.duplicate.trim());
     let choices = [

@@ -13,6 +13,11 @@
 //   CSP's connect-src is 'self'; the admin key in a header or a body);
 // - a note in localStorage after a vote (never sent anywhere), so the poll's
 //   page can say "already answered"; notes are dropped after the poll's erase day;
+//   on a poll that shows its results after a vote, the note keeps, for the
+//   rest of the vote's day (UTC), the vote's form code, the proof that opens
+//   those results, so the share page can lead back to them;
+// - on such a poll's share page, a way back to its results when this browser
+//   voted: a kept receipt (posted to the results page) or that form code;
 // - a receipt after a vote (issue 15): kept in localStorage for its poll
 //   until the poll's erase day (never a cookie, never sent but in the POST
 //   of the ballot page's form); the share page then offers to open one's
@@ -89,67 +94,11 @@
   // Sentences that promise what only this script does, hidden without it.
   Array.prototype.forEach.call(document.querySelectorAll("[data-script-only]"), function (el) { el.hidden = false; });
 
-  // Share page: switching language keeps the choices made so far. They
-  // wait in this tab's sessionStorage from the click on a language to the
-  // next load of this page, which takes them out at once (never sent, no
-  // ballot code, no invite code). Put back before the ranking and the
-  // limits below read the form.
-  var voteForm = document.querySelector("form.vote");
-  var tab = session();
-  var DRAFT = "anonpoll:vote-draft:";
-  var draftKey = DRAFT + location.pathname;
-  var draft = null;
-  // Every page load takes the drafts out of the tab, this page's to put back.
-  try {
-    if (tab) {
-      draft = tab.getItem(draftKey);
-      for (var d = tab.length - 1; d >= 0; d--) {
-        var dk = tab.key(d);
-        if (dk && dk.indexOf(DRAFT) === 0) tab.removeItem(dk);
-      }
-    }
-  } catch (e) { /* storage unavailable */ }
-  if (voteForm && tab) {
-    if (draft) {
-      try {
-        JSON.parse(draft).forEach(function (f) {
-          var el = document.getElementById(f[0]);
-          if (!el || el.form !== voteForm) return;
-          if (el.type === "radio" || el.type === "checkbox") el.checked = true;
-          else if (el.tagName === "SELECT") el.value = f[1];
-        });
-      } catch (e) { /* not ours: ignored */ }
-    }
-    Array.prototype.forEach.call(document.querySelectorAll("nav.langs a"), function (a) {
-      a.addEventListener("click", function () {
-        var fields = [];
-        Array.prototype.forEach.call(voteForm.elements, function (el) {
-          if (!el.id || !el.name || el.type === "hidden" || el.name === "invite") return;
-          if ((el.type === "radio" || el.type === "checkbox") && el.checked) fields.push([el.id, true]);
-          else if (el.tagName === "SELECT" && el.value) fields.push([el.id, el.value]);
-        });
-        try { tab.setItem(draftKey, JSON.stringify(fields)); } catch (e) { /* full or disabled */ }
-      });
-    });
-  }
-
-  // Invite code from the fragment (see takeFragment).
-
+  // Invite code from the fragment (see takeFragment). Switching language
+  // sends the vote form along, the code with it (the server's form).
   var inviteField = document.getElementById("invite");
   var code = takeFragment("invite");
   if (inviteField && code && !inviteField.value) inviteField.value = code;
-  // Switching language reloads the page: the code typed or taken from the
-  // link goes along in the new address's fragment (never sent; taken off
-  // again on arrival), or it would be lost.
-  if (inviteField) {
-    Array.prototype.forEach.call(document.querySelectorAll("nav.langs a"), function (a) {
-      a.addEventListener("click", function () {
-        var base = a.href.split("#")[0];
-        var typed = inviteField.value.trim();
-        a.href = typed ? base + "#invite=" + encodeURIComponent(typed) : base;
-      });
-    });
-  }
 
   // The invite sheet's way back to the dashboard (issue 25): the sheet holds
   // no key (a saved copy goes to whoever prints the cards), so the
@@ -285,14 +234,19 @@
         var k = store.key(i);
         // Every kind starts with the erase day: "<day>", "<day> <receipt>…".
         var ours = k && (k.indexOf(PREFIX) === 0 || k.indexOf(RECEIPT) === 0 || k.indexOf(ADMIN) === 0);
-        if (ours && (store.getItem(k) || "").split(" ")[0] <= today) store.removeItem(k);
+        var noteParts = (store.getItem(k) || "").split(" ");
+        if (ours && noteParts[0] <= today) store.removeItem(k);
+        // A vote's form code opens nothing after its day: it goes then.
+        else if (k && k.indexOf(PREFIX) === 0 && noteParts.length > 1 && noteParts[1] < today) store.setItem(k, noteParts[0]);
       }
     } catch (e) { /* storage unavailable: nothing to tidy */ }
 
-    // Just voted: remember it until the poll's erase day.
+    // Just voted: remember it until the poll's erase day, with the form code
+    // that opened the results (if any) and its day.
     var voted = document.getElementById("voted");
     if (voted) {
-      try { store.setItem(PREFIX + voted.getAttribute("data-poll"), voted.getAttribute("data-until")); } catch (e) { /* full or disabled */ }
+      var votedCode = voted.getAttribute("data-code");
+      try { noteVote(voted.getAttribute("data-poll"), voted.getAttribute("data-until"), votedCode ? [today, votedCode] : null); } catch (e) { /* full or disabled */ }
     }
 
     // On the poll's page: say so, and keep the note until the poll's erase
@@ -303,10 +257,17 @@
         var notePoll = note.getAttribute("data-poll");
         if (store.getItem(PREFIX + notePoll)) {
           note.hidden = false;
-          store.setItem(PREFIX + notePoll, note.getAttribute("data-until"));
+          noteVote(notePoll, note.getAttribute("data-until"), null);
         }
       } catch (e) { /* storage unavailable */ }
     }
+  }
+
+  // The vote note of `poll`: "<erase day>", or "<erase day> <vote day>
+  // <form code>"; `rest` replaces what follows the erase day (null: kept).
+  function noteVote(poll, until, rest) {
+    var after = rest || (store.getItem(PREFIX + poll) || "").split(" ").slice(1);
+    store.setItem(PREFIX + poll, [until].concat(after).join(" "));
   }
 
   // Receipts. Read and written only here; a failing storage leaves the
@@ -416,6 +377,32 @@
     }
   } else if (note && !note.hidden) {
     fold();
+  }
+
+  // An afterVote poll's share page: the results again for a voter of this
+  // browser, with the proof it keeps: a receipt (posted to the results
+  // page, never in an address), or else, on the vote's day, the vote's form
+  // code (in the link a voter is sent on after voting). Without either,
+  // nothing is offered: the results would not open.
+  var voterResults = document.getElementById("voter-results");
+  if (voterResults && store) {
+    var votedPoll = voterResults.getAttribute("data-poll");
+    var byReceipt = voterResults.querySelector("form[data-voter-receipt]");
+    var byCode = voterResults.querySelector("a[data-voter-link]");
+    var proof = receiptOf(votedPoll);
+    var noted = [];
+    try { noted = (store.getItem(PREFIX + votedPoll) || "").split(" "); } catch (e) { /* storage unavailable */ }
+    if (proof && byReceipt) {
+      byReceipt.querySelector("input[name=receipt]").value = proof;
+      byReceipt.hidden = false;
+      voterResults.hidden = false;
+    } else if (noted[1] === today && noted[2] && byCode) {
+      byCode.href = byCode.getAttribute("data-voter-link").replace("{code}", encodeURIComponent(noted[2]));
+      byCode.hidden = false;
+      voterResults.hidden = false;
+    }
+    var typedLink = document.getElementById("voter-results-typed");
+    if (typedLink && !voterResults.hidden) typedLink.hidden = true;
   }
 
   // Ballot page: the receipt from the link's fragment (taken off the
@@ -572,6 +559,18 @@
   // submit button and create the poll before it is written. Without script
   // the browser's own behaviour stays.
   var createForm = document.querySelector("form.create");
+  // Its one-time code, kept with the page's state: the browser puts a text
+  // field's value back when the page is shown again by Back (fetched
+  // afresh, with a fresh code) only if the value differs from the field's
+  // default, so the default is emptied. Sent again after Back, the form
+  // then carries its used code and is answered "already sent", not with a
+  // second poll.
+  var onceField = createForm && createForm.querySelector("input[data-once]");
+  if (onceField) {
+    var onceCode = onceField.value;
+    onceField.value = onceCode;
+    onceField.defaultValue = "";
+  }
   if (createForm) {
     createForm.addEventListener("keydown", function (e) {
       var el = e.target;
