@@ -36,7 +36,7 @@ pub mod ballot;
 pub mod question;
 
 pub use ballot::{Answer, Ballot, Counter};
-pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion};
+pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion, structure_changes};
 use question::{question, version_question};
 
 /// The values of each closed list a field may take. Here, above the

@@ -495,6 +495,28 @@ pub struct Catalogue {
     pub err_scale_to_above: fn(u8) -> String,
     /// The head-to-head hint where the table is shown as cards (narrow screens).
     pub pairwise_hint_cards: &'static str,
+
+    // --- Issue 37: fixing a poll after creation, and the admin page after an action ---
+    /// Under a poll's title: the day its title or questions last changed.
+    pub edited_on: fn(&str) -> String,
+    /// The admin page's section for the title and the questions.
+    pub edit_heading: &'static str,
+    /// Its intro while nobody has answered, and once the poll has responses.
+    pub edit_intro_open: &'static str,
+    pub edit_intro_locked: &'static str,
+    /// What voters see of a change.
+    pub edit_shown: &'static str,
+    /// On a poll with language versions: a change of questions or answers removes them.
+    pub edit_versions_note: &'static str,
+    pub edit_save: &'static str,
+    pub edit_saved: &'static str,
+    pub edit_saved_versions_dropped: &'static str,
+    /// A change the poll's responses forbid (only texts may change).
+    pub err_fixed_by_responses: &'static str,
+    /// A vote read against questions that changed since (the share page).
+    pub err_poll_changed: &'static str,
+    /// The key prompt after an action, when the page cannot open the dashboard by itself.
+    pub admin_done_again: &'static str,
 }
 
 /// The catalogue of `lang`.
@@ -922,6 +944,17 @@ mod tests {
                 c.own_ballot_withdraw_code,
                 c.err_questions_none,
                 c.pairwise_hint_cards,
+                c.edit_heading,
+                c.edit_intro_open,
+                c.edit_intro_locked,
+                c.edit_shown,
+                c.edit_versions_note,
+                c.edit_save,
+                c.edit_saved,
+                c.edit_saved_versions_dropped,
+                c.err_fixed_by_responses,
+                c.err_poll_changed,
+                c.admin_done_again,
             ]
             .map(str::to_owned),
         );
@@ -958,6 +991,7 @@ mod tests {
             (c.err_questions_many)(20),
             (c.err_scale_to_above)(5),
             (c.err_range)(3, 3),
+            (c.edited_on)("x"),
         ]);
         v.extend(c.type_names.iter().map(|s| s.to_string()));
         v.extend(c.media_kind_names.iter().map(|s| s.to_string()));

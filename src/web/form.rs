@@ -172,6 +172,7 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::Unanswered { question } => (t.err_unanswered)(question + 1),
         Problem::NoSuchOption { question, .. } => (t.err_no_such_option)(question + 1),
         Problem::TooManyInvites { issued, max } => (t.err_too_many_invites)(*issued, *max),
+        Problem::FixedByResponses => t.err_fixed_by_responses.to_owned(),
         // A translator left a scale's end label blank.
         Problem::EndLabelUnlikePoll { expected: true } => t.err_required.to_owned(),
         // No form of ours can send these: whoever built the request gets
