@@ -32,9 +32,10 @@
 // 9. The withdraw warning speaks of what will happen, and of invite codes
 //    only on a poll that takes them.
 // Issue 37: the creator sees the results live on the admin page whatever
-// the poll's visibility (private here), without a reload; after an admin
-// action neither a reload nor Back sends a form again or repeats it (with
-// and without script).
+// the poll's visibility (private here), without a reload; the admin page
+// fixes the title and questions (texts only once a poll has responses) and
+// the share page says so; after an action neither a reload nor Back sends
+// a form again or repeats it (with and without script).
 // axe on every new state, screenshots at 360 and 1280 px.
 // Usage: node flows.mjs <base-url> <screenshot-dir>
 import { mkdirSync } from "node:fs";
@@ -632,7 +633,7 @@ async function inviteCounts(created) {
 }
 
 // Issue 37, part 2: after an action (close, settings, a language version,
-// invite codes) neither a reload nor Back asks to send a form
+// invite codes, the texts) neither a reload nor Back asks to send a form
 // again, nor does the action again: the action is answered by a redirect
 // to the admin page (a GET; the key in no address), whose script opens the
 // dashboard with the key it kept in this tab, and every page of the admin
@@ -694,6 +695,11 @@ async function adminSurvivesBackAndReload() {
     await page.click("details.version:has(input[name=vlang][value=fr]) button[value=version-save]");
   };
   await survives("language version", fr, "The French version is saved");
+  await survives("texts", async () => {
+    await page.click("#edit-section > summary");
+    await page.fill("#a-eq0o1", "Bea B.");
+    await page.click("#edit-section button.primary[value=texts-save]");
+  }, "Your changes are saved");
   // Invite codes: the sheet is the POST's answer (the codes exist only
   // there); a reload and Back show the dashboard instead, and issue nothing.
   // (Open already: the poll takes invite codes.)
@@ -709,7 +715,7 @@ async function adminSurvivesBackAndReload() {
   check(counts.issued === 3 && dialogs.length === 0 && actionsSent(navs).filter((a) => a === "invites").length === 1,
     `37.2 invite codes: a reload of the sheet and Back issue nothing (${JSON.stringify(counts)}, dialogs ${dialogs})`);
   const poll = await (await fetch(`${base}/api/polls/${created.id}`)).json();
-  check(poll.status === "closed" && poll.resultsVisibility === "public" && poll.translations.fr,
+  check(poll.status === "closed" && poll.resultsVisibility === "public" && poll.translations.fr && poll.questions[0].options[1] === "Bea B.",
     "37.2: each action done once, as asked");
   check(errors.length === 0, `37.2: no script errors (${errors.join("; ")})`);
   await context.close();
@@ -741,9 +747,70 @@ async function adminSurvivesBackAndReload() {
   await plain.close();
 }
 
+// Issue 37, part 1: the admin page fixes the title and questions. On a
+// poll with a response only texts (no row to add or remove), and the
+// share page then says on which day the poll was edited; on one without,
+// answers and questions are added and removed (without script too, each
+// button a round trip that keeps what was typed).
+async function adminFixesTexts() {
+  const created = await apiPoll({
+    title: "Fix me", resultsVisibility: "public",
+    questions: [{ type: "single", label: "Wich one?", options: ["Ada", "Bea"] }],
+  });
+  const voter = await browser.newContext({ locale: "en" });
+  const v = await voter.newPage();
+  await v.goto(`${base}/p/${created.id}`);
+  await v.check("#q0-1");
+  await Promise.all([v.waitForNavigation(), v.click("form.vote button[type=submit]")]);
+  await voter.close();
+  const { context, page, errors } = await openPage("fr");
+  await page.goto(`${base}/p/${created.id}/admin?lang=fr#${created.adminToken}`);
+  await page.waitForSelector("#status-heading");
+  await page.click("#edit-section > summary");
+  check(!(await page.isVisible("button[value=texts-add-question]")) && (await page.locator("button.remove-option").count()) === 0,
+    "37.1: with a response the form offers texts only");
+  await audit(page, "fr-admin-texts-locked");
+  await page.fill("#a-eq0", "Which one?");
+  await page.click("#edit-section button.primary[value=texts-save]");
+  await page.waitForFunction(() => (document.querySelector(".notice.ok") || {}).textContent?.includes("Vos modifications"));
+  await page.goto(`${base}/p/${created.id}?lang=fr`);
+  const note = await page.textContent("time.edited");
+  check(/^Modifié le \d/.test(note) && !/\d:\d/.test(note), `37.1: the share page says on which day the poll was edited (${note})`);
+  check((await page.textContent("main")).includes("Which one?"), "37.1: the share page shows the fixed question");
+  await audit(page, "fr-share-edited");
+  const results = await (await fetch(`${base}/api/polls/${created.id}/results`)).json();
+  check(results.totalResponses === 1 && results.questions[0].label === "Which one?" && results.questions[0].options[1].count === 1,
+    "37.1: the response keeps its meaning under the fixed texts");
+  await context.close();
+
+  // Without a response, in English, without script: add an answer, remove it, add a question.
+  const fresh = await apiPoll({ title: "Draft", questions: [{ type: "single", label: "When?", options: ["Mon", "Tue"] }] });
+  const plain = await browser.newContext({ locale: "en", javaScriptEnabled: false });
+  const p2 = await plain.newPage();
+  await p2.goto(`${base}/p/${fresh.id}/admin`);
+  await p2.fill("#token", fresh.adminToken);
+  await Promise.all([p2.waitForNavigation(), p2.click("form[data-token-form] button[type=submit]")]);
+  await p2.click("#edit-section > summary");
+  await Promise.all([p2.waitForNavigation(), p2.click("button[value='texts-add-option:0']")]);
+  const focused = await p2.evaluate(() => document.activeElement && document.activeElement.id);
+  check(focused === "a-eq0o2" && await p2.isVisible("#edit-section[open]"), `37.1: "Add an answer" brings the form back, the new answer focused (${focused})`);
+  await p2.fill("#a-eq0o2", "Wed");
+  await Promise.all([p2.waitForNavigation(), p2.click("button[value=texts-add-question]")]);
+  await p2.fill("#a-eq1", "Where?");
+  await p2.fill("#a-eq1o0", "Here");
+  await p2.fill("#a-eq1o1", "There");
+  await screenshots(p2, shots, "en-admin-texts-open");
+  await Promise.all([p2.waitForNavigation(), p2.click("#edit-section button.primary[value=texts-save]")]);
+  const saved = await (await fetch(`${base}/api/polls/${fresh.id}`)).json();
+  check(JSON.stringify(saved.questions.map((q) => q.options)) === JSON.stringify([["Mon", "Tue", "Wed"], ["Here", "There"]]),
+    `37.1: answers and questions added without script (${JSON.stringify(saved.questions.map((q) => q.options))})`);
+  check(errors.length === 0, `37.1: no script errors (${errors.join("; ")})`);
+  await plain.close();
+}
+
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, adminSurvivesBackAndReload };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, adminSurvivesBackAndReload, adminFixesTexts };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

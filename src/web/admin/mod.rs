@@ -14,8 +14,9 @@
 //!
 //! One module per action of the page, each holding its section of the
 //! dashboard and what its form does: `status.rs` (close, reopen),
-//! `expiry.rs`, `settings.rs`, `versions.rs` (language versions),
-//! `media.rs`, `invites.rs` and `delete.rs`. Here: the key prompt, the action a form asks for (read
+//! `expiry.rs`, `settings.rs`, `texts.rs` (the title and questions),
+//! `versions.rs` (language versions), `media.rs`, `invites.rs` and
+//! `delete.rs`. Here: the key prompt, the action a form asks for (read
 //! once, then dispatched), what every action shares (the [`View`] it
 //! reports to, a change through the API's PATCH rules), the dashboard that
 //! puts the sections together, and what answers an action that did what it
@@ -29,6 +30,7 @@ mod invites;
 mod media;
 mod settings;
 mod status;
+mod texts;
 mod versions;
 
 use maud::{Markup, html};
@@ -99,6 +101,10 @@ enum Done {
     VersionRemoved(Lang),
     MediaAttached,
     MediaRemoved,
+    /// The title and questions changed.
+    Texts,
+    /// The questions changed structure, and the language versions went.
+    TextsVersionsDropped,
     /// Invite codes were issued, and shown once (a reload of their sheet
     /// comes here).
     Invites,
@@ -115,6 +121,8 @@ impl Done {
             Done::VersionRemoved(lang) => format!("version-removed-{}", lang.code()),
             Done::MediaAttached => "media-attached".into(),
             Done::MediaRemoved => "media-removed".into(),
+            Done::Texts => "texts".into(),
+            Done::TextsVersionsDropped => "texts-versions".into(),
             Done::Invites => "invites".into(),
         }
     }
@@ -128,6 +136,8 @@ impl Done {
             "settings" => Done::Settings,
             "media-attached" => Done::MediaAttached,
             "media-removed" => Done::MediaRemoved,
+            "texts" => Done::Texts,
+            "texts-versions" => Done::TextsVersionsDropped,
             "invites" => Done::Invites,
             _ => match (code.strip_prefix("version-saved-"), code.strip_prefix("version-removed-")) {
                 (Some(l), _) => Done::VersionSaved(lang(l)?),
@@ -148,6 +158,8 @@ impl Done {
             Done::VersionRemoved(lang) => (t.version_removed)(t.lang_name(lang)),
             Done::MediaAttached => t.media_attached.to_owned(),
             Done::MediaRemoved => t.media_removed.to_owned(),
+            Done::Texts => t.edit_saved.to_owned(),
+            Done::TextsVersionsDropped => t.edit_saved_versions_dropped.to_owned(),
             Done::Invites => t.err_invites_sent.to_owned(),
         }
     }
@@ -179,6 +191,10 @@ struct View {
     settings: Option<SettingsDraft>,
     /// The number of codes asked for, when it is shown again with a problem.
     invites_count: Option<String>,
+    /// The title and questions as typed, when they come back (a problem, a
+    /// row added or removed), and the field to focus then.
+    texts: Option<texts::TextsDraft>,
+    texts_focus: Option<String>,
     /// The invite form's one-time code.
     invites_once: String,
     /// Opened by the created page's "Next: issue invite codes": the
@@ -222,6 +238,8 @@ enum AdminAction {
     InvitesSheet,
     /// Issue `count` invite codes and answer them as a CSV file.
     InvitesCsv,
+    /// The title and questions: save them, or add or remove a row (`texts-…`).
+    Texts(texts::Step),
 }
 
 impl AdminAction {
@@ -244,7 +262,7 @@ impl AdminAction {
             "delete-confirmed" => AdminAction::DeleteConfirmed,
             "invites" => AdminAction::InvitesSheet,
             "invites-csv" => AdminAction::InvitesCsv,
-            _ => return Err(bad()),
+            other => AdminAction::Texts(texts::Step::parse(other).ok_or_else(bad)?),
         })
     }
 }
@@ -264,6 +282,8 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         media: None,
         settings: None,
         invites_count: None,
+        texts: None,
+        texts_focus: None,
         invites_once: w.web.invite_forms.issue(&poll.id, today).map_err(Error::internal)?,
         focus_invites: false,
         status: 200,
@@ -279,6 +299,7 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
         AdminAction::Reopen => status::set_closed(w, &ctx, &poll, false, today, &mut view)?,
         AdminAction::Expiry => expiry::save(w, &ctx, form, (&poll, today), &mut view)?,
         AdminAction::Settings => settings::save(w, &ctx, form, &poll, today, &mut view)?,
+        AdminAction::Texts(step) => texts::act(w, &ctx, form, (&poll, step), today, &mut view)?,
         AdminAction::VersionSave(lang) => versions::save(w, &ctx, form, &poll, lang, today, &mut view)?,
         AdminAction::VersionRemove(lang) => versions::remove(w, &ctx, &poll, lang, today, &mut view)?,
         AdminAction::MediaDrop => media::drop_held(w, form),
@@ -383,6 +404,7 @@ fn dashboard(
         (status::section(ctx, poll, token))
         (expiry::section(ctx, (poll, today), token, view))
         (settings::section(ctx, poll, token, view))
+        (texts::section(ctx, poll, results.total > 0, token, view))
         (invites::section(ctx, poll, invites, token, view))
         (media::section(ctx, poll, token, view, uploads))
         (versions::section(ctx, poll, token, view))
