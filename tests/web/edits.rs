@@ -136,3 +136,35 @@ fn without_responses_answers_and_questions_are_added_and_removed() {
     let dash = server.post_form(&format!("/p/{}/admin", poll.id), ip, &[("token", &poll.token)]).text();
     assert!(dash.contains("The poll has responses") && !dash.contains("texts-add-question"), "{dash}");
 }
+
+/// A vote form loaded before the questions changed structure (possible
+/// only while the poll has no response) is not counted against the new
+/// questions: its answers' indexes would mean other answers. The voter gets
+/// the questions as they are now, with why (409); nothing is counted.
+#[test]
+fn a_form_read_before_the_questions_changed_is_answered_afresh() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let ip = "198.51.100.65";
+    let page = server.request("GET", &format!("/p/{}", poll.id)).xff(ip).send().text();
+    assert!(page.contains("name=\"rev\" value=\"0\""), "{page}");
+    let code = ballot(&page);
+    let swapped = json!([
+        {"label": "Which day?", "options": ["Monday", "Friday"]},
+        {"label": "Where shall we eat?", "options": ["Pizza", "Sushi", "Salad"]}
+    ]);
+    server.patch_json(&poll.id, &poll.token, &json!({"questions": swapped})).assert_status(200);
+    let fields = [("ballot", code.as_str()), ("rev", "0"), ("q0", "1"), ("q1", "1")];
+    let r = server.post_form(&format!("/p/{}", poll.id), ip, &fields);
+    assert_eq!(r.status, 409, "{}", r.describe());
+    let html = r.text();
+    assert!(html.contains("The poll’s questions changed after you opened this page"), "{html}");
+    assert!(html.contains("name=\"rev\" value=\"1\""), "the form as the questions are now: {html}");
+    assert_eq!(total(&server, &poll), 0, "nothing counted");
+    // The form as it is now counts.
+    let page = server.request("GET", &format!("/p/{}", poll.id)).xff(ip).send().text();
+    let code = ballot(&page);
+    let fields = [("ballot", code.as_str()), ("rev", "1"), ("q0", "1")];
+    assert_eq!(server.post_form(&format!("/p/{}", poll.id), ip, &fields).status, 200);
+    assert_eq!(total(&server, &poll), 1);
+}
