@@ -189,3 +189,23 @@ fn the_share_page_says_on_which_day_the_poll_was_edited() {
     let french = server.get(&format!("{share}?lang=fr")).text();
     assert!(french.contains("Modifié le "), "{french}");
 }
+
+#[test]
+fn pollctl_show_says_on_which_day_the_poll_was_edited() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let show = |json: bool| {
+        let args: Vec<&str> = if json {
+            vec!["--json", "show", &poll.id, "--token", &poll.token]
+        } else {
+            vec!["show", &poll.id, "--token", &poll.token]
+        };
+        String::from_utf8(pollctl_ok(&server.db_path(), &args).stdout).unwrap()
+    };
+    assert!(!show(false).contains("edited"), "never edited");
+    server.patch_json(&poll.id, &poll.token, &json!({"title": "Team lunch, fixed"})).assert_status(200);
+    let text = show(false);
+    assert!(text.contains(&format!("title or questions edited on {}", today())), "{text}");
+    let shown: Value = serde_json::from_str(&show(true)).unwrap();
+    assert_eq!(shown["editedOn"], today());
+}
