@@ -209,3 +209,66 @@ fn pollctl_show_says_on_which_day_the_poll_was_edited() {
     let shown: Value = serde_json::from_str(&show(true)).unwrap();
     assert_eq!(shown["editedOn"], today());
 }
+
+/// Votes and a change of structure sent at the same moment, on either
+/// engine, never both pass: the store decides in one write whether the
+/// poll has responses. Either the change is taken and no vote read against
+/// the old questions counts, or it is refused (409) because votes came
+/// first, and the questions stay as they were for every vote counted. Run
+/// twice: the change a little ahead of the votes (it usually wins), then
+/// a little behind (they usually do).
+#[test]
+fn votes_and_a_change_of_structure_sent_at_once_never_both_pass() {
+    let server = Server::start();
+    for (patch_after, vote_after) in [(0, 3), (3, 0)] {
+        race(&server, std::time::Duration::from_millis(patch_after), std::time::Duration::from_millis(vote_after));
+    }
+}
+
+/// Twelve votes on forms loaded before, and a change of structure, each
+/// sent the given time after they all set off together.
+fn race(server: &Server, patch_after: std::time::Duration, vote_after: std::time::Duration) {
+    let poll = server.create_poll(&with(valid_poll_json(), "/duplicateCheck", json!("none")));
+    let share = format!("/p/{}", poll.id);
+    let forms: Vec<(String, String)> = (0..12)
+        .map(|_| {
+            let ip = Server::fresh_client_ip();
+            let page = server.request("GET", &share).xff(&ip).send().text();
+            (ip, ballot_code(&page).expect("a ballot code"))
+        })
+        .collect();
+    let mut grown = fixed_texts();
+    grown[0]["options"] = json!(["Pizzeria", "Sushi", "Salads", "Curry"]);
+    let gate = std::sync::Barrier::new(forms.len() + 1);
+    let (votes, patch) = std::thread::scope(|s| {
+        let patch = s.spawn(|| {
+            gate.wait();
+            std::thread::sleep(patch_after);
+            server.patch_json(&poll.id, &poll.token, &json!({"questions": grown})).status
+        });
+        let votes: Vec<_> = forms
+            .iter()
+            .enumerate()
+            .map(|(i, (ip, code))| {
+                let (share, gate) = (&share, &gate);
+                s.spawn(move || {
+                    gate.wait();
+                    std::thread::sleep(vote_after * u32::try_from(i + 1).unwrap());
+                    server.post_form(share, ip, &[("ballot", code), ("rev", "0"), ("q0", "1")]).status
+                })
+            })
+            .collect();
+        let votes: Vec<u16> = votes.into_iter().map(|v| v.join().unwrap()).collect();
+        (votes, patch.join().unwrap())
+    });
+    eprintln!("the change answered {patch}, the votes {votes:?}");
+    let counted = votes.iter().filter(|s| **s == 200).count() as u64;
+    assert!(votes.iter().all(|s| matches!(s, 200 | 409)), "{votes:?}");
+    let r = results(server, &poll);
+    let options = r["questions"][0]["options"].as_array().unwrap().len();
+    match patch {
+        200 => assert_eq!((counted, r["totalResponses"].as_u64(), options), (0, Some(0), 4), "{votes:?}"),
+        409 => assert_eq!((r["totalResponses"].as_u64(), options), (Some(counted), 3), "{votes:?}"),
+        other => panic!("the change answered {other}"),
+    }
+}
