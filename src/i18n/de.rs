@@ -518,4 +518,5 @@ pub const DE: Catalogue = Catalogue {
     err_fixed_by_responses: "Dies lässt sich nicht mehr ändern: Die Umfrage hat Antworten. Nur Texte können korrigiert werden.",
     err_poll_changed: "Die Fragen der Umfrage haben sich geändert, nachdem Sie diese Seite geöffnet haben. Ihre Antwort wurde daher nicht gezählt. Hier sind sie, wie sie jetzt sind: Bitte antworten Sie erneut.",
     admin_done_again: "Um die Umfrage weiter zu verwalten, öffnen Sie Ihren Verwaltungslink erneut oder geben Sie unten den Verwaltungsschlüssel ein.",
+    invites_shown_done: "Die eben ausgegebenen Einladungscodes wurden einmal angezeigt und können nicht noch einmal angezeigt werden (anonpoll bewahrt keine lesbare Kopie auf); es wurde nichts weiter ausgegeben. Neue Codes können Sie unten unter „Einladungscodes“ ausgeben.",
 };

@@ -513,4 +513,5 @@ pub const EN: Catalogue = Catalogue {
     err_fixed_by_responses: "This can no longer change: the poll has responses. Only texts can be fixed.",
     err_poll_changed: "The poll’s questions changed after you opened this page, so your response was not counted. Here they are as they are now: please answer again.",
     admin_done_again: "To go on managing the poll, open your admin link again or enter the admin key below.",
+    invites_shown_done: "The invite codes just issued were shown once and cannot be shown again (anonpoll keeps no readable copy); nothing more was issued. You can issue a new batch below, under “Invite codes”.",
 };

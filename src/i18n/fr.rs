@@ -529,4 +529,5 @@ pub const FR: Catalogue = Catalogue {
     err_fixed_by_responses: "Ceci ne peut plus changer\u{202F}: le sondage a des réponses. Seuls les textes peuvent être corrigés.",
     err_poll_changed: "Les questions du sondage ont changé depuis l’ouverture de cette page, votre réponse n’a donc pas été comptée. Les voici telles qu’elles sont maintenant\u{202F}: veuillez répondre de nouveau.",
     admin_done_again: "Pour continuer à gérer le sondage, ouvrez de nouveau votre lien d’administration ou saisissez la clé d’administration ci-dessous.",
+    invites_shown_done: "Les codes d’invitation émis ont été montrés une seule fois et ne peuvent plus être affichés (anonpoll n’en garde aucune copie lisible)\u{202F}; rien de plus n’a été émis. Vous pouvez en émettre un nouveau lot ci-dessous, sous «\u{202F}Codes d’invitation\u{202F}».",
 };

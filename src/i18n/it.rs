@@ -522,4 +522,5 @@ pub const IT: Catalogue = Catalogue {
     err_fixed_by_responses: "Questo non può più cambiare: il sondaggio ha delle risposte. Si possono correggere solo i testi.",
     err_poll_changed: "Le domande del sondaggio sono cambiate dopo che hai aperto questa pagina, quindi la tua risposta non è stata contata. Eccole come sono ora: rispondi di nuovo.",
     admin_done_again: "Per continuare a gestire il sondaggio, apri di nuovo il tuo link di amministrazione o inserisci qui sotto la chiave di amministrazione.",
+    invites_shown_done: "I codici d’invito appena emessi sono stati mostrati una sola volta e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile); non è stato emesso altro. Puoi emettere un nuovo gruppo qui sotto, in «Codici d’invito».",
 };

@@ -517,6 +517,8 @@ pub struct Catalogue {
     pub err_poll_changed: &'static str,
     /// The key prompt after an action, when the page cannot open the dashboard by itself.
     pub admin_done_again: &'static str,
+    /// The dashboard a reload of the invite sheet loads: the codes are not shown again.
+    pub invites_shown_done: &'static str,
 }
 
 /// The catalogue of `lang`.
@@ -955,6 +957,7 @@ mod tests {
                 c.err_fixed_by_responses,
                 c.err_poll_changed,
                 c.admin_done_again,
+                c.invites_shown_done,
             ]
             .map(str::to_owned),
         );

@@ -160,7 +160,7 @@ impl Done {
             Done::MediaRemoved => t.media_removed.to_owned(),
             Done::Texts => t.edit_saved.to_owned(),
             Done::TextsVersionsDropped => t.edit_saved_versions_dropped.to_owned(),
-            Done::Invites => t.err_invites_sent.to_owned(),
+            Done::Invites => t.invites_shown_done.to_owned(),
         }
     }
 }
@@ -420,6 +420,36 @@ fn fold(id: &str, heading: &str, open: bool, content: Markup) -> Markup {
         details.fold id=(format!("{id}-section")) open[open] {
             summary { h2 id=(format!("{id}-heading")) { (heading) } }
             div.fold-body { (content) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `done` reads back as the action it names, and nothing else
+    /// reads as one (the page then shows the plain prompt).
+    #[test]
+    fn every_done_reads_back_from_its_address() {
+        let mut all = vec![
+            Done::Closed,
+            Done::Reopened,
+            Done::Expiry,
+            Done::Settings,
+            Done::MediaAttached,
+            Done::MediaRemoved,
+            Done::Texts,
+            Done::TextsVersionsDropped,
+            Done::Invites,
+        ];
+        all.extend(Lang::ALL.into_iter().flat_map(|l| [Done::VersionSaved(l), Done::VersionRemoved(l)]));
+        for done in all {
+            assert_eq!(Done::parse(&done.code()), Some(done), "{}", done.code());
+            assert!(done.code().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "fits an address as it is");
+        }
+        for other in ["", "close", "version-saved-", "version-saved-es", "texts ", "CLOSED"] {
+            assert_eq!(Done::parse(other), None, "{other:?}");
         }
     }
 }
