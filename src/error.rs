@@ -83,6 +83,14 @@ pub enum Error {
     /// 409: a vote form already sent once, on this node or another (web
     /// only): decided in the ballot's transaction.
     FormSpent,
+    /// 409: a change of the questions in more than their texts, on a poll
+    /// that has responses; each field it would change, with
+    /// [`crate::domain::Problem::FixedByResponses`]. Decided in the
+    /// change's transaction.
+    HasResponses(Vec<FieldError>),
+    /// 409: a vote read against questions whose structure has changed
+    /// since (web only): decided in the ballot's transaction.
+    PollChanged,
     /// 408: the client took too long to send its request.
     RequestTimeout,
     /// 413
@@ -148,7 +156,7 @@ impl Error {
             Error::NotFound => 404,
             Error::MethodNotAllowed(_) => 405,
             Error::RequestTimeout => 408,
-            Error::Closed | Error::FormSpent => 409,
+            Error::Closed | Error::FormSpent | Error::HasResponses(_) | Error::PollChanged => 409,
             Error::TooLarge { .. } => 413,
             Error::UnsupportedMediaType { .. } => 415,
             Error::Invalid(_) => 422,
@@ -177,6 +185,8 @@ impl Error {
             Error::RequestTimeout => "request-timeout",
             Error::Closed => "poll-closed",
             Error::FormSpent => "form-spent",
+            Error::HasResponses(_) => "poll-has-responses",
+            Error::PollChanged => "poll-changed",
             Error::TooLarge { .. } => "body-too-large",
             Error::UnsupportedMediaType { .. } => "unsupported-media-type",
             Error::Invalid(_) => "validation-failed",
@@ -201,6 +211,8 @@ impl Error {
             Error::RequestTimeout => "Request timeout",
             Error::Closed => "Poll closed",
             Error::FormSpent => "Form already sent",
+            Error::HasResponses(_) => "Poll has responses",
+            Error::PollChanged => "Poll changed",
             Error::TooLarge { .. } => "Request body too large",
             Error::UnsupportedMediaType { .. } => "Unsupported media type",
             Error::Invalid(_) => "Validation failed",
@@ -261,6 +273,14 @@ impl Error {
             Error::RequestTimeout => "The request body did not arrive in time.".into(),
             Error::Closed => "The poll is closed and accepts no responses.".into(),
             Error::FormSpent => "This vote form was sent once already; it counts once.".into(),
+            Error::HasResponses(errors) => format!(
+                "The poll has responses: its questions may now change only in their texts (the title, labels, \
+                 options and scale end labels). {} field(s) would change more; see 'errors'. Nothing was changed.",
+                errors.len()
+            ),
+            Error::PollChanged => {
+                "The poll's questions changed after this vote was read; it was not counted. Answer them again.".into()
+            }
             Error::TooLarge { limit } => format!("The request body exceeds the limit of {limit} bytes."),
             Error::UnsupportedMediaType { accepted } => {
                 format!("The request body must be sent as {}.", accepted.join(" or "))
@@ -292,7 +312,7 @@ impl Error {
             status: self.status(),
             detail,
             errors: match self {
-                Error::Invalid(errors) => errors.clone(),
+                Error::Invalid(errors) | Error::HasResponses(errors) => errors.clone(),
                 _ => Vec::new(),
             },
         }
@@ -301,7 +321,7 @@ impl Error {
 
 /// Every problem code with its status, for the API reference. A unit test
 /// checks that each variant's code is listed.
-pub const PROBLEM_CODES: [(&str, u16); 18] = [
+pub const PROBLEM_CODES: [(&str, u16); 20] = [
     ("malformed-body", 400),
     ("token-required", 401),
     ("bad-authorization", 401),
@@ -310,6 +330,8 @@ pub const PROBLEM_CODES: [(&str, u16); 18] = [
     ("invite-refused", 403),
     ("receipt-refused", 403),
     ("form-spent", 409),
+    ("poll-has-responses", 409),
+    ("poll-changed", 409),
     ("not-found", 404),
     ("method-not-allowed", 405),
     ("request-timeout", 408),
@@ -369,6 +391,11 @@ mod tests {
             Error::RequestTimeout,
             Error::Closed,
             Error::FormSpent,
+            Error::HasResponses(vec![FieldError::new(
+                crate::domain::Key::Questions,
+                crate::domain::Problem::FixedByResponses,
+            )]),
+            Error::PollChanged,
             Error::TooLarge { limit: 1 },
             Error::UnsupportedMediaType { accepted: &["application/json"] },
             Error::Invalid(vec![FieldError::new(crate::domain::Key::Title, crate::domain::Problem::Blank)]),

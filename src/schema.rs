@@ -491,8 +491,8 @@ pub fn openapi(base_url: &str, creations_per_hour: u32, network_votes_per_day: u
                 },
                 "patch": {
                     "operationId": "updatePoll",
-                    "summary": "Close or reopen, change the expiry, set or remove language versions.",
-                    "description": "Keys may be combined; the change applies entirely or not at all.",
+                    "summary": "Close or reopen, change the expiry and settings, set or remove language versions, fix the title and questions.",
+                    "description": "Keys may be combined; the change applies entirely or not at all. The title and questions may be fixed at any time, in their texts only once the poll has responses (see `PollPatch`).",
                     "security": [{"adminToken": []}],
                     // One media type only: generators turn a schema listed
                     // under two into a broken union (openapi-python-client
@@ -518,6 +518,10 @@ pub fn openapi(base_url: &str, creations_per_hour: u32, network_votes_per_day: u
                         "404": problem_response("No such poll, or it expired or was deleted."),
                         "413": problem_response("The body is larger than the limit."),
                         "415": problem_response("The body is not sent as JSON."),
+                        "409": {
+                            "description": "`/api#problem-poll-has-responses`: the poll has responses, and `questions` would change more than their texts; `errors` names each field that would change (message: \"cannot change: the poll has responses, …\"). Nothing was changed.",
+                            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ValidationProblem"}}}
+                        },
                         "422": {
                             "description": "A field is invalid; `errors` lists each one. Nothing was changed.",
                             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ValidationProblem"}}}
@@ -739,16 +743,24 @@ fn base_schemas(per_day: u32) -> Value {
                 "translations": {
                     "type": "object",
                     "minProperties": 1,
-                    "description": "Language versions to set, or null to remove one. The poll's own language cannot be a key.",
+                    "description": "Language versions to set, or null to remove one. The poll's own language cannot be a key. Checked against the questions this PATCH gives, if it gives any.",
                     "propertyNames": {"enum": Lang::codes()},
                     "additionalProperties": {"oneOf": [{"$ref": "#/components/schemas/LanguageVersion"}, {"type": "null"}]}
+                },
+                "title": TITLE.schema("The poll's title, in its own language: fixed at any time. A new title sets `editedOn`."),
+                "questions": {
+                    "type": "array",
+                    "minItems": QUESTIONS.min,
+                    "maxItems": QUESTIONS.max,
+                    "items": {"$ref": "#/components/schemas/Question"},
+                    "description": "The poll's whole list of questions in its own language, each as on creation; it replaces the list, and a change sets `editedOn`. Once the poll has responses only texts may differ from the poll's (the labels, the options' texts, a scale's end labels): the number of questions and, per question, its `type`, number of options, `minChoices`, `maxChoices`, `scaleMin`, `scaleMax`, `required` and which end labels it has must stay (409 `poll-has-responses` otherwise), and responses keep their meaning, since they record options by position; language versions stay. While it has none, any list is taken, validated as on creation: if its structure differs, the counts start again in the new layout, the language versions are removed (they were written for other questions) unless this PATCH gives new ones, and the media of questions no longer there are erased; the others keep their places. Whether the poll has responses is decided with the change, in one transaction: a vote cannot come in between."
                 }
             },
             "x-fields": PollPatch::FIELDS,
         },
         "Poll": {
             "type": "object",
-            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "voteChanges", "createdOn", "expiresOn", "questions", "translations", "media", "shareUrl"],
+            "required": ["id", "title", "lang", "status", "resultsPublic", "resultsVisibility", "closesOn", "shuffleOptions", "duplicateCheck", "voteChanges", "createdOn", "expiresOn", "editedOn", "questions", "translations", "media", "shareUrl"],
             "properties": {
                 "id": {"type": "string"},
                 "title": {"type": "string"},
@@ -762,6 +774,7 @@ fn base_schemas(per_day: u32) -> Value {
                 "voteChanges": {"type": "boolean", "description": "Whether voters get receipts with which to change or withdraw their ballot while the poll is open."},
                 "createdOn": day_schema("Day of creation (UTC)."),
                 "expiresOn": day_schema("Day the poll is erased (UTC); it is available until the day before."),
+                "editedOn": {"type": ["string", "null"], "format": "date", "pattern": DAY_PATTERN, "description": "The last day (UTC) its title or questions changed after creation (a PATCH of `title` or `questions`, or the admin page); null if they never did. The share page says so: \"Edited on …\"."},
                 "questions": {"type": "array", "items": {"$ref": "#/components/schemas/PollQuestion"}},
                 "translations": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/LanguageVersion"}},
                 "media": {"type": "array", "items": {"$ref": "#/components/schemas/Media"}, "description": "Media attached through the web form (the API accepts none): the poll's own first, then by question."},
@@ -865,7 +878,7 @@ fn base_schemas(per_day: u32) -> Value {
         // read a lone `$ref` in allOf with sibling properties as the
         // referenced schema alone, and drop `errors`.
         "ValidationProblem": {
-            "description": "A problem document (422) that lists each invalid field.",
+            "description": "A problem document that lists each field at fault: each invalid one (422), or each that the poll's responses keep from changing (409).",
             "allOf": [{"$ref": "#/components/schemas/Problem"}, {
             "type": "object",
             "required": ["errors"],

@@ -29,6 +29,7 @@ pub fn poll(poll: &Poll, links: &Links) -> Value {
         "voteChanges": poll.vote_changes,
         "createdOn": poll.created_on.to_string(),
         "expiresOn": poll.expires_on.to_string(),
+        "editedOn": poll.edited_on.map(|d| d.to_string()),
         "questions": poll.questions,
         "translations": poll.translations.iter().map(|(l, v)| (l.code().to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "media": poll.media.iter().map(|m| media(m, links)).collect::<Vec<_>>(),

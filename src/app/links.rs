@@ -34,6 +34,12 @@ impl Links {
         format!("/p/{id}/results")
     }
 
+    /// `/p/{id}/admin`: the admin page, without its key (which only ever
+    /// follows in a fragment: [`Links::admin`]).
+    pub fn admin_path(id: &PollId) -> String {
+        format!("/p/{id}/admin")
+    }
+
     /// `/api/polls/{id}`: the poll's API resource.
     pub fn api_path(id: &PollId) -> String {
         format!("/api/polls/{id}")

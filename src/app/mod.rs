@@ -100,6 +100,9 @@ pub struct Admitted {
     /// The day's response of a `network` poll it spent, given back unless
     /// the ballot is stored.
     day: Option<DaySpent>,
+    /// The structure of the questions it was read against
+    /// ([`Poll::restructured`]): the store refuses it if they changed since.
+    read_at: u32,
 }
 
 impl Admitted {
@@ -107,6 +110,14 @@ impl Admitted {
     /// several nodes share the database.
     pub fn with_form(self, form: Option<(Day, [u8; 16])>) -> Admitted {
         Admitted { form, ..self }
+    }
+
+    /// This vote as read against the questions the voter was shown, which
+    /// had changed structure `read_at` times ([`Poll::restructured`], as the
+    /// vote form carries it): refused by the store if that is not what they
+    /// are now. Without it, the questions the vote was admitted against.
+    pub fn read_at(self, read_at: u32) -> Admitted {
+        Admitted { read_at, ..self }
     }
 
     /// The receipt the voter gets with this ballot (a poll with
@@ -258,9 +269,9 @@ impl App {
                 }))
             }
         };
-        self.store.cast_later(
+        self.store.cast_read_at(
             &vote.id,
-            vote.ballot,
+            (vote.ballot, Some(vote.read_at)),
             (vote.invite, vote.receipt.as_ref().map(Receipt::hash), vote.form),
             vote.today,
             then,
@@ -496,7 +507,8 @@ impl Session {
         };
         // Drawn afresh, from nothing the voter or the admin holds.
         let receipt = if poll.vote_changes { Some(Receipt::generate()?) } else { None };
-        Ok(Admitted { id: poll.id.clone(), client, ballot, invite, receipt, form: None, today, day })
+        let read_at = poll.restructured;
+        Ok(Admitted { id: poll.id.clone(), client, ballot, invite, receipt, form: None, today, day, read_at })
     }
 
     /// The ballot of `poll` that came with the receipt `text` (as typed),

@@ -163,6 +163,9 @@ pub(super) fn describe(poll: &Poll) -> String {
         let passed = crate::domain::settings::deadline_passed(Some(day), Day::today());
         out.push_str(&format!("voting {} on {day}\n", if passed { "closed" } else { "closes" }));
     }
+    if let Some(day) = poll.edited_on {
+        out.push_str(&format!("title or questions edited on {day}\n"));
+    }
     if poll.shuffle_options {
         out.push_str("options shuffled on the share page\n");
     }

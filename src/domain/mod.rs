@@ -37,7 +37,7 @@ pub mod question;
 pub mod schedule;
 
 pub use ballot::{Answer, Ballot, Counter};
-pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion};
+pub use question::{EndLabel, Question, QuestionKind, QuestionTexts, VersionQuestion, structure_changes};
 use question::{question, version_question};
 pub use schedule::{Availability, DateSlot, ScheduleFigures, SlotFigures, TimeZone};
 

@@ -73,6 +73,15 @@ pub struct PollPatch {
     pub vote_changes: Option<bool>,
     /// `None` removes that language version.
     pub translations: BTreeMap<Lang, Option<LanguageVersion>>,
+    /// The title in the poll's own language.
+    pub title: Option<Title>,
+    /// The whole list of questions in the poll's own language, parsed as on
+    /// creation. On a poll with responses only its texts may differ from
+    /// the poll's ([`PollPatch::restructures`]; the store's writer decides,
+    /// in the change's own transaction); on a poll without, it may be any
+    /// list: the counts start again in its layout, and the language
+    /// versions go, but for those this patch gives (checked against it).
+    pub questions: Option<Vec<Question>>,
 }
 
 /// The structure of an existing poll that a language version must match.
@@ -347,7 +356,7 @@ impl LanguageVersion {
 }
 
 impl PollPatch {
-    pub const FIELDS: [&'static str; 8] = [
+    pub const FIELDS: [&'static str; 10] = [
         "closed",
         "expiryDays",
         "resultsVisibility",
@@ -356,6 +365,8 @@ impl PollPatch {
         "duplicateCheck",
         "voteChanges",
         "translations",
+        "title",
+        "questions",
     ];
 
     /// Validates a PATCH body on its own (types, bounds, languages).
@@ -375,6 +386,16 @@ impl PollPatch {
             && self.duplicate_check.is_none()
             && self.vote_changes.is_none()
             && self.translations.is_empty()
+            && self.title.is_none()
+            && self.questions.is_none()
+    }
+
+    /// Where this patch's questions differ from `questions` (the poll's)
+    /// in more than their texts ([`structure_changes`]): empty when it
+    /// gives no questions or changes only texts. A poll with responses
+    /// refuses a patch for which this is not empty (409).
+    pub fn restructures(&self, questions: &[Question]) -> Vec<FieldError> {
+        self.questions.as_deref().map_or_else(Vec::new, |new| structure_changes(questions, new))
     }
 
     pub(super) fn walk(v: &Value, errs: &mut Errors) -> Option<PollPatch> {
@@ -398,6 +419,14 @@ impl PollPatch {
         let shuffle_options = boolean(obj, Key::ShuffleOptions, errs);
         let duplicate_check = settings::duplicate_check(obj, errs);
         let vote_changes = boolean(obj, Key::VoteChanges, errs);
+        let title = match field(obj, &root, Key::Title) {
+            None => Some(None),
+            Some((t, p)) => errs.take(p, Title::parse(t)).map(Some),
+        };
+        let questions = match field(obj, &root, Key::Questions) {
+            None => Some(None),
+            Some((q, p)) => question_list(q, &p, errs, question).map(Some),
+        };
         Some(PollPatch {
             closed: closed?,
             expiry: expiry?,
@@ -407,6 +436,8 @@ impl PollPatch {
             duplicate_check: duplicate_check?,
             vote_changes: vote_changes?,
             translations: translations?,
+            title: title?,
+            questions: questions?,
         })
     }
 
@@ -441,8 +472,9 @@ impl PollPatch {
 
     /// Checks the patch against the poll it applies to on `today`: a
     /// language version must not be in the poll's own language and must
-    /// match its structure exactly; a deadline lies after today and not
-    /// after the poll's expiry (as the patch leaves it).
+    /// match its structure exactly (the questions this patch gives, if
+    /// any); a deadline lies after today and not after the poll's expiry
+    /// (as the patch leaves it).
     pub fn check_against(&self, shape: &Shape<'_>, today: Day) -> Result<(), Vec<FieldError>> {
         let mut errors = Vec::new();
         let expires_on = self.expiry.map_or(shape.expires_on, |d| today.plus_days(d.get()));
@@ -479,7 +511,7 @@ impl PollPatch {
                 continue;
             }
             if let Some(v) = version {
-                errors.extend(v.mismatches(shape.questions, &at));
+                errors.extend(v.mismatches(self.questions.as_deref().unwrap_or(shape.questions), &at));
             }
         }
         if errors.is_empty() { Ok(()) } else { Err(errors) }
@@ -512,6 +544,13 @@ pub struct Poll {
     pub vote_changes: bool,
     pub created_on: crate::day::Day,
     pub expires_on: crate::day::Day,
+    /// The last day its title or questions changed after creation (shown
+    /// to voters: "Edited on …"); `None` if they never did.
+    pub edited_on: Option<Day>,
+    /// How many times its questions changed in more than their texts (only
+    /// while it had no response): a vote read against another structure is
+    /// refused rather than counted against this one.
+    pub restructured: u32,
     pub questions: Vec<Question>,
     pub translations: BTreeMap<Lang, LanguageVersion>,
     /// Media attached through the web form, poll's own first, then by question.

@@ -332,6 +332,10 @@ pub enum Problem {
         issued: u64,
         max: u64,
     },
+    /// What a ballot's meaning rests on (the questions, their types, their
+    /// options, bounds, ends and whether they must be answered), changed
+    /// on a poll that has responses: only texts may change then.
+    FixedByResponses,
 }
 
 impl fmt::Display for Problem {
@@ -438,6 +442,10 @@ impl fmt::Display for Problem {
             Problem::TooManyInvites { issued, max } => {
                 write!(f, "would give the poll more than {max} invite codes (it has {issued})")
             }
+            Problem::FixedByResponses => f.write_str(
+                "cannot change: the poll has responses, so only its texts can (the title, labels, options and \
+                 scale end labels)",
+            ),
         }
     }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::schedule::{DateSlot, TimeZone, slot_options};
-use super::{Errors, FieldPath, Key, Label, OptionText, Problem, TextRule, field, object, options};
+use super::{Errors, FieldError, FieldPath, Key, Label, OptionText, Problem, TextRule, field, object, options};
 
 /// The ends of every scale: `0 ≤ scaleMin < scaleMax ≤ 10`.
 pub const SCALE_FLOOR: u8 = 0;
@@ -369,6 +369,48 @@ pub(super) fn version_mismatches(
         if m.is_some() != t.is_some() {
             out.push((at.key(key), Problem::EndLabelUnlikePoll { expected: t.is_some() }));
         }
+    }
+    out
+}
+
+/// Where `new` differs from `old` in what a ballot's meaning rests on, each
+/// at its field of `new` with [`Problem::FixedByResponses`]: the number of
+/// questions, and per question its type, number of options (a schedule's
+/// slots and time zone themselves), choice bounds, scale ends, whether it
+/// must be answered and which end labels it has
+/// (a language version must have the same ones). Empty when only texts
+/// differ: the title, labels, options' and end labels' texts. A ballot
+/// stores option indexes, so a change of texts keeps its meaning; any
+/// other change would not, nor fit the counts (`store::rows::Layout`).
+pub fn structure_changes(old: &[Question], new: &[Question]) -> Vec<FieldError> {
+    let list = FieldPath::from(Key::Questions);
+    let fixed = |path: FieldPath| FieldError::new(path, Problem::FixedByResponses);
+    if old.len() != new.len() {
+        return vec![fixed(list)];
+    }
+    let mut out = Vec::new();
+    for (i, (o, n)) in old.iter().zip(new).enumerate() {
+        let at = list.index(i);
+        if o.kind != n.kind {
+            // The type decides every other field: one problem says it all.
+            out.push(fixed(at.key(Key::Type)));
+            continue;
+        }
+        // A schedule's slots and zone are what its answers mean, not texts
+        // ("yes" to the 14th is not a yes to the 15th).
+        let slots_moved = !o.kind.has_option_texts() && o.options != n.options;
+        let differs = [
+            (Key::Options, o.options.len() != n.options.len() || slots_moved),
+            (Key::TimeZone, o.time_zone != n.time_zone),
+            (Key::Required, o.required != n.required),
+            (Key::MinChoices, o.min_choices != n.min_choices),
+            (Key::MaxChoices, o.max_choices != n.max_choices),
+            (Key::ScaleMin, o.scale_min != n.scale_min),
+            (Key::ScaleMax, o.scale_max != n.scale_max),
+            (Key::MinLabel, o.min_label.is_some() != n.min_label.is_some()),
+            (Key::MaxLabel, o.max_label.is_some() != n.max_label.is_some()),
+        ];
+        out.extend(differs.into_iter().filter(|(_, d)| *d).map(|(key, _)| fixed(at.key(key))));
     }
     out
 }

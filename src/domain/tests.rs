@@ -395,3 +395,84 @@ fn combining_marks_on_one_character_are_bounded() {
         assert!(Title::from_text(written).is_ok(), "{written:?}");
     }
 }
+
+/// A PATCH's `title` and `questions` are parsed as on creation, and only a
+/// change of texts keeps the structure a poll's responses rest on; the
+/// language versions of the same PATCH are checked against its questions.
+#[test]
+fn a_patch_of_questions_tells_texts_from_structure() {
+    let qs = |v: Value| PollPatch::from_json(&json!({"questions": v}));
+    let poll = NewPoll::from_json(&json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [
+        {"label": "Where", "options": ["Pizza", "Sushi"]},
+        {"type": "multiple", "label": "What", "options": ["a", "b", "c"], "maxChoices": 2},
+        {"type": "scale", "label": "How", "scaleMin": 1, "scaleMax": 5, "minLabel": "bad"}
+    ]}))
+    .unwrap();
+    let changes = |v: Value| -> Vec<String> {
+        qs(v).unwrap().restructures(&poll.questions).iter().map(|e| format!("{}: {}", e.path, e.problem)).collect()
+    };
+    let texts = json!([
+        {"label": " Where? ", "options": ["Pizza!", "Sushis"]},
+        {"type": "multiple", "label": "What?", "options": ["A", "B", "C"], "maxChoices": 2},
+        {"type": "scale", "label": "How?", "scaleMin": 1, "scaleMax": 5, "minLabel": "poor"}
+    ]);
+    assert!(changes(texts.clone()).is_empty());
+    assert_eq!(qs(texts).unwrap().questions.unwrap()[0].label.as_str(), "Where?");
+    let fixed = "cannot change: the poll has responses, so only its texts can (the title, labels, options and scale \
+                 end labels)";
+    assert_eq!(changes(json!([{"label": "Where", "options": ["Pizza", "Sushi"]}])), [format!("questions: {fixed}")]);
+    assert_eq!(
+        changes(json!([
+            {"label": "Where", "options": ["Pizza", "Sushi", "Salad"], "required": true},
+            {"type": "ranked", "label": "What", "options": ["a", "b", "c"]},
+            {"type": "scale", "label": "How", "scaleMin": 0, "scaleMax": 5, "maxLabel": "good"}
+        ])),
+        [
+            format!("questions[0].options: {fixed}"),
+            format!("questions[0].required: {fixed}"),
+            format!("questions[1].type: {fixed}"),
+            format!("questions[2].scaleMin: {fixed}"),
+            format!("questions[2].minLabel: {fixed}"),
+            format!("questions[2].maxLabel: {fixed}"),
+        ]
+    );
+    assert_eq!(
+        changes(json!([
+            {"label": "Where", "options": ["Pizza", "Sushi"]},
+            {"type": "multiple", "label": "What", "options": ["a", "b", "c"]},
+            {"type": "scale", "label": "How", "scaleMin": 1, "scaleMax": 5, "minLabel": "bad"}
+        ])),
+        [format!("questions[1].maxChoices: {fixed}")]
+    );
+    // A schedule's label is a text; its slots and zone are what its answers mean.
+    let when = NewPoll::from_json(&json!({"title": "t", "lang": "en", "expiryDays": 7, "questions": [
+        {"type": "schedule", "label": "When", "options": ["2027-01-14", "2027-01-15T18:00"], "timeZone": "Europe/Paris"}
+    ]}))
+    .unwrap();
+    let schedule_changes = |v: Value| -> Vec<String> {
+        qs(v).unwrap().restructures(&when.questions).iter().map(|e| format!("{}", e.path)).collect()
+    };
+    let slots = json!(["2027-01-14", "2027-01-15T18:00"]);
+    let same = json!([{"type": "schedule", "label": "When?", "options": slots, "timeZone": "Europe/Paris"}]);
+    assert!(schedule_changes(same).is_empty());
+    let moved = json!([{"type": "schedule", "label": "When", "options": ["2027-01-14", "2027-01-16T18:00"]}]);
+    assert_eq!(schedule_changes(moved), ["questions[0].options", "questions[0].timeZone"]);
+    // Parsed as on creation: every problem at its path, nothing else kept.
+    let errs =
+        PollPatch::from_json(&json!({"title": " ", "questions": [{"label": "a", "options": ["x", "x"]}]})).unwrap_err();
+    assert_eq!(fields(&errs), ["title", "questions[0].options[1]"]);
+    assert_eq!(fields(&qs(json!([])).unwrap_err()), ["questions"]);
+    // A language version given with new questions must match them.
+    let today = Day::parse("2026-03-10").unwrap();
+    let shape = Shape { lang: Lang::En, questions: &poll.questions, expires_on: today.plus_days(7), closes_on: None };
+    let one = json!([{"label": "Where", "options": ["Pizza", "Sushi"]}]);
+    let fr = |options: Value| json!({"title": "t", "questions": [{"label": "Où", "options": options}]});
+    let patch =
+        PollPatch::from_json(&json!({"questions": one, "translations": {"fr": fr(json!(["P", "S"]))}})).unwrap();
+    assert!(patch.check_against(&shape, today).is_ok());
+    let patch = PollPatch::from_json(&json!({"questions": one, "translations": {"fr": fr(json!(["P"]))}}));
+    assert!(patch.is_err(), "one option is no list of options");
+    let patch =
+        PollPatch::from_json(&json!({"questions": one, "translations": {"fr": fr(json!(["P", "S", "X"]))}})).unwrap();
+    assert_eq!(fields(&patch.check_against(&shape, today).unwrap_err()), ["translations.fr.questions[0].options"]);
+}

@@ -568,4 +568,17 @@ pub const DE: Catalogue = Catalogue {
             "Höchstens zwei Tage, dann wird der Schlüssel selbst verworfen".into(),
         )
     },
+    edited_on: |d| format!("Bearbeitet am {d}"),
+    edit_heading: "Titel und Fragen",
+    edit_intro_open: "Noch hat niemand geantwortet: Sie können alle Texte korrigieren und Fragen und Antworten hinzufügen oder entfernen.",
+    edit_intro_locked: "Die Umfrage hat Antworten, daher bleiben ihre Fragen und Antworten, wie sie sind: Sie können aber noch ihre Texte korrigieren (etwa einen Tippfehler). Die Antworten behalten ihre Bedeutung.",
+    edit_shown: "Sobald Sie eine Änderung speichern, zeigen die Seiten der Umfrage, dass sie bearbeitet wurde, und an welchem Tag.",
+    edit_versions_note: "Wenn Sie Fragen oder Antworten hinzufügen oder entfernen, werden die Sprachfassungen entfernt, da sie nicht mehr passen würden. Fügen Sie sie danach erneut hinzu.",
+    edit_save: "Änderungen speichern",
+    edit_saved: "Ihre Änderungen sind gespeichert.",
+    edit_saved_versions_dropped: "Ihre Änderungen sind gespeichert. Die Sprachfassungen wurden entfernt, da sie nicht mehr zu den Fragen passten.",
+    err_fixed_by_responses: "Dies lässt sich nicht mehr ändern: Die Umfrage hat Antworten. Nur Texte können korrigiert werden.",
+    err_poll_changed: "Die Fragen der Umfrage haben sich geändert, nachdem Sie diese Seite geöffnet haben. Ihre Antwort wurde daher nicht gezählt. Hier sind sie, wie sie jetzt sind: Bitte antworten Sie erneut.",
+    admin_done_again: "Um die Umfrage weiter zu verwalten, öffnen Sie Ihren Verwaltungslink erneut oder geben Sie unten den Verwaltungsschlüssel ein.",
+    invites_shown_done: "Die eben ausgegebenen Einladungscodes wurden einmal angezeigt und können nicht noch einmal angezeigt werden (anonpoll bewahrt keine lesbare Kopie auf); es wurde nichts weiter ausgegeben. Neue Codes können Sie unten unter „Einladungscodes“ ausgeben.",
 };

@@ -562,4 +562,17 @@ pub const EN: Catalogue = Catalogue {
             "At most two days, then the key itself is discarded".into(),
         )
     },
+    edited_on: |d| format!("Edited on {d}"),
+    edit_heading: "Title and questions",
+    edit_intro_open: "Nobody has answered yet: you can fix any text, and add or remove questions and answers.",
+    edit_intro_locked: "The poll has responses, so its questions and answers stay as they are: you can still fix their texts (a typo, say). Responses keep their meaning.",
+    edit_shown: "Once you save a change, the poll’s pages say that it was edited, and on which day.",
+    edit_versions_note: "Adding or removing questions or answers removes the language versions, as they would no longer match. Add them again afterwards.",
+    edit_save: "Save the changes",
+    edit_saved: "Your changes are saved.",
+    edit_saved_versions_dropped: "Your changes are saved. The language versions were removed: they no longer matched the questions.",
+    err_fixed_by_responses: "This can no longer change: the poll has responses. Only texts can be fixed.",
+    err_poll_changed: "The poll’s questions changed after you opened this page, so your response was not counted. Here they are as they are now: please answer again.",
+    admin_done_again: "To go on managing the poll, open your admin link again or enter the admin key below.",
+    invites_shown_done: "The invite codes just issued were shown once and cannot be shown again (anonpoll keeps no readable copy); nothing more was issued. You can issue a new batch below, under “Invite codes”.",
 };

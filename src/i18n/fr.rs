@@ -584,4 +584,17 @@ pub const FR: Catalogue = Catalogue {
             "Deux jours au plus, puis la clé elle-même est jetée".into(),
         )
     },
+    edited_on: |d| format!("Modifié le {d}"),
+    edit_heading: "Titre et questions",
+    edit_intro_open: "Personne n’a encore répondu\u{202F}: vous pouvez corriger tous les textes, et ajouter ou retirer des questions et des réponses.",
+    edit_intro_locked: "Le sondage a des réponses, ses questions et ses réponses restent donc telles quelles\u{202F}: vous pouvez encore en corriger les textes (une faute de frappe, par exemple). Les réponses gardent leur sens.",
+    edit_shown: "Une fois une modification enregistrée, les pages du sondage indiquent qu’il a été modifié, et quel jour.",
+    edit_versions_note: "Ajouter ou retirer des questions ou des réponses supprime les versions linguistiques, qui ne correspondraient plus. Ajoutez-les de nouveau ensuite.",
+    edit_save: "Enregistrer les modifications",
+    edit_saved: "Vos modifications sont enregistrées.",
+    edit_saved_versions_dropped: "Vos modifications sont enregistrées. Les versions linguistiques ont été supprimées\u{202F}: elles ne correspondaient plus aux questions.",
+    err_fixed_by_responses: "Ceci ne peut plus changer\u{202F}: le sondage a des réponses. Seuls les textes peuvent être corrigés.",
+    err_poll_changed: "Les questions du sondage ont changé depuis l’ouverture de cette page, votre réponse n’a donc pas été comptée. Les voici telles qu’elles sont maintenant\u{202F}: veuillez répondre de nouveau.",
+    admin_done_again: "Pour continuer à gérer le sondage, ouvrez de nouveau votre lien d’administration ou saisissez la clé d’administration ci-dessous.",
+    invites_shown_done: "Les codes d’invitation émis ont été montrés une seule fois et ne peuvent plus être affichés (anonpoll n’en garde aucune copie lisible)\u{202F}; rien de plus n’a été émis. Vous pouvez en émettre un nouveau lot ci-dessous, sous «\u{202F}Codes d’invitation\u{202F}».",
 };

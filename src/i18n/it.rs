@@ -575,4 +575,17 @@ pub const IT: Catalogue = Catalogue {
             "Al massimo due giorni, poi la chiave stessa viene scartata".into(),
         )
     },
+    edited_on: |d| format!("Modificato il {d}"),
+    edit_heading: "Titolo e domande",
+    edit_intro_open: "Nessuno ha ancora risposto: puoi correggere tutti i testi e aggiungere o rimuovere domande e risposte.",
+    edit_intro_locked: "Il sondaggio ha delle risposte, quindi le sue domande e risposte restano come sono: puoi ancora correggerne i testi (un errore di battitura, per esempio). Le risposte mantengono il loro significato.",
+    edit_shown: "Quando salvi una modifica, le pagine del sondaggio indicano che è stato modificato, e in che giorno.",
+    edit_versions_note: "Aggiungere o rimuovere domande o risposte elimina le versioni linguistiche, che non corrisponderebbero più. Aggiungile di nuovo dopo.",
+    edit_save: "Salva le modifiche",
+    edit_saved: "Le tue modifiche sono salvate.",
+    edit_saved_versions_dropped: "Le tue modifiche sono salvate. Le versioni linguistiche sono state eliminate: non corrispondevano più alle domande.",
+    err_fixed_by_responses: "Questo non può più cambiare: il sondaggio ha delle risposte. Si possono correggere solo i testi.",
+    err_poll_changed: "Le domande del sondaggio sono cambiate dopo che hai aperto questa pagina, quindi la tua risposta non è stata contata. Eccole come sono ora: rispondi di nuovo.",
+    admin_done_again: "Per continuare a gestire il sondaggio, apri di nuovo il tuo link di amministrazione o inserisci qui sotto la chiave di amministrazione.",
+    invites_shown_done: "I codici d’invito appena emessi sono stati mostrati una sola volta e non possono essere mostrati di nuovo (anonpoll non ne conserva una copia leggibile); non è stato emesso altro. Puoi emettere un nuovo gruppo qui sotto, in «Codici d’invito».",
 };

@@ -537,6 +537,29 @@ pub struct Catalogue {
     /// The privacy page's row for the day rule of `network` polls, by the
     /// responses (n ≥ 1) it takes from one network a day.
     pub privacy_network_day_row: fn(u32) -> (String, String, String),
+    // --- Issue 37: fixing a poll after creation, and the admin page after an action ---
+    /// Under a poll's title: the day its title or questions last changed.
+    pub edited_on: fn(&str) -> String,
+    /// The admin page's section for the title and the questions.
+    pub edit_heading: &'static str,
+    /// Its intro while nobody has answered, and once the poll has responses.
+    pub edit_intro_open: &'static str,
+    pub edit_intro_locked: &'static str,
+    /// What voters see of a change.
+    pub edit_shown: &'static str,
+    /// On a poll with language versions: a change of questions or answers removes them.
+    pub edit_versions_note: &'static str,
+    pub edit_save: &'static str,
+    pub edit_saved: &'static str,
+    pub edit_saved_versions_dropped: &'static str,
+    /// A change the poll's responses forbid (only texts may change).
+    pub err_fixed_by_responses: &'static str,
+    /// A vote read against questions that changed since (the share page).
+    pub err_poll_changed: &'static str,
+    /// The key prompt after an action, when the page cannot open the dashboard by itself.
+    pub admin_done_again: &'static str,
+    /// The dashboard a reload of the invite sheet loads: the codes are not shown again.
+    pub invites_shown_done: &'static str,
 }
 
 /// The catalogue of `lang`.
@@ -987,6 +1010,18 @@ mod tests {
                 c.create_another_hint,
                 c.voter_results_link,
                 c.voter_results_hint,
+                c.edit_heading,
+                c.edit_intro_open,
+                c.edit_intro_locked,
+                c.edit_shown,
+                c.edit_versions_note,
+                c.edit_save,
+                c.edit_saved,
+                c.edit_saved_versions_dropped,
+                c.err_fixed_by_responses,
+                c.err_poll_changed,
+                c.admin_done_again,
+                c.invites_shown_done,
             ]
             .map(str::to_owned),
         );
@@ -1023,6 +1058,7 @@ mod tests {
             (c.err_questions_many)(20),
             (c.err_scale_to_above)(5),
             (c.err_range)(3, 3),
+            (c.edited_on)("x"),
         ]);
         v.extend(c.type_names.iter().map(|s| s.to_string()));
         v.extend(c.weekdays.iter().map(|s| s.to_string()));

@@ -210,6 +210,7 @@ impl Store {
             invite: None,
             receipt: None,
             form: None,
+            read_at: None,
             today,
         })?;
         Ok(())
@@ -231,13 +232,28 @@ impl Store {
         &self,
         id: &PollId,
         ballot: Ballot,
+        proofs: VoteProofs,
+        today: Day,
+        then: Option<Settle>,
+    ) -> Result<PendingWrite, Error> {
+        self.cast_read_at(id, (ballot, None), proofs, today, then)
+    }
+
+    /// [`Store::cast_later`] for a ballot read against the poll's questions
+    /// as they were after `read_at` changes of their structure
+    /// ([`crate::domain::Poll::restructured`], where known): refused with
+    /// `Error::PollChanged` if they have changed since (only possible while
+    /// the poll has no ballot), decided in the ballot's transaction.
+    pub fn cast_read_at(
+        &self,
+        id: &PollId,
+        (ballot, read_at): (Ballot, Option<u32>),
         (invite, receipt, form): VoteProofs,
         today: Day,
         then: Option<Settle>,
     ) -> Result<PendingWrite, Error> {
-        self.writer
-            .submit_later(writer::Op::Cast { id: id.clone(), ballot, invite, receipt, form, today }, then)
-            .map(PendingWrite)
+        let op = writer::Op::Cast { id: id.clone(), ballot, invite, receipt, form, read_at, today };
+        self.writer.submit_later(op, then).map(PendingWrite)
     }
 
     /// Replaces (`Some`) or withdraws (`None`) the ballot that came with

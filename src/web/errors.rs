@@ -38,6 +38,8 @@ pub fn page(ctx: &Ctx, e: &Error) -> Response {
         Error::ReceiptRefused(ReceiptRefusal::ChangesOff) => (403, t.error_title, t.err_receipt_changes_off),
         Error::Closed => (409, t.closed_title, t.closed_text),
         Error::FormSpent => (409, t.thanks_title, t.err_ballot_used),
+        Error::HasResponses(_) => (409, t.error_title, t.err_fixed_by_responses),
+        Error::PollChanged => (409, t.error_title, t.err_poll_changed),
         Error::RequestTimeout => (408, t.error_title, t.bad_form),
         Error::RateLimited(rl) => {
             rate_limited = (t.err_rate_limited)(rl.retry_after_secs.div_ceil(60));

@@ -186,6 +186,7 @@ pub fn problem_text(t: &Catalogue, problem: &Problem) -> String {
         Problem::NotASlot => t.err_not_a_slot.to_owned(),
         Problem::SlotOutOfOrder { previous } => (t.err_slot_order)(&slot_named(t, previous)),
         Problem::UnknownTimeZone => t.err_time_zone.to_owned(),
+        Problem::FixedByResponses => t.err_fixed_by_responses.to_owned(),
         // A translator left a scale's end label blank.
         Problem::EndLabelUnlikePoll { expected: true } => t.err_required.to_owned(),
         // No form of ours can send these: whoever built the request gets

@@ -211,7 +211,7 @@ impl WebWorker {
             Route::Admin(id) => {
                 let poll = self.session.poll(id, today)?;
                 let ctx = self.ctx(req, Some(poll.lang));
-                Ok(admin::prompt(&ctx, &poll, 200, None))
+                Ok(admin::get(&ctx, &poll, req.query_param("done")))
             }
             Route::Ballot(id) => {
                 let poll = self.session.poll(id, today)?;

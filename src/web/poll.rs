@@ -92,6 +92,9 @@ fn share_response(
             p.lead { (t.vote_intro) }
             form.vote id=(VOTE_FORM) method="post" action=(ctx.action()) {
                 input type="hidden" name="ballot" value=(token);
+                // The structure of the questions this form shows: a vote
+                // read against another one is answered afresh (issue 37).
+                input type="hidden" name="rev" value=(poll.restructured);
                 @if poll.duplicate_check == DuplicateCheck::Invite {
                     // Filled from an invite link's `#invite=` by the script;
                     // typed from the invitation otherwise.
@@ -162,12 +165,21 @@ const VOTE_FORM: &str = "vote-form";
 
 /// The field names of the vote form besides the answers (`docs/WEB.md`):
 /// `lang` is sent by a language switcher's button, which asks for the form
-/// again in that language, as entered, and votes nothing.
-const VOTE_FIELDS: [&str; 3] = ["ballot", "invite", "lang"];
+/// again in that language, as entered, and votes nothing; `rev` says which
+/// structure of the questions the form shows.
+const VOTE_FIELDS: [&str; 4] = ["ballot", "invite", "lang", "rev"];
 
 pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: Day) -> Result<Response, Error> {
     let ctx = w.ctx(req, Some(poll.lang));
     let t = ctx.t;
+    // A form that shows questions whose structure has changed since (only
+    // possible while the poll had no ballot): its answers' indexes would
+    // mean other answers now, so the voter answers the questions as they
+    // are. A form without the field (not one of ours) is read as it is.
+    let read_at = form.get("rev").map(|r| r.trim().parse::<u32>().ok());
+    if read_at.is_some_and(|r| r != Some(poll.restructured)) {
+        return share_response(&w.web, &ctx, poll, today, 409, &Entered::default(), Some(t.err_poll_changed));
+    }
     // A language switch: the page again in the language of the address it
     // was sent to (the button's `formaction`), with what was entered, and
     // nothing counted, checked or spent (the form's code stays unused).
@@ -246,6 +258,12 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
     // with its ballot: sent to two nodes, it counts once.
     let form = if w.web.shared_store() { w.web.ballots.form_of(&poll.id, token) } else { None };
     let admitted = admitted.with_form(form);
+    // Checked again by the writer, where a change of the questions that
+    // came meanwhile refuses it (`Error::PollChanged`).
+    let admitted = match read_at.flatten() {
+        Some(at) => admitted.read_at(at),
+        None => admitted,
+    };
     // Taken before the ballot goes to the writer: shown once, on the page
     // that answers this vote, and kept nowhere here.
     let receipt = admitted.receipt().map(Receipt::expose);
@@ -297,6 +315,16 @@ pub fn vote(w: &mut WebWorker, req: &Request, form: &Form, poll: &Poll, today: D
             Err(Error::NotFound) => Ok(errors::page(&Ctx::new(page_choice, &path), &Error::NotFound)),
             // Another node stored this form's vote first.
             Err(Error::FormSpent) => Ok(used_page(&ctx, &poll)),
+            // The questions changed structure while the vote was on its way
+            // (only while the poll had no ballot): shown as they are now.
+            Err(Error::PollChanged) => web
+                .app
+                .session()
+                .map_err(Error::internal)
+                .and_then(|mut now| now.poll(poll.id.as_str(), today))
+                .and_then(|now| {
+                    share_response(&web, &ctx, &now, today, 409, &Entered::default(), Some(t.err_poll_changed))
+                }),
             // Decided in the ballot's transaction: unknown or spent meanwhile,
             // or the poll turned invite-only since the form was read (then
             // the form comes back with its code field).

@@ -17,6 +17,7 @@ mod bodies;
 mod concurrency;
 mod create;
 mod delete;
+mod edits;
 mod health;
 mod invites;
 mod lifecycle;

@@ -228,7 +228,9 @@ fn a_file_being_sent_stops_when_it_is_replaced() {
                 &[File("am", "n.png", "image/png", &noise_png(300, 200))],
             ))
             .send();
-        assert!(resp.text().contains("The file was attached."), "{}", resp.describe());
+        // Done: the admin page again, by a GET that says so.
+        let done = server.get(resp.header("location").unwrap_or_else(|| panic!("{}", resp.describe())));
+        assert!(done.text().contains("The file was attached."), "{}", resp.describe());
     });
 }
 
@@ -243,7 +245,8 @@ fn a_file_being_sent_stops_when_it_is_removed() {
             .header("Content-Type", &multipart_type())
             .body(multipart(&[("token", &poll.token), ("action", "media-remove"), ("media", media)], &[]))
             .send();
-        assert!(resp.text().contains("The file was removed and erased."), "{}", resp.describe());
+        let done = server.get(resp.header("location").unwrap_or_else(|| panic!("{}", resp.describe())));
+        assert!(done.text().contains("The file was removed and erased."), "{}", resp.describe());
     });
 }
 

@@ -17,7 +17,8 @@
 //   (in every language);
 // - three states of issue 25 in every language: results not visible yet
 //   (the way to the poll), a refused vote (the question named and marked),
-//   the invite sheet after a reload (nothing issued, the way back).
+//   the invite sheet after a reload (nothing issued; since issue 37 the
+//   dashboard, loaded by GET, says the codes cannot be shown again).
 // Usage: node design.mjs <base-url> <screenshot-dir> [<picture>]
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -276,11 +277,12 @@ async function scenario(lang) {
     await page.pdf({ path: join(shots, `design-${lang}-invites.pdf`), format: "A4" }).catch(() => {});
     await page.emulateMedia({ media: "screen", colorScheme: "light" });
     await page.setViewportSize({ width: 1280, height: 800 });
-    // A reload sends the form again (issue 25): nothing is issued, and the
-    // page says so calmly, with the way back to the dashboard.
+    // A reload of the sheet (issue 37) sends no form: it loads the
+    // dashboard by GET, which says calmly that the codes are not shown again.
     await page.reload();
-    check(await page.isVisible("main form button.primary[type=submit]") && (await page.locator("ul.cards").count()) === 0,
-      `${lang}: a reload of the invite sheet issues nothing and offers the way back as its main button`);
+    await page.waitForSelector("#status-heading");
+    check(await page.isVisible(".notice.ok") && (await page.locator("ul.cards").count()) === 0,
+      `${lang}: a reload of the invite sheet issues nothing and says so on the dashboard`);
     await audit(page, `${lang}-invites-reloaded`);
     await fr(page, `${lang}-invites-reloaded`);
     await page.goto(admin);

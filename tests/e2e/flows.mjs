@@ -32,7 +32,10 @@
 // 9. The withdraw warning speaks of what will happen, and of invite codes
 //    only on a poll that takes them.
 // Issue 37: the creator sees the results live on the admin page whatever
-// the poll's visibility (private here), without a reload.
+// the poll's visibility (private here), without a reload; the admin page
+// fixes the title and questions (texts only once a poll has responses) and
+// the share page says so; after an action neither a reload nor Back sends
+// a form again or repeats it (with and without script).
 // Issue 37: switching language mid-vote keeps the choices, with script and
 // without (languageKeepsChoices).
 // Issue 37: the creation form sent again by Back makes no second poll and
@@ -242,12 +245,14 @@ async function item3and4() {
   check(await page.isVisible("#status-heading"), "3: the sheet's way back keeps the key");
   await page.fill("#a-invites-count", "2");
   await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+  // A reload of the sheet (issue 37) loads the dashboard by GET instead of
+  // sending the form again: it says calmly why the codes are not shown.
   await page.reload();
-  const h1 = (await page.textContent("h1")).trim();
-  check(h1 === "These codes were already issued", `3: a reload of the sheet is said calmly (${h1})`);
+  await page.waitForSelector("#status-heading");
+  const said = await page.textContent(".notice.ok");
+  check(/cannot be shown again/.test(said) && (await page.locator("ul.cards").count()) === 0,
+    `3: a reload of the sheet is said calmly, on the dashboard (${said})`);
   await audit(page, "en-invites-reloaded");
-  await Promise.all([page.waitForNavigation(), page.click("main >> text=Back to managing the poll")]);
-  check(await page.isVisible("#status-heading"), "3: from there, back to the dashboard with the key");
   check(errors.length === 0, `3/4: no script or console errors ${JSON.stringify(errors)}`);
   await context.close();
 }
@@ -725,9 +730,207 @@ async function returningVoterResults() {
   await third.context.close();
 }
 
+/** The main-frame navigations of `page`: method, path and body, in order. */
+function navigations(page) {
+  const seen = [];
+  page.on("request", (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+      const url = new URL(r.url());
+      seen.push({ method: r.method(), path: url.pathname + url.search, body: r.postData() || "" });
+    }
+  });
+  return seen;
+}
+
+/** The admin actions among `navs`: POSTs with an `action` that changes something. */
+function actionsSent(navs) {
+  return navs.filter((n) => n.method === "POST" && /(^|&)action=(?!open(&|$))/.test(n.body)).map((n) => /action=([^&]*)/.exec(n.body)[1]);
+}
+
+async function inviteCounts(created) {
+  const r = await fetch(`${base}/api/polls/${created.id}/invites`, { headers: { Authorization: `Bearer ${created.adminToken}` } });
+  return r.json();
+}
+
+// Issue 37, part 2: after an action (close, settings, a language version,
+// invite codes, the texts) neither a reload nor Back asks to send a form
+// again, nor does the action again: the action is answered by a redirect
+// to the admin page (a GET; the key in no address), whose script opens the
+// dashboard with the key it kept in this tab, and every page of the admin
+// address stays in the history as a GET. Without script the redirect leads
+// to the key prompt saying what was done.
+async function adminSurvivesBackAndReload() {
+  const created = await apiPoll({
+    title: "Back and reload", duplicateCheck: "invite",
+    questions: [{ type: "single", label: "Which?", options: ["Ada", "Bea"] }],
+  });
+  const { context, page, errors } = await openPage("en");
+  const dialogs = [];
+  page.on("dialog", (d) => { dialogs.push(d.type()); d.dismiss(); });
+  const navs = navigations(page);
+  await page.goto(`${base}/p/${created.id}/admin#${created.adminToken}`);
+  await page.waitForSelector("#status-heading");
+  // Does an action, waits for the dashboard that says `done`, then reloads,
+  // goes back and forward: the dashboard each time, nothing sent again.
+  const survives = async (what, act, done, shot) => {
+    const before = actionsSent(navs).length;
+    await act();
+    await page.waitForFunction((t) => (document.querySelector(".notice.ok") || {}).textContent?.includes(t) && document.querySelector("#status-heading"), done);
+    const sent = actionsSent(navs).length - before;
+    const url = page.url();
+    check(!url.includes(created.adminToken) && !url.includes("done="), `37.2 ${what}: the address holds neither the key nor the action (${url})`);
+    if (shot) await audit(page, shot);
+    let moved = true;
+    try {
+      await page.reload();
+      await page.waitForSelector("#status-heading");
+      await page.goBack();
+      await page.waitForSelector("#status-heading");
+      await page.goForward();
+      await page.waitForSelector("#status-heading");
+    } catch (e) {
+      moved = false;
+      check(false, `37.2 ${what}: reload, Back and Forward (${String(e.message).split("\n")[0]})`);
+    }
+    const again = actionsSent(navs).length - before - sent;
+    check(moved && sent === 1 && again === 0 && dialogs.length === 0,
+      `37.2 ${what}: reload, Back and Forward show the dashboard, send nothing again, ask nothing (${sent} sent, ${again} again, dialogs ${dialogs})`);
+    const resent = navs.slice(-6).filter((n) => n.method === "POST" && !/(^|&)token=/.test(n.body));
+    check(resent.length === 0, `37.2 ${what}: every POST after it is the key opening the dashboard (${JSON.stringify(resent)})`);
+  };
+  await survives("close", () => page.click("button[value=close]"), "The poll is closed", "en-admin-after-close");
+  check(await page.isVisible("button[value=reopen]"), "37.2: the poll stays closed, once");
+  await survives("settings", async () => {
+    await page.click("#settings-section > summary");
+    await page.check("#a-results-public");
+    await page.click("#settings-section button[value=settings]");
+  }, "Settings saved");
+  const fr = async () => {
+    await page.click("#versions-section > summary");
+    await page.click("details.version:has(input[name=vlang][value=fr]) > summary");
+    await page.fill("#v-fr-t", "Retour et rechargement");
+    await page.fill("#v-fr-q0", "Laquelle ?");
+    await page.fill("#v-fr-q0o0", "Ada");
+    await page.fill("#v-fr-q0o1", "Béa");
+    await page.click("details.version:has(input[name=vlang][value=fr]) button[value=version-save]");
+  };
+  await survives("language version", fr, "The French version is saved");
+  await survives("texts", async () => {
+    await page.click("#edit-section > summary");
+    await page.fill("#a-eq0o1", "Bea B.");
+    await page.click("#edit-section button.primary[value=texts-save]");
+  }, "Your changes are saved");
+  // Invite codes: the sheet is the POST's answer (the codes exist only
+  // there); a reload and Back show the dashboard instead, and issue nothing.
+  // (Open already: the poll takes invite codes.)
+  if (!(await page.isVisible("#a-invites-count"))) await page.click("#invites-section > summary");
+  await page.fill("#a-invites-count", "3");
+  await Promise.all([page.waitForNavigation(), page.click("button[value=invites]")]);
+  check((await page.locator("ul.cards li.card").count()) === 3, "37.2: a sheet of 3 codes");
+  await page.reload();
+  await page.waitForSelector("#status-heading");
+  await page.goBack();
+  await page.waitForSelector("#status-heading");
+  const counts = await inviteCounts(created);
+  check(counts.issued === 3 && dialogs.length === 0 && actionsSent(navs).filter((a) => a === "invites").length === 1,
+    `37.2 invite codes: a reload of the sheet and Back issue nothing (${JSON.stringify(counts)}, dialogs ${dialogs})`);
+  const poll = await (await fetch(`${base}/api/polls/${created.id}`)).json();
+  check(poll.status === "closed" && poll.resultsVisibility === "public" && poll.translations.fr && poll.questions[0].options[1] === "Bea B.",
+    "37.2: each action done once, as asked");
+  check(errors.length === 0, `37.2: no script errors (${errors.join("; ")})`);
+  await context.close();
+
+  // Without script: the action's answer is the key prompt by GET, saying
+  // what was done; a reload of it sends nothing. A reload of the invite
+  // sheet (the POST's own answer) sends the form again, which issues nothing.
+  const plain = await browser.newContext({ locale: "fr", javaScriptEnabled: false });
+  const p2 = await plain.newPage();
+  const navs2 = navigations(p2);
+  await p2.goto(`${base}/p/${created.id}/admin`);
+  await p2.fill("#token", created.adminToken);
+  await Promise.all([p2.waitForNavigation(), p2.click("form[data-token-form] button[type=submit]")]);
+  await Promise.all([p2.waitForNavigation(), p2.click("button[value=reopen]")]);
+  const said = await p2.textContent(".notice.ok");
+  check(p2.url().includes("done=reopened") && !p2.url().includes(created.adminToken) && await p2.isVisible("#token"),
+    `37.2 without script: the reopening answers the key prompt by GET, saying it (${said.trim()})`);
+  await screenshots(p2, shots, "fr-admin-done-noscript");
+  await p2.reload();
+  check(actionsSent(navs2).length === 1 && (await (await fetch(`${base}/api/polls/${created.id}`)).json()).status === "open",
+    `37.2 without script: its reload sends nothing (${JSON.stringify(actionsSent(navs2))})`);
+  await p2.fill("#token", created.adminToken);
+  await Promise.all([p2.waitForNavigation(), p2.click("form[data-token-form] button[type=submit]")]);
+  await p2.fill("#a-invites-count", "2");
+  await Promise.all([p2.waitForNavigation(), p2.click("button[value=invites]")]);
+  await p2.reload().catch(() => {});
+  const after = await inviteCounts(created);
+  check(after.issued === 5, `37.2 without script: the sheet sent again issues nothing (${JSON.stringify(after)})`);
+  await plain.close();
+}
+
+// Issue 37, part 1: the admin page fixes the title and questions. On a
+// poll with a response only texts (no row to add or remove), and the
+// share page then says on which day the poll was edited; on one without,
+// answers and questions are added and removed (without script too, each
+// button a round trip that keeps what was typed).
+async function adminFixesTexts() {
+  const created = await apiPoll({
+    title: "Fix me", resultsVisibility: "public",
+    questions: [{ type: "single", label: "Wich one?", options: ["Ada", "Bea"] }],
+  });
+  const voter = await browser.newContext({ locale: "en" });
+  const v = await voter.newPage();
+  await v.goto(`${base}/p/${created.id}`);
+  await v.check("#q0-1");
+  await Promise.all([v.waitForNavigation(), v.click("form.vote button[type=submit]")]);
+  await voter.close();
+  const { context, page, errors } = await openPage("fr");
+  await page.goto(`${base}/p/${created.id}/admin?lang=fr#${created.adminToken}`);
+  await page.waitForSelector("#status-heading");
+  await page.click("#edit-section > summary");
+  check(!(await page.isVisible("button[value=texts-add-question]")) && (await page.locator("button.remove-option").count()) === 0,
+    "37.1: with a response the form offers texts only");
+  await audit(page, "fr-admin-texts-locked");
+  await page.fill("#a-eq0", "Which one?");
+  await page.click("#edit-section button.primary[value=texts-save]");
+  await page.waitForFunction(() => (document.querySelector(".notice.ok") || {}).textContent?.includes("Vos modifications"));
+  await page.goto(`${base}/p/${created.id}?lang=fr`);
+  const note = await page.textContent("time.edited");
+  check(/^Modifié le \d/.test(note) && !/\d:\d/.test(note), `37.1: the share page says on which day the poll was edited (${note})`);
+  check((await page.textContent("main")).includes("Which one?"), "37.1: the share page shows the fixed question");
+  await audit(page, "fr-share-edited");
+  const results = await (await fetch(`${base}/api/polls/${created.id}/results`)).json();
+  check(results.totalResponses === 1 && results.questions[0].label === "Which one?" && results.questions[0].options[1].count === 1,
+    "37.1: the response keeps its meaning under the fixed texts");
+  await context.close();
+
+  // Without a response, in English, without script: add an answer, remove it, add a question.
+  const fresh = await apiPoll({ title: "Draft", questions: [{ type: "single", label: "When?", options: ["Mon", "Tue"] }] });
+  const plain = await browser.newContext({ locale: "en", javaScriptEnabled: false });
+  const p2 = await plain.newPage();
+  await p2.goto(`${base}/p/${fresh.id}/admin`);
+  await p2.fill("#token", fresh.adminToken);
+  await Promise.all([p2.waitForNavigation(), p2.click("form[data-token-form] button[type=submit]")]);
+  await p2.click("#edit-section > summary");
+  await Promise.all([p2.waitForNavigation(), p2.click("button[value='texts-add-option:0']")]);
+  const focused = await p2.evaluate(() => document.activeElement && document.activeElement.id);
+  check(focused === "a-eq0o2" && await p2.isVisible("#edit-section[open]"), `37.1: "Add an answer" brings the form back, the new answer focused (${focused})`);
+  await p2.fill("#a-eq0o2", "Wed");
+  await Promise.all([p2.waitForNavigation(), p2.click("button[value=texts-add-question]")]);
+  await p2.fill("#a-eq1", "Where?");
+  await p2.fill("#a-eq1o0", "Here");
+  await p2.fill("#a-eq1o1", "There");
+  await screenshots(p2, shots, "en-admin-texts-open");
+  await Promise.all([p2.waitForNavigation(), p2.click("#edit-section button.primary[value=texts-save]")]);
+  const saved = await (await fetch(`${base}/api/polls/${fresh.id}`)).json();
+  check(JSON.stringify(saved.questions.map((q) => q.options)) === JSON.stringify([["Mon", "Tue", "Wed"], ["Here", "There"]]),
+    `37.1: answers and questions added without script (${JSON.stringify(saved.questions.map((q) => q.options))})`);
+  check(errors.length === 0, `37.1: no script errors (${errors.join("; ")})`);
+  await plain.close();
+}
+
 // Each part on its own: one that throws is a failure, and the others still
 // run. ONLY=item5 runs one part (while working on it).
-const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, sentAgainByBack, returningVoterResults };
+const items = { item1, item2, item3and4, item5, item6, item7to9, item10and13, item11, item14, creatorSeesResultsLive, goneLeavesTheList, languageKeepsChoices, sentAgainByBack, returningVoterResults, adminSurvivesBackAndReload, adminFixesTexts };
 await run(browser, async () => {
   for (const [name, item] of Object.entries(items)) {
     if (process.env.ONLY && process.env.ONLY !== name) continue;

@@ -1,7 +1,36 @@
 //! The admin page: private results and the page itself need the key, the
-//! key survives a language switch, each action does what it says.
+//! key survives a language switch, each action does what it says, and
+//! answers by a redirect to the page by GET (issue 37), so that a reload or
+//! Back repeats nothing.
 
 use super::*;
+
+/// An admin action that did what it said (issue 37): answered by `303 See
+/// Other` to the admin page by GET, with what was done in `?done=` and the
+/// key in no address; that page says what was done and asks for the key
+/// (the page's script sends the key it kept by itself), with `done` in its
+/// form; given the key, the dashboard. Answers the dashboard.
+pub(crate) fn admin_done(server: &Server, path: &str, ip: &str, fields: &[(&str, &str)]) -> Response {
+    let token = fields.iter().find(|(k, _)| *k == "token").map(|(_, v)| *v).unwrap();
+    let r = server.post_form(path, ip, fields);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    assert_eq!(r.header("cache-control"), Some("no-store"));
+    let to = r.header("location").unwrap_or_else(|| panic!("no Location: {}", r.describe())).to_owned();
+    let base = path.split('?').next().unwrap();
+    assert!(to.starts_with(&format!("{base}?done=")) && !to.contains(token), "{to}");
+    assert!(r.body.is_empty() || !r.text().contains(token), "the key in the redirect");
+    let page = server.get(&to);
+    assert_eq!(page.status, 200);
+    assert_page_headers(&page);
+    let html = page.text();
+    assert!(!html.contains(token), "the key on a page got by GET");
+    let done = to.split("done=").nth(1).unwrap().split('&').next().unwrap();
+    assert!(html.contains(&format!("name=\"done\" value=\"{done}\"")), "{html}");
+    assert!(html.contains("class=\"notice ok\""), "it says what was done: {html}");
+    let dash = server.post_form(path, ip, &[("token", token), ("done", done)]);
+    assert_eq!(dash.status, 200, "{}", dash.describe());
+    dash
+}
 
 #[test]
 fn private_results_need_the_admin_key() {
@@ -94,15 +123,14 @@ fn admin_actions_need_the_key_and_do_what_they_say() {
     assert_page_headers(&dash);
     assert!(dash.text().contains("Close the poll"));
 
-    let r = server.post_form(&path, ip, &[("token", t), ("action", "close")]);
-    assert_eq!(r.status, 200);
+    let r = admin_done(&server, &path, ip, &[("token", t), ("action", "close")]);
     assert!(r.text().contains("The poll is closed."));
     assert_eq!(api(&server)["status"], "closed");
-    server.post_form(&path, ip, &[("token", t), ("action", "reopen")]);
+    admin_done(&server, &path, ip, &[("token", t), ("action", "reopen")]);
     assert_eq!(api(&server)["status"], "open");
 
-    let r = server.post_form(&path, ip, &[("token", t), ("action", "expiry"), ("expiry", "7")]);
-    assert_eq!(r.status, 200);
+    let r = admin_done(&server, &path, ip, &[("token", t), ("action", "expiry"), ("expiry", "7")]);
+    assert!(r.text().contains(&format!("datetime=\"{}\"", date_from_today(7))));
     assert_eq!(api(&server)["expiresOn"], date_from_today(7));
     let r = server.post_form(&path, ip, &[("token", t), ("action", "expiry"), ("expiry", "8")]);
     assert_eq!(r.status, 422);
@@ -110,8 +138,8 @@ fn admin_actions_need_the_key_and_do_what_they_say() {
 
     let mut pairs = vec![("token", t), ("action", "version-save")];
     pairs.extend_from_slice(&tr);
-    let r = server.post_form(&path, ip, &pairs);
-    assert_eq!(r.status, 200, "{}", r.text());
+    let r = admin_done(&server, &path, ip, &pairs);
+    assert!(r.text().contains("The French version is saved."), "{}", r.text());
     assert_eq!(api(&server)["translations"]["fr"]["title"], "Déjeuner");
     // An invalid version is refused with the field marked and the input kept.
     let mut bad = pairs.clone();
@@ -127,7 +155,7 @@ fn admin_actions_need_the_key_and_do_what_they_say() {
     own[2] = ("vlang", "en");
     assert_eq!(server.post_form(&path, ip, &own).status, 400);
 
-    server.post_form(&path, ip, &[("token", t), ("action", "version-remove"), ("vlang", "fr")]);
+    admin_done(&server, &path, ip, &[("token", t), ("action", "version-remove"), ("vlang", "fr")]);
     assert!(api(&server)["translations"].get("fr").is_none());
 
     let confirm = server.post_form(&path, ip, &[("token", t), ("action", "delete")]);
@@ -167,8 +195,7 @@ fn the_admin_page_preselects_the_erase_date_the_poll_has() {
     set(&server, -20, 25);
     assert_eq!(shown(&server), "30");
     // Changed today: the choice just made.
-    let r = server.post_form(&path, ip, &[("token", &poll.token), ("action", "expiry"), ("expiry", "7")]);
-    assert_eq!(r.status, 200);
+    let r = admin_done(&server, &path, ip, &[("token", &poll.token), ("action", "expiry"), ("expiry", "7")]);
     assert_eq!(selected_option(&r.text(), "a-expiry").as_deref(), Some("7"));
     assert_eq!(shown(&server), "7");
 }

@@ -222,7 +222,8 @@ fn the_duplicate_check_is_set_in_the_creation_form_and_on_the_admin_page() {
             [("token", token.as_str()), ("action", "settings"), ("results", "public"), ("duplicate", duplicate)];
         server.post_form(&admin, "198.51.100.23", &fields)
     };
-    save("none").assert_status(200);
+    // Done: the admin page again, by a GET (tests/web/admin.rs).
+    save("none").assert_status(303);
     assert_eq!(server.get(&format!("/api/polls/{id}")).json()["duplicateCheck"], "none");
     assert!(!server.get(&format!("/p/{id}")).text().contains("name=\"invite\""));
     let r = save("cookie");

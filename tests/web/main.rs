@@ -165,6 +165,7 @@ fn table_rows(html: &str, id: &str) -> Vec<Vec<String>> {
 
 mod admin;
 mod create;
+mod edits;
 mod invites;
 mod pages;
 mod question_types;

@@ -441,12 +441,13 @@ fn vote_changes_is_set_in_the_creation_form_and_on_the_admin_page() {
         fields.extend_from_slice(pairs);
         server.post_form(&admin, "198.51.100.82", &fields)
     };
-    save(&[("voteChangesOffered", "1"), ("voteChanges", "1")]).assert_status(200);
+    // Done: the admin page again, by a GET (tests/web/admin.rs).
+    save(&[("voteChangesOffered", "1"), ("voteChanges", "1")]).assert_status(303);
     assert_eq!(server.get(&format!("/api/polls/{id}")).json()["voteChanges"], true);
     // A form without the box (an older page) leaves the setting as it is.
-    save(&[]).assert_status(200);
+    save(&[]).assert_status(303);
     assert_eq!(server.get(&format!("/api/polls/{id}")).json()["voteChanges"], true);
-    save(&[("voteChangesOffered", "1")]).assert_status(200);
+    save(&[("voteChangesOffered", "1")]).assert_status(303);
     assert_eq!(server.get(&format!("/api/polls/{id}")).json()["voteChanges"], false);
 }
 

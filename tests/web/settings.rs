@@ -174,7 +174,8 @@ fn the_creation_form_and_the_admin_page_set_the_settings() {
         "198.51.100.22",
         &[("token", &token), ("action", "settings"), ("results", "public"), ("closes", "")],
     );
-    resp.assert_status(200);
+    // Done: the admin page again, by a GET (tests/web/admin.rs).
+    resp.assert_status(303);
     let p = server.get(&format!("/api/polls/{id}")).json();
     assert_eq!(
         (&p["resultsVisibility"], &p["closesOn"], &p["shuffleOptions"]),
@@ -196,10 +197,10 @@ fn the_creation_form_and_the_admin_page_set_the_settings() {
         let fields = [("token", token.as_str()), ("action", "settings"), ("results", results), ("closes", closes)];
         server.post_form(&admin, "198.51.100.22", &fields)
     };
-    save(&closes, "afterClose").assert_status(200);
+    save(&closes, "afterClose").assert_status(303);
     server.closing_day_comes(&id);
     let resp = save(&today(), "afterVote");
-    resp.assert_status(200);
+    resp.assert_status(303);
     let p = server.get(&format!("/api/polls/{id}")).json();
     assert_eq!(
         (&p["resultsVisibility"], &p["closesOn"], &p["status"]),

@@ -52,6 +52,17 @@ pub struct Doc {
     /// that had ballots at the upgrade to format 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format_one_receipts: Option<FormatOneReceipts>,
+    /// The last day its title or questions changed after creation (a poll
+    /// stored before edits existed has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_on: Option<Day>,
+    /// How many times its questions changed in more than their texts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub restructured: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A media item's listing; its bytes are sealed apart, padded to `padded`.
@@ -147,6 +158,8 @@ impl Doc {
             legacy_receipts: false,
             invite_key: Some(HexKey::generate()?),
             format_one_receipts: None,
+            edited_on: None,
+            restructured: 0,
         })
     }
 
@@ -183,6 +196,8 @@ impl Doc {
             legacy_receipts: true,
             invite_key: None,
             format_one_receipts: None,
+            edited_on: None,
+            restructured: 0,
         }
     }
 
@@ -215,6 +230,8 @@ impl Doc {
             vote_changes: self.vote_changes,
             created_on,
             expires_on,
+            edited_on: self.edited_on,
+            restructured: self.restructured,
             questions: self.questions,
             translations: self.translations,
             media,
@@ -222,8 +239,12 @@ impl Doc {
     }
 
     /// Applies a patch checked against this poll (all but the expiry, which
-    /// is the row's). True if text was replaced or removed (its old bytes
-    /// are then erased from the WAL at once).
+    /// is the row's, and what a change of the questions' structure does to
+    /// the counts and media, which the writer does). A new title or new
+    /// questions mark the poll edited on `today`; questions of another
+    /// structure drop the language versions this patch does not give again
+    /// (they were written for the old questions). True if text was replaced
+    /// or removed (its old bytes are then erased from the WAL at once).
     pub fn apply(&mut self, patch: &PollPatch, today: Day) -> bool {
         // Reopening a poll past its deadline removes the deadline, or it
         // would stay closed (docs/DECISIONS.md).
@@ -249,6 +270,20 @@ impl Doc {
             self.vote_changes = c;
         }
         let mut erased = false;
+        if let Some(title) = patch.title.as_ref().filter(|t| **t != self.title) {
+            self.title = title.clone();
+            self.edited_on = Some(today);
+            erased = true;
+        }
+        if let Some(questions) = patch.questions.as_ref().filter(|q| **q != self.questions) {
+            if !patch.restructures(&self.questions).is_empty() {
+                self.restructured = self.restructured.saturating_add(1);
+                self.translations.clear();
+            }
+            self.questions = questions.clone();
+            self.edited_on = Some(today);
+            erased = true;
+        }
         for (lang, version) in &patch.translations {
             match version {
                 Some(v) => erased |= self.translations.insert(*lang, v.clone()).is_some(),

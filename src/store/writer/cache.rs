@@ -37,6 +37,9 @@ pub(in crate::store) struct PollState {
     pub invite_only: bool,
     invite_key: Option<MacKey>,
     pub layout: Layout,
+    /// How many times its questions changed structure (a vote read
+    /// against another structure is refused).
+    pub restructured: u32,
     pub state: State,
     /// Counted since the last flush.
     dirty: bool,
@@ -179,6 +182,7 @@ fn load(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, id: &PollId) -> Result<O
         invite_only: doc.duplicate_check == DuplicateCheck::Invite,
         invite_key: doc.invite_key.as_ref().map(|k| k.mac_key()),
         layout,
+        restructured: doc.restructured,
         state,
         dirty: false,
     }))

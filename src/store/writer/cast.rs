@@ -21,14 +21,15 @@ impl Writer {
     /// Records one vote: every check first, then its one write, staged
     /// (see [`super::mix`]); its counts in memory until the batch's flush.
     /// The ballot was checked against the poll's questions before it was
-    /// queued (they never change); what may have changed since is whether
-    /// the poll is open and whether it takes votes by invite, so that is
-    /// checked here.
+    /// queued; what may have changed since is whether the poll is open,
+    /// whether it takes votes by invite, and (while it had no ballot) the
+    /// structure of its questions (`read_at`: how many times it had changed
+    /// when the ballot was read, where known), so that is checked here.
     pub(super) fn cast(
         &mut self,
         tx: &mut dyn Rows,
         id: &PollId,
-        ballot: &Ballot,
+        (ballot, read_at): (&Ballot, Option<u32>),
         (invite, receipt): (Option<InviteHash>, Option<ReceiptHash>),
         today: Day,
     ) -> Result<Outcome, Error> {
@@ -37,6 +38,10 @@ impl Writer {
         };
         if poll.is_closed(today) {
             return Err(Error::Closed);
+        }
+        // Its options' indexes would mean other answers now, or none.
+        if read_at.is_some_and(|n| n != poll.restructured) {
+            return Err(Error::PollChanged);
         }
         // The poll may have turned invite-only since the vote was admitted.
         if poll.invite_only && invite.is_none() {

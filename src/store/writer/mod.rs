@@ -180,11 +180,11 @@ impl Writer {
         let mut erased = false;
         for (i, job) in batch.iter().enumerate() {
             let result = match &job.op {
-                Op::Cast { id, ballot, invite, receipt, today, .. } => {
+                Op::Cast { id, ballot, invite, receipt, read_at, today, .. } => {
                     match forms.get(i).copied().unwrap_or(FormState::Unchecked) {
                         FormState::Spent => Err(Error::FormSpent),
                         FormState::Unchecked | FormState::Taken => {
-                            self.cast(tx, id, ballot, (*invite, *receipt), *today)
+                            self.cast(tx, id, (ballot, *read_at), (*invite, *receipt), *today)
                         }
                     }
                 }

@@ -119,11 +119,28 @@ pub(super) fn apply(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, op: &Op) -> 
             write_doc(tx, id, &p.key, &p.doc)?;
             Ok((Outcome::Done, true))
         }
-        // The patch was checked against the poll's shape (language and
-        // questions, which never change) before it was queued.
+        // The patch was checked against the poll's shape (its language, and
+        // its questions as they were read) before it was queued; whether it
+        // may change the questions' structure is decided here.
         Op::Patch { id, patch, today } => {
             let mut p = open_live(tx, keys, id, *today)?;
-            let erased = p.doc.apply(patch, *today);
+            let changes = patch.restructures(&p.doc.questions);
+            let relaid = if changes.is_empty() { None } else { Some(relaid_counts(tx, seen, id, &p, changes)?) };
+            let mut erased = p.doc.apply(patch, *today);
+            if let Some(mut state) = relaid {
+                state.tallies = rows::empty_tallies(&Layout::of(&p.doc.questions));
+                write_state(tx, seen, id.as_str(), &p.key, &mut state)?;
+                // A question's file goes with its question; the others stay
+                // at their places.
+                let count = p.doc.questions.len();
+                let gone: Vec<String> =
+                    p.doc.media.iter().filter(|m| m.slot().is_some_and(|q| q >= count)).map(|m| m.id.clone()).collect();
+                for media in &gone {
+                    tx.delete_media(media, Some(id.as_str()))?;
+                }
+                p.doc.media.retain(|m| !gone.contains(&m.id));
+                erased |= !gone.is_empty();
+            }
             write_doc(tx, id, &p.key, &p.doc)?;
             if let Some(days) = patch.expiry {
                 // A new last day moves the lease: a shortened poll's key is
@@ -181,6 +198,32 @@ pub(super) fn apply(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, op: &Op) -> 
         }
         Op::Roll { day } => keywork::roll(tx, keys, seen, *day),
     }
+}
+
+/// The counts of the live poll `p` (poll `id`), to start again in the
+/// layout of a patch that changes the questions' structure (`changes`, at
+/// each field it changes): only if the poll has no response, or
+/// `Error::HasResponses`. Read in the change's own transaction, where no
+/// ballot can come between this look and the change (the writer counts
+/// its batch's votes before other writes, and on PostgreSQL the poll's row
+/// is locked for the batch). The invite codes' bits and the digest stay:
+/// a code stays spent when its ballot was withdrawn.
+fn relaid_counts(
+    tx: &mut dyn Rows,
+    seen: &Seen,
+    id: &PollId,
+    p: &Opened,
+    changes: Vec<FieldError>,
+) -> Result<State, Error> {
+    // Before the read, as `open_state` wants (see `mix::open_image`).
+    let began = std::time::Instant::now();
+    let Some(found) = tx.poll(id.as_str(), None, Cols::Tallies)? else { return Err(Error::NotFound) };
+    let layout = Layout::of(&p.doc.questions);
+    let state = open_state_in_tx(&p.key, (seen, began), id.as_str(), &layout, found.tallies()?)?;
+    if state.tallies.total > 0 {
+        return Err(Error::HasResponses(changes));
+    }
+    Ok(state)
 }
 
 fn check_slot(m: &NewMedia, questions: usize) -> Result<(), Error> {

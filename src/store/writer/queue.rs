@@ -91,6 +91,10 @@ pub(in crate::store) enum Op {
         /// its nonce): spent in the ballot's transaction where the engine
         /// records spent forms (several nodes).
         form: Option<(Day, [u8; 16])>,
+        /// How many times the poll's questions had changed structure when
+        /// the ballot was read against them, if known: a ballot read
+        /// against other questions is refused.
+        read_at: Option<u32>,
         today: Day,
     },
     /// Replaces (`Some`) or withdraws (`None`) the ballot that came with a

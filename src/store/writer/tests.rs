@@ -120,7 +120,25 @@ fn ballot(choices: &[Option<usize>]) -> Ballot {
 }
 
 fn cast(id: &PollId, choices: &[Option<usize>], today: Day) -> Job {
-    job(Op::Cast { id: id.clone(), ballot: ballot(choices), invite: None, receipt: None, form: None, today })
+    job(Op::Cast {
+        id: id.clone(),
+        ballot: ballot(choices),
+        invite: None,
+        receipt: None,
+        form: None,
+        read_at: None,
+        today,
+    })
+}
+
+/// A vote read against the poll's questions as they were after `read_at`
+/// changes of their structure.
+fn cast_read_at(id: &PollId, choices: &[Option<usize>], read_at: u32, today: Day) -> Job {
+    let mut cast = cast(id, choices, today);
+    if let Op::Cast { read_at: at, .. } = &mut cast.op {
+        *at = Some(read_at);
+    }
+    cast
 }
 
 fn cast_with(
@@ -134,6 +152,7 @@ fn cast_with(
         invite: invite.map(InviteCode::hash),
         receipt: receipt.map(Receipt::hash),
         form: None,
+        read_at: None,
         today: Day::today(),
     })
 }
@@ -715,4 +734,59 @@ fn a_rolled_back_batch_leaves_its_polls_readable() {
     assert!(read.is_ok(), "a reader refused after a rolled-back batch: {read:?}");
     assert!(vote[0].is_ok(), "a vote refused after a rolled-back batch: {}", kind(&vote[0]));
     assert!(mixed.is_ok(), "the mix refused after a rolled-back batch: {mixed:?}");
+}
+
+/// A vote and a change of the questions' structure in one batch never both
+/// pass: the writer counts the batch's votes before it applies the change,
+/// and the change looks at the counts in its own savepoint, so a vote that
+/// comes first refuses it (409, each field named); a change that comes
+/// first makes the vote read against the old questions refused. A change
+/// of texts only passes with votes, and keeps them and their counts.
+#[test]
+fn a_change_of_structure_and_a_vote_in_one_batch_never_both_pass() {
+    let grown = json!({"questions": [
+        {"label": "Q1", "options": ["a", "b", "c", "d"]}, {"label": "Q2", "options": ["x", "y"]}
+    ]});
+    // The vote first: the change is refused, nothing of it is kept.
+    let mut s = started();
+    let batch = [cast_read_at(&s.id, &[Some(0), None], 0, s.today), patch(&s.id, grown.clone(), s.today)];
+    let (results, _) = commit(&mut s.w, &mut s.conn, &batch);
+    assert_eq!(kind(&results[0]), "ok");
+    match &results[1] {
+        Err(Error::HasResponses(errors)) => {
+            let at: Vec<String> = errors.iter().map(|e| format!("{}: {:?}", e.path, e.problem)).collect();
+            assert_eq!(at, ["questions[0].options: FixedByResponses"]);
+        }
+        other => panic!("{:?}", other.as_ref().err()),
+    }
+    let doc = doc_of(&s.conn, &s.w.keys, &s.id);
+    assert_eq!((doc.questions[0].options.len(), doc.restructured, doc.edited_on), (3, 0, None));
+    assert_eq!(assert_counts_match(&s.conn, &s.w.keys, &s.id), 1);
+    // Texts only: taken with the vote, which keeps its count.
+    let texts = json!({"title": "Writer test, fixed", "questions": [
+        {"label": "Q1 fixed", "options": ["A", "b", "c"]}, {"label": "Q2", "options": ["x", "y"]}
+    ]});
+    let (results, _) = commit(&mut s.w, &mut s.conn, &[patch(&s.id, texts, s.today)]);
+    assert_eq!(kind(&results[0]), "ok");
+    let doc = doc_of(&s.conn, &s.w.keys, &s.id);
+    assert_eq!((doc.title.as_str(), doc.questions[0].options[0].as_str()), ("Writer test, fixed", "A"));
+    assert_eq!((doc.restructured, doc.edited_on), (0, Some(s.today)));
+    assert_eq!(tallies_of(&s.conn, &s.w.keys, &s.id).votes, [vec![1, 0, 0], vec![0, 0]]);
+
+    // The change first: taken, the counts laid out anew, and the vote read
+    // against the old questions refused; one read against the new ones counts.
+    let mut s = started();
+    let batch = [
+        patch(&s.id, grown, s.today),
+        cast_read_at(&s.id, &[Some(0), None], 0, s.today),
+        cast_read_at(&s.id, &[Some(1), None], 1, s.today),
+    ];
+    let (results, _) = commit(&mut s.w, &mut s.conn, &batch);
+    assert_eq!(kind(&results[0]), "ok");
+    assert!(matches!(results[1], Err(Error::PollChanged)), "{:?}", results[1].as_ref().err());
+    assert_eq!(kind(&results[2]), "ok");
+    let doc = doc_of(&s.conn, &s.w.keys, &s.id);
+    assert_eq!((doc.questions[0].options.len(), doc.restructured), (4, 1));
+    assert_eq!(tallies_of(&s.conn, &s.w.keys, &s.id).votes, [vec![0, 1, 0, 0], vec![0, 0]]);
+    assert_eq!(assert_counts_match(&s.conn, &s.w.keys, &s.id), 1);
 }

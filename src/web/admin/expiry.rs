@@ -8,7 +8,7 @@
 
 use maud::{Markup, html};
 
-use super::{View, change, fold, hidden_token};
+use super::{Done, View, change, fold, hidden_token};
 use crate::day::Day;
 use crate::domain::{EXPIRY_DAYS, ExpiryDays, Poll, PollPatch};
 use crate::error::Error;
@@ -51,10 +51,7 @@ pub(super) fn save(
     match ExpiryDays::from_text(&form.text("expiry")) {
         Ok(days) => {
             let patch = PollPatch { expiry: Some(days), ..PollPatch::default() };
-            let updated = change(w, ctx, poll, &patch, today, view, String::new())?;
-            if let Some(updated) = updated {
-                view.done((t.expiry_done)(&t.day(&updated.expires_on.to_string())));
-            }
+            change(w, ctx, poll, &patch, today, view, Done::Expiry)?;
         }
         Err(problem) => {
             view.problems.field("a-expiry", t.expiry_label, problem_text(t, &problem));

@@ -154,7 +154,10 @@ fn invites_sheet(ctx: &Ctx, poll: &Poll, issued: &Issued, links: &Links) -> Resp
     let card_text =
         if poll.duplicate_check == DuplicateCheck::Invite { t.invite_card_text } else { t.invite_card_text_open };
     let body = html! {
-        div.sheet-intro {
+        // A reload of the sheet loads the admin page instead (the script
+        // keeps this address in the history), which says why the codes
+        // are not shown again: nothing is sent again.
+        div.sheet-intro data-reload-as=(super::done_path(ctx, poll, super::Done::Invites)) {
             h1 { (t.invites_sheet_title) }
             (poll_subtitle(title.as_str(), clang))
             p.notice.error role="alert" { strong { (t.invites_once) } }

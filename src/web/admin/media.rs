@@ -12,7 +12,7 @@ use std::net::IpAddr;
 
 use maud::{Markup, html};
 
-use super::{View, fold, hidden_token};
+use super::{Done, View, fold, hidden_token};
 use crate::client::ClientGroup;
 use crate::day::Day;
 use crate::domain::{NewMedia, Poll, Slot, check_alt};
@@ -86,7 +86,7 @@ pub(super) fn attach(
     let media = NewMedia { id: MediaId::generate()?, slot, clean: staged.clean.clone(), alt };
     w.web.app.attach_media(poll, media, today)?;
     uploads.release([staged.reference.as_str()]);
-    view.done(t.media_attached.to_owned());
+    view.did(Done::MediaAttached);
     Ok(())
 }
 
@@ -99,18 +99,10 @@ pub(super) fn drop_held(w: &WebWorker, form: &Form) {
 }
 
 /// Removes one file of the poll, and says so in `view`.
-pub(super) fn remove(
-    w: &WebWorker,
-    ctx: &Ctx,
-    poll: &Poll,
-    media: &MediaId,
-    today: Day,
-    view: &mut View,
-) -> Result<(), Error> {
+pub(super) fn remove(w: &WebWorker, poll: &Poll, media: &MediaId, today: Day, view: &mut View) -> Result<(), Error> {
     match w.web.app.detach_media(poll, media, today) {
-        Ok(()) => view.done(ctx.t.media_removed.to_owned()),
-        // Already gone (a second click): the page shows the truth.
-        Err(Error::NotFound) => {}
+        // Already gone (a second click): the same.
+        Ok(()) | Err(Error::NotFound) => view.did(Done::MediaRemoved),
         Err(e) => return Err(e),
     }
     Ok(())

@@ -14,11 +14,15 @@
 //!
 //! One module per action of the page, each holding its section of the
 //! dashboard and what its form does: `status.rs` (close, reopen),
-//! `expiry.rs`, `settings.rs`, `versions.rs` (language versions),
-//! `media.rs`, `invites.rs` and `delete.rs`. Here: the key prompt, the
-//! action a form asks for (read once, then dispatched), what every action
-//! shares (the [`View`] it reports to, a change through the API's PATCH
-//! rules) and the dashboard that puts the sections together.
+//! `expiry.rs`, `settings.rs`, `texts.rs` (the title and questions),
+//! `versions.rs` (language versions), `media.rs`, `invites.rs` and
+//! `delete.rs`. Here: the key prompt, the action a form asks for (read
+//! once, then dispatched), what every action shares (the [`View`] it
+//! reports to, a change through the API's PATCH rules), the dashboard that
+//! puts the sections together, and what answers an action that did what it
+//! said: a redirect to this page by a `GET` (`?done=`), never the
+//! dashboard itself, so that a reload or Back sends no form again
+//! (Post/Redirect/Get; docs/WEB.md, "The admin page after an action").
 
 mod delete;
 mod expiry;
@@ -26,6 +30,7 @@ mod invites;
 mod media;
 mod settings;
 mod status;
+mod texts;
 mod versions;
 
 use maud::{Markup, html};
@@ -38,14 +43,15 @@ use super::parts::fields::{error_summary, link_field};
 use super::parts::qr::qr_svg;
 use super::parts::results_view::results_section;
 use super::parts::settings::{SettingsDraft, visibility_text};
-use super::parts::token::{presented_token, token_form};
+use super::parts::token::{presented_token, token_form, token_form_with};
 use super::uploads::SlotDraft;
-use crate::app::{Access, InviteStatus, check_token};
+use crate::app::{Access, InviteStatus, Links, check_token};
 use crate::day::Day;
 use crate::domain::results::Results;
 use crate::domain::{Lang, Poll, PollPatch};
 use crate::error::Error;
 use crate::http::{Request, Response};
+use crate::i18n::Catalogue;
 use crate::secret::MediaId;
 use versions::VersionDraft;
 
@@ -62,9 +68,120 @@ pub fn prompt(ctx: &Ctx, poll: &Poll, status: u16, error: Option<&str>) -> Respo
     respond(status, ctx.lang, page(ctx, t.admin_title, body))
 }
 
+/// `GET /p/{id}/admin`: the key prompt, and after an action (`?done=`, the
+/// address an action redirects to) what it did. The key is in no address
+/// the server sees, so this page cannot show the dashboard itself: the
+/// script opens it with the key it holds (the link's fragment, or this
+/// tab's storage since the key was last sent), posting `done` along so
+/// that the dashboard says what was done; without script the admin gives
+/// the key again.
+pub fn get(ctx: &Ctx, poll: &Poll, done: Option<&str>) -> Response {
+    let t = ctx.t;
+    let Some(done) = done.and_then(Done::parse) else { return prompt(ctx, poll, 200, None) };
+    let (content_lang, title, _) = poll.version(ctx.lang);
+    let body = html! {
+        h1 { (t.admin_title) }
+        (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
+        (notice("ok", &done.text(t, poll)))
+        p { (t.admin_done_again) }
+        (token_form_with(ctx, t.token_open_admin, None, true, &[("done", &done.code())]))
+    };
+    respond(200, ctx.lang, page(ctx, t.admin_title, body))
+}
+
+/// What an action did, named by the address it redirects to (`?done=`)
+/// and said by the page that answers there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Done {
+    Closed,
+    Reopened,
+    Expiry,
+    Settings,
+    VersionSaved(Lang),
+    VersionRemoved(Lang),
+    MediaAttached,
+    MediaRemoved,
+    /// The title and questions changed.
+    Texts,
+    /// The questions changed structure, and the language versions went.
+    TextsVersionsDropped,
+    /// Invite codes were issued, and shown once (a reload of their sheet
+    /// comes here).
+    Invites,
+}
+
+impl Done {
+    fn code(self) -> String {
+        match self {
+            Done::Closed => "closed".into(),
+            Done::Reopened => "reopened".into(),
+            Done::Expiry => "expiry".into(),
+            Done::Settings => "settings".into(),
+            Done::VersionSaved(lang) => format!("version-saved-{}", lang.code()),
+            Done::VersionRemoved(lang) => format!("version-removed-{}", lang.code()),
+            Done::MediaAttached => "media-attached".into(),
+            Done::MediaRemoved => "media-removed".into(),
+            Done::Texts => "texts".into(),
+            Done::TextsVersionsDropped => "texts-versions".into(),
+            Done::Invites => "invites".into(),
+        }
+    }
+
+    fn parse(code: &str) -> Option<Done> {
+        let lang = |rest: &str| Lang::from_code(rest);
+        Some(match code {
+            "closed" => Done::Closed,
+            "reopened" => Done::Reopened,
+            "expiry" => Done::Expiry,
+            "settings" => Done::Settings,
+            "media-attached" => Done::MediaAttached,
+            "media-removed" => Done::MediaRemoved,
+            "texts" => Done::Texts,
+            "texts-versions" => Done::TextsVersionsDropped,
+            "invites" => Done::Invites,
+            _ => match (code.strip_prefix("version-saved-"), code.strip_prefix("version-removed-")) {
+                (Some(l), _) => Done::VersionSaved(lang(l)?),
+                (_, Some(l)) => Done::VersionRemoved(lang(l)?),
+                _ => return None,
+            },
+        })
+    }
+
+    /// What it says, of `poll` as it is now.
+    fn text(self, t: &Catalogue, poll: &Poll) -> String {
+        match self {
+            Done::Closed => t.closed_done.to_owned(),
+            Done::Reopened => t.reopened_done.to_owned(),
+            Done::Expiry => (t.expiry_done)(&t.day(&poll.expires_on.to_string())),
+            Done::Settings => t.settings_done.to_owned(),
+            Done::VersionSaved(lang) => (t.version_saved)(t.lang_name(lang)),
+            Done::VersionRemoved(lang) => (t.version_removed)(t.lang_name(lang)),
+            Done::MediaAttached => t.media_attached.to_owned(),
+            Done::MediaRemoved => t.media_removed.to_owned(),
+            Done::Texts => t.edit_saved.to_owned(),
+            Done::TextsVersionsDropped => t.edit_saved_versions_dropped.to_owned(),
+            Done::Invites => t.invites_shown_done.to_owned(),
+        }
+    }
+}
+
+/// The answer to an action that did what it said: `303 See Other` to this
+/// page again (`GET`, with what was done in `?done=`, never the key), so
+/// that neither a reload nor Back sends the form again (docs/WEB.md,
+/// "The admin page after an action").
+fn after_action(ctx: &Ctx, poll: &Poll, done: Done) -> Response {
+    Response::new(303).with_header("Location", done_path(ctx, poll, done)).with_header("Cache-Control", "no-store")
+}
+
+/// This page's address after an action that did `done`.
+fn done_path(ctx: &Ctx, poll: &Poll, done: Done) -> String {
+    ctx.href_with(&format!("{}?done={}", Links::admin_path(&poll.id), done.code()))
+}
+
 /// What the dashboard shows above its sections, after an action.
 struct View {
-    notice: Option<(&'static str, String)>,
+    /// What the action did (on the dashboard opened after it: `done`).
+    done: Option<Done>,
     /// A language version's form as sent, when it is shown again with a problem.
     draft: Option<VersionDraft>,
     problems: Problems,
@@ -74,6 +191,10 @@ struct View {
     settings: Option<SettingsDraft>,
     /// The number of codes asked for, when it is shown again with a problem.
     invites_count: Option<String>,
+    /// The title and questions as typed, when they come back (a problem, a
+    /// row added or removed), and the field to focus then.
+    texts: Option<texts::TextsDraft>,
+    texts_focus: Option<String>,
     /// The invite form's one-time code.
     invites_once: String,
     /// Opened by the created page's "Next: issue invite codes": the
@@ -83,8 +204,8 @@ struct View {
 }
 
 impl View {
-    fn done(&mut self, text: String) {
-        self.notice = Some(("ok", text));
+    fn did(&mut self, done: Done) {
+        self.done = Some(done);
     }
 
     fn refused(&mut self) {
@@ -117,6 +238,8 @@ enum AdminAction {
     InvitesSheet,
     /// Issue `count` invite codes and answer them as a CSV file.
     InvitesCsv,
+    /// The title and questions: save them, or add or remove a row (`texts-…`).
+    Texts(texts::Step),
 }
 
 impl AdminAction {
@@ -139,7 +262,7 @@ impl AdminAction {
             "delete-confirmed" => AdminAction::DeleteConfirmed,
             "invites" => AdminAction::InvitesSheet,
             "invites-csv" => AdminAction::InvitesCsv,
-            _ => return Err(bad()),
+            other => AdminAction::Texts(texts::Step::parse(other).ok_or_else(bad)?),
         })
     }
 }
@@ -153,27 +276,35 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     }
     let token = token.to_owned();
     let mut view = View {
-        notice: None,
+        done: None,
         draft: None,
         problems: Problems::default(),
         media: None,
         settings: None,
         invites_count: None,
+        texts: None,
+        texts_focus: None,
         invites_once: w.web.invite_forms.issue(&poll.id, today).map_err(Error::internal)?,
         focus_invites: false,
         status: 200,
     };
-    match AdminAction::parse(form, &poll)? {
-        AdminAction::Open => view.focus_invites = form.get("next") == Some("invites"),
+    let action = AdminAction::parse(form, &poll)?;
+    let open = action == AdminAction::Open;
+    match action {
+        AdminAction::Open => {
+            view.focus_invites = form.get("next") == Some("invites");
+            view.done = form.get("done").and_then(Done::parse);
+        }
         AdminAction::Close => status::set_closed(w, &ctx, &poll, true, today, &mut view)?,
         AdminAction::Reopen => status::set_closed(w, &ctx, &poll, false, today, &mut view)?,
         AdminAction::Expiry => expiry::save(w, &ctx, form, (&poll, today), &mut view)?,
         AdminAction::Settings => settings::save(w, &ctx, form, &poll, today, &mut view)?,
+        AdminAction::Texts(step) => texts::act(w, &ctx, form, (&poll, step), today, &mut view)?,
         AdminAction::VersionSave(lang) => versions::save(w, &ctx, form, &poll, lang, today, &mut view)?,
         AdminAction::VersionRemove(lang) => versions::remove(w, &ctx, &poll, lang, today, &mut view)?,
         AdminAction::MediaDrop => media::drop_held(w, form),
         AdminAction::MediaAttach => media::attach(w, &ctx, (form, req.client), &poll, today, &mut view)?,
-        AdminAction::MediaRemove(media) => media::remove(w, &ctx, &poll, &media, today, &mut view)?,
+        AdminAction::MediaRemove(media) => media::remove(w, &poll, &media, today, &mut view)?,
         AdminAction::Delete => return Ok(delete::confirm(&ctx, &poll, &token)),
         AdminAction::DeleteConfirmed => return delete::confirmed(w, &ctx, &poll),
         action @ (AdminAction::InvitesSheet | AdminAction::InvitesCsv) => {
@@ -182,6 +313,11 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
                 return Ok(answer);
             }
         }
+    }
+    // Done: the page again, by a GET (a refused form comes back as sent,
+    // with its problems: sending it again changes nothing either).
+    if let (Some(done), false) = (view.done, open) {
+        return Ok(after_action(&ctx, &poll, done));
     }
     // Show the poll as it is now.
     let poll = w.session.reload(&poll, today)?;
@@ -192,8 +328,8 @@ pub fn post(w: &mut WebWorker, req: &Request, form: &Form, poll: Poll, today: Da
     Ok(respond(view.status, ctx.lang, page(&ctx, t.admin_title, body)))
 }
 
-/// Applies `patch`; on success says `done` (unless empty) and answers the
-/// poll as it is now; a refused patch is shown on the page instead.
+/// Applies `patch`; on success notes `done` and answers the poll as it is
+/// now; a refused patch is shown on the page instead.
 fn change(
     w: &mut WebWorker,
     ctx: &Ctx,
@@ -201,13 +337,11 @@ fn change(
     patch: &PollPatch,
     today: Day,
     view: &mut View,
-    done: String,
+    done: Done,
 ) -> Result<Option<Poll>, Error> {
     match w.session.patch(poll, patch, today) {
         Ok(updated) => {
-            if !done.is_empty() {
-                view.done(done);
-            }
+            view.did(done);
             Ok(Some(updated))
         }
         Err(Error::Invalid(errors)) => {
@@ -241,7 +375,7 @@ fn dashboard(
         h1 { (t.admin_title) }
         (poll_subtitle(title.as_str(), lang_attr(content_lang, ctx.lang)))
         (facts(ctx, poll, today))
-        @if let Some((kind, text)) = &view.notice { (notice(kind, text)) }
+        @if let Some(done) = view.done { (notice("ok", &done.text(t, poll))) }
         (error_summary(ctx, t.problems_heading, &view.problems))
         // Results first: what the admin comes back for. Then the links,
         // the open/closed switch, and the rest folded (opened when the
@@ -270,6 +404,7 @@ fn dashboard(
         (status::section(ctx, poll, token))
         (expiry::section(ctx, (poll, today), token, view))
         (settings::section(ctx, poll, token, view))
+        (texts::section(ctx, poll, results.total > 0, token, view))
         (invites::section(ctx, poll, invites, token, view))
         (media::section(ctx, poll, token, view, uploads))
         (versions::section(ctx, poll, token, view))
@@ -285,6 +420,36 @@ fn fold(id: &str, heading: &str, open: bool, content: Markup) -> Markup {
         details.fold id=(format!("{id}-section")) open[open] {
             summary { h2 id=(format!("{id}-heading")) { (heading) } }
             div.fold-body { (content) }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `done` reads back as the action it names, and nothing else
+    /// reads as one (the page then shows the plain prompt).
+    #[test]
+    fn every_done_reads_back_from_its_address() {
+        let mut all = vec![
+            Done::Closed,
+            Done::Reopened,
+            Done::Expiry,
+            Done::Settings,
+            Done::MediaAttached,
+            Done::MediaRemoved,
+            Done::Texts,
+            Done::TextsVersionsDropped,
+            Done::Invites,
+        ];
+        all.extend(Lang::ALL.into_iter().flat_map(|l| [Done::VersionSaved(l), Done::VersionRemoved(l)]));
+        for done in all {
+            assert_eq!(Done::parse(&done.code()), Some(done), "{}", done.code());
+            assert!(done.code().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "fits an address as it is");
+        }
+        for other in ["", "close", "version-saved-", "version-saved-es", "texts ", "CLOSED"] {
+            assert_eq!(Done::parse(other), None, "{other:?}");
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use maud::{Markup, html};
 
-use super::{View, fold, hidden_token};
+use super::{Done, View, fold, hidden_token};
 use crate::day::Day;
 use crate::domain::{Poll, PollPatch};
 use crate::error::Error;
@@ -48,7 +48,7 @@ pub(super) fn save(
     let result =
         PollPatch::from_json(&body).map_err(Error::Invalid).and_then(|patch| w.session.patch(poll, &patch, today));
     match result {
-        Ok(_) => view.done(ctx.t.settings_done.to_owned()),
+        Ok(_) => view.did(Done::Settings),
         Err(Error::Invalid(errors)) => {
             view.refused();
             for e in &errors {

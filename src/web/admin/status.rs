@@ -8,7 +8,7 @@
 
 use maud::{Markup, html};
 
-use super::{View, change, hidden_token};
+use super::{Done, View, change, hidden_token};
 use crate::day::Day;
 use crate::domain::{Poll, PollPatch};
 use crate::error::Error;
@@ -43,7 +43,7 @@ pub(super) fn set_closed(
     today: Day,
     view: &mut View,
 ) -> Result<(), Error> {
-    let done = if closed { ctx.t.closed_done } else { ctx.t.reopened_done };
+    let done = if closed { Done::Closed } else { Done::Reopened };
     let patch = PollPatch { closed: Some(closed), ..PollPatch::default() };
-    change(w, ctx, poll, &patch, today, view, done.to_owned()).map(drop)
+    change(w, ctx, poll, &patch, today, view, done).map(drop)
 }

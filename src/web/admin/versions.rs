@@ -10,7 +10,7 @@
 
 use maud::{Markup, html};
 
-use super::{View, change, fold, hidden_token};
+use super::{Done, View, change, fold, hidden_token};
 use crate::day::Day;
 use crate::domain::{FieldError, Key, Lang, LanguageVersion, Poll, PollPatch, QuestionTexts, Seg};
 use crate::error::Error;
@@ -84,7 +84,7 @@ pub(super) fn save(
         Err(errors) => Err(Error::Invalid(errors)),
     };
     match result {
-        Ok(()) => view.done((ctx.t.version_saved)(ctx.t.lang_name(lang))),
+        Ok(()) => view.did(Done::VersionSaved(lang)),
         Err(Error::Invalid(errors)) => {
             view.refused();
             view.problems = version_problems(ctx, lang, &errors);
@@ -104,9 +104,8 @@ pub(super) fn remove(
     today: Day,
     view: &mut View,
 ) -> Result<(), Error> {
-    let t = ctx.t;
     let patch = PollPatch { translations: [(lang, None)].into(), ..PollPatch::default() };
-    change(w, ctx, poll, &patch, today, view, (t.version_removed)(t.lang_name(lang))).map(drop)
+    change(w, ctx, poll, &patch, today, view, Done::VersionRemoved(lang)).map(drop)
 }
 
 /// Maps problems under `translations.{lang}` to the fields of that version's form.

@@ -1,8 +1,11 @@
-//! A poll's facts line (open or closed, its closing day, its erase day),
-//! shown under the title on the share, results, own-ballot and admin pages.
+//! A poll's facts line (open or closed, its closing day, its erase day, and
+//! the day its texts were last edited, if they were), shown under the title
+//! on the share, results, own-ballot and admin pages.
 //!
 //! Promises: one wording of these days everywhere; a poll closed by its
-//! admin before its closing day no longer says it "closes on" that day.
+//! admin before its closing day no longer says it "closes on" that day; a
+//! poll whose title or questions changed after creation says so, to the
+//! day, wherever voters read it.
 
 use maud::{Markup, html};
 
@@ -31,6 +34,10 @@ pub fn facts(ctx: &Ctx, poll: &Poll, today: Day) -> Markup {
             }
             " · "
             time datetime=(expires) { ((t.erased_on)(&t.day(&expires))) }
+            @if let Some(edited) = poll.edited_on.map(|d| d.to_string()) {
+                " · "
+                time.edited datetime=(edited) { ((t.edited_on)(&t.day(&edited))) }
+            }
         }
     }
 }

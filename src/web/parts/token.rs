@@ -22,10 +22,17 @@ pub fn presented_token(form: &Form) -> Option<&str> {
 /// `main`: its button is the page's main action (the admin prompt, private
 /// results); not on hidden results, whose main way is to the poll.
 pub fn token_form(ctx: &Ctx, submit: &str, error: Option<&str>, main: bool) -> Markup {
+    token_form_with(ctx, submit, error, main, &[])
+}
+
+/// [`token_form`] with hidden fields that go along with the key (`done`:
+/// what the action before it did, for the page it opens to say).
+pub fn token_form_with(ctx: &Ctx, submit: &str, error: Option<&str>, main: bool, hidden: &[(&str, &str)]) -> Markup {
     let t = ctx.t;
     html! {
         @if let Some(e) = error { (notice("error", e)) }
         form.token method="post" action=(ctx.action()) data-token-form {
+            @for (name, value) in hidden { input type="hidden" name=(name) value=(value); }
             div.field {
                 label for="token" { (t.token_label) }
                 p.hint id="token-hint" { (t.token_hint) }

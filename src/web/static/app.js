@@ -1,7 +1,11 @@
 // anonpoll's only script. Every page works without it; it adds:
 // - the admin key: read from the URL fragment (#key), which the browser never
 //   sends to the server, put in the key form, sent in the POST body, and
-//   removed from the address bar and history;
+//   removed from the address bar and history; kept in this tab's
+//   sessionStorage while the admin works, so that the page an action
+//   redirects to opens the dashboard again, and every page of the admin
+//   address stays in the history as a GET (no form sent again by a reload
+//   or Back);
 // - an invite code: read from an invite link's fragment (#invite=CODE), put
 //   in the vote form's code field and removed from the address bar, so a
 //   bookmark or a copied address no longer carries it;
@@ -86,7 +90,42 @@
       tokenForm.submit();
     }
   }
+
+  // The admin page after an action (issue 37): an action is answered by a
+  // redirect to this page (a GET, the key in no address), and every page
+  // of the admin address is kept in the history as a GET, so that neither
+  // a reload nor Back sends a form again. The key of the dashboard last
+  // shown waits in this tab's sessionStorage (gone with the tab; never
+  // sent but in the POST bodies of this page's forms), and the key prompt
+  // opens the dashboard with it by itself (with what was just done:
+  // `done`). A key the page refused is forgotten, so the prompt never
+  // sends it in a loop.
+  var KEY = "anonpoll:key:";
+  var adminPoll = (location.pathname.match(/^\/p\/([^\/]+)\/admin$/) || [])[1];
+  if (adminPoll) {
+    var shownKey = document.querySelector("form input[type=hidden][name=token]");
+    try { if (shownKey && shownKey.value) session().setItem(KEY + adminPoll, shownKey.value); } catch (e) { /* storage unavailable */ }
+    // A reload of a page that answered a POST (the dashboard, the invite
+    // sheet) loads this address (or the one the page names) instead of
+    // sending the form again.
+    var reloadAs = document.querySelector("[data-reload-as]");
+    history.replaceState(null, "", reloadAs ? reloadAs.getAttribute("data-reload-as") : location.href);
+    // A page the browser kept in memory shows the poll as it was: load it again.
+    window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
+  }
   if (tokenForm) {
+    var refusedKey = tokenForm.querySelector("input[name=token][aria-invalid=true]");
+    if (adminPoll && refusedKey) {
+      try { session().removeItem(KEY + adminPoll); } catch (e) { /* storage unavailable */ }
+    } else if (adminPoll && location.hash.length <= 1) {
+      var storedKey = "";
+      try { storedKey = session().getItem(KEY + adminPoll) || ""; } catch (e) { /* storage unavailable */ }
+      var storedField = tokenForm.querySelector("input[name=token]");
+      if (storedKey && storedField) {
+        storedField.value = storedKey;
+        tokenForm.submit();
+      }
+    }
     keyFromFragment();
     window.addEventListener("hashchange", keyFromFragment);
   }
@@ -496,6 +535,7 @@
     var gonePollId = gone.getAttribute("data-forget-admin") || (location.pathname.match(/^\/p\/([^\/]+)\/admin$/) || [])[1];
     if (gonePollId) {
       try { store.removeItem(ADMIN + gonePollId); } catch (e) { /* storage unavailable */ }
+      try { session().removeItem(KEY + gonePollId); } catch (e) { /* storage unavailable */ }
     }
   }
 
