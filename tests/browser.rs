@@ -1,4 +1,4 @@
-//! Headless-browser tests: runs tests/e2e/web.mjs, design.mjs, flows.mjs and schedule.mjs (playwright-core driving
+//! Headless-browser tests: runs tests/e2e/web.mjs, design.mjs, flows.mjs, schedule.mjs and quickpoll.mjs (playwright-core driving
 //! Debian's Chromium, with axe-core) against a real polld. Without Chromium
 //! or the npm packages the test is skipped with a notice locally, and fails
 //! in CI (`CI=true`), where both are installed by .ci/run.
@@ -86,4 +86,13 @@ fn the_web_flows_lose_nothing_and_leave_no_one_stuck() {
 #[test]
 fn a_schedule_is_made_answered_and_read_in_four_languages() {
     run_scenario("schedule.mjs", |_, _| Vec::new());
+}
+
+/// Issue 37's quick poll, walked whole (tests/e2e/quickpoll.mjs): made in
+/// the creation form, voted with the results shown after, a typo fixed on
+/// the admin page and reloaded, the share page saying so; in each of the
+/// four languages, with script (light) and without (dark).
+#[test]
+fn the_quick_poll_is_made_voted_and_fixed_in_four_languages_with_and_without_script() {
+    run_scenario("quickpoll.mjs", |_, _| Vec::new());
 }

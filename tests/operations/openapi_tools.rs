@@ -99,8 +99,9 @@ const HOOKS: &str = r#""""schemathesis hooks for anonpoll (written by tests/oper
      that would pass that total is refused (at `count`);
    - an integer written with a fraction (963.0) at the very field the 422
      names;
-   - a schedule's slot: the pattern states its shape, not that the day
-     exists (2027-02-30) nor the slots' time order; dropped only where the
+   - a schedule's slot (on creation and in a PATCH's questions): the
+     pattern states its shape, not that the day exists (2027-02-30) nor the
+     slots' time order; dropped only where the
      slot the 422 names really is no calendar day and time, or really does
      not come after the one before it;
    - a schedule's timeZone: any string of the schema's length, the server
@@ -180,7 +181,8 @@ def _slot(value):
 
 def _slot_gap(case, field, message):
     at = SLOT_AT.match(field)
-    if not at or case.method.upper() != "POST":
+    # A creation's questions, or a PATCH's (the same shape).
+    if not at or case.method.upper() not in ("POST", "PATCH"):
         return None
     value = _at(case, field)
     if NOT_A_SLOT in message and isinstance(value, str) and _slot(value) is None:
