@@ -82,6 +82,12 @@ pub struct PollPatch {
     /// list: the counts start again in its layout, and the language
     /// versions go, but for those this patch gives (checked against it).
     pub questions: Option<Vec<Question>>,
+    /// Set by a form that added or removed questions or answers (the admin
+    /// page's): its list is then a new structure even where its shape
+    /// matches the old one (a question removed and another of the same
+    /// type added is no text edit). Not an API field: the API's list is
+    /// positional, question `i` replacing question `i`.
+    pub reshaped: bool,
 }
 
 /// The structure of an existing poll that a language version must match.
@@ -395,7 +401,12 @@ impl PollPatch {
     /// gives no questions or changes only texts. A poll with responses
     /// refuses a patch for which this is not empty (409).
     pub fn restructures(&self, questions: &[Question]) -> Vec<FieldError> {
-        self.questions.as_deref().map_or_else(Vec::new, |new| structure_changes(questions, new))
+        let Some(new) = self.questions.as_deref() else { return Vec::new() };
+        let changes = structure_changes(questions, new);
+        if changes.is_empty() && self.reshaped {
+            return vec![FieldError::new(Key::Questions, Problem::FixedByResponses)];
+        }
+        changes
     }
 
     pub(super) fn walk(v: &Value, errs: &mut Errors) -> Option<PollPatch> {
@@ -438,6 +449,7 @@ impl PollPatch {
             translations: translations?,
             title: title?,
             questions: questions?,
+            reshaped: false,
         })
     }
 

@@ -564,7 +564,7 @@ pub const EN: Catalogue = Catalogue {
     },
     edited_on: |d| format!("Edited on {d}"),
     edit_heading: "Title and questions",
-    edit_intro_open: "Nobody has answered yet: you can fix any text, and add or remove questions and answers.",
+    edit_intro_open: "Nobody has answered yet: you can fix any text, and add or remove questions and answers. Adding or removing them takes the questions’ pictures, sounds and videos away (the poll’s own stays).",
     edit_intro_locked: "The poll has responses, so its questions and answers stay as they are: you can still fix their texts (a typo, say). Responses keep their meaning.",
     edit_shown: "Once you save a change, the poll’s pages say that it was edited, and on which day.",
     edit_versions_note: "Adding or removing questions or answers removes the language versions, as they would no longer match. Add them again afterwards.",

@@ -586,7 +586,7 @@ pub const FR: Catalogue = Catalogue {
     },
     edited_on: |d| format!("Modifié le {d}"),
     edit_heading: "Titre et questions",
-    edit_intro_open: "Personne n’a encore répondu\u{202F}: vous pouvez corriger tous les textes, et ajouter ou retirer des questions et des réponses.",
+    edit_intro_open: "Personne n’a encore répondu\u{202F}: vous pouvez corriger tous les textes, et ajouter ou retirer des questions et des réponses. Ajouter ou retirer en supprime les images, sons et vidéos des questions (ceux du sondage restent).",
     edit_intro_locked: "Le sondage a des réponses, ses questions et ses réponses restent donc telles quelles\u{202F}: vous pouvez encore en corriger les textes (une faute de frappe, par exemple). Les réponses gardent leur sens.",
     edit_shown: "Une fois une modification enregistrée, les pages du sondage indiquent qu’il a été modifié, et quel jour.",
     edit_versions_note: "Ajouter ou retirer des questions ou des réponses supprime les versions linguistiques, qui ne correspondraient plus. Ajoutez-les de nouveau ensuite.",

@@ -577,7 +577,7 @@ pub const IT: Catalogue = Catalogue {
     },
     edited_on: |d| format!("Modificato il {d}"),
     edit_heading: "Titolo e domande",
-    edit_intro_open: "Nessuno ha ancora risposto: puoi correggere tutti i testi e aggiungere o rimuovere domande e risposte.",
+    edit_intro_open: "Nessuno ha ancora risposto: puoi correggere tutti i testi e aggiungere o rimuovere domande e risposte. Aggiungerne o rimuoverne elimina le immagini, i suoni e i video delle domande (quelli del sondaggio restano).",
     edit_intro_locked: "Il sondaggio ha delle risposte, quindi le sue domande e risposte restano come sono: puoi ancora correggerne i testi (un errore di battitura, per esempio). Le risposte mantengono il loro significato.",
     edit_shown: "Quando salvi una modifica, le pagine del sondaggio indicano che è stato modificato, e in che giorno.",
     edit_versions_note: "Aggiungere o rimuovere domande o risposte elimina le versioni linguistiche, che non corrisponderebbero più. Aggiungile di nuovo dopo.",

@@ -773,3 +773,24 @@ fn a_held_picture_is_served_for_its_thumbnail_only_while_held() {
     assert_eq!(server.get(&format!("/held/{picture}")).status, 404, "gone once the poll is created");
     assert!(!contains_bytes(&server.log_bytes(), picture.as_bytes()), "the reference is in polld's output");
 }
+
+/// Questions added or removed (no response yet): a question's file never
+/// shows beside another question. Its place no longer names its question,
+/// so every question's file goes with the change; the poll's own stays.
+#[test]
+fn a_change_of_questions_takes_their_files_and_never_moves_one() {
+    let server = Server::start();
+    let (id, token) = create_with_pictures(&server, &unique_marker("moved"));
+    let before = api_media(&server, &id);
+    let question_file = before.iter().find(|m| m["question"] == 0).unwrap()["id"].as_str().unwrap().to_owned();
+    // A question put before the one with the picture.
+    let body = serde_json::json!({"questions": [
+        {"label": "New first", "options": ["a", "b"]},
+        {"label": "Pick one", "options": ["Left", "Right"]}
+    ]});
+    server.patch_json(&id, &token, &body).assert_status(200);
+    let after = api_media(&server, &id);
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert!(after[0]["question"].is_null(), "only the poll's own file stays: {after:?}");
+    assert_eq!(server.get(&format!("/media/{question_file}")).status, 404, "the question's file is erased");
+}

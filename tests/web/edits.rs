@@ -201,3 +201,31 @@ fn a_schedules_label_is_fixed_and_its_slots_kept() {
     let results = server.get_auth(&poll.results_path(), &poll.token).json();
     assert_eq!(results["questions"][0]["slots"][1]["yes"], 1, "{results}");
 }
+
+/// A form that added or removed rows is a new structure even where its
+/// shape matches the old one (a question removed, another of its type
+/// added): a response that came in while the form was open makes the
+/// writer refuse it, rather than count that response under another
+/// question.
+#[test]
+fn rows_changed_in_a_form_drawn_before_a_response_are_refused() {
+    let server = Server::start();
+    let poll = server.create_default();
+    let path = format!("/p/{}/admin", poll.id);
+    let ip = "198.51.100.81";
+    let dash = server.post_form(&path, ip, &[("token", &poll.token)]).text();
+    let mut fields = edit_fields(&dash);
+    assert!(dash.contains("texts-remove-question"), "rows can be changed while nobody answered: {dash}");
+    // The form as a person left it after a remove and an add of the same
+    // shape: the same fields, marked reshaped.
+    set(&mut fields, "ereshaped", "1");
+    set(&mut fields, "eq0", "Another question");
+    server.vote(&poll.id, &[Some(1), None], "198.51.100.82").unwrap();
+    let resp = post(&server, &path, ip, &fields, "texts-save");
+    let text = resp.text();
+    assert!(!text.contains("Your changes are saved."), "{text}");
+    assert!(text.contains("This can no longer change: the poll has responses."), "{text}");
+    let p = server.get(&format!("/api/polls/{}", poll.id)).json();
+    assert_ne!(p["questions"][0]["label"], "Another question", "{p}");
+    assert!(p.get("editedOn").is_none_or(serde_json::Value::is_null), "{p}");
+}

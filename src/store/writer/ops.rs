@@ -124,17 +124,27 @@ pub(super) fn apply(tx: &mut dyn Rows, keys: &Keyring, seen: &Seen, op: &Op) -> 
         // may change the questions' structure is decided here.
         Op::Patch { id, patch, today } => {
             let mut p = open_live(tx, keys, id, *today)?;
+            let before = p.doc.questions.len();
             let changes = patch.restructures(&p.doc.questions);
             let relaid = if changes.is_empty() { None } else { Some(relaid_counts(tx, seen, id, &p, changes)?) };
             let mut erased = p.doc.apply(patch, *today);
             if let Some(mut state) = relaid {
                 state.tallies = rows::empty_tallies(&Layout::of(&p.doc.questions));
                 write_state(tx, seen, id.as_str(), &p.key, &mut state)?;
-                // A question's file goes with its question; the others stay
-                // at their places.
+                // A question's file goes with its question. Where questions
+                // were added or removed, a place no longer names the question
+                // it held (the file of a removed first question would show
+                // beside the next one): every question's file goes, the
+                // poll's own stays. Otherwise each question keeps its place.
                 let count = p.doc.questions.len();
-                let gone: Vec<String> =
-                    p.doc.media.iter().filter(|m| m.slot().is_some_and(|q| q >= count)).map(|m| m.id.clone()).collect();
+                let moved = count != before || patch.reshaped;
+                let gone: Vec<String> = p
+                    .doc
+                    .media
+                    .iter()
+                    .filter(|m| m.slot().is_some_and(|q| moved || q >= count))
+                    .map(|m| m.id.clone())
+                    .collect();
                 for media in &gone {
                     tx.delete_media(media, Some(id.as_str()))?;
                 }

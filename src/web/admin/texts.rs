@@ -334,6 +334,8 @@ pub(super) fn act(
     }
     let result = PollPatch::from_json(&draft.body(poll))
         .map_err(Error::Invalid)
+        // Rows added or removed make a new structure, whatever its shape.
+        .map(|patch| PollPatch { reshaped: draft.reshaped, ..patch })
         .and_then(|patch| w.session.patch(poll, &patch, today));
     match result {
         Ok(updated) => {

@@ -96,15 +96,18 @@
   // of the admin address is kept in the history as a GET, so that neither
   // a reload nor Back sends a form again. The key of the dashboard last
   // shown waits in this tab's sessionStorage (gone with the tab; never
-  // sent but in the POST bodies of this page's forms), and the key prompt
-  // opens the dashboard with it by itself (with what was just done:
-  // `done`). A key the page refused is forgotten, so the prompt never
-  // sends it in a loop.
+  // sent but in the POST bodies of this page's forms) for ten minutes at
+  // most, and only the page an action redirects to (`?done=`) opens the
+  // dashboard with it by itself: a later visit to the admin address, a
+  // duplicated tab or Back from another site asks for the key again. The
+  // key is taken out as it is read (the dashboard puts it back); a key the
+  // page refused is forgotten, so the prompt never sends it in a loop.
+  var KEY_MINUTES = 10;
   var KEY = "anonpoll:key:";
   var adminPoll = (location.pathname.match(/^\/p\/([^\/]+)\/admin$/) || [])[1];
   if (adminPoll) {
     var shownKey = document.querySelector("form input[type=hidden][name=token]");
-    try { if (shownKey && shownKey.value) session().setItem(KEY + adminPoll, shownKey.value); } catch (e) { /* storage unavailable */ }
+    try { if (shownKey && shownKey.value) session().setItem(KEY + adminPoll, Date.now() + " " + shownKey.value); } catch (e) { /* storage unavailable */ }
     // A reload of a page that answered a POST (the dashboard, the invite
     // sheet) loads this address (or the one the page names) instead of
     // sending the form again.
@@ -119,7 +122,12 @@
       try { session().removeItem(KEY + adminPoll); } catch (e) { /* storage unavailable */ }
     } else if (adminPoll && location.hash.length <= 1) {
       var storedKey = "";
-      try { storedKey = session().getItem(KEY + adminPoll) || ""; } catch (e) { /* storage unavailable */ }
+      try {
+        var held = (session().getItem(KEY + adminPoll) || "").split(" ");
+        session().removeItem(KEY + adminPoll);
+        var fresh = Date.now() - Number(held[0]) < KEY_MINUTES * 60000;
+        if (fresh && held[1] && /(^|&)done=/.test(location.search.slice(1))) storedKey = held[1];
+      } catch (e) { /* storage unavailable */ }
       var storedField = tokenForm.querySelector("input[name=token]");
       if (storedKey && storedField) {
         storedField.value = storedKey;
@@ -531,10 +539,10 @@
   // A poll deleted here, or not found at its admin address: it leaves
   // "Your polls on this device" (it would open to "Poll not found").
   var gone = document.querySelector("[data-forget-admin]");
-  if (gone && store) {
+  if (gone) {
     var gonePollId = gone.getAttribute("data-forget-admin") || (location.pathname.match(/^\/p\/([^\/]+)\/admin$/) || [])[1];
     if (gonePollId) {
-      try { store.removeItem(ADMIN + gonePollId); } catch (e) { /* storage unavailable */ }
+      try { if (store) store.removeItem(ADMIN + gonePollId); } catch (e) { /* storage unavailable */ }
       try { session().removeItem(KEY + gonePollId); } catch (e) { /* storage unavailable */ }
     }
   }
