@@ -570,7 +570,7 @@ pub const DE: Catalogue = Catalogue {
     },
     edited_on: |d| format!("Bearbeitet am {d}"),
     edit_heading: "Titel und Fragen",
-    edit_intro_open: "Noch hat niemand geantwortet: Sie können alle Texte korrigieren und Fragen und Antworten hinzufügen oder entfernen. Dabei werden die Bilder, Töne und Videos der Fragen entfernt (die der Umfrage bleiben).",
+    edit_intro_open: "Noch hat niemand geantwortet: Sie können alle Texte korrigieren und Fragen und Antworten hinzufügen oder entfernen. Dabei werden die Bilder, Audio und Videos der Fragen entfernt (die der Umfrage bleiben).",
     edit_intro_locked: "Die Umfrage hat Antworten, daher bleiben ihre Fragen und Antworten, wie sie sind: Sie können aber noch ihre Texte korrigieren (etwa einen Tippfehler). Die Antworten behalten ihre Bedeutung.",
     edit_shown: "Sobald Sie eine Änderung speichern, zeigen die Seiten der Umfrage, dass sie bearbeitet wurde, und an welchem Tag.",
     edit_versions_note: "Wenn Sie Fragen oder Antworten hinzufügen oder entfernen, werden die Sprachfassungen entfernt, da sie nicht mehr passen würden. Fügen Sie sie danach erneut hinzu.",
