@@ -97,9 +97,9 @@
   // a reload nor Back sends a form again. The key of the dashboard last
   // shown waits in this tab's sessionStorage (gone with the tab; never
   // sent but in the POST bodies of this page's forms) for ten minutes at
-  // most, and only the page an action redirects to (`?done=`) opens the
-  // dashboard with it by itself: a later visit to the admin address, a
-  // duplicated tab or Back from another site asks for the key again. The
+  // most, and opens the dashboard with it by itself only on the page an
+  // action redirects to (`?done=`) or on a reload, Back or Forward: a new
+  // visit to the admin address asks for the key again. The
   // key is taken out as it is read (the dashboard puts it back); a key the
   // page refused is forgotten, so the prompt never sends it in a loop.
   var KEY_MINUTES = 10;
@@ -126,7 +126,11 @@
         var held = (session().getItem(KEY + adminPoll) || "").split(" ");
         session().removeItem(KEY + adminPoll);
         var fresh = Date.now() - Number(held[0]) < KEY_MINUTES * 60000;
-        if (fresh && held[1] && /(^|&)done=/.test(location.search.slice(1))) storedKey = held[1];
+        // A reload or Back/Forward of an admin page, or the page an action
+        // redirected to; not a visit of the address typed or followed anew.
+        var nav = ((performance.getEntriesByType && performance.getEntriesByType("navigation")[0]) || {}).type;
+        var again = nav === "reload" || nav === "back_forward" || /(^|&)done=/.test(location.search.slice(1));
+        if (fresh && held[1] && again) storedKey = held[1];
       } catch (e) { /* storage unavailable */ }
       var storedField = tokenForm.querySelector("input[name=token]");
       if (storedKey && storedField) {
